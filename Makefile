@@ -1,0 +1,81 @@
+# clusterdesk — the Makefile is the contract: `make help` lists what you can run.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+CACHE       := $(CURDIR)/.cache
+BIN         := $(CACHE)/bin
+SHARED      ?= $(abspath $(CURDIR)/../shared)
+FIXTURES    := $(SHARED)/fixtures/real
+LISTEN      ?= 127.0.0.1:8080
+GO_PKGS     := ./...
+
+.PHONY: help
+help: ## Show this help
+	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
+
+## ---- build ----------------------------------------------------------------
+
+node_modules/.stamp: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: deps
+deps: node_modules/.stamp ## Install front-end dependencies (npm ci)
+
+.PHONY: generate
+generate: ## Generate Go code from templ files
+	go tool templ generate
+
+.PHONY: assets
+assets: deps ## Build the JS and CSS bundle into static/dist
+	npm run --silent build
+
+.PHONY: build
+build: generate assets ## Build bin/clusterdesk
+	go build -o bin/clusterdesk ./cmd/clusterdesk
+
+.PHONY: devcluster
+devcluster: ## Build the devcluster tool and the kube-apiserver/controller-manager it runs (first time: minutes)
+	cd devcluster && go build -o $(BIN)/devcluster ./cmd/devcluster
+	$(BIN)/devcluster build --bin-dir $(BIN)
+
+## ---- run ------------------------------------------------------------------
+
+.PHONY: run
+run: build ## Run the console: on your kubeconfig's cluster, or on a seeded local devcluster (no kubeconfig, or DEMO=1)
+	@if [ -n "$${DEMO:-}" ] || { [ -z "$${KUBECONFIG:-}" ] && [ ! -f "$$HOME/.kube/config" ]; }; then \
+	  $(MAKE) --no-print-directory devcluster; \
+	  echo "make run: starting a local devcluster with demo data (no kubeconfig given, or DEMO=1)"; \
+	  FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-run --seed \
+	    bash -c 'exec bin/clusterdesk --listen $(LISTEN) --kubeconfig "$$DEVCLUSTER_DIR/kubeconfigs/admin.kubeconfig"'; \
+	else \
+	  exec bin/clusterdesk --listen $(LISTEN); \
+	fi
+
+## ---- test -----------------------------------------------------------------
+
+.PHONY: test
+test: build devcluster e2e-deps ## Everything: unit, integration (real devcluster) and browser tests
+	go test -count=1 $(GO_PKGS)
+	cd devcluster && go test -count=1 ./...
+	rm -rf $(CACHE)/devcluster-test
+	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
+	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e'
+
+.PHONY: e2e-deps
+e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is missing
+	@command -v /usr/bin/chromium >/dev/null || { echo "installing chromium from Debian"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+.PHONY: check
+check: ## vet, templ generate + git diff (generated code is committed), unit tests with -race
+	go vet $(GO_PKGS)
+	cd devcluster && go vet ./...
+	go tool templ generate
+	git diff --exit-code -- '*_templ.go' || { echo "generated templ code is out of date: run make generate and commit"; exit 1; }
+	go test -race -count=1 $(GO_PKGS)
+
+.PHONY: clean
+clean: ## Remove build output and devcluster state (keeps the built control plane)
+	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test

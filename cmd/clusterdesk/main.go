@@ -1,0 +1,157 @@
+// Command clusterdesk serves the console: it reads flags and environment,
+// builds every dependency, starts the informers and then the HTTP server.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/clusterdesk/clusterdesk/handlers"
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/static"
+)
+
+type config struct {
+	kubeconfig string
+	context    string
+	listen     string
+	readOnly   bool
+	logLevel   string
+}
+
+// parseFlags reads flags; each has an environment default CLUSTERDESK_<NAME>.
+func parseFlags(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("clusterdesk", flag.ContinueOnError)
+	fs.StringVar(&c.kubeconfig, "kubeconfig", env("KUBECONFIG_PATH", ""), "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&c.context, "context", env("CONTEXT", ""), "kubeconfig context (default: its current-context)")
+	fs.StringVar(&c.listen, "listen", env("LISTEN", "127.0.0.1:8080"), "address to serve on (loopback by default)")
+	fs.BoolVar(&c.readOnly, "read-only", env("READ_ONLY", "") == "true", "refuse every change on the server and hide mutating controls")
+	fs.StringVar(&c.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
+	return c, fs.Parse(args)
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv("CLUSTERDESK_" + name); ok {
+		return v
+	}
+	return def
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "clusterdesk:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	cfg, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if err := static.Check(); err != nil {
+		return err
+	}
+
+	restCfg, source, err := kube.LoadConfig(cfg.kubeconfig, cfg.context)
+	if err != nil {
+		return err
+	}
+	log.Info("using " + source)
+
+	cache, err := kube.NewCache(restCfg, log)
+	if err != nil {
+		return err
+	}
+	access, err := kube.NewAccess(restCfg)
+	if err != nil {
+		return err
+	}
+	writer, err := kube.NewWriter(restCfg)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go cache.Run(ctx)
+
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", cfg.listen, err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		log.Warn("serving on a non-loopback address over plain HTTP: anyone who can reach it and obtains a login URL acts with this kubeconfig's rights", "addr", ln.Addr())
+	}
+	baseURL := "http://" + ln.Addr().String()
+	logins := auth.NewLoginTokens(func(token string) {
+		// The login URL goes to stdout for the person who started the console,
+		// never into the log stream.
+		fmt.Printf("clusterdesk: open %s/login?token=%s\n", baseURL, token)
+	})
+
+	srv := &http.Server{
+		Handler: handlers.New(handlers.Deps{
+			Log: log, Cluster: cache, Access: access, Writer: writer,
+			Sessions: auth.NewSessions(), Logins: logins,
+			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly,
+		}),
+		// No WriteTimeout: server-sent event streams stay open. Slow-loris
+		// headers are cut by ReadHeaderTimeout.
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("serving", "url", baseURL, "readOnly", cfg.readOnly)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// identity names who the console acts as. An unreachable API server must not
+// stop the console from starting, so after a short wait it falls back to what
+// the kubeconfig says.
+func identity(ctx context.Context, restCfg *rest.Config, log *slog.Logger) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	user, err := kube.WhoAmI(ctx, restCfg)
+	if err == nil {
+		return user
+	}
+	log.Warn("could not ask the API server who this kubeconfig is", "err", err)
+	if restCfg.Username != "" {
+		return restCfg.Username
+	}
+	return "kubeconfig identity"
+}

@@ -1,0 +1,62 @@
+package build
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestIsPackageLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"k8s.io/kubernetes/pkg/controlplane", true},
+		{"github.com/google/cel-go/common/types", true},
+		{"go: downloading k8s.io/api v0.36.3", false},
+		{"# k8s.io/kubernetes/pkg/foo", false},
+		{"pkg/foo/bar.go:12:3: undefined: x", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := isPackageLine(tt.line); got != tt.want {
+			t.Errorf("isPackageLine(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestFreshFollowsModuleContent(t *testing.T) {
+	mod := t.TempDir()
+	write(t, filepath.Join(mod, "go.mod"), "module x\n")
+	write(t, filepath.Join(mod, "go.sum"), "")
+	bin := filepath.Join(t.TempDir(), "kube-apiserver")
+
+	stamp, err := stampFor(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh(bin, stamp) {
+		t.Fatal("missing binary reported fresh")
+	}
+	write(t, bin, "binary")
+	write(t, bin+".stamp", stamp+"\n")
+	if !fresh(bin, stamp) {
+		t.Fatal("binary with matching stamp reported stale")
+	}
+
+	write(t, filepath.Join(mod, "go.sum"), "k8s.io/api v0.36.4 h1:x\n")
+	changed, err := stampFor(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh(bin, changed) {
+		t.Error("binary reported fresh after go.sum changed")
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

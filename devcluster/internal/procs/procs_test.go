@@ -1,0 +1,49 @@
+package procs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStopEndsProcessAndLogsOutput(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "child.log")
+	p := &Proc{Name: "sleeper", Path: "/bin/sh", Args: []string{"-c", "echo hello; exec sleep 60"}, LogPath: logPath}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Running() {
+		t.Fatal("not running after Start")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := p.Stop(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if p.Running() {
+		t.Fatal("still running after Stop")
+	}
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "hello") {
+		t.Errorf("log = %q, want the child's output", data)
+	}
+}
+
+func TestStopKillsProcessIgnoringSIGTERM(t *testing.T) {
+	p := &Proc{Name: "stubborn", Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; while :; do sleep 0.05; done"}, LogPath: filepath.Join(t.TempDir(), "log")}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if err := p.Stop(300 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Errorf("Stop took %s", elapsed)
+	}
+}

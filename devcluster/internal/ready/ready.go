@@ -1,0 +1,52 @@
+// Package ready writes ready.json, the file that tells tests and the console
+// that a devcluster is up and how to reach it.
+package ready
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Info is the content of ready.json.
+type Info struct {
+	Server      string            `json:"server"`
+	Version     string            `json:"version"`
+	PID         int               `json:"pid"`
+	Kubeconfigs map[string]string `json:"kubeconfigs"`
+}
+
+// Write stores info at path atomically: readers see either no file or the
+// whole of it, never a partial write.
+func Write(path string, info Info) error {
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ready-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Remove deletes the file at path; a missing file is not an error.
+func Remove(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

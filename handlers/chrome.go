@@ -1,0 +1,53 @@
+package handlers
+
+import (
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+const csrfContextKey = "csrf"
+
+// chrome builds the layout model shared by every page: nav with counts,
+// who the console acts as, read-only state and the CSRF token for forms.
+func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crumbs ...model.Crumb) model.Chrome {
+	token, _ := c.Get(csrfContextKey).(string)
+	ch := model.Chrome{
+		Title:       title,
+		User:        h.deps.User,
+		ReadOnly:    h.deps.ReadOnly,
+		CSRFToken:   token,
+		Version:     h.deps.Cluster.ServerVersion(),
+		Breadcrumbs: append([]model.Crumb{{Label: "Home", Href: "/"}}, crumbs...),
+	}
+	ready := false
+	for _, st := range h.deps.Cluster.Statuses() {
+		item := model.NavItem{Label: st.Kind.Title, Href: "/" + string(st.Kind.ID), Active: st.Kind.ID == active}
+		if st.State == kube.StateSynced {
+			item.Count = strconv.Itoa(st.Count)
+			ready = true
+		}
+		ch.Nav = append(ch.Nav, item)
+	}
+	if !ready && !h.deps.Cluster.Ready() {
+		ch.Banners = append(ch.Banners, clusterBanner(h.deps.Cluster.Statuses()))
+	}
+	if f, ok := takeFlash(c, h.deps.Sessions); ok {
+		ch.Banners = append(ch.Banners, f...)
+	}
+	return ch
+}
+
+// clusterBanner explains why nothing is shown yet: still syncing, or the API
+// server cannot be reached (with its error text).
+func clusterBanner(statuses []kube.KindStatus) model.Banner {
+	for _, st := range statuses {
+		if st.Err != nil {
+			return model.Banner{Tone: model.ToneError, Title: "Cannot reach the cluster", Message: st.Err.Error(), TestID: "banner-unreachable"}
+		}
+	}
+	return model.Banner{Tone: model.TonePending, Title: "Loading", Message: "clusterdesk is still reading the cluster; this page will fill in shortly.", TestID: "banner-syncing"}
+}

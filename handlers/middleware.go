@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+const sessionContextKey = "user"
+
+// contentSecurityPolicy allows nothing inline and nothing from elsewhere: every
+// script and style is a file served by this binary.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// securityHeaders sets CSP and the usual hardening headers on every response.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		if !strings.HasPrefix(c.Request().URL.Path, "/static/") {
+			h.Set("Cache-Control", "no-store")
+		}
+		return next(c)
+	}
+}
+
+// public lists the paths served without a session.
+func public(path string) bool {
+	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/")
+}
+
+// requireSession lets a request through only with a valid session cookie; a
+// browser without one gets the login page (401), htmx gets a full-page redirect.
+func requireSession(s *auth.Sessions) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if public(c.Request().URL.Path) {
+				return next(c)
+			}
+			sess, err := s.Check(c.Response(), c.Request())
+			if err != nil {
+				if isHTMX(c) {
+					c.Response().Header().Set("HX-Redirect", "/login")
+				}
+				msg := "Open the one-time login URL that clusterdesk printed in its terminal."
+				if errors.Is(err, auth.ErrExpired) {
+					msg = "Your session has expired. " + msg
+				}
+				return render(c, http.StatusUnauthorized, pages.Login(model.LoginPage{Title: "Sign in to clusterdesk", Message: msg}))
+			}
+			c.Set(sessionContextKey, sess.User)
+			return next(c)
+		}
+	}
+}
+
+// csrf protects every non-GET route: same-origin browsers are recognised by
+// Sec-Fetch-Site, everything else must echo the token from the _csrf cookie in
+// the form field _csrf or the X-CSRF-Token header. Any failure is a 403.
+func csrf() echo.MiddlewareFunc {
+	return middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
+		ContextKey:     csrfContextKey,
+		CookieName:     "clusterdesk_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSameSite: http.SameSiteStrictMode,
+		ErrorHandler: func(err error, c echo.Context) error {
+			return echo.NewHTTPError(http.StatusForbidden, "This form is out of date or did not come from clusterdesk (CSRF check failed). Reload the page and try again.")
+		},
+	})
+}
+
+// refuseInReadOnly is put on every mutating route: in --read-only mode the
+// server refuses the write whatever the page showed.
+func refuseInReadOnly(readOnly bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if readOnly {
+				return echo.NewHTTPError(http.StatusForbidden, "clusterdesk runs in read-only mode: no changes can be made through it.")
+			}
+			return next(c)
+		}
+	}
+}
+
+// requestLog logs one line per request: method, path (never the query, which
+// may hold a login token), status and duration.
+func requestLog(log *slog.Logger) echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			log.Info("http", "method", v.Method, "path", v.URIPath, "status", v.Status, "ms", float64(v.Latency.Microseconds())/1000)
+			return nil
+		},
+	})
+}

@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// Handlers serves the pages.
+type Handlers struct {
+	deps Deps
+}
+
+func (h *Handlers) home(c echo.Context) error {
+	p := model.HomePage{Chrome: h.chrome(c, "Overview", "")}
+	for _, st := range h.deps.Cluster.Statuses() {
+		p.Kinds = append(p.Kinds, present.KindSummary(string(st.Kind.ID), st.Kind.Title, string(st.State), st.Count, st.Err))
+	}
+	return render(c, http.StatusOK, pages.Home(p))
+}
+
+// kindFor resolves the :kind path segment, or answers 404.
+func (h *Handlers) kindFor(c echo.Context) (kube.Kind, kindPages, error) {
+	id := kube.KindID(c.Param("kind"))
+	kp, ok := pagesByKind[id]
+	kind, known := h.deps.Cluster.Kind(id)
+	if !ok || !known {
+		return kube.Kind{}, kindPages{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", c.Param("kind")))
+	}
+	return kind, kp, nil
+}
+
+// mayList checks the signed-in user's right to list a kind before anything is
+// served from the shared cache. An access review that fails (API server down)
+// does not hide data the cache already holds: the cache's own forbidden state
+// still applies.
+func (h *Handlers) mayList(c echo.Context, k kube.Kind) bool {
+	ok, err := h.deps.Access.Can(c.Request().Context(), "list", k.Group, k.Resource, "", "")
+	if err != nil {
+		h.deps.Log.Warn("access review failed", "kind", k.ID, "err", err)
+		return true
+	}
+	return ok
+}
+
+func forbiddenBanner(k kube.Kind, err error) model.Banner {
+	msg := fmt.Sprintf("Your Kubernetes identity may not list %s, so clusterdesk does not show them.", k.Title)
+	if err != nil {
+		msg += " The API server said: " + err.Error()
+	}
+	return model.Banner{Tone: model.ToneError, Title: "Forbidden", Message: msg, TestID: "banner-forbidden"}
+}
+
+func (h *Handlers) list(c echo.Context) error {
+	kind, kp, err := h.kindFor(c)
+	if err != nil {
+		return err
+	}
+	chrome := h.chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
+	q := present.ParseListQuery(c.QueryParams())
+	status := http.StatusOK
+	var page model.ListPage
+	if !h.mayList(c, kind) {
+		page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
+		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
+	} else {
+		page, err = kp.list(h.deps.Cluster, q, time.Now())
+		switch {
+		case apierrors.IsForbidden(err):
+			page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
+			chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, err))
+		case errors.Is(err, kube.ErrNotSynced):
+			page, status = model.ListPage{Empty: "Loading " + kind.Title + "…"}, http.StatusServiceUnavailable
+			c.Response().Header().Set("Retry-After", "2")
+		case err != nil:
+			return err
+		}
+	}
+	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
+	if isHTMX(c) {
+		return render(c, status, pages.ListTable(page))
+	}
+	return render(c, status, pages.List(page))
+}
+
+func (h *Handlers) detail(c echo.Context) error {
+	kind, kp, err := h.kindFor(c)
+	if err != nil {
+		return err
+	}
+	name := c.Param("name")
+	if !h.mayList(c, kind) {
+		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
+	}
+	page, err := kp.detail(h.deps.Cluster, name, time.Now())
+	if err != nil {
+		return err
+	}
+	obj, err := h.deps.Cluster.Object(kind.ID, name)
+	if err != nil {
+		return err
+	}
+	if page.YAML, err = kube.YAML(obj); err != nil {
+		return err
+	}
+	page.Chrome = h.chrome(c, name, kind.ID,
+		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
+	if kind.ID == kube.CSRs {
+		page.Actions = h.csrActions(c, name)
+	}
+	return render(c, http.StatusOK, pages.Detail(page))
+}

@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/clusterdesk/clusterdesk/static"
+)
+
+// maxBody bounds every request body; forms here are small and an editor body
+// over 1 MiB is refused before it reaches the API server.
+const maxBody = "1M"
+
+// New builds the echo server with the whole route table.
+func New(deps Deps) *echo.Echo {
+	h := &Handlers{deps: deps}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = h.errorHandler
+
+	e.Use(middleware.Recover())
+	e.Use(requestLog(deps.Log))
+	e.Use(securityHeaders)
+	e.Use(middleware.BodyLimit(maxBody))
+	e.Use(requireSession(deps.Sessions))
+	e.Use(csrf())
+
+	e.GET("/healthz", h.healthz)
+	e.GET("/readyz", h.readyz)
+	e.GET("/login", h.login)
+	e.StaticFS(static.Prefix, static.FS)
+	e.POST("/logout", h.logout)
+
+	e.GET("/", h.home)
+	e.GET("/:kind", h.list)
+	e.GET("/:kind/:name", h.detail)
+
+	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
+	mutating.POST("/csrs/:name/approve", h.approveCSR)
+	mutating.POST("/csrs/:name/deny", h.denyCSR)
+
+	e.RouteNotFound("/*", func(c echo.Context) error {
+		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")
+	})
+	return e
+}

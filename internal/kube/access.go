@@ -1,0 +1,99 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/rest"
+)
+
+// accessTTL is how long an answer is reused: long enough that a page checking a dozen
+// permissions costs no round trips on the next click, short enough that an RBAC change
+// shows within half a minute.
+const accessTTL = 30 * time.Second
+
+// Access answers "may this identity do that?" with SelfSubjectAccessReviews, so the API
+// server's authorizers (RBAC, webhooks) decide. One Access serves one identity; it is
+// safe for concurrent use.
+type Access struct {
+	reviews authorizationclient.SelfSubjectAccessReviewInterface
+	now     func() time.Time
+
+	mu      sync.Mutex
+	answers map[accessKey]accessAnswer
+}
+
+type accessKey struct{ verb, group, resource, subresource, name string }
+
+type accessAnswer struct {
+	allowed bool
+	expires time.Time
+}
+
+// NewAccess returns an Access for the identity in cfg. It does no network I/O.
+func NewAccess(cfg *rest.Config) (*Access, error) {
+	cs, err := kubernetes.NewForConfig(clientConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("access client: %w", err)
+	}
+	return newAccess(cs.AuthorizationV1().SelfSubjectAccessReviews()), nil
+}
+
+func newAccess(reviews authorizationclient.SelfSubjectAccessReviewInterface) *Access {
+	return &Access{reviews: reviews, now: time.Now, answers: map[accessKey]accessAnswer{}}
+}
+
+// Can reports whether the identity may do verb on the cluster-scoped resource of group
+// (subresource and name may be empty, meaning any). Answers, allowed or not, are
+// cached for about 30 seconds per (verb, group, resource, subresource, name); errors
+// are not cached.
+func (a *Access) Can(ctx context.Context, verb, group, resource, subresource, name string) (bool, error) {
+	key := accessKey{verb, group, resource, subresource, name}
+	now := a.now()
+	a.mu.Lock()
+	ans, ok := a.answers[key]
+	a.mu.Unlock()
+	if ok && now.Before(ans.expires) {
+		return ans.allowed, nil
+	}
+
+	review, err := a.reviews.Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Verb: verb, Group: group, Resource: resource, Subresource: subresource, Name: name,
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("access review %s %s: %w", verb, groupResource(group, resource, subresource), err)
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// Names make the key space unbounded, so drop stale answers whenever one is stored.
+	for k, v := range a.answers {
+		if !now.Before(v.expires) {
+			delete(a.answers, k)
+		}
+	}
+	a.answers[key] = accessAnswer{allowed: review.Status.Allowed, expires: now.Add(accessTTL)}
+	return review.Status.Allowed, nil
+}
+
+// groupResource formats a resource like kubectl: "csidrivers.storage.k8s.io/status".
+func groupResource(group, resource, subresource string) string {
+	s := resource
+	if group != "" {
+		s += "." + group
+	}
+	if subresource != "" {
+		s += "/" + subresource
+	}
+	return s
+}

@@ -1,0 +1,413 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// State is where a kind's cache stands.
+type State string
+
+// The states of a kind's cache.
+const (
+	StateSyncing   State = "syncing"   // discovery, the access check or the first LIST is under way
+	StateSynced    State = "synced"    // the cache holds the kind and its watch is up
+	StateForbidden State = "forbidden" // the cache's identity may not list and watch the kind
+	StateError     State = "error"     // see Err: API server unreachable, watch lost, or kind not served
+)
+
+// KindStatus is a kind's cache status, for readiness and for page banners.
+type KindStatus struct {
+	Kind     Kind
+	State    State
+	Err      error     // why State is error or forbidden; nil otherwise
+	Count    int       // objects in the cache; 0 before the first sync
+	SyncedAt time.Time // when the cache last became synced (first sync, or recovery)
+}
+
+// Cache holds one shared informer per kind for the whole process, so the number of
+// watches on the API server does not grow with the number of browsers. It reads with
+// the identity of the rest.Config it was built from; callers must check the user's own
+// access before serving from it.
+type Cache struct {
+	log    *slog.Logger
+	k8s    kubernetes.Interface
+	ext    apiextensionsclient.Interface
+	access *Access
+
+	mu         sync.RWMutex
+	discovered bool
+	version    string
+	kinds      map[KindID]*kindState
+	listeners  []func(id KindID, name string)
+}
+
+type kindState struct {
+	kind     Kind
+	state    State
+	err      error
+	syncedAt time.Time
+	decided  bool // served and allowed (informer started), forbidden, or not served
+	synced   bool // the informer has synced once; its store is usable from then on
+	informer cache.SharedIndexInformer
+}
+
+// NewCache returns a Cache reading with the identity in cfg; log may be nil for
+// slog.Default. It builds clients but does no network I/O: Run does.
+func NewCache(cfg *rest.Config, log *slog.Logger) (*Cache, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	cfg = clientConfig(cfg)
+	k8s, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cache client: %w", err)
+	}
+	ext, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cache client: %w", err)
+	}
+	c := &Cache{
+		log:    log,
+		k8s:    k8s,
+		ext:    ext,
+		access: newAccess(k8s.AuthorizationV1().SelfSubjectAccessReviews()),
+		kinds:  map[KindID]*kindState{},
+	}
+	for _, k := range AllKinds() {
+		c.kinds[k.ID] = &kindState{kind: k, state: StateSyncing}
+	}
+	return c, nil
+}
+
+// OnChange registers fn to be called after a cached object of a kind is added, updated
+// or deleted (name is the object's), and after a kind's status changes (name is "").
+// fn runs on an informer goroutine and must not block; a live hub should coalesce.
+func (c *Cache) OnChange(fn func(id KindID, name string)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listeners = append(c.listeners, fn)
+}
+
+// Run fills the cache and keeps it current until ctx is done; call it once. An
+// unreachable API server is not fatal: discovery and access checks are retried every
+// few seconds, with the error in every kind's Status meanwhile. Discovery chooses the
+// flowcontrol version (v1 if served, else v1beta3); then each kind the identity may
+// list and watch gets its informer, and each other kind becomes forbidden. Access is
+// decided once per Run: a kind forbidden at start stays so until the process restarts.
+func (c *Cache) Run(ctx context.Context) {
+	// Informers log through klog's contextual logger; send that to our slog handler.
+	ctx = klog.NewContext(ctx, logr.FromSlogHandler(c.log.Handler()))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+
+	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 5 * time.Second}
+	for !c.start(ctx, &wg) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff.Step()):
+		}
+	}
+	<-ctx.Done()
+}
+
+// start does what is left of discovery, access checks and informer starts, and
+// reports whether every kind is decided.
+func (c *Cache) start(ctx context.Context, wg *sync.WaitGroup) bool {
+	if !c.isDiscovered() {
+		if err := c.discover(); err != nil {
+			c.failUndecided(fmt.Errorf("discovery: %w", err))
+			return false
+		}
+	}
+	// One log line per distinct problem, not one per kind and retry.
+	var problems []string
+	defer func() {
+		if len(problems) > 0 {
+			c.log.Warn("kube: kinds not available yet, retrying", "problems", problems)
+		}
+	}()
+	done := true
+	for _, k := range c.undecided() {
+		list, err := c.access.Can(ctx, "list", k.Group, k.Resource, "", "")
+		watch := false
+		if err == nil && list {
+			watch, err = c.access.Can(ctx, "watch", k.Group, k.Resource, "", "")
+		}
+		switch {
+		case err != nil:
+			if c.setState(k.ID, StateError, err) {
+				problems = append(problems, err.Error())
+			}
+			done = false
+		case !list || !watch:
+			c.decide(k.ID, nil)
+			c.log.Warn("kube: forbidden, not caching", "kind", k.ID)
+			c.setState(k.ID, StateForbidden, apierrors.NewForbidden(
+				schema.GroupResource{Group: k.Group, Resource: k.Resource}, "",
+				errors.New("clusterdesk's own identity may not list and watch them")))
+		default:
+			c.startInformer(ctx, wg, k)
+		}
+	}
+	return done
+}
+
+// discover records the server version and each kind's served version.
+func (c *Cache) discover() error {
+	info, err := c.k8s.Discovery().ServerVersion()
+	if err != nil {
+		return err
+	}
+	groups, err := c.k8s.Discovery().ServerGroups()
+	if err != nil {
+		return err
+	}
+	served := map[string][]string{}
+	for _, g := range groups.Groups {
+		for _, v := range g.Versions {
+			served[g.Name] = append(served[g.Name], v.Version)
+		}
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.discovered, c.version = true, info.GitVersion
+	var notServed []KindID
+	for _, ks := range c.kinds {
+		i := slices.IndexFunc(candidateVersions(ks.kind), func(v string) bool { return slices.Contains(served[ks.kind.Group], v) })
+		if i < 0 {
+			ks.decided, ks.state = true, StateError
+			ks.err = fmt.Errorf("%s %s: %w", ks.kind.Group, ks.kind.Resource, ErrNotServed)
+			notServed = append(notServed, ks.kind.ID)
+			continue
+		}
+		ks.kind.Version = candidateVersions(ks.kind)[i]
+	}
+	c.log.Info("kube: discovered API server", "version", info.GitVersion, "notServed", notServed)
+	return nil
+}
+
+func (c *Cache) startInformer(ctx context.Context, wg *sync.WaitGroup, k Kind) {
+	inf := c.newInformer(k, func(err error) { c.observe(k.ID, err) })
+	// The handler replaces client-go's, which only logs: Status shows the lost watch.
+	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) { c.observe(k.ID, err) })
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.notify(k.ID, objectName(obj)) },
+		UpdateFunc: func(_, obj any) { c.notify(k.ID, objectName(obj)) },
+		DeleteFunc: func(obj any) { c.notify(k.ID, objectName(obj)) },
+	})
+	c.decide(k.ID, inf)
+	c.setState(k.ID, StateSyncing, nil)
+
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		inf.RunWithContext(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		if cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			c.markSynced(k.ID)
+		}
+	}()
+}
+
+// objectName returns the name of an informer's object, also of a tombstone.
+func objectName(obj any) string {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Key // cluster-scoped: the key is the name
+	}
+	if o, ok := obj.(interface{ GetName() string }); ok {
+		return o.GetName()
+	}
+	return ""
+}
+
+// observe records the outcome of an informer's LIST or WATCH: an error marks the watch
+// lost, a success after errors marks it recovered.
+func (c *Cache) observe(id KindID, err error) {
+	switch {
+	case err == nil:
+		c.mu.Lock()
+		ks := c.kinds[id]
+		recovered := ks.state == StateError
+		if recovered {
+			ks.err, ks.state = nil, StateSyncing
+			if ks.synced {
+				ks.state, ks.syncedAt = StateSynced, time.Now()
+			}
+		}
+		c.mu.Unlock()
+		if recovered {
+			c.log.Info("kube: watch recovered", "kind", id)
+			c.notify(id, "")
+		}
+	case benignWatchError(err):
+	default:
+		c.mu.Lock()
+		ks := c.kinds[id]
+		lost := ks.state != StateError
+		ks.state, ks.err = StateError, err
+		c.mu.Unlock()
+		if lost {
+			c.log.Warn("kube: lost watch", "kind", id, "err", err)
+			c.notify(id, "")
+		}
+	}
+}
+
+// benignWatchError reports errors that end a watch in normal operation: the reflector
+// lists or re-watches at once, and a real outage shows in the next request's error.
+func benignWatchError(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.Canceled) || apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}
+
+func (c *Cache) markSynced(id KindID) {
+	c.mu.Lock()
+	ks := c.kinds[id]
+	ks.synced, ks.syncedAt = true, time.Now()
+	if ks.state == StateSyncing {
+		ks.state = StateSynced
+	}
+	version := ks.kind.Version
+	c.mu.Unlock()
+	c.log.Info("kube: synced", "kind", id, "version", version)
+	c.notify(id, "")
+}
+
+func (c *Cache) isDiscovered() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.discovered
+}
+
+func (c *Cache) undecided() []Kind {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []Kind
+	for _, k := range AllKinds() {
+		if ks := c.kinds[k.ID]; !ks.decided {
+			out = append(out, ks.kind)
+		}
+	}
+	return out
+}
+
+func (c *Cache) decide(id KindID, inf cache.SharedIndexInformer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.kinds[id].decided, c.kinds[id].informer = true, inf
+}
+
+// failUndecided puts err on every kind that has no informer and is not settled.
+func (c *Cache) failUndecided(err error) {
+	changed := false
+	for _, k := range c.undecided() {
+		changed = c.setState(k.ID, StateError, err) || changed
+	}
+	if changed {
+		c.log.Warn("kube: API server not available yet, retrying", "err", err)
+	}
+}
+
+// setState sets a kind's state and reports whether that changed it.
+func (c *Cache) setState(id KindID, s State, err error) bool {
+	c.mu.Lock()
+	ks := c.kinds[id]
+	changed := ks.state != s || fmt.Sprint(ks.err) != fmt.Sprint(err)
+	ks.state, ks.err = s, err
+	c.mu.Unlock()
+	if changed {
+		c.notify(id, "")
+	}
+	return changed
+}
+
+func (c *Cache) notify(id KindID, name string) {
+	c.mu.RLock()
+	listeners := c.listeners
+	c.mu.RUnlock()
+	for _, fn := range listeners {
+		fn(id, name)
+	}
+}
+
+// Ready reports whether discovery is done and every kind is synced or settled as
+// forbidden or not served. A watch lost after the first sync does not make the cache
+// unready: its data is still there and Status tells pages; failing readiness would
+// take every replica out of the load balancer at once for an API server problem.
+func (c *Cache) Ready() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.discovered {
+		return false
+	}
+	for _, ks := range c.kinds {
+		if !ks.decided || (ks.informer != nil && !ks.synced) {
+			return false
+		}
+	}
+	return true
+}
+
+// Status returns the status of one kind; an unknown id has State error.
+func (c *Cache) Status(id KindID) KindStatus {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ks, ok := c.kinds[id]
+	if !ok {
+		return KindStatus{Kind: Kind{ID: id}, State: StateError, Err: fmt.Errorf("unknown kind %q", id)}
+	}
+	st := KindStatus{Kind: ks.kind, State: ks.state, Err: ks.err, SyncedAt: ks.syncedAt}
+	if ks.synced {
+		st.Count = len(ks.informer.GetStore().ListKeys())
+	}
+	return st
+}
+
+// Statuses returns the status of every kind, in AllKinds order.
+func (c *Cache) Statuses() []KindStatus {
+	var out []KindStatus
+	for _, k := range AllKinds() {
+		out = append(out, c.Status(k.ID))
+	}
+	return out
+}
+
+// ServerVersion returns the API server's version ("v1.36.3"), or "" before discovery.
+func (c *Cache) ServerVersion() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.version
+}
+
+// Kind returns the kind id with, after discovery, its served version.
+func (c *Cache) Kind(id KindID) (Kind, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ks, ok := c.kinds[id]
+	if !ok {
+		return Kind{}, false
+	}
+	return ks.kind, true
+}

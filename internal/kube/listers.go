@@ -1,0 +1,208 @@
+package kube
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+)
+
+// The listers below return the cache's own objects, sorted by name, with an empty
+// TypeMeta: callers must not modify them (DeepCopy first). Before the kind's first
+// sync they return a *NotSyncedError (errors.Is(err, ErrNotSynced)); for a kind the
+// cache may not read, the Forbidden API error; for one the server does not serve, an
+// error wrapping ErrNotServed. The single-object getters return a NotFound API error
+// for a missing name. FlowSchemas and PriorityLevels are always flowcontrol v1 types,
+// converted from v1beta3 on servers that serve only that (fresh objects each call).
+
+// CSRs returns every CertificateSigningRequest.
+func (c *Cache) CSRs() ([]*certificatesv1.CertificateSigningRequest, error) {
+	return list[*certificatesv1.CertificateSigningRequest](c, CSRs)
+}
+
+// CSR returns one CertificateSigningRequest.
+func (c *Cache) CSR(name string) (*certificatesv1.CertificateSigningRequest, error) {
+	return get[*certificatesv1.CertificateSigningRequest](c, CSRs, name)
+}
+
+// CRDs returns every CustomResourceDefinition.
+func (c *Cache) CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return list[*apiextensionsv1.CustomResourceDefinition](c, CRDs)
+}
+
+// CRD returns one CustomResourceDefinition.
+func (c *Cache) CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	return get[*apiextensionsv1.CustomResourceDefinition](c, CRDs, name)
+}
+
+// CSIDrivers returns every CSIDriver.
+func (c *Cache) CSIDrivers() ([]*storagev1.CSIDriver, error) {
+	return list[*storagev1.CSIDriver](c, CSIDrivers)
+}
+
+// CSIDriver returns one CSIDriver.
+func (c *Cache) CSIDriver(name string) (*storagev1.CSIDriver, error) {
+	return get[*storagev1.CSIDriver](c, CSIDrivers, name)
+}
+
+// Webhooks returns every ValidatingWebhookConfiguration.
+func (c *Cache) Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	return list[*admissionregistrationv1.ValidatingWebhookConfiguration](c, Webhooks)
+}
+
+// Webhook returns one ValidatingWebhookConfiguration.
+func (c *Cache) Webhook(name string) (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	return get[*admissionregistrationv1.ValidatingWebhookConfiguration](c, Webhooks, name)
+}
+
+// FlowSchemas returns every FlowSchema as a flowcontrol v1 object.
+func (c *Cache) FlowSchemas() ([]*flowcontrolv1.FlowSchema, error) {
+	if c.servesV1beta3(FlowSchemas) {
+		old, err := list[*flowcontrolv1beta3.FlowSchema](c, FlowSchemas)
+		return convertAll(old, err, flowSchemaV1)
+	}
+	return list[*flowcontrolv1.FlowSchema](c, FlowSchemas)
+}
+
+// FlowSchema returns one FlowSchema as a flowcontrol v1 object.
+func (c *Cache) FlowSchema(name string) (*flowcontrolv1.FlowSchema, error) {
+	if c.servesV1beta3(FlowSchemas) {
+		old, err := get[*flowcontrolv1beta3.FlowSchema](c, FlowSchemas, name)
+		if err != nil {
+			return nil, err
+		}
+		return flowSchemaV1(old)
+	}
+	return get[*flowcontrolv1.FlowSchema](c, FlowSchemas, name)
+}
+
+// PriorityLevels returns every PriorityLevelConfiguration as a flowcontrol v1 object.
+func (c *Cache) PriorityLevels() ([]*flowcontrolv1.PriorityLevelConfiguration, error) {
+	if c.servesV1beta3(PriorityLevels) {
+		old, err := list[*flowcontrolv1beta3.PriorityLevelConfiguration](c, PriorityLevels)
+		return convertAll(old, err, priorityLevelV1)
+	}
+	return list[*flowcontrolv1.PriorityLevelConfiguration](c, PriorityLevels)
+}
+
+// PriorityLevel returns one PriorityLevelConfiguration as a flowcontrol v1 object.
+func (c *Cache) PriorityLevel(name string) (*flowcontrolv1.PriorityLevelConfiguration, error) {
+	if c.servesV1beta3(PriorityLevels) {
+		old, err := get[*flowcontrolv1beta3.PriorityLevelConfiguration](c, PriorityLevels, name)
+		if err != nil {
+			return nil, err
+		}
+		return priorityLevelV1(old)
+	}
+	return get[*flowcontrolv1.PriorityLevelConfiguration](c, PriorityLevels, name)
+}
+
+// Object returns a deep copy of one cached object as the API server served it, with
+// apiVersion and kind set to the served version (flowcontrol v1beta3 stays v1beta3),
+// for the YAML view.
+func (c *Cache) Object(id KindID, name string) (runtime.Object, error) {
+	obj, k, err := lookup(c, id, name)
+	if err != nil {
+		return nil, err
+	}
+	out := obj.(runtime.Object).DeepCopyObject()
+	out.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Singular})
+	return out, nil
+}
+
+// cached is what informers store for every kind.
+type cached interface {
+	runtime.Object
+	metav1.Object
+}
+
+func list[T cached](c *Cache, id KindID) ([]T, error) {
+	store, _, err := c.store(id)
+	if err != nil {
+		return nil, err
+	}
+	objs := store.List()
+	out := make([]T, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(T))
+	}
+	slices.SortFunc(out, func(a, b T) int { return strings.Compare(a.GetName(), b.GetName()) })
+	return out, nil
+}
+
+func get[T cached](c *Cache, id KindID, name string) (T, error) {
+	obj, _, err := lookup(c, id, name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return obj.(T), nil
+}
+
+// lookup returns the cached object id/name and its kind.
+func lookup(c *Cache, id KindID, name string) (any, Kind, error) {
+	store, k, err := c.store(id)
+	if err != nil {
+		return nil, k, err
+	}
+	// The store keys cluster-scoped objects by name.
+	obj, ok, err := store.GetByKey(name)
+	if err != nil {
+		return nil, k, err
+	}
+	if !ok {
+		return nil, k, apierrors.NewNotFound(schema.GroupResource{Group: k.Group, Resource: k.Resource}, name)
+	}
+	return obj, k, nil
+}
+
+// store returns the informer store of id, or the error its listers must return.
+func (c *Cache) store(id KindID) (cache.Store, Kind, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ks, ok := c.kinds[id]
+	switch {
+	case !ok:
+		return nil, Kind{}, fmt.Errorf("unknown kind %q", id)
+	case ks.state == StateForbidden:
+		return nil, ks.kind, ks.err
+	case ks.decided && ks.informer == nil:
+		return nil, ks.kind, ks.err // not served
+	case !ks.synced:
+		return nil, ks.kind, &NotSyncedError{Kind: id, LastErr: ks.err}
+	}
+	return ks.informer.GetStore(), ks.kind, nil
+}
+
+// servesV1beta3 reports whether the informer of a flowcontrol kind holds v1beta3 objects.
+// The version is set once, by discovery, before the informer exists.
+func (c *Cache) servesV1beta3(id KindID) bool {
+	k, _ := c.Kind(id)
+	return k.Version == "v1beta3"
+}
+
+func convertAll[From, To any](in []From, err error, convert func(From) (To, error)) ([]To, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]To, 0, len(in))
+	for _, o := range in {
+		v, err := convert(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

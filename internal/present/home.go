@@ -1,0 +1,29 @@
+package present
+
+import (
+	"strconv"
+
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// KindSummary lays out one kind's card on the home page from its cache state
+// ("syncing", "synced", "forbidden", "error").
+func KindSummary(id, title, state string, count int, err error) model.KindSummary {
+	s := model.KindSummary{ID: id, Title: title, Href: "/" + id}
+	switch state {
+	case "synced":
+		s.Count = strconv.Itoa(count)
+		s.Status = model.Badge{Text: "Synced", Tone: model.ToneOK}
+	case "forbidden":
+		s.Status = model.Badge{Text: "Forbidden", Tone: model.ToneError, Hint: "your identity may not list this kind"}
+		s.Note = "Your identity may not list these."
+	case "error":
+		s.Status = model.Badge{Text: "Error", Tone: model.ToneError}
+	default:
+		s.Status = model.Badge{Text: "Syncing", Tone: model.TonePending}
+	}
+	if err != nil {
+		s.Note = err.Error()
+	}
+	return s
+}

@@ -1,0 +1,148 @@
+// Package present turns Kubernetes objects into the view models in views/model:
+// status text, ages and badges are decided here, in tested Go, not in templates.
+package present
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// column describes one list column.
+type column struct {
+	Key      string
+	Label    string
+	Sortable bool
+}
+
+// row is a list row plus the values its columns sort by (an age sorts by
+// timestamp, not by its "3d4h" text).
+type row struct {
+	model.Row
+	sortKeys []string // one per column
+	search   string   // lower-cased text the filter matches against
+}
+
+// ListQuery is what the browser asked of a list: filter text and sort order.
+type ListQuery struct {
+	Filter string
+	Sort   string
+	Desc   bool
+}
+
+// ParseListQuery reads q, sort and dir from a URL query. Unknown sort keys are
+// kept here and ignored by table (name order is the fallback).
+func ParseListQuery(v url.Values) ListQuery {
+	return ListQuery{
+		Filter: strings.TrimSpace(v.Get("q")),
+		Sort:   v.Get("sort"),
+		Desc:   v.Get("dir") == "desc",
+	}
+}
+
+// table filters, sorts and lays out rows into a ListPage (without Chrome).
+func table(kindID, title, action string, cols []column, rows []row, q ListQuery) model.ListPage {
+	sortIdx := 0
+	for i, c := range cols {
+		if c.Key == q.Sort && c.Sortable {
+			sortIdx = i
+		}
+	}
+	if sortIdx == 0 {
+		q.Sort = cols[0].Key
+	}
+
+	needle := strings.ToLower(q.Filter)
+	kept := make([]row, 0, len(rows))
+	for _, r := range rows {
+		if needle == "" || strings.Contains(r.search, needle) {
+			kept = append(kept, r)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		a, b := kept[i].sortKeys[sortIdx], kept[j].sortKeys[sortIdx]
+		if a == b {
+			return kept[i].Name < kept[j].Name
+		}
+		if q.Desc {
+			return a > b
+		}
+		return a < b
+	})
+
+	page := model.ListPage{
+		KindID: kindID,
+		Title:  title,
+		Action: action,
+		Query:  q.Filter,
+		Sort:   q.Sort,
+		Desc:   q.Desc,
+		Total:  len(rows),
+		Shown:  len(kept),
+	}
+	for i, c := range cols {
+		mc := model.Column{Key: c.Key, Label: c.Label, Sortable: c.Sortable}
+		if c.Sortable {
+			desc := false
+			if i == sortIdx {
+				mc.Sorted = "asc"
+				if q.Desc {
+					mc.Sorted = "desc"
+				} else {
+					desc = true // clicking the sorted column flips it
+				}
+			}
+			mc.SortHref = listHref(action, q.Filter, c.Key, desc)
+		}
+		page.Columns = append(page.Columns, mc)
+	}
+	for _, r := range kept {
+		page.Rows = append(page.Rows, r.Row)
+	}
+	switch {
+	case len(rows) == 0:
+		page.Empty = "There are no " + title + " in this cluster."
+	case len(kept) == 0:
+		page.Empty = "No " + title + " match \u201c" + q.Filter + "\u201d."
+	}
+	return page
+}
+
+func listHref(action, filter, sortKey string, desc bool) string {
+	v := url.Values{}
+	if filter != "" {
+		v.Set("q", filter)
+	}
+	v.Set("sort", sortKey)
+	if desc {
+		v.Set("dir", "desc")
+	}
+	return action + "?" + v.Encode()
+}
+
+// newRow builds a row; the first cell is the object name, linked to its page.
+func newRow(kindID, action, name string, cells []model.Cell, sortKeys []string) row {
+	all := append([]model.Cell{{Text: name, Mono: true}}, cells...)
+	keys := append([]string{name}, sortKeys...)
+	var sb strings.Builder
+	for _, c := range all {
+		sb.WriteString(strings.ToLower(c.Text))
+		sb.WriteByte(' ')
+		for _, b := range c.Badges {
+			sb.WriteString(strings.ToLower(b.Text))
+			sb.WriteByte(' ')
+		}
+	}
+	return row{
+		Row: model.Row{
+			ID:    "row-" + kindID + "-" + name,
+			Name:  name,
+			Href:  action + "/" + url.PathEscape(name),
+			Cells: all,
+		},
+		sortKeys: keys,
+		search:   sb.String(),
+	}
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# with-devcluster.sh DIR [--seed] CMD...
+# Starts the devcluster with its state in DIR, waits until it is ready, runs CMD
+# with DEVCLUSTER_DIR=DIR exported, and stops the cluster however CMD ends.
+# --seed loads the demo data (and $FIXTURES, the shared real-world manifests, when present).
+set -euo pipefail
+dir=$1; shift
+seed=()
+if [ "${1:-}" = "--seed" ]; then
+  shift
+  seed=(--seed demo)
+  if [ -n "${FIXTURES:-}" ] && [ -d "$FIXTURES" ]; then seed+=(--fixtures "$FIXTURES"); fi
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/.cache/bin
+mkdir -p "$dir"
+rm -f "$dir/ready.json"
+
+"$bin/devcluster" up --dir "$dir" --bin-dir "$bin" "${seed[@]}" >"$dir/devcluster.out" 2>&1 &
+pid=$!
+stop() {
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+for _ in $(seq 1 240); do
+  [ -f "$dir/ready.json" ] && break
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "devcluster exited before it was ready; its output:" >&2
+    cat "$dir/devcluster.out" >&2
+    exit 1
+  fi
+  sleep 0.5
+done
+if [ ! -f "$dir/ready.json" ]; then
+  echo "devcluster was not ready after 120 s; its output:" >&2
+  cat "$dir/devcluster.out" >&2
+  exit 1
+fi
+echo "devcluster ready: kubeconfigs in $dir/kubeconfigs (log: $dir/devcluster.out)"
+export DEVCLUSTER_DIR=$dir
+"$@"

@@ -1,0 +1,187 @@
+// Package model holds the view models that templ components render. It is the
+// contract between the presenters (which know Kubernetes) and the views (which
+// know HTML): nothing here imports k8s.io or echo, and every string is already
+// formatted for display.
+package model
+
+// Tone is the meaning of a badge or banner. Views map it to colour AND an icon
+// or text, never colour alone.
+type Tone string
+
+const (
+	ToneNeutral Tone = "neutral"
+	ToneOK      Tone = "ok"      // Ready, Established, Issued, Approved
+	TonePending Tone = "pending" // Pending, Approved-not-issued
+	ToneWarning Tone = "warning"
+	ToneError   Tone = "error" // Denied, Failed, Dangling
+	ToneUnknown Tone = "unknown"
+)
+
+// Chrome is what the layout needs on every page.
+type Chrome struct {
+	Title       string
+	User        string // who the console acts as, e.g. "kubernetes-admin"
+	ReadOnly    bool
+	CSRFToken   string // rendered into a <meta> and into every POST form
+	Nav         []NavItem
+	Breadcrumbs []Crumb
+	Banners     []Banner // page-wide notices: forbidden kind, cluster unreachable, stale data
+	Version     string   // server version, e.g. "v1.36.3"
+}
+
+// NavItem is one kind in the left navigation.
+type NavItem struct {
+	Label  string
+	Href   string
+	Count  string // "" when unknown (forbidden, not synced)
+	Active bool
+}
+
+// Crumb is one breadcrumb; the last one has no Href.
+type Crumb struct {
+	Label string
+	Href  string
+}
+
+// Banner is a page-wide notice.
+type Banner struct {
+	Tone    Tone
+	Title   string
+	Message string
+	TestID  string // data-testid, e.g. "banner-forbidden"
+}
+
+// Badge is a short status label.
+type Badge struct {
+	Text string
+	Tone Tone
+	Hint string // title attribute: why this status
+}
+
+// HomePage lists every kind with its count.
+type HomePage struct {
+	Chrome Chrome
+	Kinds  []KindSummary
+}
+
+// KindSummary is one card on the home page.
+type KindSummary struct {
+	ID     string // "csrs"
+	Title  string // "CertificateSigningRequests"
+	Href   string
+	Count  string // "12", or "" when not known
+	Status Badge  // Synced / Forbidden / Error / Syncing
+	Note   string // e.g. "3 pending" or the error text
+}
+
+// ListPage is a filterable, sortable table of one kind.
+type ListPage struct {
+	Chrome    Chrome
+	KindID    string
+	Title     string
+	Action    string // the list URL the filter form and sort links target, e.g. "/csrs"
+	Query     string // current filter text
+	Sort      string // current sort column key
+	Desc      bool
+	Columns   []Column
+	Rows      []Row
+	Total     int    // objects of this kind in the cache
+	Shown     int    // rows after filtering
+	Empty     string // message when Rows is empty
+	Forbidden bool   // the user may not list this kind: no table, a banner says why
+}
+
+// Column is a table header.
+type Column struct {
+	Key      string
+	Label    string
+	Sortable bool
+	SortHref string // link that sorts by this column (toggles direction when already sorted)
+	Sorted   string // "", "asc" or "desc": aria-sort
+}
+
+// Row is one object in a list.
+type Row struct {
+	ID    string // DOM id, e.g. "row-csrs-csr-abc" (stable, so live updates can swap it)
+	Name  string
+	Href  string
+	Cells []Cell // one per Column; Cells[0] is the name cell
+}
+
+// Cell is one table cell: plain text, or a badge, or both.
+type Cell struct {
+	Text   string
+	Badges []Badge
+	Title  string // tooltip with the full value (e.g. RFC3339 time for an age)
+	Mono   bool   // render in a monospace font (names, signers)
+}
+
+// DetailPage shows one object.
+type DetailPage struct {
+	Chrome     Chrome
+	KindID     string
+	KindTitle  string
+	Name       string
+	Status     Badge
+	Fields     []Field   // key facts, in display order
+	Sections   []Section // extra groups of facts (e.g. "Decoded request", "Webhooks")
+	Problems   []Banner  // object-level problems (e.g. the CSR request is not valid PEM)
+	Conditions []Condition
+	YAML       string   // the object as YAML, managedFields removed
+	Actions    []Action // mutating actions the user may take; empty in read-only mode
+}
+
+// Field is one key/value fact.
+type Field struct {
+	Label  string
+	Value  string
+	Badges []Badge
+	Mono   bool
+	Hint   string
+}
+
+// Section is a titled group of fields, or of a sub-table.
+type Section struct {
+	Title   string
+	TestID  string
+	Fields  []Field
+	Columns []string   // optional sub-table
+	Rows    [][]string // optional sub-table rows
+}
+
+// Condition is one entry of status.conditions.
+type Condition struct {
+	Type    string
+	Status  string
+	Tone    Tone
+	Reason  string
+	Message string
+	Age     string
+	Time    string // RFC3339, for the tooltip
+}
+
+// Action is a POST form button on a detail page (e.g. approve or deny a CSR).
+type Action struct {
+	Label   string
+	URL     string // POST target
+	Tone    Tone   // ToneOK for approve, ToneError for deny/delete
+	TestID  string
+	Confirm string // confirmation question; "" for none
+	// WithReason shows a text input "message" the server writes into the result.
+	WithReason bool
+}
+
+// ErrorPage is rendered by the one HTTP error handler.
+type ErrorPage struct {
+	Chrome  Chrome
+	Status  int
+	Title   string
+	Message string
+	Causes  []string // API server field causes, if any
+}
+
+// LoginPage is shown to a browser without a session.
+type LoginPage struct {
+	Title   string
+	Message string
+}

@@ -1,0 +1,8 @@
+// Entry point bundled by esbuild into static/dist/app.js (see package.json).
+// The page is fully usable without it: every link and form works as plain
+// HTML; this file only makes it quicker.
+import htmx from './htmx.js';
+import 'htmx-ext-sse';
+import { install } from './behaviours.js';
+
+install(document, htmx);
