@@ -189,20 +189,25 @@ func (c *Cache) discover() error {
 	}
 
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.discovered, c.version = true, info.GitVersion
 	var notServed []KindID
 	for _, ks := range c.kinds {
-		i := slices.IndexFunc(candidateVersions(ks.kind), func(v string) bool { return slices.Contains(served[ks.kind.Group], v) })
+		candidates := candidateVersions(ks.kind)
+		i := slices.IndexFunc(candidates, func(v string) bool { return slices.Contains(served[ks.kind.Group], v) })
 		if i < 0 {
 			ks.decided, ks.state = true, StateError
 			ks.err = fmt.Errorf("%s %s: %w", ks.kind.Group, ks.kind.Resource, ErrNotServed)
 			notServed = append(notServed, ks.kind.ID)
 			continue
 		}
-		ks.kind.Version = candidateVersions(ks.kind)[i]
+		ks.kind.Version = candidates[i]
 	}
+	c.mu.Unlock()
+
 	c.log.Info("kube: discovered API server", "version", info.GitVersion, "notServed", notServed)
+	for _, id := range notServed {
+		c.notify(id, "")
+	}
 	return nil
 }
 

@@ -56,6 +56,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"unknown context", good, "foo", "kubeconfig " + good + `: context "foo" not found`},
 		{"context without cluster", good, "orphan", "kubeconfig " + good + `: context "orphan" names cluster "gone", which is not defined`},
 		{"no current context", writeFile(t, dir, "empty", ""), "", "kubeconfig " + dir + "/empty: no current-context is set and no context was given"},
+		{"missing CA file", good, "dev", "kubeconfig " + good + `: context "dev": invalid configuration: unable to read certificate-authority ` +
+			dir + "/ca.crt for dev due to open " + dir + "/ca.crt: no such file or directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +72,7 @@ func TestLoadConfigErrors(t *testing.T) {
 func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "config", kubeconfigYAML)
+	writeFile(t, dir, "ca.crt", "")
 
 	cfg, desc, err := LoadConfig(path, "")
 	if err != nil {
@@ -109,6 +112,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	homeConfig := writeFile(t, filepath.Join(home, ".kube"), "config", kubeconfigYAML)
+	writeFile(t, filepath.Join(home, ".kube"), "ca.crt", "")
 	if !HasDefaultKubeconfig() {
 		t.Error("HasDefaultKubeconfig false with ~/.kube/config present")
 	}

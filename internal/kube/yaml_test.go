@@ -25,7 +25,6 @@ func TestYAMLDropsManagedFields(t *testing.T) {
 	want := `apiVersion: storage.k8s.io/v1
 kind: CSIDriver
 metadata:
-  creationTimestamp: null
   name: hostpath.csi.k8s.io
 spec:
   attachRequired: false

@@ -160,7 +160,7 @@ func Page(c model.Chrome) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div class=\"flex max-md:flex-col\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div class=\"flex max-lg:flex-col\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -400,7 +400,7 @@ func sideNav(items []model.NavItem) templ.Component {
 			templ_7745c5c3_Var15 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<nav aria-label=\"Resources\" class=\"border-line bg-subtle md:sticky md:top-bar md:h-[calc(100vh-var(--spacing-bar))] md:w-60 md:shrink-0 md:overflow-y-auto md:border-r max-md:overflow-x-auto max-md:border-b\" data-testid=\"nav\"><p class=\"px-4 pt-4 pb-1 text-[11px] font-semibold tracking-wider text-muted uppercase max-md:hidden\">Resources</p><ul class=\"flex gap-0.5 p-2 md:flex-col\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<nav aria-label=\"Resources\" class=\"border-line bg-subtle lg:sticky lg:top-bar lg:h-[calc(100vh-var(--spacing-bar))] lg:w-64 lg:shrink-0 lg:overflow-y-auto lg:border-r max-lg:overflow-x-auto max-lg:border-b\" data-testid=\"nav\"><p class=\"px-4 pt-4 pb-1 text-[11px] font-semibold tracking-wider text-muted uppercase max-lg:hidden\">Resources</p><ul class=\"flex gap-0.5 p-2 max-lg:py-1.5 lg:flex-col\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -418,7 +418,7 @@ func sideNav(items []model.NavItem) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\" class=\"flex items-center justify-between gap-2 rounded-md px-2.5 py-1.5 whitespace-nowrap text-fg hover:bg-hover hover:no-underline aria-[current=page]:bg-canvas aria-[current=page]:font-semibold aria-[current=page]:shadow-[inset_3px_0_0_var(--color-accent),0_0_0_1px_var(--color-line)]\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\" class=\"flex items-center justify-between gap-2 rounded-md px-2.5 py-1.5 text-[13px] whitespace-nowrap text-fg hover:bg-hover hover:no-underline aria-[current=page]:bg-canvas aria-[current=page]:font-semibold aria-[current=page]:shadow-[inset_3px_0_0_var(--color-accent),0_0_0_1px_var(--color-line)]\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -90,6 +90,15 @@ export function install(doc, htmx) {
   });
   // Runs for the initial page and for every fragment htmx swaps in.
   htmx.onLoad(reveal);
+  // htmx does not swap an error answer (a 403, a 500, an expired session's
+  // login page), which would leave the page silently stale: load the same URL
+  // as a page instead, so the server's error page shows.
+  doc.addEventListener('htmx:responseError', (e) => {
+    const d = e.detail;
+    if (d.requestConfig && d.requestConfig.verb === 'get' && d.pathInfo) {
+      window.location.assign(d.pathInfo.finalRequestPath || d.pathInfo.requestPath);
+    }
+  });
   // Requests htmx sends other than GET carry the CSRF token from the <meta>.
   doc.addEventListener('htmx:configRequest', (e) => {
     if (e.detail.verb === 'get') return;

@@ -28,12 +28,16 @@ var Commands = []string{"kube-apiserver", "kube-controller-manager"}
 
 const progressEvery = 10 * time.Second
 
-// ldflags make /version and discovery truthful; the defaults in
-// k8s.io/component-base/version are placeholders filled in by release builds.
+// ldflags make /version and discovery truthful, and the user agents in the
+// audit log name the real version; the defaults in both version packages are
+// placeholders that release builds fill in the same way.
 var ldflags = strings.Join([]string{
 	"-X k8s.io/component-base/version.gitVersion=" + KubeVersion,
 	"-X k8s.io/component-base/version.gitMajor=1",
 	"-X k8s.io/component-base/version.gitMinor=36",
+	"-X k8s.io/client-go/pkg/version.gitVersion=" + KubeVersion,
+	"-X k8s.io/client-go/pkg/version.gitMajor=1",
+	"-X k8s.io/client-go/pkg/version.gitMinor=36",
 }, " ")
 
 // Options says where the devcluster module is and where binaries go.
@@ -44,10 +48,17 @@ type Options struct {
 }
 
 // Ensure builds every command in Commands whose binary is missing or stale.
+// Several devclusters may share one BinDir: a lock makes them take turns, so
+// the second one finds fresh binaries instead of building them again.
 func Ensure(ctx context.Context, opts Options) error {
 	if err := os.MkdirAll(opts.BinDir, 0o755); err != nil {
 		return err
 	}
+	unlock, err := lock(ctx, opts.BinDir, opts.Out)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	stamp, err := stampFor(opts.ModuleDir)
 	if err != nil {
 		return err
@@ -108,7 +119,11 @@ func buildOne(ctx context.Context, opts Options, name, bin string) error {
 	}
 	defer log.Close()
 
-	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-o", bin+".tmp", "-ldflags", ldflags, pkg)
+	// Build beside the target and rename, so a running cluster's binary
+	// is never overwritten in place.
+	tmp := fmt.Sprintf("%s.tmp-%d", bin, os.Getpid())
+	defer os.Remove(tmp)
+	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-o", tmp, "-ldflags", ldflags, pkg)
 	cmd.Dir = opts.ModuleDir
 	cmd.Stdout = log
 	stderr, err := cmd.StderrPipe()
@@ -135,10 +150,10 @@ func buildOne(ctx context.Context, opts Options, name, bin string) error {
 	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("go build %s failed (%w); full output in %s", pkg, err, logPath)
 	}
-	if err := os.Rename(bin+".tmp", bin); err != nil {
+	if err := os.Rename(tmp, bin); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "built %s in %s (%d packages compiled)\n", bin, time.Since(start).Round(time.Second), compiled.Load())
+	fmt.Fprintf(opts.Out, "built %s in %s (packages compiled: %d, the rest came from the Go build cache)\n", bin, time.Since(start).Round(time.Second), compiled.Load())
 	return nil
 }
 
@@ -170,9 +185,9 @@ func reportProgress(out io.Writer, compiled *atomic.Int64, total int, start time
 		case <-tick.C:
 			elapsed := time.Since(start).Round(time.Second)
 			if total > 0 {
-				fmt.Fprintf(out, "  … %d of at most %d packages compiled, %s elapsed\n", compiled.Load(), total, elapsed)
+				fmt.Fprintf(out, "  … %d packages compiled so far (at most %d; cached ones are skipped), %s elapsed\n", compiled.Load(), total, elapsed)
 			} else {
-				fmt.Fprintf(out, "  … %d packages compiled, %s elapsed\n", compiled.Load(), elapsed)
+				fmt.Fprintf(out, "  … %d packages compiled so far, %s elapsed\n", compiled.Load(), elapsed)
 			}
 		}
 	}

@@ -1,9 +1,13 @@
 package build
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestIsPackageLine(t *testing.T) {
@@ -59,4 +63,27 @@ func write(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestLockMakesSecondBuilderWait(t *testing.T) {
+	dir := t.TempDir()
+	var out strings.Builder
+	unlock, err := lock(context.Background(), dir, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	if _, err := lock(ctx, dir, &out); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second lock while held: err = %v, want deadline exceeded", err)
+	}
+	if !strings.Contains(out.String(), "waiting for another devcluster") {
+		t.Errorf("no waiting message, output %q", out.String())
+	}
+	unlock()
+	unlock2, err := lock(context.Background(), dir, &out)
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	unlock2()
 }

@@ -34,6 +34,9 @@ func Start(dataDir, logPath string, clientPort, peerPort int) (*Server, error) {
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.LogOutputs = []string{logPath}
 	cfg.LogLevel = "warn"
+	// NewConfig leaves this at zero (only the etcd command line sets the
+	// default), which would log every request as slow.
+	cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 	// A lost write only matters if the machine itself crashes, and skipping
 	// fsync makes loading a hundred fixture CRDs several times faster.
 	cfg.UnsafeNoFsync = true

@@ -69,6 +69,10 @@ func APIServer(l Layout, etcdURL string, port int) (*procs.Proc, error) {
 		"--audit-log-path=" + l.AuditLog(),
 		"--audit-log-maxsize=100",
 		"--audit-log-maxbackup=2",
+		// Close open watches when asked to stop. Without it the server waits
+		// up to a minute for watching clients (the controller manager, the
+		// console) to go away, and SIGUSR1 or Ctrl-C end in a SIGKILL.
+		"--shutdown-watch-termination-grace-period=2s",
 	}
 	return &procs.Proc{
 		Name:    "kube-apiserver",

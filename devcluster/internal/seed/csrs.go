@@ -62,9 +62,9 @@ type demoCSR struct {
 const customSigner = "example.com/custom"
 
 var (
-	clientUsagesEC  = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageClientAuth}
-	clientUsagesRSA = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageClientAuth}
-	servingUsagesEC = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageServerAuth}
+	clientUsagesEC   = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageClientAuth}
+	clientUsagesRSA  = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageClientAuth}
+	servingUsagesEC  = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageServerAuth}
 	servingUsagesRSA = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageServerAuth}
 	nodes            = []string{"system:nodes"}
 )

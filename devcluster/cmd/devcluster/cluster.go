@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/access"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/build"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/etcd"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/pki"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/plane"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/procs"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/ready"
+)
+
+const (
+	stopGrace    = 5 * time.Second
+	readyTimeout = 90 * time.Second
+)
+
+// cluster is one running devcluster and everything shutdown must undo.
+type cluster struct {
+	dir, binDir string
+	layout      plane.Layout
+	lock        *os.File
+	etcd        *etcd.Server
+	apiserver   *procs.Proc
+	kcm         *procs.Proc
+	server      string // https://127.0.0.1:PORT
+	caPEM       []byte
+	users       []access.User
+	outage      bool // kube-apiserver stopped on purpose (SIGUSR1)
+}
+
+func (c *cluster) readyPath() string { return filepath.Join(c.dir, "ready.json") }
+
+// start brings the cluster up and writes ready.json as its very last step.
+func (c *cluster) start(ctx context.Context, opts upOptions) error {
+	began := time.Now()
+	logDir := filepath.Join(c.dir, "logs")
+	kubeconfigDir := filepath.Join(c.dir, "kubeconfigs")
+	for _, d := range []string{c.dir, logDir, kubeconfigDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	var err error
+	if c.lock, err = lockDir(c.dir); err != nil {
+		return err
+	}
+	if err := ready.Remove(c.readyPath()); err != nil {
+		return err
+	}
+
+	keys, err := pki.Ensure(filepath.Join(c.dir, "pki"))
+	if err != nil {
+		return err
+	}
+	if c.caPEM, err = os.ReadFile(keys.CACert); err != nil {
+		return err
+	}
+	tokenFile := filepath.Join(c.dir, "pki", "tokens.csv")
+	if c.users, err = access.EnsureTokenFile(tokenFile); err != nil {
+		return err
+	}
+	c.layout = plane.Layout{Dir: c.dir, BinDir: c.binDir, LogDir: logDir, PKI: keys, TokenFile: tokenFile}
+
+	ports, err := freePorts(4)
+	if err != nil {
+		return err
+	}
+	etcdClientPort, etcdPeerPort, apiPort, kcmPort := ports[0], ports[1], ports[2], ports[3]
+	c.server = plane.ServerURL(apiPort)
+
+	if c.etcd, err = etcd.Start(filepath.Join(c.dir, "etcd"), filepath.Join(logDir, "etcd.log"), etcdClientPort, etcdPeerPort); err != nil {
+		return err
+	}
+	if c.apiserver, err = plane.APIServer(c.layout, c.etcd.ClientURL, apiPort); err != nil {
+		return err
+	}
+	if err := c.startAPIServer(ctx); err != nil {
+		return err
+	}
+	fmt.Printf("devcluster: kube-apiserver ready on %s after %s\n", c.server, time.Since(began).Round(time.Millisecond))
+
+	admin, err := c.restConfig("admin")
+	if err != nil {
+		return err
+	}
+	adminClient, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	if err := access.ApplyRBAC(ctx, adminClient); err != nil {
+		return err
+	}
+
+	if err := c.startControllerManager(ctx, kcmPort); err != nil {
+		return err
+	}
+
+	kubeconfigs := map[string]string{}
+	for _, u := range c.users {
+		path := filepath.Join(kubeconfigDir, u.Name+".kubeconfig")
+		if err := access.WriteKubeconfig(path, c.server, c.caPEM, u.Name, &clientcmdapi.AuthInfo{Token: u.Token}); err != nil {
+			return err
+		}
+		kubeconfigs[u.Name] = path
+	}
+
+	if err := c.seed(ctx, opts); err != nil {
+		return err
+	}
+
+	if err := ready.Write(c.readyPath(), ready.Info{
+		Server:      c.server,
+		Version:     build.KubeVersion,
+		PID:         os.Getpid(),
+		Kubeconfigs: kubeconfigs,
+	}); err != nil {
+		return err
+	}
+	c.printReady(time.Since(began), kubeconfigs)
+	return nil
+}
+
+// startAPIServer starts kube-apiserver and waits until /readyz answers 200.
+func (c *cluster) startAPIServer(ctx context.Context) error {
+	if err := c.apiserver.Start(); err != nil {
+		return err
+	}
+	admin, err := access.Find(c.users, "admin")
+	if err != nil {
+		return err
+	}
+	return plane.WaitAPIServer(ctx, c.apiserver, c.server, c.caPEM, admin.Token, readyTimeout)
+}
+
+// startControllerManager runs kube-controller-manager as
+// system:kube-controller-manager with a client certificate, like kubeadm does.
+func (c *cluster) startControllerManager(ctx context.Context, port int) error {
+	cert, err := os.ReadFile(c.layout.PKI.KCMCert)
+	if err != nil {
+		return err
+	}
+	key, err := os.ReadFile(c.layout.PKI.KCMKey)
+	if err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(c.dir, "pki", "controller-manager.kubeconfig")
+	auth := &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
+	if err := access.WriteKubeconfig(kubeconfig, c.server, c.caPEM, pki.ControllerManagerUser, auth); err != nil {
+		return err
+	}
+	c.kcm = plane.ControllerManager(c.layout, kubeconfig, port)
+	if err := c.kcm.Start(); err != nil {
+		return err
+	}
+	return plane.WaitControllerManager(ctx, c.kcm, port, readyTimeout)
+}
+
+// restConfig is a client for one of the token users. QPS is raised because
+// client-go's default of 5 would make loading a hundred fixtures take minutes.
+func (c *cluster) restConfig(user string) (*rest.Config, error) {
+	u, err := access.Find(c.users, user)
+	if err != nil {
+		return nil, err
+	}
+	return &rest.Config{
+		Host:            c.server,
+		BearerToken:     u.Token,
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.caPEM},
+		UserAgent:       "devcluster",
+		QPS:             100,
+		Burst:           200,
+		WarningHandler:  rest.NewWarningWriter(os.Stdout, rest.WarningWriterOptions{Deduplicate: true}),
+	}, nil
+}
+
+func (c *cluster) printReady(took time.Duration, kubeconfigs map[string]string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "devcluster: ready in %s: Kubernetes %s at %s (pid %d)\n", took.Round(time.Millisecond), build.KubeVersion, c.server, os.Getpid())
+	fmt.Fprintf(&b, "  kubeconfigs:\n")
+	for _, u := range access.Users {
+		fmt.Fprintf(&b, "    %-9s %s\n", u.Name, kubeconfigs[u.Name])
+	}
+	fmt.Fprintf(&b, "  try:        KUBECONFIG=%s kubectl get csr\n", kubeconfigs["admin"])
+	fmt.Fprintf(&b, "  ready file: %s\n", c.readyPath())
+	fmt.Fprintf(&b, "  logs:       %s (audit log: %s)\n", c.layout.LogDir, c.layout.AuditLog())
+	fmt.Fprintf(&b, "  Ctrl-C stops; kill -USR1 %d stops kube-apiserver, kill -USR2 %d starts it again\n", os.Getpid(), os.Getpid())
+	fmt.Print(b.String())
+}
+
+// shutdown removes ready.json first, so nobody picks up a cluster that is
+// going away, then stops the children, then etcd. It is safe after a partial start.
+func (c *cluster) shutdown() {
+	if c.lock == nil {
+		return
+	}
+	if err := ready.Remove(c.readyPath()); err != nil {
+		fmt.Fprintln(os.Stderr, "devcluster:", err)
+	}
+	for _, p := range []*procs.Proc{c.kcm, c.apiserver} {
+		if p == nil {
+			continue
+		}
+		if err := p.Stop(stopGrace); err != nil {
+			fmt.Fprintf(os.Stderr, "devcluster: stop %s: %v\n", p.Name, err)
+		}
+	}
+	if c.etcd != nil {
+		c.etcd.Close()
+	}
+	c.lock.Close()
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/build"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/procs"
+)
+
+// errReported tells main that the error was printed already.
+var errReported = errors.New("error already reported")
+
+type upOptions struct {
+	moduleDir, dir, binDir string
+	seed, fixtures         string
+}
+
+func runUp(args []string) error {
+	moduleDir, err := findModuleDir()
+	if err != nil {
+		return err
+	}
+	opts := upOptions{moduleDir: moduleDir}
+	fs := flag.NewFlagSet("devcluster up", flag.ContinueOnError)
+	fs.StringVar(&opts.dir, "dir", defaultDir(moduleDir), "cluster state: etcd data, PKI, kubeconfigs, logs, audit log, ready.json")
+	fs.StringVar(&opts.binDir, "bin-dir", defaultBinDir(moduleDir), "where the control-plane binaries are built")
+	fs.StringVar(&opts.seed, "seed", "", `load a built-in data set once ready; "demo" is the only one`)
+	fs.StringVar(&opts.fixtures, "fixtures", "", "directory of YAML manifests to load once ready (webhooks get failurePolicy Ignore)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: devcluster up [flags]\n\n"+
+			"Runs the cluster in the foreground. SIGINT/SIGTERM stop it; SIGUSR1 stops\n"+
+			"kube-apiserver and SIGUSR2 starts it again on the same port (outage tests).\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if opts.seed != "" && opts.seed != "demo" {
+		return fmt.Errorf("--seed %q: the only data set is \"demo\"", opts.seed)
+	}
+	for _, p := range []*string{&opts.dir, &opts.binDir, &opts.fixtures} {
+		if *p == "" {
+			continue
+		}
+		if *p, err = filepath.Abs(*p); err != nil {
+			return err
+		}
+	}
+
+	// Signals are caught before anything starts, so an interrupt during
+	// startup still stops what was already running.
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(signals)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outages := make(chan os.Signal, 4)
+	go func() {
+		for {
+			select {
+			case s := <-signals:
+				if s == syscall.SIGINT || s == syscall.SIGTERM {
+					fmt.Printf("devcluster: %s, stopping\n", s)
+					cancel()
+					return
+				}
+				outages <- s
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	if err := build.Ensure(ctx, build.Options{ModuleDir: moduleDir, BinDir: opts.binDir, Out: os.Stdout}); err != nil {
+		return err
+	}
+	c := &cluster{dir: opts.dir, binDir: opts.binDir}
+	err = c.start(ctx, opts)
+	if err == nil {
+		err = c.serve(ctx, outages)
+	}
+	if ctx.Err() != nil {
+		err = nil // interrupted: whatever failed was cut short on purpose
+	}
+	// The error goes out before the seconds shutdown takes, so it is not
+	// mistaken for a problem of the shutdown.
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "devcluster:", err)
+	}
+	c.shutdown()
+	if err != nil {
+		return errReported
+	}
+	fmt.Println("devcluster: stopped")
+	return nil
+}
+
+// serve keeps the cluster running until ctx ends or a component fails, and
+// stops or restarts kube-apiserver on SIGUSR1 and SIGUSR2.
+func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
+	for {
+		var apiserverExited <-chan struct{}
+		if !c.outage {
+			apiserverExited = c.apiserver.Done()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case s := <-outages:
+			if err := c.handleOutageSignal(ctx, s); err != nil {
+				return err
+			}
+		case <-apiserverExited:
+			return unexpectedExit(c.apiserver)
+		case <-c.kcm.Done():
+			return unexpectedExit(c.kcm)
+		case err := <-c.etcd.Err():
+			return fmt.Errorf("embedded etcd failed: %w", err)
+		}
+	}
+}
+
+func unexpectedExit(p *procs.Proc) error {
+	status := "exit status 0"
+	if err := p.Err(); err != nil {
+		status = err.Error()
+	}
+	return fmt.Errorf("%s exited unexpectedly (%s); see %s", p.Name, status, p.LogPath)
+}
+
+func (c *cluster) handleOutageSignal(ctx context.Context, s os.Signal) error {
+	switch {
+	case s == syscall.SIGUSR1 && !c.outage:
+		c.outage = true
+		start := time.Now()
+		if err := c.apiserver.Stop(stopGrace); err != nil {
+			return err
+		}
+		fmt.Printf("devcluster: SIGUSR1: kube-apiserver stopped in %s; SIGUSR2 starts it again on %s\n", time.Since(start).Round(time.Millisecond), c.server)
+	case s == syscall.SIGUSR2 && c.outage:
+		start := time.Now()
+		if err := c.startAPIServer(ctx); err != nil {
+			return err
+		}
+		c.outage = false
+		fmt.Printf("devcluster: SIGUSR2: kube-apiserver is back on %s after %s\n", c.server, time.Since(start).Round(time.Millisecond))
+	default:
+		fmt.Printf("devcluster: %s ignored: kube-apiserver is already %s\n", s, map[bool]string{true: "stopped", false: "running"}[c.outage])
+	}
+	return nil
+}

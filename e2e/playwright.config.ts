@@ -1,0 +1,32 @@
+// Browser tests of clusterdesk: `npm run e2e` (from `make test`, which first
+// starts a seeded devcluster and exports DEVCLUSTER_DIR). See e2e/README.md.
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumPath } from './support/env';
+
+export default defineConfig({
+  testDir: __dirname,
+  testMatch: '**/*.spec.ts',
+  outputDir: path.join(__dirname, 'test-results'),
+  globalSetup: path.join(__dirname, 'global-setup.ts'),
+  // One worker: the two consoles, the control plane and Chromium share 2 cores,
+  // and some tests change cluster state (the CSR approval).
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  timeout: 30_000,
+  globalTimeout: 240_000,
+  expect: { timeout: 7_000 },
+  reporter: [['list'], [path.join(__dirname, 'support', 'summary-reporter.ts')]],
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    actionTimeout: 10_000,
+    navigationTimeout: 15_000,
+  },
+});

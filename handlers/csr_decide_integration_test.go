@@ -1,0 +1,131 @@
+//go:build integration
+
+package handlers
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+)
+
+// createClientCSR creates a pending kube-apiserver-client CSR with a real key as admin.
+func createClientCSR(t *testing.T, signer string) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "e2e-user", Organization: []string{"e2e"}}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	name := fmt.Sprintf("it-%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
+	name = strings.ToLower(name)
+	_, err = cs.CertificatesV1().CertificateSigningRequests().Create(context.Background(), &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			SignerName: signer,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+func (ls *liveServer) post(t *testing.T, sess *http.Cookie, path string, form url.Values) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "same-origin") // what a browser sends for our own forms
+	r.AddCookie(sess)
+	return ls.do(r)
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestApproveCSRIssuesACertificate(t *testing.T) {
+	ls := newLiveServer(t, testcluster.Admin, false)
+	sess := ls.login(t)
+	name := createClientCSR(t, "kubernetes.io/kube-apiserver-client")
+	waitFor(t, "the cache to see the new CSR", 10*time.Second, func() bool { _, err := ls.cache.CSR(name); return err == nil })
+
+	_, doc, _ := ls.get(t, sess, "/csrs/"+name)
+	if doc.Find(`[data-testid="action-approve"]`).Length() != 1 || doc.Find(`[data-testid="action-deny"]`).Length() != 1 {
+		t.Fatal("a pending CSR should offer approve and deny to admin")
+	}
+
+	rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{"message": {"looks right"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("approve: status %d: %s", rec.Code, rec.Body.String())
+	}
+	waitFor(t, "the signer to issue", 15*time.Second, func() bool {
+		c, err := ls.cache.CSR(name)
+		return err == nil && len(c.Status.Certificate) > 0
+	})
+	c, _ := ls.cache.CSR(name)
+	if msg := c.Status.Conditions[0].Message; !strings.Contains(msg, "admin") || !strings.Contains(msg, "looks right") {
+		t.Errorf("condition message %q should name the user and keep their text", msg)
+	}
+	code, doc, _ := ls.get(t, sess, "/csrs/"+name)
+	if code != http.StatusOK || doc.Find(`[data-testid="issued-certificate"]`).Length() != 1 {
+		t.Fatalf("detail after issue: status %d, issued section %d", code, doc.Find(`[data-testid="issued-certificate"]`).Length())
+	}
+	if doc.Find(`[data-testid="action-approve"]`).Length() != 0 {
+		t.Error("a decided CSR must not offer approve again")
+	}
+
+	rec = ls.post(t, sess, "/csrs/"+name+"/deny", url.Values{})
+	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "already") {
+		t.Fatalf("deny after approve: status %d, want 409 saying it is already decided", rec.Code)
+	}
+}
+
+func TestApproverIsRefusedForAnotherSigner(t *testing.T) {
+	ls := newLiveServer(t, testcluster.Approver, false)
+	sess := ls.login(t)
+	name := createClientCSR(t, "example.com/custom")
+	waitFor(t, "the cache to see the new CSR", 10*time.Second, func() bool { _, err := ls.cache.CSR(name); return err == nil })
+
+	_, doc, _ := ls.get(t, sess, "/csrs/"+name)
+	if doc.Find(`[data-testid="action-approve"]`).Length() != 0 {
+		t.Error("approver may not approve for example.com/custom: no button expected")
+	}
+	rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{})
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("forged approve: status %d, want 403", rec.Code)
+	}
+}

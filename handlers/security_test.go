@@ -1,0 +1,191 @@
+package handlers
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+// emptyCluster is a cache that has not synced anything: enough for tests of
+// the security layer, which must decide before any data is touched.
+type emptyCluster struct{ Cluster }
+
+func (emptyCluster) Ready() bool                        { return false }
+func (emptyCluster) ServerVersion() string              { return "" }
+func (emptyCluster) Statuses() []kube.KindStatus        { return nil }
+func (emptyCluster) Kind(kube.KindID) (kube.Kind, bool) { return kube.Kind{}, false }
+
+type denyAll struct{}
+
+func (denyAll) Can(context.Context, string, string, string, string, string) (bool, error) {
+	return false, nil
+}
+
+type recordingWriter struct{ calls int }
+
+func (w *recordingWriter) DecideCSR(context.Context, string, bool, string, string) ([]string, error) {
+	w.calls++
+	return nil, nil
+}
+
+type testServer struct {
+	e      *echo.Echo
+	writer *recordingWriter
+	token  string
+}
+
+func newTestServer(t *testing.T, readOnly bool) *testServer {
+	t.Helper()
+	ts := &testServer{writer: &recordingWriter{}}
+	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
+	ts.e = New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
+		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", ReadOnly: readOnly,
+	})
+	return ts
+}
+
+func (ts *testServer) do(r *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	ts.e.ServeHTTP(rec, r)
+	return rec
+}
+
+// login redeems the one-time token and returns the session cookie.
+func (ts *testServer) login(t *testing.T) *http.Cookie {
+	t.Helper()
+	rec := ts.do(httptest.NewRequest(http.MethodGet, "/login?token="+ts.token, nil))
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("login: status %d", rec.Code)
+	}
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == auth.CookieName {
+			return c
+		}
+	}
+	t.Fatal("login set no session cookie")
+	return nil
+}
+
+// concrete fills route parameters so every route in the table can be requested.
+func concrete(path string) string {
+	r := strings.NewReplacer(":kind", "csrs", ":name", "demo", "*", "x")
+	return r.Replace(path)
+}
+
+func TestEveryRouteNeedsASession(t *testing.T) {
+	ts := newTestServer(t, false)
+	for _, rt := range ts.e.Routes() {
+		path := concrete(rt.Path)
+		if public(path) || rt.Method == echo.RouteNotFound {
+			continue
+		}
+		t.Run(rt.Method+" "+rt.Path, func(t *testing.T) {
+			rec := ts.do(httptest.NewRequest(rt.Method, path, nil))
+			if rec.Code != http.StatusUnauthorized {
+				t.Fatalf("status %d, want 401", rec.Code)
+			}
+			if !strings.Contains(rec.Body.String(), "login URL") {
+				t.Errorf("the 401 page should say how to sign in")
+			}
+		})
+	}
+	if ts.writer.calls != 0 {
+		t.Fatalf("a write happened without a session")
+	}
+}
+
+func TestEveryMutatingRouteNeedsCSRF(t *testing.T) {
+	ts := newTestServer(t, false)
+	sess := ts.login(t)
+	for _, rt := range ts.e.Routes() {
+		if rt.Method != http.MethodPost {
+			continue
+		}
+		t.Run(rt.Path, func(t *testing.T) {
+			for _, site := range []string{"", "cross-site"} {
+				r := httptest.NewRequest(http.MethodPost, concrete(rt.Path), strings.NewReader(url.Values{"message": {"x"}}.Encode()))
+				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				if site != "" {
+					r.Header.Set("Sec-Fetch-Site", site)
+				}
+				r.AddCookie(sess)
+				if rec := ts.do(r); rec.Code != http.StatusForbidden {
+					t.Fatalf("Sec-Fetch-Site %q without token: status %d, want 403", site, rec.Code)
+				}
+			}
+		})
+	}
+	if ts.writer.calls != 0 {
+		t.Fatalf("a write happened without a CSRF token")
+	}
+}
+
+func TestReadOnlyRefusesEveryMutatingRoute(t *testing.T) {
+	ts := newTestServer(t, true)
+	sess := ts.login(t)
+	for _, rt := range ts.e.Routes() {
+		if rt.Method != http.MethodPost || rt.Path == "/logout" {
+			continue
+		}
+		t.Run(rt.Path, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, concrete(rt.Path), nil)
+			r.Header.Set("Sec-Fetch-Site", "same-origin") // passes CSRF: the read-only guard must still refuse
+			r.AddCookie(sess)
+			rec := ts.do(r)
+			if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "read-only") {
+				t.Fatalf("status %d, want 403 naming read-only mode", rec.Code)
+			}
+		})
+	}
+	if ts.writer.calls != 0 {
+		t.Fatalf("a write happened in read-only mode")
+	}
+}
+
+func TestLoginTokenIsSingleUseAndHeadersAreStrict(t *testing.T) {
+	ts := newTestServer(t, false)
+	first := ts.token
+	ts.login(t)
+	rec := ts.do(httptest.NewRequest(http.MethodGet, "/login?token="+first, nil))
+	if rec.Code != http.StatusUnauthorized {
+		t.Fatalf("reused token: status %d, want 401", rec.Code)
+	}
+	csp := rec.Header().Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP = %q", csp)
+	}
+	if rec.Header().Get("X-Frame-Options") != "DENY" || rec.Header().Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("missing hardening headers: %v", rec.Header())
+	}
+}
+
+func TestHealthIsPublicAndReadyzTellsWhy(t *testing.T) {
+	ts := newTestServer(t, false)
+	if rec := ts.do(httptest.NewRequest(http.MethodGet, "/healthz", nil)); rec.Code != http.StatusOK {
+		t.Fatalf("healthz %d", rec.Code)
+	}
+	if rec := ts.do(httptest.NewRequest(http.MethodGet, "/readyz", nil)); rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("readyz on an unsynced cache: %d", rec.Code)
+	}
+}
+
+func TestUnknownKindIs404(t *testing.T) {
+	ts := newTestServer(t, false)
+	r := httptest.NewRequest(http.MethodGet, "/pods", nil)
+	r.AddCookie(ts.login(t))
+	rec := ts.do(r)
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "pods") {
+		t.Fatalf("status %d body %q", rec.Code, rec.Body.String()[:min(200, rec.Body.Len())])
+	}
+}

@@ -1,0 +1,205 @@
+//go:build integration
+
+package kube
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+)
+
+// startCache runs a Cache as identity until the test ends.
+func startCache(t *testing.T, identity string) *Cache {
+	t.Helper()
+	c, err := NewCache(testcluster.RestConfig(t, identity), slog.New(slog.NewTextHandler(testWriter{t}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCache(t, c)
+	waitFor(t, 30*time.Second, "cache ready", c.Ready)
+	return c
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func TestClusterCacheSyncsEveryKind(t *testing.T) {
+	c := startCache(t, testcluster.Admin)
+
+	if got, want := c.ServerVersion(), testcluster.Require(t).Version; got == "" || (want != "" && got != want) {
+		t.Errorf("ServerVersion %q, devcluster says %q", got, want)
+	}
+	for _, st := range c.Statuses() {
+		if st.State != StateSynced || st.Err != nil || st.SyncedAt.IsZero() || st.Kind.Version == "" {
+			t.Errorf("%s: %+v, want synced", st.Kind.ID, st)
+		}
+	}
+	fc, _ := c.Kind(FlowSchemas)
+	t.Logf("server %s serves flowcontrol %s", c.ServerVersion(), fc.Version)
+
+	// The API server maintains the mandatory flowcontrol objects itself.
+	fss, err := c.FlowSchemas()
+	if err != nil || !slices.ContainsFunc(fss, func(fs *flowcontrolv1.FlowSchema) bool { return fs.Name == "exempt" }) {
+		t.Fatalf("FlowSchemas: %d, %v; want the mandatory exempt", len(fss), err)
+	}
+	if st := c.Status(FlowSchemas); st.Count != len(fss) {
+		t.Errorf("Status count %d, lister %d", st.Count, len(fss))
+	}
+	pl, err := c.PriorityLevel("catch-all")
+	if err != nil || pl.Spec.Limited == nil || pl.Spec.Limited.NominalConcurrencyShares == nil {
+		t.Fatalf("PriorityLevel catch-all: %+v, %v", pl, err)
+	}
+	if _, err := c.FlowSchema("no-such-flowschema"); !apierrors.IsNotFound(err) {
+		t.Errorf("missing FlowSchema: %v, want NotFound", err)
+	}
+	for name, list := range map[string]func() (int, error){
+		"CSRs":       func() (int, error) { l, err := c.CSRs(); return len(l), err },
+		"CRDs":       func() (int, error) { l, err := c.CRDs(); return len(l), err },
+		"CSIDrivers": func() (int, error) { l, err := c.CSIDrivers(); return len(l), err },
+		"Webhooks":   func() (int, error) { l, err := c.Webhooks(); return len(l), err },
+		"Priorities": func() (int, error) { l, err := c.PriorityLevels(); return len(l), err },
+	} {
+		n, err := list()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		t.Logf("%s: %d", name, n)
+	}
+
+	obj, err := c.Object(FlowSchemas, "exempt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := YAML(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "apiVersion: flowcontrol.apiserver.k8s.io/" + fc.Version + "\nkind: FlowSchema\n"; !strings.HasPrefix(text, want) || strings.Contains(text, "managedFields") {
+		t.Errorf("YAML of FlowSchema exempt:\n%s", text)
+	}
+}
+
+// The approver may only read CSRs: the other kinds are forbidden, not retried, and do
+// not hold up readiness.
+func TestClusterCacheRestrictedIdentity(t *testing.T) {
+	c := startCache(t, testcluster.Approver)
+
+	for _, st := range c.Statuses() {
+		want := StateForbidden
+		if st.Kind.ID == CSRs {
+			want = StateSynced
+		}
+		if st.State != want {
+			t.Errorf("%s: %s (%v), want %s", st.Kind.ID, st.State, st.Err, want)
+		}
+		if want == StateForbidden && !apierrors.IsForbidden(st.Err) {
+			t.Errorf("%s: Err %v, want Forbidden", st.Kind.ID, st.Err)
+		}
+	}
+	if _, err := c.CSRs(); err != nil {
+		t.Errorf("CSRs: %v", err)
+	}
+	if _, err := c.CRDs(); !apierrors.IsForbidden(err) {
+		t.Errorf("CRDs: %v, want Forbidden", err)
+	}
+	if _, err := c.Object(Webhooks, "x"); !apierrors.IsForbidden(err) {
+		t.Errorf("Object(Webhooks): %v, want Forbidden", err)
+	}
+}
+
+func TestClusterDecideCSR(t *testing.T) {
+	cfg := testcluster.RestConfig(t, testcluster.Admin)
+	c := startCache(t, testcluster.Admin)
+	admin, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	name := fmt.Sprintf("clusterdesk-kube-it-%d", time.Now().UnixNano())
+	_, err = admin.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:           csrPEM(t, "clusterdesk-it-user"),
+			SignerName:        certificatesv1.KubeAPIServerClientSignerName,
+			Usages:            []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
+			ExpirationSeconds: ptr.To[int32](600),
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+
+	waitFor(t, 5*time.Second, "the cache to see the new CSR", func() bool { _, err := c.CSR(name); return err == nil })
+
+	warnings, err := w.DecideCSR(ctx, name, true, "", "integration test")
+	if err != nil {
+		t.Fatalf("approve: %v (warnings %q)", err, warnings)
+	}
+	live, err := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := csrDecision(live); d != "approved" || !slices.ContainsFunc(live.Status.Conditions, func(c certificatesv1.CertificateSigningRequestCondition) bool {
+		return c.Type == certificatesv1.CertificateApproved && c.Reason == ReasonApproved && c.Message == "integration test"
+	}) {
+		t.Fatalf("conditions after approve: %+v", live.Status.Conditions)
+	}
+
+	_, err = w.DecideCSR(ctx, name, false, "", "too late")
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "already approved") {
+		t.Fatalf("deny after approve: %v, want a Conflict saying it is already approved", err)
+	}
+	t.Logf("refusal reads: %v", err)
+
+	waitFor(t, 5*time.Second, "the cache to see the approval", func() bool {
+		csr, err := c.CSR(name)
+		return err == nil && csrDecision(csr) == "approved"
+	})
+}
+
+// csrPEM returns a PEM PKCS#10 request for a fresh P-256 key.
+func csrPEM(t *testing.T, cn string) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: cn, Organization: []string{"clusterdesk-it"}},
+	}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
