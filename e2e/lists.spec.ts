@@ -18,6 +18,10 @@ async function expectFiltered(page: Page, term: string, kept: string, total: num
 
 const query = (page: Page, key: string) => new URL(page.url()).searchParams.get(key);
 
+/** The next htmx (HX-Request) response for the filter q. */
+const htmxResponse = (page: Page, q: string) => page.waitForResponse((r) =>
+  new URL(r.url()).searchParams.get('q') === q && r.request().headers()['hx-request'] === 'true');
+
 for (const kind of KINDS) {
   test.describe(`/${kind}`, () => {
     test('lists objects; the filter narrows rows through htmx', async ({ page }) => {
@@ -30,18 +34,28 @@ for (const kind of KINDS) {
       const { term, from } = chooseFilterTerm(all);
       // A marker in the window survives an htmx swap but not a page load.
       await page.evaluate(() => { (window as any).__e2eSamePage = true; });
-      const swapped = page.waitForResponse((r) => new URL(r.url()).searchParams.get('q') === term && r.request().headers()['hx-request'] === 'true');
-      await page.getByTestId('filter').fill(term);
-      await page.getByTestId('filter').press('Enter');
+      const filter = page.getByTestId('filter');
+
+      // Typing alone filters (debounced htmx request).
+      let swapped = htmxResponse(page, term);
+      await filter.fill(term);
       expect((await swapped).status()).toBe(200);
       await expect.poll(() => query(page, 'q'), { message: 'htmx pushes the filtered URL' }).toBe(term);
       if (all.length > 1) await expect(rows(page)).not.toHaveCount(all.length);
       await expectFiltered(page, term, from.name, all.length);
+
+      // Enter submits the form, through htmx as well.
+      swapped = htmxResponse(page, term);
+      await filter.press('Enter');
+      expect((await swapped).status()).toBe(200);
+      await expectFiltered(page, term, from.name, all.length);
       expect(await page.evaluate(() => (window as any).__e2eSamePage), 'filtering swaps the table without reloading the page').toBe(true);
 
       // No match: the empty state, and the count says so.
-      await page.getByTestId('filter').fill('zz-e2e-no-such-object');
-      await page.getByTestId('filter').press('Enter');
+      const none = 'zz-e2e-no-such-object';
+      swapped = htmxResponse(page, none);
+      await filter.fill(none);
+      await swapped;
       await expect(page.getByTestId('list-empty')).toBeVisible();
       await expect(rows(page)).toHaveCount(0);
       await expect(page.getByTestId('list-count')).toHaveText(new RegExp(`Showing\\s+0\\s+of\\s+${all.length}`));

@@ -87,6 +87,8 @@ func (h *Handlers) list(c echo.Context) error {
 		}
 	}
 	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
+	// The same URL answers with a fragment or a full page: caches must keep both.
+	c.Response().Header().Add("Vary", "HX-Request")
 	if isHTMX(c) {
 		return render(c, status, pages.ListTable(page))
 	}

@@ -4,7 +4,7 @@
 # with DEVCLUSTER_DIR=DIR exported, and stops the cluster however CMD ends.
 # --seed loads the demo data (and $FIXTURES, the shared real-world manifests, when present).
 set -euo pipefail
-dir=$1; shift
+dir=$(realpath -m "$1"); shift
 seed=()
 if [ "${1:-}" = "--seed" ]; then
   shift

@@ -42,5 +42,5 @@ export function envBaseURL(instance: Instance): string {
 export function adminKubeconfig(): string {
   const dir = process.env.DEVCLUSTER_DIR;
   if (!dir) throw new Error('DEVCLUSTER_DIR is not set');
-  return path.join(dir, 'kubeconfigs', 'admin.kubeconfig');
+  return path.resolve(dir, 'kubeconfigs', 'admin.kubeconfig');
 }

@@ -16,7 +16,7 @@ export default class SummaryReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult) {
     this.outcome.set(test.id, result.status); // the last attempt counts
-    for (const a of test.annotations) {
+    for (const a of result.annotations) {
       if (a.type === 'note' && a.description) this.notes.push(`${test.title}: ${a.description}`);
     }
   }

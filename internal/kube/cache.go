@@ -33,7 +33,9 @@ const (
 	StateError     State = "error"     // see Err: API server unreachable, watch lost, or kind not served
 )
 
-// KindStatus is a kind's cache status, for readiness and for page banners.
+// KindStatus is a kind's cache status, for readiness and for page banners. State error
+// with a non-zero SyncedAt is a watch lost after a sync: the listers keep serving the
+// cached objects, which may be stale, while the informer retries.
 type KindStatus struct {
 	Kind     Kind
 	State    State
@@ -76,6 +78,7 @@ func NewCache(cfg *rest.Config, log *slog.Logger) (*Cache, error) {
 		log = slog.Default()
 	}
 	cfg = clientConfig(cfg)
+	cfg.WarningHandler, cfg.WarningHandlerWithContext = nil, &warningLog{log: log}
 	k8s, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cache client: %w", err)
@@ -95,6 +98,24 @@ func NewCache(cfg *rest.Config, log *slog.Logger) (*Cache, error) {
 		c.kinds[k.ID] = &kindState{kind: k, state: StateSyncing}
 	}
 	return c, nil
+}
+
+// warningLog logs each distinct API server warning once. The informers repeat their
+// requests for the life of the process, and client-go's default handler would write
+// the same warning (say, "flowcontrol.apiserver.k8s.io/v1beta3 FlowSchema is
+// deprecated") to stderr on every re-watch.
+type warningLog struct {
+	log  *slog.Logger
+	seen sync.Map
+}
+
+func (w *warningLog) HandleWarningHeaderWithContext(_ context.Context, code int, _ string, message string) {
+	if code != 299 || message == "" {
+		return
+	}
+	if _, seen := w.seen.LoadOrStore(message, true); !seen {
+		w.log.Warn("kube: API server warning", "warning", message)
+	}
 }
 
 // OnChange registers fn to be called after a cached object of a kind is added, updated

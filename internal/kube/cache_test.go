@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -156,7 +157,8 @@ func TestCacheAgainstOldServer(t *testing.T) {
 			"customresourcedefinitions": {map[string]any{"metadata": map[string]any{"name": "widgets.example.com"}}},
 		},
 	}
-	c, err := NewCache(newFakeAPI(t, api), slog.New(slog.DiscardHandler))
+	var logs lockedBuffer
+	c, err := NewCache(newFakeAPI(t, api), slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,9 +246,32 @@ func TestCacheAgainstOldServer(t *testing.T) {
 	if tries != 0 {
 		t.Errorf("%d watch-list requests; the informers must not send any", tries)
 	}
+	// Every LIST and WATCH of v1beta3 carries the warning; it is logged once.
+	waitFor(t, 5*time.Second, "the FlowSchema watch", func() bool { return api.watches("flowschemas") > 0 })
+	if n := strings.Count(logs.String(), "v1beta3 flowschemas is deprecated"); n != 1 {
+		t.Errorf("the deprecation warning was logged %d times, want once:\n%s", n, logs.String())
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if statusChanges[CRDs] < 3 { // synced, lost, recovered
 		t.Errorf("OnChange saw %d status changes of crds", statusChanges[CRDs])
 	}
+}
+
+// lockedBuffer is a log destination tests can read while the cache writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -102,6 +102,9 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (f *fakeAPI) serveCollection(w http.ResponseWriter, r *http.Request, group, version, resource string) {
 	q := r.URL.Query()
+	if version == "v1beta3" {
+		w.Header().Set("Warning", `299 - "flowcontrol.apiserver.k8s.io/v1beta3 `+resource+` is deprecated"`)
+	}
 	watchList := q.Has("sendInitialEvents")
 	f.mu.Lock()
 	failing, kick := f.failing[resource], f.kick

@@ -45,34 +45,9 @@ func (c *cluster) readyPath() string { return filepath.Join(c.dir, "ready.json")
 // start brings the cluster up and writes ready.json as its very last step.
 func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	began := time.Now()
-	logDir := filepath.Join(c.dir, "logs")
-	kubeconfigDir := filepath.Join(c.dir, "kubeconfigs")
-	for _, d := range []string{c.dir, logDir, kubeconfigDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	var err error
-	if c.lock, err = lockDir(c.dir); err != nil {
+	if err := c.prepare(); err != nil {
 		return err
 	}
-	if err := ready.Remove(c.readyPath()); err != nil {
-		return err
-	}
-
-	keys, err := pki.Ensure(filepath.Join(c.dir, "pki"))
-	if err != nil {
-		return err
-	}
-	if c.caPEM, err = os.ReadFile(keys.CACert); err != nil {
-		return err
-	}
-	tokenFile := filepath.Join(c.dir, "pki", "tokens.csv")
-	if c.users, err = access.EnsureTokenFile(tokenFile); err != nil {
-		return err
-	}
-	c.layout = plane.Layout{Dir: c.dir, BinDir: c.binDir, LogDir: logDir, PKI: keys, TokenFile: tokenFile}
-
 	ports, err := freePorts(4)
 	if err != nil {
 		return err
@@ -80,7 +55,7 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	etcdClientPort, etcdPeerPort, apiPort, kcmPort := ports[0], ports[1], ports[2], ports[3]
 	c.server = plane.ServerURL(apiPort)
 
-	if c.etcd, err = etcd.Start(filepath.Join(c.dir, "etcd"), filepath.Join(logDir, "etcd.log"), etcdClientPort, etcdPeerPort); err != nil {
+	if c.etcd, err = etcd.Start(filepath.Join(c.dir, "etcd"), filepath.Join(c.layout.LogDir, "etcd.log"), etcdClientPort, etcdPeerPort); err != nil {
 		return err
 	}
 	if c.apiserver, err = plane.APIServer(c.layout, c.etcd.ClientURL, apiPort); err != nil {
@@ -102,24 +77,16 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	if err := access.ApplyRBAC(ctx, adminClient); err != nil {
 		return err
 	}
-
 	if err := c.startControllerManager(ctx, kcmPort); err != nil {
 		return err
 	}
-
-	kubeconfigs := map[string]string{}
-	for _, u := range c.users {
-		path := filepath.Join(kubeconfigDir, u.Name+".kubeconfig")
-		if err := access.WriteKubeconfig(path, c.server, c.caPEM, u.Name, &clientcmdapi.AuthInfo{Token: u.Token}); err != nil {
-			return err
-		}
-		kubeconfigs[u.Name] = path
+	kubeconfigs, err := c.writeKubeconfigs()
+	if err != nil {
+		return err
 	}
-
 	if err := c.seed(ctx, opts); err != nil {
 		return err
 	}
-
 	if err := ready.Write(c.readyPath(), ready.Info{
 		Server:      c.server,
 		Version:     build.KubeVersion,
@@ -130,6 +97,55 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	}
 	c.printReady(time.Since(began), kubeconfigs)
 	return nil
+}
+
+// prepare takes the directory lock, clears a stale ready.json and creates
+// (or reuses) the key material and token file.
+func (c *cluster) prepare() error {
+	logDir := filepath.Join(c.dir, "logs")
+	for _, d := range []string{c.dir, logDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	var err error
+	if c.lock, err = lockDir(c.dir); err != nil {
+		return err
+	}
+	if err := ready.Remove(c.readyPath()); err != nil {
+		return err
+	}
+	keys, err := pki.Ensure(filepath.Join(c.dir, "pki"))
+	if err != nil {
+		return err
+	}
+	if c.caPEM, err = os.ReadFile(keys.CACert); err != nil {
+		return err
+	}
+	tokenFile := filepath.Join(c.dir, "pki", "tokens.csv")
+	if c.users, err = access.EnsureTokenFile(tokenFile); err != nil {
+		return err
+	}
+	c.layout = plane.Layout{Dir: c.dir, BinDir: c.binDir, LogDir: logDir, PKI: keys, TokenFile: tokenFile}
+	return nil
+}
+
+// writeKubeconfigs writes DIR/kubeconfigs/USER.kubeconfig for every token
+// user and returns the paths by user name.
+func (c *cluster) writeKubeconfigs() (map[string]string, error) {
+	dir := filepath.Join(c.dir, "kubeconfigs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	paths := map[string]string{}
+	for _, u := range c.users {
+		path := filepath.Join(dir, u.Name+".kubeconfig")
+		if err := access.WriteKubeconfig(path, c.server, c.caPEM, u.Name, &clientcmdapi.AuthInfo{Token: u.Token}); err != nil {
+			return nil, err
+		}
+		paths[u.Name] = path
+	}
+	return paths, nil
 }
 
 // startAPIServer starts kube-apiserver and waits until /readyz answers 200.

@@ -29,6 +29,14 @@ func (c *cluster) seed(ctx context.Context, opts upOptions) error {
 			return fmt.Errorf("seed demo: %w", err)
 		}
 		report("demo data", res, time.Since(start))
+		key, value, err := seed.LegacyCSR()
+		if err == nil {
+			err = c.etcd.Put(ctx, key, value)
+		}
+		if err != nil {
+			return fmt.Errorf("seed legacy CSR: %w", err)
+		}
+		fmt.Printf("devcluster: demo data: wrote CSR %s with an invalid request straight into etcd (the API server refuses it on create)\n", seed.LegacyCSRName)
 	}
 	if opts.fixtures != "" {
 		dyn, err := dynamic.NewForConfig(admin)

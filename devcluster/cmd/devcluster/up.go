@@ -24,66 +24,21 @@ type upOptions struct {
 }
 
 func runUp(args []string) error {
-	moduleDir, err := findModuleDir()
+	opts, err := parseUpOptions(args)
 	if err != nil {
 		return err
 	}
-	opts := upOptions{moduleDir: moduleDir}
-	fs := flag.NewFlagSet("devcluster up", flag.ContinueOnError)
-	fs.StringVar(&opts.dir, "dir", defaultDir(moduleDir), "cluster state: etcd data, PKI, kubeconfigs, logs, audit log, ready.json")
-	fs.StringVar(&opts.binDir, "bin-dir", defaultBinDir(moduleDir), "where the control-plane binaries are built")
-	fs.StringVar(&opts.seed, "seed", "", `load a built-in data set once ready; "demo" is the only one`)
-	fs.StringVar(&opts.fixtures, "fixtures", "", "directory of YAML manifests to load once ready (webhooks get failurePolicy Ignore)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: devcluster up [flags]\n\n"+
-			"Runs the cluster in the foreground. SIGINT/SIGTERM stop it; SIGUSR1 stops\n"+
-			"kube-apiserver and SIGUSR2 starts it again on the same port (outage tests).\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if opts.seed != "" && opts.seed != "demo" {
-		return fmt.Errorf("--seed %q: the only data set is \"demo\"", opts.seed)
-	}
-	for _, p := range []*string{&opts.dir, &opts.binDir, &opts.fixtures} {
-		if *p == "" {
-			continue
-		}
-		if *p, err = filepath.Abs(*p); err != nil {
-			return err
-		}
-	}
-
-	// Signals are caught before anything starts, so an interrupt during
-	// startup still stops what was already running.
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
-	defer signal.Stop(signals)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	outages := make(chan os.Signal, 4)
-	go func() {
-		for {
-			select {
-			case s := <-signals:
-				if s == syscall.SIGINT || s == syscall.SIGTERM {
-					fmt.Printf("devcluster: %s, stopping\n", s)
-					cancel()
-					return
-				}
-				outages <- s
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	// Signals are caught before anything starts, so an interrupt during
+	// startup still stops what was already running.
+	outages := catchSignals(ctx, cancel)
 
-	if err := build.Ensure(ctx, build.Options{ModuleDir: moduleDir, BinDir: opts.binDir, Out: os.Stdout}); err != nil {
-		return err
-	}
 	c := &cluster{dir: opts.dir, binDir: opts.binDir}
-	err = c.start(ctx, opts)
+	err = build.Ensure(ctx, build.Options{ModuleDir: opts.moduleDir, BinDir: opts.binDir, Out: os.Stdout})
+	if err == nil {
+		err = c.start(ctx, opts)
+	}
 	if err == nil {
 		err = c.serve(ctx, outages)
 	}
@@ -101,6 +56,70 @@ func runUp(args []string) error {
 	}
 	fmt.Println("devcluster: stopped")
 	return nil
+}
+
+func parseUpOptions(args []string) (upOptions, error) {
+	moduleDir, err := findModuleDir()
+	if err != nil {
+		return upOptions{}, err
+	}
+	opts := upOptions{moduleDir: moduleDir}
+	fs := flag.NewFlagSet("devcluster up", flag.ContinueOnError)
+	fs.StringVar(&opts.dir, "dir", defaultDir(moduleDir), "cluster state: etcd data, PKI, kubeconfigs, logs, audit log, ready.json")
+	fs.StringVar(&opts.binDir, "bin-dir", defaultBinDir(moduleDir), "where the control-plane binaries are built")
+	fs.StringVar(&opts.seed, "seed", "", `load a built-in data set once ready; "demo" is the only one`)
+	fs.StringVar(&opts.fixtures, "fixtures", "", "directory of YAML manifests to load once ready (webhooks get failurePolicy Ignore)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: devcluster up [flags]\n\n"+
+			"Runs the cluster in the foreground. SIGINT/SIGTERM stop it; SIGUSR1 stops\n"+
+			"kube-apiserver and SIGUSR2 starts it again on the same port (outage tests).\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if opts.seed != "" && opts.seed != "demo" {
+		return opts, fmt.Errorf("--seed %q: the only data set is \"demo\"", opts.seed)
+	}
+	for _, p := range []*string{&opts.dir, &opts.binDir, &opts.fixtures} {
+		if *p == "" {
+			continue
+		}
+		if *p, err = filepath.Abs(*p); err != nil {
+			return opts, err
+		}
+	}
+	return opts, nil
+}
+
+// catchSignals cancels ctx on SIGINT or SIGTERM and passes SIGUSR1 and
+// SIGUSR2 on through the returned channel. Signals stay caught afterwards, so
+// a second Ctrl-C cannot cut the shutdown short (it takes seconds at most)
+// and leave ready.json or etcd's lock behind.
+func catchSignals(ctx context.Context, cancel context.CancelFunc) <-chan os.Signal {
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
+	outages := make(chan os.Signal, 4)
+	go func() {
+		for {
+			select {
+			case s := <-signals:
+				if s == syscall.SIGINT || s == syscall.SIGTERM {
+					fmt.Printf("devcluster: %s, stopping\n", s)
+					cancel()
+					return
+				}
+				select {
+				case outages <- s:
+				default: // a backlog of outage signals must not block Ctrl-C
+					fmt.Printf("devcluster: %s ignored: still handling earlier ones\n", s)
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return outages
 }
 
 // serve keeps the cluster running until ctx ends or a component fails, and
@@ -128,6 +147,7 @@ func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
 	}
 }
 
+// unexpectedExit describes a child that ended without being asked to.
 func unexpectedExit(p *procs.Proc) error {
 	status := "exit status 0"
 	if err := p.Err(); err != nil {
@@ -136,6 +156,8 @@ func unexpectedExit(p *procs.Proc) error {
 	return fmt.Errorf("%s exited unexpectedly (%s); see %s", p.Name, status, p.LogPath)
 }
 
+// handleOutageSignal stops kube-apiserver on SIGUSR1 and starts it again on
+// SIGUSR2; the controller manager keeps running and retries meanwhile.
 func (c *cluster) handleOutageSignal(ctx context.Context, s os.Signal) error {
 	switch {
 	case s == syscall.SIGUSR1 && !c.outage:
@@ -152,8 +174,10 @@ func (c *cluster) handleOutageSignal(ctx context.Context, s os.Signal) error {
 		}
 		c.outage = false
 		fmt.Printf("devcluster: SIGUSR2: kube-apiserver is back on %s after %s\n", c.server, time.Since(start).Round(time.Millisecond))
+	case c.outage:
+		fmt.Printf("devcluster: %s ignored: kube-apiserver is already stopped\n", s)
 	default:
-		fmt.Printf("devcluster: %s ignored: kube-apiserver is already %s\n", s, map[bool]string{true: "stopped", false: "running"}[c.outage])
+		fmt.Printf("devcluster: %s ignored: kube-apiserver is already running\n", s)
 	}
 	return nil
 }

@@ -3,7 +3,10 @@
 package etcd
 
 import (
+	"context"
+
 	"fmt"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
 	"net/url"
 	"time"
 
@@ -63,3 +66,13 @@ func (s *Server) Err() <-chan error { return s.etcd.Err() }
 
 // Close stops etcd and waits until its data is on disk.
 func (s *Server) Close() { s.etcd.Close() }
+
+// Put writes one key straight into etcd, bypassing the API server. The demo
+// seed uses it for an object the API server's validation would refuse today
+// but that an older or buggy writer could have left behind.
+func (s *Server) Put(ctx context.Context, key, value string) error {
+	cli := v3client.New(s.etcd.Server)
+	defer cli.Close()
+	_, err := cli.Put(ctx, key, value)
+	return err
+}

@@ -59,9 +59,6 @@ func (p *Proc) Done() <-chan struct{} { return p.done }
 // Err is the exit status of the process started last, valid once Done is closed.
 func (p *Proc) Err() error { return p.err }
 
-// Pid is the process id of the process started last.
-func (p *Proc) Pid() int { return p.cmd.Process.Pid }
-
 // Running reports whether a started process has not exited yet.
 func (p *Proc) Running() bool {
 	if p.done == nil {
