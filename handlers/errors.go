@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -59,6 +60,11 @@ func errorPage(err error) model.ErrorPage {
 // the error page (with the nav when the browser is signed in).
 func (h *Handlers) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
+		return
+	}
+	// The browser went away (a navigation, an aborted htmx request): nobody is
+	// left to read a page, and it is not a server fault.
+	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
 		return
 	}
 	p := errorPage(err)

@@ -100,6 +100,9 @@ func (h *Handlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if kind.ID == kube.CSRs {
+		return h.csrDetail(c)
+	}
 	name := c.Param("name")
 	if !h.mayList(c, kind) {
 		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
@@ -117,8 +120,5 @@ func (h *Handlers) detail(c echo.Context) error {
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,
 		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
-	if kind.ID == kube.CSRs {
-		page.Actions = h.csrActions(c, name)
-	}
 	return render(c, http.StatusOK, pages.Detail(page))
 }
