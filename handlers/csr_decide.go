@@ -20,17 +20,12 @@ const maxReasonLen = 1024
 // read-only mode, not on a decided CSR, and only if RBAC lets the user approve
 // for this signer. The POST handler enforces all of it again.
 func (h *Handlers) csrActions(c echo.Context, name string) []model.Action {
-	if h.deps.ReadOnly {
-		return nil
-	}
 	csr, err := h.deps.Cluster.CSR(name)
 	if err != nil || present.CSRDecided(csr) {
 		return nil
 	}
-	ctx := c.Request().Context()
-	canUpdate, err1 := h.deps.Access.Can(ctx, "update", "certificates.k8s.io", "certificatesigningrequests", "approval", "")
-	canSign, err2 := h.deps.Access.Can(ctx, "approve", "certificates.k8s.io", "signers", "", csr.Spec.SignerName)
-	if err1 != nil || err2 != nil || !canUpdate || !canSign {
+	mayDecide := h.csrMayDecide(c)
+	if mayDecide == nil || !mayDecide(csr.Spec.SignerName) {
 		return nil
 	}
 	base := "/csrs/" + url.PathEscape(name)
@@ -54,17 +49,9 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	if len(text) > maxReasonLen {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
 	}
-	verb, reason := "Denied", "ClusterdeskDenied"
-	if approve {
-		verb, reason = "Approved", "ClusterdeskApproved"
-	}
-	msg := verb + " by " + h.deps.User + " via clusterdesk"
-	if text != "" {
-		msg += ": " + text
-	}
+	verb, reason, msg := h.csrDecision(approve, text)
 	warnings, err := h.deps.Writer.DecideCSR(c.Request().Context(), name, approve, reason, msg)
-	h.deps.Log.Info("write", "who", h.deps.User, "verb", strings.ToLower(verb[:len(verb)-1]), "kind", "CertificateSigningRequest",
-		"name", name, "dryRun", false, "ok", err == nil, "err", errString(err))
+	h.audit(writeRecord{Verb: strings.ToLower(verb[:len(verb)-1]), Kind: "CertificateSigningRequest", Name: name, Err: err})
 	if err != nil {
 		return err
 	}
@@ -76,6 +63,53 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 		return errors.Join(errors.New("the decision was written, but its confirmation could not be shown"), err)
 	}
 	return redirectSeeOther(c, "/csrs/"+url.PathEscape(name))
+}
+
+// csrDecision returns the verb ("Approved", "Denied"), the condition's reason
+// and its message, which names the user and keeps their text.
+func (h *Handlers) csrDecision(approve bool, text string) (verb, reason, message string) {
+	verb, reason = "Denied", "ClusterdeskDenied"
+	if approve {
+		verb, reason = "Approved", "ClusterdeskApproved"
+	}
+	message = verb + " by " + h.deps.User + " via clusterdesk"
+	if text != "" {
+		message += ": " + text
+	}
+	return verb, reason, message
+}
+
+// csrMayDecide returns a function reporting whether the signed-in user may
+// approve and deny CSRs of a signer (update on certificatesigningrequests/approval
+// and approve on signers/<signer>, by SelfSubjectAccessReview), remembering
+// answers for this request. It returns nil when the user may decide nothing:
+// read-only mode, or no right to update approvals at all. An access review
+// that fails hides the buttons; the server still decides on a POST.
+func (h *Handlers) csrMayDecide(c echo.Context) func(signer string) bool {
+	if h.deps.ReadOnly {
+		return nil
+	}
+	ctx := c.Request().Context()
+	canUpdate, err := h.deps.Access.Can(ctx, "update", "certificates.k8s.io", "certificatesigningrequests", "approval", "")
+	if err != nil {
+		h.deps.Log.Warn("access review failed", "check", "update certificatesigningrequests/approval", "err", err)
+		return nil
+	}
+	if !canUpdate {
+		return nil
+	}
+	answers := map[string]bool{}
+	return func(signer string) bool {
+		if ok, seen := answers[signer]; seen {
+			return ok
+		}
+		ok, err := h.deps.Access.Can(ctx, "approve", "certificates.k8s.io", "signers", "", signer)
+		if err != nil {
+			h.deps.Log.Warn("access review failed", "check", "approve signers", "signer", signer, "err", err)
+		}
+		answers[signer] = ok && err == nil
+		return answers[signer]
+	}
 }
 
 func errString(err error) string {

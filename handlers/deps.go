@@ -8,10 +8,13 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -50,14 +53,37 @@ type CSRDecider interface {
 	DecideCSR(ctx context.Context, name string, approve bool, reason, message string) (warnings []string, err error)
 }
 
+// ObjectEditor reads and writes whole objects as the signed-in user: the YAML
+// editor's create, update and delete, each of which can be a dry run.
+type ObjectEditor interface {
+	Get(ctx context.Context, k kube.Kind, name string) (*unstructured.Unstructured, error)
+	Update(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
+	Create(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
+	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool) (kube.WriteResult, error)
+	CountCustomResources(ctx context.Context, crd *unstructured.Unstructured) (kube.CRCount, error)
+}
+
+// Lookup reads, as the signed-in user, the few objects an insight page needs
+// beyond the cache: the Service behind a webhook, the objects using a CSI
+// driver. One page view costs a handful of requests; no informer watches them.
+type Lookup interface {
+	Service(ctx context.Context, namespace, name string) (kube.ServiceState, error)
+	StorageClasses(ctx context.Context, fn func(*storagev1.StorageClass)) error
+	PersistentVolumes(ctx context.Context, fn func(*corev1.PersistentVolume)) error
+	CSINodes(ctx context.Context, fn func(*storagev1.CSINode)) error
+	VolumeAttachments(ctx context.Context, fn func(*storagev1.VolumeAttachment)) error
+}
+
 // Deps is everything the handlers need, built by main.
 type Deps struct {
 	Log      *slog.Logger
 	Cluster  Cluster
 	Access   Access
 	Writer   CSRDecider
+	Editor   ObjectEditor
 	Sessions *auth.Sessions
 	Logins   *auth.LoginTokens
 	User     string // who the console acts as (local mode: the kubeconfig's identity)
 	ReadOnly bool
+	Lookup   Lookup // direct reads for insight pages; nil skips them (the pages say so)
 }

@@ -3,6 +3,8 @@ package handlers
 import (
 	"time"
 
+	"github.com/labstack/echo/v4"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -14,6 +16,9 @@ import (
 type kindPages struct {
 	list   func(Cluster, present.ListQuery, time.Time) (model.ListPage, error)
 	detail func(Cluster, string, time.Time) (model.DetailPage, error)
+	// live, when set, builds the detail page instead of detail: for kinds
+	// whose page adds direct lookups (see insight.go).
+	live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)
 }
 
 // pagesFor wires a kind's cache accessors to its presenters.
@@ -60,7 +65,10 @@ var pagesByKind = map[kube.KindID]kindPages{
 			}
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
-	kube.CRDs:       pagesFor(Cluster.CRDs, Cluster.CRD, present.CRDList, plain(present.CRDDetail)),
-	kube.Webhooks:   pagesFor(Cluster.Webhooks, Cluster.Webhook, present.WebhookList, plain(present.WebhookDetail)),
+	kube.CRDs: pagesFor(Cluster.CRDs, Cluster.CRD, present.CRDList, plain(present.CRDDetail)),
+	kube.Webhooks: withLive(pagesFor(Cluster.Webhooks, Cluster.Webhook, present.WebhookList,
+		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
+			return present.WebhookDetail(c, nil, now)
+		})), (*Handlers).webhookDetail),
 	kube.CSIDrivers: pagesFor(Cluster.CSIDrivers, Cluster.CSIDriver, present.CSIDriverList, plain(present.CSIDriverDetail)),
 }

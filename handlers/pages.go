@@ -107,7 +107,7 @@ func (h *Handlers) detail(c echo.Context) error {
 	if !h.mayList(c, kind) {
 		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
 	}
-	page, err := kp.detail(h.deps.Cluster, name, time.Now())
+	page, err := h.detailPage(c, kp, name, time.Now())
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func newLiveServer(t *testing.T, identity string, readOnly bool) *liveServer {
 	writer := mustWriter(t, cfg)
 	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
 	ls.e = New(Deps{Log: log, Cluster: cache, Access: access, Writer: writer,
-		Sessions: auth.NewSessions(), Logins: logins, User: identity, ReadOnly: readOnly})
+		Sessions: auth.NewSessions(), Logins: logins, User: identity, ReadOnly: readOnly, Lookup: mustLookup(t, cfg)})
 	return ls
 }
 

@@ -23,6 +23,7 @@ func New(deps Deps) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
+	e.Use(explainBodyLimit)
 	e.Use(middleware.BodyLimit(maxBody))
 	e.Use(requireSession(deps.Sessions))
 	e.Use(csrf())
@@ -34,12 +35,29 @@ func New(deps Deps) *echo.Echo {
 	e.POST("/logout", h.logout)
 
 	e.GET("/", h.home)
+	// The CSR queue replaces the generic list; static segments win over :kind.
+	e.GET("/csrs", h.csrQueue)
+	e.GET("/csrs/:name/certificate", h.csrCertificate)
+	// FlowSchemas in evaluation order, and the request classifier.
+	e.GET("/flowschemas", h.flowSchemas)
+	e.GET("/flowschemas/classify", h.classify)
 	e.GET("/:kind", h.list)
 	e.GET("/:kind/:name", h.detail)
 
 	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
 	mutating.POST("/csrs/:name/approve", h.approveCSR)
 	mutating.POST("/csrs/:name/deny", h.denyCSR)
+	mutating.POST("/csrs/bulk", h.bulkDecideCSRs)
+	// The editor's pages are in this group too: in read-only mode they are
+	// refused rather than offering changes that would be refused.
+	mutating.GET("/:kind/new", h.newObject)
+	mutating.POST("/:kind/create", h.createObject)
+	mutating.GET("/:kind/:name/edit", h.editObject)
+	mutating.POST("/:kind/:name/preview", h.previewEdit)
+	mutating.POST("/:kind/:name/apply", h.applyEdit)
+	mutating.POST("/:kind/:name/rebase", h.rebaseEdit)
+	mutating.GET("/:kind/:name/delete", h.deleteObject)
+	mutating.POST("/:kind/:name/delete", h.confirmDelete)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")

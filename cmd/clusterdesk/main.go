@@ -91,6 +91,14 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	lookup, err := kube.NewLookup(restCfg)
+	if err != nil {
+		return err
+	}
+	editor, err := kube.NewEditor(restCfg)
+	if err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -112,9 +120,9 @@ func run(args []string) error {
 
 	srv := &http.Server{
 		Handler: handlers.New(handlers.Deps{
-			Log: log, Cluster: cache, Access: access, Writer: writer,
+			Log: log, Cluster: cache, Access: access, Writer: writer, Editor: editor,
 			Sessions: auth.NewSessions(), Logins: logins,
-			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly,
+			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly, Lookup: lookup,
 		}),
 		// No WriteTimeout: server-sent event streams stay open. Slow-loris
 		// headers are cut by ReadHeaderTimeout.

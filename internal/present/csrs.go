@@ -3,6 +3,7 @@ package present
 import (
 	"crypto/x509"
 	"encoding/pem"
+	"net"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -24,28 +25,14 @@ var csrColumns = []column{
 // CSRStatus is the state of a CSR as an approver thinks of it. "Approved" without
 // a certificate is not done: the signer has not (yet) issued.
 func CSRStatus(c *certificatesv1.CertificateSigningRequest) model.Badge {
-	var approved, denied, failed bool
-	for _, cond := range c.Status.Conditions {
-		if cond.Status != "True" && cond.Status != "" {
-			continue
-		}
-		switch cond.Type {
-		case certificatesv1.CertificateApproved:
-			approved = true
-		case certificatesv1.CertificateDenied:
-			denied = true
-		case certificatesv1.CertificateFailed:
-			failed = true
-		}
-	}
-	switch {
-	case denied:
+	switch CSRState(c) {
+	case CSRDenied:
 		return model.Badge{Text: "Denied", Tone: model.ToneError}
-	case failed:
+	case CSRFailed:
 		return model.Badge{Text: "Failed", Tone: model.ToneError, Hint: "the signer could not issue a certificate"}
-	case approved && len(c.Status.Certificate) > 0:
+	case CSRIssued:
 		return model.Badge{Text: "Approved, Issued", Tone: model.ToneOK}
-	case approved:
+	case CSRApproved:
 		return model.Badge{Text: "Approved, not issued", Tone: model.TonePending, Hint: "approved, but the signer has not issued a certificate yet"}
 	default:
 		return model.Badge{Text: "Pending", Tone: model.TonePending, Hint: "waiting for approval"}
@@ -114,14 +101,18 @@ func CSRDetail(c *certificatesv1.CertificateSigningRequest, now time.Time) model
 		p.Sections = append(p.Sections, model.Section{
 			Title: "Decoded request", TestID: "decoded-request",
 			Fields: []model.Field{
+				{Label: "Subject", Value: orDash(req.Subject), Mono: true},
 				{Label: "Common name", Value: orDash(req.CommonName), Mono: true},
 				{Label: "Organizations", Value: join(req.Organizations), Mono: true},
+				{Label: "Organizational units", Value: join(req.OrganizationalUnit), Mono: true},
 				{Label: "DNS names", Value: join(req.DNSNames), Mono: true},
 				{Label: "IP addresses", Value: join(req.IPAddresses), Mono: true},
 				{Label: "Email addresses", Value: join(req.EmailAddresses), Mono: true},
 				{Label: "URIs", Value: join(req.URIs), Mono: true},
 				{Label: "Public key", Value: req.PublicKey},
 				{Label: "Signature algorithm", Value: req.SignatureAlgorithm},
+				{Label: "Requested extensions", Value: extensionsText(req.Extensions), Mono: true,
+					Hint: "Kubernetes signers take usages from spec.usages and ignore requested extensions other than the subjectAltNames."},
 			},
 		})
 	}
@@ -183,7 +174,30 @@ func issuedSection(pemBytes []byte, now time.Time) model.Section {
 		{Label: "Serial", Value: leaf.SerialNumber.Text(16), Mono: true},
 		{Label: "Not before", Value: leaf.NotBefore.UTC().Format(time.RFC3339)},
 		{Label: "Not after", Value: leaf.NotAfter.UTC().Format(time.RFC3339) + " (" + leftText + ")"},
+		{Label: "DNS names", Value: join(leaf.DNSNames), Mono: true},
+		{Label: "IP addresses", Value: join(ipStrings(leaf.IPAddresses)), Mono: true},
 		{Label: "Chain length", Value: itoa(len(chain))},
 	}
 	return s
+}
+
+func ipStrings(ips []net.IP) []string {
+	out := make([]string, 0, len(ips))
+	for _, ip := range ips {
+		out = append(out, ip.String())
+	}
+	return out
+}
+
+// extensionsText lists requested extensions, marking critical ones.
+func extensionsText(exts []csr.Extension) string {
+	names := make([]string, 0, len(exts))
+	for _, e := range exts {
+		n := e.Name
+		if e.Critical {
+			n += " (critical)"
+		}
+		names = append(names, n)
+	}
+	return join(names)
 }

@@ -7,6 +7,7 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -82,6 +83,14 @@ func FlowSchemaDetail(fs *flowcontrolv1.FlowSchema, now time.Time) model.DetailP
 		rules.Rows = append(rules.Rows, []string{subjects(r.Subjects), resourceRules(r.ResourceRules), nonResourceRules(r.NonResourceRules)})
 	}
 	p.Sections = append(p.Sections, rules)
+	if b, ok := MaintenanceWarning(fs.Name, fs.Annotations, fs.Generation); ok {
+		p.Problems = append(p.Problems, b)
+	}
+	if missingPL(fs) == "True" {
+		p.Problems = append(p.Problems, model.Banner{Tone: model.ToneError, Title: "Priority level missing",
+			Message: "There is no PriorityLevelConfiguration " + strconv.Quote(fs.Spec.PriorityLevelConfiguration.Name) +
+				": the apiserver skips this FlowSchema when it classifies requests.", TestID: "banner-dangling"})
+	}
 	for _, c := range fs.Status.Conditions {
 		a, t, _ := age(c.LastTransitionTime, now)
 		p.Conditions = append(p.Conditions, model.Condition{
@@ -203,14 +212,26 @@ func PriorityLevelDetail(pl *flowcontrolv1.PriorityLevelConfiguration, schemas [
 	if lim := pl.Spec.Limited; lim != nil {
 		p.Fields = append(p.Fields,
 			model.Field{Label: "Limit response", Value: string(lim.LimitResponse.Type)},
-			model.Field{Label: "Lendable percent", Value: int32Ptr(lim.LendablePercent)},
-			model.Field{Label: "Borrowing limit percent", Value: int32Ptr(lim.BorrowingLimitPercent)},
+			model.Field{Label: "Lendable percent", Value: int32Ptr(lim.LendablePercent),
+				Hint: "share of the nominal concurrency other levels may borrow"},
+			model.Field{Label: "Borrowing limit percent", Value: int32Ptr(lim.BorrowingLimitPercent),
+				Hint: "how much this level may borrow, as a share of its nominal concurrency; <none> means no limit"},
 		)
 	}
-	users := model.Section{Title: "FlowSchemas using this priority level", TestID: "flowschemas-using", Columns: []string{"FlowSchema", "Matching precedence"}}
-	for _, fs := range schemas {
-		if fs.Spec.PriorityLevelConfiguration.Name == pl.Name {
-			users.Rows = append(users.Rows, []string{fs.Name, strconv.Itoa(int(fs.Spec.MatchingPrecedence))})
+	if ex := pl.Spec.Exempt; ex != nil {
+		// v1 Exempt levels take part in borrowing too: they lend nothing of their
+		// own but their shares count in the apiserver's concurrency split.
+		p.Fields[1] = model.Field{Label: "Nominal concurrency shares", Value: int32Ptr(ex.NominalConcurrencyShares)}
+		p.Fields = append(p.Fields, model.Field{Label: "Lendable percent", Value: int32Ptr(ex.LendablePercent)})
+	}
+	if b, ok := MaintenanceWarning(pl.Name, pl.Annotations, pl.Generation); ok {
+		p.Problems = append(p.Problems, b)
+	}
+	users := model.Section{Title: "FlowSchemas using this priority level", TestID: "flowschemas-using",
+		Columns: []string{"#", "FlowSchema", "Matching precedence"}}
+	for _, e := range apf.Sequence(schemas, nil) {
+		if !e.Builtin && e.FlowSchema.Spec.PriorityLevelConfiguration.Name == pl.Name {
+			users.Rows = append(users.Rows, []string{strconv.Itoa(e.Position), e.FlowSchema.Name, strconv.Itoa(int(e.FlowSchema.Spec.MatchingPrecedence))})
 		}
 	}
 	p.Sections = append(p.Sections, users)

@@ -3,11 +3,11 @@ package present
 import (
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -59,8 +59,10 @@ func WebhookList(items []*admissionregistrationv1.ValidatingWebhookConfiguration
 	return table(kind, "ValidatingWebhookConfigurations", action, webhookColumns, rows, q)
 }
 
-// WebhookDetail lays out one ValidatingWebhookConfiguration with a row per webhook.
-func WebhookDetail(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
+// WebhookDetail lays out one ValidatingWebhookConfiguration: a summary table
+// of its webhooks with lint badges and a card per webhook. backends holds what
+// lookups found about the Services the webhooks call (nil: not looked up).
+func WebhookDetail(c *admissionregistrationv1.ValidatingWebhookConfiguration, backends WebhookBackends, now time.Time) model.DetailPage {
 	ageText, ageTitle, _ := age(c.CreationTimestamp, now)
 	fp, _ := failurePolicies(c)
 	p := model.DetailPage{
@@ -72,55 +74,6 @@ func WebhookDetail(c *admissionregistrationv1.ValidatingWebhookConfiguration, no
 			{Label: "Age", Value: ageText, Hint: ageTitle},
 		},
 	}
-	hooks := model.Section{Title: "Webhooks", TestID: "webhooks", Columns: []string{"Name", "Rules", "Failure policy", "Side effects", "Timeout", "Target"}}
-	for _, w := range c.Webhooks {
-		failure := "Fail"
-		if w.FailurePolicy != nil {
-			failure = string(*w.FailurePolicy)
-		}
-		side := "—"
-		if w.SideEffects != nil {
-			side = string(*w.SideEffects)
-		}
-		timeout := "10s"
-		if w.TimeoutSeconds != nil {
-			timeout = strconv.Itoa(int(*w.TimeoutSeconds)) + "s"
-		}
-		hooks.Rows = append(hooks.Rows, []string{w.Name, webhookRules(w.Rules), failure, side, timeout, webhookTarget(w.ClientConfig)})
-	}
-	p.Sections = append(p.Sections, hooks)
+	p.Insights, p.Problems = WebhookInsights(admission.FromValidating(c), backends, now)
 	return p
-}
-
-func webhookRules(rules []admissionregistrationv1.RuleWithOperations) string {
-	var out []string
-	for _, r := range rules {
-		ops := make([]string, 0, len(r.Operations))
-		for _, o := range r.Operations {
-			ops = append(ops, string(o))
-		}
-		scope := "*"
-		if r.Scope != nil {
-			scope = string(*r.Scope)
-		}
-		out = append(out, strings.Join(ops, ",")+" "+groupsResources(r.APIGroups, r.Resources)+" "+strings.Join(r.APIVersions, ",")+" scope "+scope)
-	}
-	return strings.Join(out, "; ")
-}
-
-func webhookTarget(cc admissionregistrationv1.WebhookClientConfig) string {
-	if cc.URL != nil {
-		return *cc.URL
-	}
-	if s := cc.Service; s != nil {
-		t := "service " + s.Namespace + "/" + s.Name
-		if s.Port != nil {
-			t += ":" + strconv.Itoa(int(*s.Port))
-		}
-		if s.Path != nil {
-			t += *s.Path
-		}
-		return t
-	}
-	return "—"
 }

@@ -27,10 +27,12 @@ type Chrome struct {
 	Breadcrumbs []Crumb
 	Banners     []Banner // page-wide notices: forbidden kind, cluster unreachable, stale data
 	Version     string   // server version, e.g. "v1.36.3"
+	Live        Live     // live updates (see live.go)
 }
 
 // NavItem is one kind in the left navigation.
 type NavItem struct {
+	Kind   string // kind id, e.g. "csrs": live count updates target it
 	Label  string
 	Href   string
 	Count  string // "" when unknown (forbidden, not synced)
@@ -125,6 +127,7 @@ type DetailPage struct {
 	Status     Badge
 	Fields     []Field   // key facts, in display order
 	Sections   []Section // extra groups of facts (e.g. "Decoded request", "Webhooks")
+	Insights   []Insight // optional rich sections after Sections (see insight.go)
 	Problems   []Banner  // object-level problems (e.g. the CSR request is not valid PEM)
 	Conditions []Condition
 	YAML       string   // the object as YAML, managedFields removed

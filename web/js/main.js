@@ -4,5 +4,6 @@
 import htmx from './htmx.js';
 import 'htmx-ext-sse';
 import { install } from './behaviours.js';
+import './csr-queue.js';
 
 install(document, htmx);

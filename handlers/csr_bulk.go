@@ -1,0 +1,175 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// maxBulk bounds one bulk decision: more than a person can have looked at.
+const maxBulk = 500
+
+// bulkWorkers is how many decisions are in flight at once: enough to finish
+// a page of requests in a moment, few enough not to flood the API server's
+// priority level for this user.
+const bulkWorkers = 4
+
+// bulkOutcome is one CSR's result.
+type bulkOutcome struct {
+	name     string
+	warnings []string
+	err      error
+}
+
+// bulkDecideCSRs approves or denies every selected CSR (POST /csrs/bulk with
+// names, action=approve|deny and an optional message) as the signed-in user,
+// each through its own /approval write, and answers with the queue and a
+// result per CSR. A failure for one CSR does not stop the others; the failed
+// ones stay selected and the message stays in the form, so nothing typed or
+// chosen is lost. The status is 200 when anything succeeded; when nothing did,
+// the failures' common status (403 when all were forbidden), else 422.
+func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
+	}
+	var approve bool
+	switch form.Get("action") {
+	case "approve":
+		approve = true
+	case "deny":
+	default:
+		return echo.NewHTTPError(http.StatusBadRequest, `Choose "Approve selected" or "Deny selected".`)
+	}
+	text := strings.TrimSpace(form.Get("message"))
+	if len(text) > maxReasonLen {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
+	}
+	names := bulkNames(form)
+	if len(names) > maxBulk {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%d requests were selected; decide at most %d at once.", len(names), maxBulk))
+	}
+	ret, _ := url.ParseQuery(form.Get("return"))
+	q := present.ParseCSRQueueQuery(ret)
+
+	if len(names) == 0 {
+		page, _, err := h.csrQueuePage(c, q, nil)
+		if err != nil {
+			return err
+		}
+		page.Message = text
+		page.Chrome.Banners = append(page.Chrome.Banners, model.Banner{Tone: model.ToneWarning, Title: "Nothing selected",
+			Message: "Tick the pending requests to decide, then choose Approve or Deny.", TestID: "bulk-none"})
+		return render(c, http.StatusBadRequest, pages.CSRQueue(page))
+	}
+
+	verb, reason, msg := h.csrDecision(approve, text)
+	outcomes := h.decideAll(c.Request().Context(), names, approve, reason, msg)
+
+	result := model.CSRBulkResult{Verb: verb}
+	var failed []string
+	for _, o := range outcomes {
+		h.audit(writeRecord{Verb: strings.ToLower(verb[:len(verb)-1]), Kind: "CertificateSigningRequest", Name: o.name, Err: o.err})
+		item := model.CSRBulkItem{Name: o.name, Href: "/csrs/" + url.PathEscape(o.name), OK: o.err == nil, Warnings: o.warnings}
+		if o.err == nil {
+			result.Succeeded++
+			item.Message = strings.ToLower(verb) + "."
+		} else {
+			result.Failed++
+			failed = append(failed, o.name)
+			item.Message = "not " + strings.ToLower(verb) + ": " + apiMessage(o.err)
+		}
+		result.Items = append(result.Items, item)
+	}
+
+	page, _, err := h.csrQueuePage(c, q, failed)
+	if err != nil {
+		return err
+	}
+	page.Bulk = &result
+	if result.Failed > 0 {
+		page.Message = text
+	}
+	return render(c, bulkStatus(outcomes), pages.CSRQueue(page))
+}
+
+// bulkNames reads the selected names (names, or names[] as some clients send
+// them), without blanks and duplicates, in the order given.
+func bulkNames(form url.Values) []string {
+	var out []string
+	for _, n := range append(form["names"], form["names[]"]...) {
+		n = strings.TrimSpace(n)
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// decideAll decides every CSR with a few workers and returns the outcomes in
+// the order of names.
+func (h *Handlers) decideAll(ctx context.Context, names []string, approve bool, reason, msg string) []bulkOutcome {
+	out := make([]bulkOutcome, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(bulkWorkers, len(names)) {
+		wg.Go(func() {
+			for i := range next {
+				w, err := h.deps.Writer.DecideCSR(ctx, names[i], approve, reason, msg)
+				out[i] = bulkOutcome{name: names[i], warnings: w, err: err}
+			}
+		})
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+// apiMessage is the API server's own message for an error, or the error's text.
+func apiMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Message != "" {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+// bulkStatus is 200 when anything succeeded; else the failures' common HTTP
+// status, or 422 when they differ.
+func bulkStatus(outcomes []bulkOutcome) int {
+	common := 0
+	for _, o := range outcomes {
+		if o.err == nil {
+			return http.StatusOK
+		}
+		code := http.StatusInternalServerError
+		var status apierrors.APIStatus
+		if errors.As(o.err, &status) && status.Status().Code != 0 {
+			code = int(status.Status().Code)
+		}
+		switch common {
+		case 0:
+			common = code
+		case code:
+		default:
+			return http.StatusUnprocessableEntity
+		}
+	}
+	return common
+}

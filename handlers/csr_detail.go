@@ -1,0 +1,81 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// csrKind resolves the CSR kind and checks the user may read CSRs before
+// anything is served from the shared cache.
+func (h *Handlers) csrKind(c echo.Context, name string) (kube.Kind, error) {
+	kind, known := h.deps.Cluster.Kind(kube.CSRs)
+	if !known {
+		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.CSRs))
+	}
+	if !h.mayList(c, kind) {
+		return kube.Kind{}, apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
+	}
+	return kind, nil
+}
+
+// csrDetail shows one CSR (GET /csrs/:name) with the checks' findings beside
+// the request, the decision the user may take, and the issued certificate.
+func (h *Handlers) csrDetail(c echo.Context) error {
+	name := c.Param("name")
+	kind, err := h.csrKind(c, name)
+	if err != nil {
+		return err
+	}
+	obj, err := h.deps.Cluster.CSR(name)
+	if err != nil {
+		return err
+	}
+	// The duplicate check compares with the other CSRs; without them the page
+	// still shows, only without that finding.
+	all, err := h.deps.Cluster.CSRs()
+	if err != nil {
+		all = nil
+	}
+	page := present.CSRDetailPage(obj, all, csrChecksEnv(), time.Now())
+	raw, err := h.deps.Cluster.Object(kind.ID, name)
+	if err != nil {
+		return err
+	}
+	if page.YAML, err = kube.YAML(raw); err != nil {
+		return err
+	}
+	page.Chrome = h.chrome(c, name, kind.ID,
+		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
+	page.Actions = h.csrActions(c, name)
+	return render(c, http.StatusOK, pages.CSRDetail(page))
+}
+
+// csrCertificate downloads the issued certificate (status.certificate) as a
+// PEM file (GET /csrs/:name/certificate); 404 until the signer has issued one.
+func (h *Handlers) csrCertificate(c echo.Context) error {
+	name := c.Param("name")
+	if _, err := h.csrKind(c, name); err != nil {
+		return err
+	}
+	obj, err := h.deps.Cluster.CSR(name)
+	if err != nil {
+		return err
+	}
+	if len(obj.Status.Certificate) == 0 {
+		return echo.NewHTTPError(http.StatusNotFound, name+" has no issued certificate (yet): the signer fills status.certificate after approval.")
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+present.CSRCertificateFile(name)+`"`)
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.Blob(http.StatusOK, "application/pem-certificate-chain", obj.Status.Certificate)
+}

@@ -1,0 +1,138 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/edit"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// deleteObject shows the confirmation page: the API server's dry run of the
+// deletion, what goes with the object, and the box for typing its name.
+func (h *Handlers) deleteObject(c echo.Context) error {
+	k, err := h.editKind(c)
+	if err != nil {
+		return err
+	}
+	p, _, err := h.deletePage(c, k, c.Param("name"), "")
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, pages.Delete(p))
+}
+
+// confirmDelete deletes after the user typed the name and a new dry run passed;
+// only the object with the UID they saw is deleted.
+func (h *Handlers) confirmDelete(c echo.Context) error {
+	k, err := h.editKind(c)
+	if err != nil {
+		return err
+	}
+	name := c.Param("name")
+	if err := c.Request().ParseForm(); err != nil {
+		return bodyTooLarge()
+	}
+	typed, uid := c.Request().PostForm.Get("confirm"), c.Request().PostForm.Get("uid")
+	if strings.TrimSpace(typed) != name {
+		p, _, err := h.deletePage(c, k, name, typed)
+		if err != nil {
+			return err
+		}
+		p.Problems = append(p.Problems, model.EditError{Title: "Name not confirmed", Local: true,
+			Message: fmt.Sprintf("Type %q exactly to delete it; you typed %q.", name, typed)})
+		return render(c, http.StatusUnprocessableEntity, pages.Delete(p))
+	}
+	if uid == "" {
+		return echo.NewHTTPError(http.StatusBadRequest, "The form does not say which object you confirmed. Open the delete page again.")
+	}
+	ctx := c.Request().Context()
+	res, err := h.deps.Editor.Delete(ctx, k, name, types.UID(uid), true)
+	h.audit(writeRecord{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err})
+	if err == nil {
+		res, err = h.deps.Editor.Delete(ctx, k, name, types.UID(uid), false)
+		h.audit(writeRecord{Verb: "delete", Kind: k.Singular, Name: name, Err: err})
+	}
+	if err != nil {
+		p, _, perr := h.deletePage(c, k, name, typed)
+		if perr != nil {
+			// The object is gone or unreadable now: the write's own error says more.
+			p = h.bareDeletePage(c, k, name)
+		}
+		p.DryRunOK = false
+		p.Problems = append(p.Problems, edit.Problem(err, ""))
+		p.Warnings = append(p.Warnings, res.Warnings...)
+		return render(c, problemStatus(err), pages.Delete(p))
+	}
+	h.awaitGone(c, k.ID, name, uid)
+	return h.flashAndRedirect(c, "Deleted", fmt.Sprintf("%s %s was deleted.", k.Singular, name), res.Warnings, "/"+string(k.ID))
+}
+
+func (h *Handlers) bareDeletePage(c echo.Context, k kube.Kind, name string) model.DeletePage {
+	base := objectURL(k, name)
+	return model.DeletePage{
+		KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name,
+		ActionURL: base + "/delete", CancelURL: base,
+		Chrome: h.chrome(c, "Delete "+name, k.ID, model.Crumb{Label: k.Title, Href: "/" + string(k.ID)},
+			model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Delete"}),
+	}
+}
+
+// deletePage reads the live object, dry-runs its deletion and lists what goes
+// with it. A refused dry run is shown on the page (no confirmation box), not
+// returned as an error; the returned object is the live one.
+func (h *Handlers) deletePage(c echo.Context, k kube.Kind, name, typed string) (model.DeletePage, *unstructured.Unstructured, error) {
+	ctx := c.Request().Context()
+	obj, err := h.deps.Editor.Get(ctx, k, name)
+	if err != nil {
+		return model.DeletePage{}, nil, err
+	}
+	p := h.bareDeletePage(c, k, name)
+	p.UID, p.Typed = string(obj.GetUID()), typed
+	res, err := h.deps.Editor.Delete(ctx, k, name, obj.GetUID(), true)
+	h.audit(writeRecord{Verb: "delete", Kind: k.Singular, Name: name, Before: obj.GetResourceVersion(), DryRun: true, Err: err})
+	p.Warnings = res.Warnings
+	if err != nil {
+		p.Problems = append(p.Problems, edit.Problem(err, ""))
+	} else {
+		p.DryRunOK = true
+	}
+	p.Consequences = edit.DeleteNotes(k.Singular)
+	if k.ID == kube.CRDs {
+		p.Consequences = append([]string{h.crdContents(c, obj)}, p.Consequences...)
+	}
+	return p, obj, nil
+}
+
+// crdContents says how many custom resources go with a CRD.
+func (h *Handlers) crdContents(c echo.Context, crd *unstructured.Unstructured) string {
+	n, err := h.deps.Editor.CountCustomResources(c.Request().Context(), crd)
+	what := fmt.Sprintf("%s objects (%s)", orUnknown(n.Kind), n.Resource)
+	switch {
+	case apierrors.IsForbidden(err):
+		return "Deleting it also deletes every " + what + " in every namespace; your identity may not list them, so clusterdesk cannot say how many there are."
+	case err != nil:
+		return "Deleting it also deletes every " + what + " in every namespace; they could not be counted: " + err.Error()
+	case n.Count == 0:
+		return "There are no " + what + ": nothing else is deleted with it."
+	case n.AtLeast:
+		return fmt.Sprintf("Deleting it also deletes at least %d %s, in every namespace.", n.Count, what)
+	}
+	return fmt.Sprintf("Deleting it also deletes all %d %s, in every namespace.", n.Count, what)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "custom"
+	}
+	return s
+}

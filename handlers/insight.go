@@ -1,0 +1,76 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// lookupTimeout bounds the direct lookups of one page view: a slow API server
+// makes the page say "not checked", never hang.
+const lookupTimeout = 5 * time.Second
+
+// withLive adds a detail builder that may do direct lookups.
+func withLive(kp kindPages, live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)) kindPages {
+	kp.live = live
+	return kp
+}
+
+// detailPage builds a detail page, with its lookups when the kind has any.
+func (h *Handlers) detailPage(c echo.Context, kp kindPages, name string, now time.Time) (model.DetailPage, error) {
+	if kp.live != nil {
+		return kp.live(h, c, name, now)
+	}
+	return kp.detail(h.deps.Cluster, name, now)
+}
+
+// webhookDetail shows a ValidatingWebhookConfiguration with the Services its
+// webhooks call looked up: one GET (and one EndpointSlice LIST) per distinct
+// Service, made when the page is viewed.
+func (h *Handlers) webhookDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
+	cfg, err := h.deps.Cluster.Webhook(name)
+	if err != nil {
+		return model.DetailPage{}, err
+	}
+	return present.WebhookDetail(cfg, h.webhookBackends(c.Request().Context(), cfg.Webhooks), now), nil
+}
+
+func (h *Handlers) webhookBackends(ctx context.Context, hooks []admissionregistrationv1.ValidatingWebhook) present.WebhookBackends {
+	if h.deps.Lookup == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	out := present.WebhookBackends{}
+	for _, w := range hooks {
+		s := w.ClientConfig.Service
+		if s == nil {
+			continue
+		}
+		key := admission.BackendKey{Namespace: s.Namespace, Name: s.Name}
+		if _, done := out[key]; done {
+			continue
+		}
+		out[key] = h.backend(ctx, key)
+	}
+	return out
+}
+
+func (h *Handlers) backend(ctx context.Context, key admission.BackendKey) admission.Backend {
+	st, err := h.deps.Lookup.Service(ctx, key.Namespace, key.Name)
+	switch {
+	case apierrors.IsForbidden(err):
+		return admission.Backend{Err: "your identity may not read it. The API server said: " + err.Error()}
+	case err != nil:
+		h.deps.Log.Warn("webhook service lookup failed", "service", key, "err", err)
+		return admission.Backend{Err: err.Error()}
+	}
+	return admission.Backend{Checked: true, ServiceFound: st.Found, ExternalName: st.ExternalName, ReadyEndpoints: st.ReadyEndpoints}
+}

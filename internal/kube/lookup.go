@@ -1,0 +1,120 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
+)
+
+// LookupPageSize bounds each page of a Lookup list, so a cluster with many
+// PersistentVolumes is read in pieces and never held whole.
+const LookupPageSize = 500
+
+// Lookup reads a few objects straight from the API server for one detail page:
+// the Service behind a webhook and its EndpointSlices, and the objects that
+// use a CSI driver. These kinds get no informer: watching every Service,
+// EndpointSlice and PersistentVolume of the cluster for pages that are rarely
+// opened would cost far more than a few requests when one is. It reads as the
+// identity in its rest.Config (the signed-in user's, like Writer), so the API
+// server's RBAC applies and a Forbidden error is the answer to show.
+type Lookup struct {
+	client kubernetes.Interface
+}
+
+// NewLookup returns a Lookup for the identity in cfg. It does no network I/O.
+func NewLookup(cfg *rest.Config) (*Lookup, error) {
+	cs, err := kubernetes.NewForConfig(clientConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("lookup client: %w", err)
+	}
+	return &Lookup{client: cs}, nil
+}
+
+// ServiceState is what the API server says about one Service.
+type ServiceState struct {
+	Found          bool
+	ExternalName   bool // type ExternalName: resolved by DNS, it has no endpoints
+	ReadyEndpoints int  // ready endpoints over all its EndpointSlices
+}
+
+// Service GETs the Service namespace/name and, when it exists, LISTs its
+// EndpointSlices (label kubernetes.io/service-name) to count ready endpoints.
+// A missing Service is not an error: Found is false.
+func (l *Lookup) Service(ctx context.Context, namespace, name string) (ServiceState, error) {
+	svc, err := l.client.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return ServiceState{}, nil
+	case err != nil:
+		return ServiceState{}, err
+	}
+	st := ServiceState{Found: true, ExternalName: svc.Spec.Type == corev1.ServiceTypeExternalName}
+	if st.ExternalName {
+		return st, nil
+	}
+	slices, err := l.client.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: discoveryv1.LabelServiceName + "=" + name,
+	})
+	if err != nil {
+		return st, err
+	}
+	for _, s := range slices.Items {
+		for _, e := range s.Endpoints {
+			// A nil ready condition means ready (discovery/v1 API contract).
+			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+				st.ReadyEndpoints++
+			}
+		}
+	}
+	return st, nil
+}
+
+// StorageClasses calls fn for every StorageClass.
+func (l *Lookup) StorageClasses(ctx context.Context, fn func(*storagev1.StorageClass)) error {
+	return each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return l.client.StorageV1().StorageClasses().List(ctx, o)
+	}, fn)
+}
+
+// PersistentVolumes calls fn for every PersistentVolume, a page at a time.
+func (l *Lookup) PersistentVolumes(ctx context.Context, fn func(*corev1.PersistentVolume)) error {
+	return each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return l.client.CoreV1().PersistentVolumes().List(ctx, o)
+	}, fn)
+}
+
+// CSINodes calls fn for every CSINode.
+func (l *Lookup) CSINodes(ctx context.Context, fn func(*storagev1.CSINode)) error {
+	return each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return l.client.StorageV1().CSINodes().List(ctx, o)
+	}, fn)
+}
+
+// VolumeAttachments calls fn for every VolumeAttachment.
+func (l *Lookup) VolumeAttachments(ctx context.Context, fn func(*storagev1.VolumeAttachment)) error {
+	return each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return l.client.StorageV1().VolumeAttachments().List(ctx, o)
+	}, fn)
+}
+
+// each lists page by page and calls fn on every item of type *T.
+func each[T any](ctx context.Context, list pager.ListPageFunc, fn func(*T)) error {
+	p := pager.New(list)
+	p.PageSize = LookupPageSize
+	return p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		if t, ok := any(obj).(*T); ok {
+			fn(t)
+			return nil
+		}
+		return fmt.Errorf("lookup: unexpected %T in list", obj)
+	})
+}

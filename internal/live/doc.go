@@ -1,0 +1,50 @@
+// Package live relays cluster changes to browsers over server-sent events: one
+// connection per browser tab, every change rendered once and fanned out.
+//
+// Two parts:
+//
+//   - Hub takes kube.Cache change notifications (which only enqueue), coalesces them
+//     per object, and at most once per interval asks a Renderer for the messages of
+//     each changed kind: the HTML fragments pages swap in, rendered once, not once
+//     per client.
+//   - Streams serves the connections and publishes messages to the ones subscribed
+//     to a message's topic. It is the only code that sees github.com/r3labs/sse/v2.
+//
+// r3labs/sse v2.10.0 (2023) is used knowing its faults:
+//
+//   - AutoReplay (on in sse.New) keeps every event forever: off.
+//   - AutoStream lets clients create streams: off; the server names every stream.
+//   - SplitData is on, and carriage returns are normalised to line feeds before
+//     publishing, so a line of user text such as "event: x" stays inside a data
+//     field (a CR is a line break to an SSE parser but not to SplitData).
+//   - Its stream goroutine sends to each subscriber with a blocking channel send, so
+//     one stalled client would hold up every other subscriber of the stream. Each
+//     connection therefore gets a stream of its own, publishing to it never blocks
+//     (TryPublish), a connection whose queue is full is evicted, and every write
+//     carries a deadline (http.ResponseController) so a write into a stalled TCP
+//     connection fails instead of hanging.
+//   - RemoveStream with a live subscriber leaks that subscriber's goroutine: a
+//     stream is removed only after its one subscriber has been deregistered, which
+//     is when the library's ServeHTTP returns. Nothing publishes an event with
+//     neither data nor comment, which would make ServeHTTP return early.
+//   - Last-Event-ID must be a number for the library (or it answers 400, which makes
+//     EventSource give up): the header is taken out of the request it sees, and
+//     Streams interprets it as a cursor itself.
+//
+// The route serving Streams must have no gzip or timeout middleware, and the HTTP
+// server no WriteTimeout: a stream stays open for as long as the tab does. A
+// comment is sent at least every 15 s so proxies and browsers keep it open.
+//
+// What a browser receives on one connection:
+//
+//	hello            first: the kinds granted to this connection, comma-separated
+//	resync           data is a topic the page must fetch afresh (it may have missed changes)
+//	<topic>          the latest message of each sticky topic on connect, then every new one
+//	: hb             heartbeat comment
+//
+// Every event carries an id, the stream cursor ("<epoch>-<sequence>"). EventSource
+// sends the last one back on reconnect as Last-Event-ID; a page sends the cursor it
+// was rendered at as ?since=. A connection whose cursor is older than a resync
+// topic's last message, or from another process (a restart), gets a resync event
+// for that topic instead of a replay: history is never trusted.
+package live

@@ -1,0 +1,160 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+// Renderer turns the changes of one kind into messages: names are the objects
+// that changed (sorted, each once, possibly deleted since); status reports that
+// the kind's cache status changed. It runs on the hub's goroutine, once per batch.
+type Renderer func(kind kube.KindID, names []string, status bool) []Message
+
+// Publisher is where the hub sends messages (Streams).
+type Publisher interface {
+	Publish(msgs ...Message)
+}
+
+// HubOptions tune a Hub; zero values take the defaults.
+type HubOptions struct {
+	Log *slog.Logger
+	// Interval is the shortest time between two batches (default 25 ms). The first
+	// change after a quiet spell goes out at once; changes that arrive while a
+	// batch is waiting join it, so a burst of updates to one object becomes one or
+	// two messages.
+	Interval time.Duration
+}
+
+// Hub coalesces cache changes and publishes each batch rendered once.
+type Hub struct {
+	render   Renderer
+	out      Publisher
+	log      *slog.Logger
+	interval time.Duration
+
+	mu      sync.Mutex
+	pending map[kube.KindID]*batch
+	wake    chan struct{}
+
+	batches atomic.Int64
+}
+
+type batch struct {
+	names  map[string]struct{}
+	status bool
+}
+
+// NewHub returns a hub that renders with render and publishes to out. Register
+// Notify with kube.Cache.OnChange and start Run.
+func NewHub(render Renderer, out Publisher, opts HubOptions) *Hub {
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 25 * time.Millisecond
+	}
+	return &Hub{
+		render: render, out: out, log: opts.Log, interval: opts.Interval,
+		pending: map[kube.KindID]*batch{},
+		wake:    make(chan struct{}, 1),
+	}
+}
+
+// Notify records that an object of a kind changed (name "" for the kind's status).
+// It only enqueues, never blocks: the cache calls it on informer goroutines.
+// Pending work is bounded by the number of objects: repeated changes to one object
+// are one entry.
+func (h *Hub) Notify(id kube.KindID, name string) {
+	h.mu.Lock()
+	b := h.pending[id]
+	if b == nil {
+		b = &batch{names: map[string]struct{}{}}
+		h.pending[id] = b
+	}
+	if name == "" {
+		b.status = true
+	} else {
+		b.names[name] = struct{}{}
+	}
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// Batches returns how many batches were rendered, for tests.
+func (h *Hub) Batches() int64 { return h.batches.Load() }
+
+// Run renders and publishes batches until ctx ends.
+func (h *Hub) Run(ctx context.Context) {
+	var last time.Time
+	timer := time.NewTimer(0)
+	<-timer.C
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		}
+		if wait := h.interval - time.Since(last); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-timer.C:
+			}
+		}
+		last = time.Now()
+		h.flush()
+	}
+}
+
+// flush takes everything pending and publishes it, kind by kind.
+func (h *Hub) flush() {
+	h.mu.Lock()
+	pending := h.pending
+	h.pending = map[kube.KindID]*batch{}
+	h.mu.Unlock()
+	kinds := make([]kube.KindID, 0, len(pending))
+	for k := range pending {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		b := pending[k]
+		names := make([]string, 0, len(b.names))
+		for n := range b.names {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		msgs, err := h.renderSafely(k, names, b.status)
+		if err != nil {
+			h.log.Error("live: rendering failed", "kind", k, "err", err)
+			continue
+		}
+		h.batches.Add(1)
+		if len(msgs) > 0 {
+			h.out.Publish(msgs...)
+		}
+	}
+}
+
+// renderSafely keeps a failing renderer from taking the hub (and every page's
+// live updates) down with it.
+func (h *Hub) renderSafely(k kube.KindID, names []string, status bool) (msgs []Message, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return h.render(k, names, status), nil
+}

@@ -1,0 +1,409 @@
+package live
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/r3labs/sse/v2"
+)
+
+// Options tune Streams; zero values take the defaults.
+type Options struct {
+	Log *slog.Logger
+	// Heartbeat is how often a comment goes to every connection (default and
+	// maximum 15 s); session ends (Subscription.Until) are checked as often.
+	Heartbeat time.Duration
+	// Recheck is how often each connection's Subscription.Check runs (default 1 min).
+	Recheck time.Duration
+	// WriteTimeout bounds one write to a connection (default 10 s); a client that
+	// reads nothing is cut off when its TCP buffers are full and this much time passes.
+	WriteTimeout time.Duration
+	// Queue is how many events may wait for one connection (default 64, plus the
+	// library's fixed 64 per subscriber); a connection that falls further behind is
+	// evicted and its page resyncs when EventSource reconnects.
+	Queue int
+}
+
+const maxHeartbeat = 15 * time.Second
+
+func (o Options) withDefaults() Options {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Heartbeat <= 0 || o.Heartbeat > maxHeartbeat {
+		o.Heartbeat = maxHeartbeat
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = time.Minute
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.Queue <= 0 {
+		o.Queue = 64
+	}
+	return o
+}
+
+// Subscription is what one connection receives and for how long.
+type Subscription struct {
+	// Topics the connection receives messages of.
+	Topics []string
+	// Resync lists topics (among Topics) whose messages are changes rather than
+	// states: if the connection may have missed one (Since too old, or from another
+	// process), it gets a resync event for the topic first.
+	Resync []string
+	// Since is the cursor the client is up to date with: Last-Event-ID on a
+	// reconnect, else the cursor the page was rendered at.
+	Since string
+	// Hello is the data of the first event; empty sends "-".
+	Hello string
+	// Until ends the connection (quietly: EventSource reconnects and the request is
+	// authenticated afresh); zero means never.
+	Until time.Time
+	// Check, if set, runs every Options.Recheck; false ends the connection, which
+	// reconnects with what the user may still see.
+	Check func(context.Context) bool
+}
+
+// Stats are counters for tests and the benchmark.
+type Stats struct {
+	Connections int   // connections being served
+	Evicted     int64 // connections cut off for falling behind, since start
+	Published   int64 // messages published, since start
+}
+
+// Streams serves server-sent event connections and publishes messages to them.
+// Each connection has a library stream of its own, so publishing is a
+// non-blocking send per subscribed connection and a stalled client never delays
+// another. Safe for concurrent use.
+type Streams struct {
+	opts  Options
+	srv   *sse.Server
+	epoch string
+
+	mu      sync.Mutex
+	closed  bool
+	nextID  uint64
+	seq     uint64
+	conns   map[string]*conn // by stream id, from Serve until it returns
+	topics  map[string]map[*conn]struct{}
+	sticky  map[stickyKey]*sse.Event
+	lastSeq map[string]uint64 // per topic, the seq of its last non-sticky message
+
+	evicted   atomic.Int64
+	published atomic.Int64
+	stop      chan struct{}
+	stopped   chan struct{}
+}
+
+type stickyKey struct{ topic, event string }
+
+// conn is one connection being served.
+type conn struct {
+	id       string
+	sub      Subscription
+	ctx      context.Context
+	cancel   context.CancelFunc
+	rc       *http.ResponseController
+	evicted  atomic.Bool
+	attached bool // receiving messages (under Streams.mu)
+	done     bool // Serve is returning (under Streams.mu)
+}
+
+// NewStreams returns Streams and starts its heartbeat; Close stops it.
+func NewStreams(opts Options) *Streams {
+	opts = opts.withDefaults()
+	srv := sse.New()
+	srv.AutoReplay = false // the default keeps every event forever
+	srv.AutoStream = false // only the server names streams
+	srv.SplitData = true   // multi-line HTML, and no user text read as a field
+	srv.EncodeBase64 = false
+	srv.BufferSize = opts.Queue
+	srv.Headers = map[string]string{
+		"Cache-Control":     "no-store",
+		"X-Accel-Buffering": "no", // a buffering reverse proxy would hold events back
+	}
+	s := &Streams{
+		opts:    opts,
+		srv:     srv,
+		epoch:   strconv.FormatInt(time.Now().UnixNano(), 36),
+		conns:   map[string]*conn{},
+		topics:  map[string]map[*conn]struct{}{},
+		sticky:  map[stickyKey]*sse.Event{},
+		lastSeq: map[string]uint64{},
+		stop:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	// OnSubscribe runs after the library registered the subscriber with its
+	// stream: from then on a published event reaches it, so that is when the
+	// connection joins its topics.
+	srv.OnSubscribe = func(streamID string, _ *sse.Subscriber) { s.attach(streamID) }
+	go s.tick()
+	return s
+}
+
+// Cursor returns the current stream position. A page rendered from the cache after
+// reading it is up to date with every message up to it.
+func (s *Streams) Cursor() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cursor(s.epoch, s.seq)
+}
+
+// Stats returns the counters.
+func (s *Streams) Stats() Stats {
+	s.mu.Lock()
+	n := len(s.conns)
+	s.mu.Unlock()
+	return Stats{Connections: n, Evicted: s.evicted.Load(), Published: s.published.Load()}
+}
+
+// Serve streams events to one client until it leaves, is evicted, the
+// subscription ends or Streams closes. The caller has authenticated and
+// authorized the request.
+func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		http.Error(w, "clusterdesk is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	s.nextID++
+	c := &conn{id: strconv.FormatUint(s.nextID, 36), sub: sub, ctx: ctx, cancel: cancel, rc: http.NewResponseController(w)}
+	s.conns[c.id] = c
+	s.mu.Unlock()
+
+	s.srv.CreateStream(c.id)
+	defer func() {
+		s.detach(c)
+		// ServeHTTP returns only once the library has closed its subscriber's channel,
+		// which it does when it deregisters the subscriber: the stream has none left,
+		// so removing it leaks nothing.
+		s.srv.RemoveStream(c.id)
+		// The connection may serve another request (keep-alive): no deadline left behind.
+		_ = c.rc.SetWriteDeadline(time.Time{})
+	}()
+
+	// The library reads the stream from the query and refuses a Last-Event-ID that
+	// is not a number; Streams has read the cursor already.
+	lr := r.WithContext(ctx)
+	u := *r.URL
+	q := u.Query()
+	q.Set("stream", c.id)
+	u.RawQuery = q.Encode()
+	lr.URL = &u
+	lr.Header = r.Header.Clone()
+	lr.Header.Del("Last-Event-ID")
+
+	s.srv.ServeHTTP(&deadlineWriter{w: w, c: c, timeout: s.opts.WriteTimeout}, lr)
+}
+
+// attach joins a connection to its topics once the library has registered its
+// subscriber, sending first the hello, any resyncs and the sticky messages.
+func (s *Streams) attach(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.conns[id]
+	if c == nil || c.done || c.evicted.Load() {
+		return
+	}
+	now := []byte(cursor(s.epoch, s.seq))
+	hello := c.sub.Hello
+	if hello == "" {
+		hello = "-"
+	}
+	if !s.send(c, &sse.Event{ID: now, Event: []byte(HelloEvent), Data: normalizeNewlines([]byte(hello))}) {
+		return
+	}
+	since, sameProcess := parseCursor(s.epoch, c.sub.Since)
+	for _, t := range c.sub.Resync {
+		if !sameProcess || s.lastSeq[t] > since {
+			if !s.send(c, &sse.Event{ID: now, Event: []byte(ResyncEvent), Data: []byte(t)}) {
+				return
+			}
+		}
+	}
+	for _, t := range c.sub.Topics {
+		for k, ev := range s.sticky {
+			if k.topic != t {
+				continue
+			}
+			// The id is the current cursor: the client is up to date with it now.
+			if !s.send(c, &sse.Event{ID: now, Event: ev.Event, Data: ev.Data}) {
+				return
+			}
+		}
+	}
+	for _, t := range c.sub.Topics {
+		m := s.topics[t]
+		if m == nil {
+			m = map[*conn]struct{}{}
+			s.topics[t] = m
+		}
+		m[c] = struct{}{}
+	}
+	c.attached = true
+}
+
+// detach takes a connection out of every topic; no message reaches it afterwards.
+func (s *Streams) detach(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.done = true
+	s.leave(c)
+	delete(s.conns, c.id)
+}
+
+// leave removes c from its topics (under s.mu).
+func (s *Streams) leave(c *conn) {
+	if !c.attached {
+		return
+	}
+	c.attached = false
+	for _, t := range c.sub.Topics {
+		if m := s.topics[t]; m != nil {
+			delete(m, c)
+			if len(m) == 0 {
+				delete(s.topics, t)
+			}
+		}
+	}
+}
+
+// Publish sends each message to the connections subscribed to its topic, in
+// order. It never blocks on a client: a connection whose queue is full is evicted.
+// Invalid messages are dropped and logged.
+func (s *Streams) Publish(msgs ...Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range msgs {
+		if err := m.valid(); err != nil {
+			s.opts.Log.Error("live: dropping message", "err", err)
+			continue
+		}
+		s.seq++
+		ev := &sse.Event{ID: []byte(cursor(s.epoch, s.seq)), Event: []byte(m.Event), Data: normalizeNewlines(m.Data)}
+		if m.Sticky {
+			s.sticky[stickyKey{m.Topic, m.Event}] = ev
+		} else {
+			s.lastSeq[m.Topic] = s.seq
+		}
+		s.published.Add(1)
+		// The same event value goes to every connection: rendered and encoded once.
+		for c := range s.topics[m.Topic] {
+			s.send(c, ev)
+		}
+	}
+}
+
+// send queues ev for c without blocking, evicting c if its queue is full (under s.mu).
+func (s *Streams) send(c *conn, ev *sse.Event) bool {
+	if s.srv.TryPublish(c.id, ev) {
+		return true
+	}
+	s.evict(c)
+	return false
+}
+
+// evict cuts a connection off at once (under s.mu): it leaves its topics, its
+// request context ends (so the library deregisters it), and a write blocked in a
+// stalled TCP connection fails now rather than at its deadline.
+func (s *Streams) evict(c *conn) {
+	if c.evicted.Swap(true) {
+		return
+	}
+	s.evicted.Add(1)
+	s.leave(c)
+	c.cancel()
+	_ = c.rc.SetWriteDeadline(time.Now())
+	s.opts.Log.Info("live: evicted a connection that fell behind", "stream", c.id)
+}
+
+// tick sends heartbeats, ends subscriptions whose time is up and runs the
+// periodic checks, until Close.
+func (s *Streams) tick() {
+	defer close(s.stopped)
+	t := time.NewTicker(s.opts.Heartbeat)
+	defer t.Stop()
+	lastCheck := time.Now()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			s.heartbeat(now)
+			if now.Sub(lastCheck) >= s.opts.Recheck {
+				lastCheck = now
+				s.recheck()
+			}
+		}
+	}
+}
+
+var heartbeat = &sse.Event{Comment: []byte("hb")}
+
+func (s *Streams) heartbeat(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		if !c.attached {
+			continue
+		}
+		if !c.sub.Until.IsZero() && now.After(c.sub.Until) {
+			s.leave(c)
+			c.cancel()
+			continue
+		}
+		s.send(c, heartbeat)
+	}
+}
+
+// recheck runs each connection's Check outside the lock (it may ask the API server).
+func (s *Streams) recheck() {
+	s.mu.Lock()
+	var cs []*conn
+	for _, c := range s.conns {
+		if c.attached && c.sub.Check != nil {
+			cs = append(cs, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range cs {
+		ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+		ok := c.sub.Check(ctx)
+		cancel()
+		if !ok {
+			s.mu.Lock()
+			s.leave(c)
+			s.mu.Unlock()
+			c.cancel()
+		}
+	}
+}
+
+// Close ends every connection and the heartbeat; later Serve calls answer 503.
+// Register it with http.Server.RegisterOnShutdown: Shutdown waits for handlers,
+// and a stream's handler returns only when its connection ends.
+func (s *Streams) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	for _, c := range s.conns {
+		s.leave(c)
+		c.cancel()
+	}
+	s.mu.Unlock()
+	close(s.stop)
+	<-s.stopped
+}

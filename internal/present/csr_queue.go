@@ -1,0 +1,488 @@
+package present
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// CSRQueueQuery is what the browser asked of the queue.
+type CSRQueueQuery struct {
+	Filter    string // q: free text over the visible columns
+	State     string // state: "" for all, or a state key
+	Signer    string // signer: exact
+	Requester string // requester: part of the username or a group
+	Age       string // age: one of csrAges' keys
+	Sort      string // sort: a column key; "" is queue order
+	Desc      bool   // dir=desc
+}
+
+// ParseCSRQueueQuery reads the queue's query parameters. Unknown states, ages
+// and sort keys are dropped rather than refused: an old bookmark still opens.
+func ParseCSRQueueQuery(v url.Values) CSRQueueQuery {
+	q := CSRQueueQuery{
+		Filter:    strings.TrimSpace(v.Get("q")),
+		State:     v.Get("state"),
+		Signer:    strings.TrimSpace(v.Get("signer")),
+		Requester: strings.TrimSpace(v.Get("requester")),
+		Age:       v.Get("age"),
+		Sort:      v.Get("sort"),
+		Desc:      v.Get("dir") == "desc",
+	}
+	if !slices.ContainsFunc(csrStates, func(s csrStateTab) bool { return s.key == q.State }) {
+		q.State = ""
+	}
+	if _, ok := csrAgeLimit(q.Age); !ok {
+		q.Age = ""
+	}
+	if !slices.ContainsFunc(csrQueueColumns, func(c column) bool { return c.Key == q.Sort }) {
+		q.Sort = ""
+	}
+	return q
+}
+
+// Values encodes the query as URL parameters, leaving out defaults.
+func (q CSRQueueQuery) Values() url.Values {
+	v := url.Values{}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set("q", q.Filter)
+	set("state", q.State)
+	set("signer", q.Signer)
+	set("requester", q.Requester)
+	set("age", q.Age)
+	set("sort", q.Sort)
+	if q.Desc {
+		v.Set("dir", "desc")
+	}
+	return v
+}
+
+func (q CSRQueueQuery) href(action string) string {
+	if enc := q.Values().Encode(); enc != "" {
+		return action + "?" + enc
+	}
+	return action
+}
+
+// csrQueueSortDefault is the first column: the queue order.
+const csrQueueSortDefault = "queue"
+
+var csrQueueColumns = []column{
+	{csrQueueSortDefault, "Request", true},
+	{"age", "Age", true},
+	{"signer", "Signer", true},
+	{"requestor", "Requestor", true},
+	{"duration", "Requested duration", true},
+	{"condition", "State", true},
+	{"checks", "Checks", true},
+}
+
+// csrAges are the age filter's choices: created less or more than a duration ago.
+var csrAges = []struct {
+	key, label string
+	limit      time.Duration // negative: younger than -limit; positive: older than limit
+}{
+	{"lt1h", "Newer than 1 hour", -time.Hour},
+	{"lt24h", "Newer than 1 day", -24 * time.Hour},
+	{"gt1h", "Older than 1 hour", time.Hour},
+	{"gt24h", "Older than 1 day", 24 * time.Hour},
+	{"gt7d", "Older than 7 days", 7 * 24 * time.Hour},
+}
+
+func csrAgeLimit(key string) (time.Duration, bool) {
+	if key == "" {
+		return 0, true
+	}
+	for _, a := range csrAges {
+		if a.key == key {
+			return a.limit, true
+		}
+	}
+	return 0, false
+}
+
+func ageMatches(limit time.Duration, created, now time.Time) bool {
+	age := now.Sub(created)
+	switch {
+	case limit < 0:
+		return age < -limit
+	case limit > 0:
+		return age > limit
+	}
+	return true
+}
+
+// CSRQueueEnv is what the queue needs besides the CSRs and the query.
+type CSRQueueEnv struct {
+	Now    time.Time
+	Checks CSRChecksEnv
+	// MayDecide reports whether the user may approve and deny for a signer;
+	// nil means nowhere (read-only mode, or no permission checked).
+	MayDecide func(signer string) bool
+	// Limit caps the rows rendered (0: no cap). Pending requests come first,
+	// so a cap hides the oldest decided ones, never the work.
+	Limit int
+	// Selected pre-selects rows, e.g. the CSRs a bulk decision failed for.
+	Selected []string
+}
+
+// queueItem is a CSR with what the queue computes about it, each part once
+// and only when needed: with thousands of CSRs, the rows are built only for
+// those rendered, the findings only for those, the text filter or the checks sort.
+type queueItem struct {
+	c        *certificatesv1.CertificateSigningRequest
+	state    string
+	status   model.Badge
+	decided  time.Time
+	findings []csr.Finding
+	checked  bool
+	row      *model.CSRRow
+	search   string
+}
+
+// CSRQueue lays out the approval queue: filters, state tabs with counts,
+// pending first (oldest first), then approved but not issued (longest waiting
+// first), then the decided (most recent first); the checks' findings per row.
+func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
+	const action = "/csrs"
+	dups := duplicatePending(items, env.Checks)
+	ageLimit, _ := csrAgeLimit(q.Age)
+	needle := strings.ToLower(q.Filter)
+	requester := strings.ToLower(q.Requester)
+
+	page := model.CSRQueuePage{
+		Title:  "CertificateSigningRequests",
+		Action: action,
+		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age},
+		Sort:   cmp.Or(q.Sort, csrQueueSortDefault),
+		Desc:   q.Desc,
+		Total:  len(items),
+		Return: q.Values().Encode(),
+	}
+
+	counts := map[string]int{}
+	signers := map[string]int{}
+	var kept []*queueItem
+	for _, c := range items {
+		signers[c.Spec.SignerName]++
+		state := CSRState(c)
+		// The bulk form is offered whatever the filters show, so that it does
+		// not come and go while a person narrows the list.
+		if !page.Decide && env.MayDecide != nil && state == CSRPending && env.MayDecide(c.Spec.SignerName) {
+			page.Decide = true
+		}
+		if q.Signer != "" && c.Spec.SignerName != q.Signer {
+			continue
+		}
+		if !ageMatches(ageLimit, c.CreationTimestamp.Time, env.Now) {
+			continue
+		}
+		if requester != "" && !requesterMatches(c, requester) {
+			continue
+		}
+		it := &queueItem{c: c, state: state, status: CSRStatus(c), decided: decidedAt(c)}
+		if needle != "" && !strings.Contains(it.build(dups, env).search, needle) {
+			continue
+		}
+		counts[state]++
+		if q.State != "" && state != q.State {
+			continue
+		}
+		kept = append(kept, it)
+	}
+
+	if page.Sort == "checks" {
+		for _, it := range kept {
+			it.check(dups, env)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b *queueItem) int {
+		r := compareBy(page.Sort, a, b)
+		if r == 0 {
+			r = compareQueue(a, b)
+		}
+		if q.Desc {
+			return -r
+		}
+		return r
+	})
+
+	page.Matched = len(kept)
+	if env.Limit > 0 && len(kept) > env.Limit {
+		kept = kept[:env.Limit]
+	}
+	page.Shown = len(kept)
+	selected := map[string]bool{}
+	for _, n := range env.Selected {
+		selected[n] = true
+	}
+	for _, it := range kept {
+		row := *it.build(dups, env).row
+		row.Selectable = it.state == CSRPending && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
+		row.Selected = row.Selectable && selected[row.Name]
+		page.Rows = append(page.Rows, row)
+	}
+
+	page.Tabs = csrTabs(q, counts, action)
+	page.Signers = csrSignerOptions(q.Signer, signers)
+	page.Ages = csrAgeOptions(q.Age)
+	page.Columns = csrQueueHeaders(q, page.Sort, action)
+	switch {
+	case len(items) == 0:
+		page.Empty = "There are no CertificateSigningRequests in this cluster."
+	case page.Matched == 0:
+		page.Empty = "No CertificateSigningRequests match these filters."
+	}
+	return page
+}
+
+func requesterMatches(c *certificatesv1.CertificateSigningRequest, needle string) bool {
+	if strings.Contains(strings.ToLower(c.Spec.Username), needle) {
+		return true
+	}
+	return slices.ContainsFunc(c.Spec.Groups, func(g string) bool { return strings.Contains(strings.ToLower(g), needle) })
+}
+
+// check runs the checks once.
+func (it *queueItem) check(dups map[string][]string, env CSRQueueEnv) []csr.Finding {
+	if !it.checked {
+		req, err := env.Checks.decode(it.c.Spec.Request)
+		if err != nil {
+			req = nil
+		}
+		it.findings, it.checked = checkCSR(it.c, req, dups, env.Checks), true
+	}
+	return it.findings
+}
+
+// build lays out the row and its search text once.
+func (it *queueItem) build(dups map[string][]string, env CSRQueueEnv) *queueItem {
+	if it.row != nil {
+		return it
+	}
+	c := it.c
+	ageC, _ := ageCell(c.CreationTimestamp, env.Now)
+	dur, _ := requestedDuration(c)
+	stateCell := model.Cell{Badges: []model.Badge{it.status}}
+	if it.state == CSRApproved && !it.decided.IsZero() {
+		stateCell.Text = "waiting " + duration.HumanDuration(env.Now.Sub(it.decided))
+		stateCell.Title = "approved " + it.decided.UTC().Format(time.RFC3339) + "; the signer has not issued a certificate since"
+	}
+	requester := model.Cell{Text: c.Spec.Username, Mono: true}
+	if len(c.Spec.Groups) > 0 {
+		requester.Title = "groups: " + strings.Join(c.Spec.Groups, ", ")
+	}
+
+	row := &model.CSRRow{State: it.state}
+	if req, err := env.Checks.decode(c.Spec.Request); err != nil {
+		row.Subject, row.SubjectBad = "Bad request: "+err.Error(), true
+	} else {
+		row.Subject = subjectSummary(req)
+	}
+	row.Findings = findingModels(it.check(dups, env))
+	row.Row = model.Row{
+		ID:   "row-csrs-" + c.Name,
+		Name: c.Name,
+		Href: "/csrs/" + url.PathEscape(c.Name),
+		Cells: []model.Cell{
+			{Text: c.Name, Mono: true},
+			ageC,
+			{Text: c.Spec.SignerName, Mono: true},
+			requester,
+			{Text: dur},
+			stateCell,
+		},
+	}
+
+	// The filter matches what the row shows, and only that: a person must be
+	// able to see why a row matched.
+	var sb strings.Builder
+	for _, s := range []string{c.Name, row.Subject, ageC.Text, c.Spec.SignerName, c.Spec.Username, dur, it.status.Text, stateCell.Text} {
+		sb.WriteString(strings.ToLower(s))
+		sb.WriteByte('\n')
+	}
+	for _, f := range row.Findings {
+		sb.WriteString(strings.ToLower(f.Label + " " + f.Message))
+		sb.WriteByte('\n')
+	}
+	it.row, it.search = row, sb.String()
+	return it
+}
+
+// compareBy orders two items by a column, ascending.
+func compareBy(col string, a, b *queueItem) int {
+	switch col {
+	case "age": // youngest first, as kubectl sorts ages
+		return b.c.CreationTimestamp.Time.Compare(a.c.CreationTimestamp.Time)
+	case "signer":
+		return cmp.Compare(a.c.Spec.SignerName, b.c.Spec.SignerName)
+	case "requestor":
+		return cmp.Compare(a.c.Spec.Username, b.c.Spec.Username)
+	case "duration":
+		return cmp.Compare(expiration(a.c), expiration(b.c))
+	case "condition":
+		return cmp.Compare(a.status.Text, b.status.Text)
+	case "checks": // most severe first, then the most findings; clean rows last
+		return cmp.Compare(checksRank(a.findings), checksRank(b.findings))
+	}
+	return compareQueue(a, b)
+}
+
+func expiration(c *certificatesv1.CertificateSigningRequest) int32 {
+	if c.Spec.ExpirationSeconds == nil {
+		return 0
+	}
+	return *c.Spec.ExpirationSeconds
+}
+
+func checksRank(fs []csr.Finding) int {
+	worst, ok := csr.Worst(fs)
+	if !ok {
+		return math.MaxInt
+	}
+	return (3-int(worst))*1000 + 999 - min(len(fs), 999)
+}
+
+// queueGroup is the part of the queue a state belongs to.
+func queueGroup(state string) int {
+	switch state {
+	case CSRPending:
+		return 0
+	case CSRApproved:
+		return 1
+	}
+	return 2
+}
+
+// compareQueue is the queue order: pending (oldest first), approved but not
+// issued (longest waiting first), then decided (most recently decided first);
+// the name breaks ties so that the order is total and its reverse exact.
+func compareQueue(a, b *queueItem) int {
+	ga, gb := queueGroup(a.state), queueGroup(b.state)
+	if ga != gb {
+		return cmp.Compare(ga, gb)
+	}
+	var r int
+	switch ga {
+	case 0:
+		r = a.c.CreationTimestamp.Time.Compare(b.c.CreationTimestamp.Time)
+	case 1:
+		r = cmpTime(a.decided, a.c.CreationTimestamp.Time).Compare(cmpTime(b.decided, b.c.CreationTimestamp.Time))
+	default:
+		r = cmpTime(b.decided, b.c.CreationTimestamp.Time).Compare(cmpTime(a.decided, a.c.CreationTimestamp.Time))
+	}
+	if r != 0 {
+		return r
+	}
+	return cmp.Compare(a.c.Name, b.c.Name)
+}
+
+func cmpTime(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
+}
+
+// subjectSummary is the decoded subject and SANs in one line, e.g.
+// "CN=system:node:w, O=system:nodes · DNS w · IP 10.0.0.1 · ECDSA P-256".
+func subjectSummary(r *csr.Request) string {
+	parts := []string{"CN=" + orDash(r.CommonName)}
+	if len(r.Organizations) > 0 {
+		parts[0] += ", O=" + strings.Join(r.Organizations, "+")
+	}
+	if len(r.OrganizationalUnit) > 0 {
+		parts[0] += ", OU=" + strings.Join(r.OrganizationalUnit, "+")
+	}
+	add := func(label string, vs []string) {
+		if len(vs) > 0 {
+			parts = append(parts, label+" "+strings.Join(vs, ", "))
+		}
+	}
+	add("DNS", r.DNSNames)
+	add("IP", r.IPAddresses)
+	add("email", r.EmailAddresses)
+	add("URI", r.URIs)
+	parts = append(parts, r.PublicKey)
+	return strings.Join(parts, " · ")
+}
+
+func csrTabs(q CSRQueueQuery, counts map[string]int, action string) []model.CSRTab {
+	all := 0
+	for _, n := range counts {
+		all += n
+	}
+	tab := func(key, label string, n int, tone model.Tone) model.CSRTab {
+		tq := q
+		tq.State = key
+		return model.CSRTab{Key: key, Label: label, Count: n, Href: tq.href(action), Active: q.State == key, Tone: tone}
+	}
+	tabs := []model.CSRTab{tab("", "All", all, model.ToneNeutral)}
+	for _, s := range csrStates {
+		tabs = append(tabs, tab(s.key, s.label, counts[s.key], s.tone))
+	}
+	return tabs
+}
+
+func csrSignerOptions(current string, signers map[string]int) []model.CSROption {
+	names := make([]string, 0, len(signers))
+	for s := range signers {
+		names = append(names, s)
+	}
+	slices.Sort(names)
+	opts := []model.CSROption{{Value: "", Label: "Any signer", Selected: current == ""}}
+	found := current == ""
+	for _, s := range names {
+		opts = append(opts, model.CSROption{Value: s, Label: fmt.Sprintf("%s (%d)", s, signers[s]), Selected: s == current})
+		found = found || s == current
+	}
+	if !found {
+		// A signer with no CSRs (any more) stays selectable, so the form shows what filters.
+		opts = append(opts, model.CSROption{Value: current, Label: current + " (0)", Selected: true})
+	}
+	return opts
+}
+
+func csrAgeOptions(current string) []model.CSROption {
+	opts := []model.CSROption{{Value: "", Label: "Any age", Selected: current == ""}}
+	for _, a := range csrAges {
+		opts = append(opts, model.CSROption{Value: a.key, Label: a.label, Selected: a.key == current})
+	}
+	return opts
+}
+
+// csrQueueHeaders builds the column headers with their sort links; a link on
+// the sorted column flips its direction.
+func csrQueueHeaders(q CSRQueueQuery, sorted, action string) []model.Column {
+	cols := make([]model.Column, 0, len(csrQueueColumns))
+	for _, c := range csrQueueColumns {
+		mc := model.Column{Key: c.Key, Label: c.Label, Sortable: c.Sortable}
+		lq := q
+		lq.Sort, lq.Desc = c.Key, false
+		if c.Key == sorted {
+			mc.Sorted = "asc"
+			if q.Desc {
+				mc.Sorted = "desc"
+			} else {
+				lq.Desc = true
+			}
+		}
+		mc.SortHref = lq.href(action)
+		cols = append(cols, mc)
+	}
+	return cols
+}

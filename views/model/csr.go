@@ -1,0 +1,109 @@
+package model
+
+// CSRQueuePage is the CertificateSigningRequest approval queue: pending requests
+// first (oldest first), then the recently decided, with state tabs, filters,
+// the checks' findings per row, and a bulk approve/deny form.
+type CSRQueuePage struct {
+	Chrome  Chrome
+	Title   string
+	Action  string // the queue URL forms and links target, "/csrs"
+	Filter  CSRFilter
+	Tabs    []CSRTab
+	Signers []CSROption // signer filter choices; the first is "any"
+	Ages    []CSROption // age filter choices; the first is "any"
+	Sort    string
+	Desc    bool
+	Columns []Column
+	Rows    []CSRRow
+	Total   int // CSRs in the cache
+	Matched int // CSRs that pass the filters and the tab
+	Shown   int // rows rendered: Matched, or fewer when the page caps long lists
+	Empty   string
+	// Forbidden: the user may not list CSRs; no table, a banner says why.
+	Forbidden bool
+	// Decide offers the bulk form: the user may decide at least one pending CSR.
+	Decide bool
+	// Bulk is the outcome of the bulk decision this page answers, if any.
+	Bulk *CSRBulkResult
+	// Message refills the bulk form's message after a partial failure.
+	Message string
+	// Return is the query string of this view, so a bulk decision comes back to it.
+	Return string
+}
+
+// CSRFilter is what the queue is narrowed by.
+type CSRFilter struct {
+	Query     string // free text over every visible column
+	State     string // "" (all), pending, approved, issued, denied, failed
+	Signer    string // exact signer name, "" for any
+	Requester string // part of spec.username or of one of spec.groups
+	Age       string // "", lt1h, lt24h, gt1h, gt24h, gt7d
+}
+
+// CSRTab is one state tab with the number of CSRs in that state (under the
+// other filters).
+type CSRTab struct {
+	Key    string
+	Label  string
+	Count  int
+	Href   string
+	Active bool
+	Tone   Tone
+}
+
+// CSROption is one choice of a <select>.
+type CSROption struct {
+	Value    string
+	Label    string
+	Selected bool
+}
+
+// CSRRow is one CSR in the queue. Row.Cells holds every column after the first
+// (the first, the request, is rendered from Name, Href, Subject and the
+// selection fields); Findings fill the checks column.
+type CSRRow struct {
+	Row
+	Subject    string // decoded subject and SANs in one line, or why the request does not decode
+	SubjectBad bool   // Subject is a decode error
+	Findings   []CSRFinding
+	State      string // the state key, as in CSRFilter.State
+	Selectable bool   // pending, and the user may decide for its signer
+	Selected   bool   // pre-selected (it failed in the last bulk decision)
+}
+
+// CSRFinding is one result of the signer-aware checks, worded for a person.
+type CSRFinding struct {
+	Check   string // stable id, e.g. "privileged-group"
+	Tone    Tone   // ToneError for danger, ToneWarning, ToneNeutral for information
+	Label   string // "Danger", "Warning", "Note"
+	Message string
+}
+
+// CSRBulkResult reports a bulk approve or deny per CSR: what succeeded, what
+// failed and why.
+type CSRBulkResult struct {
+	Verb      string // "Approved" or "Denied"
+	Succeeded int
+	Failed    int
+	Items     []CSRBulkItem
+}
+
+// CSRBulkItem is the outcome for one CSR of a bulk decision.
+type CSRBulkItem struct {
+	Name     string
+	Href     string
+	OK       bool
+	Message  string   // what happened, or the API server's refusal
+	Warnings []string // the API server's Warning headers
+}
+
+// CSRDetailPage is one CSR: the generic detail page plus the checks' findings
+// beside the request and the issued certificate's download link.
+type CSRDetailPage struct {
+	DetailPage
+	Findings []CSRFinding
+	// ChecksNote qualifies the findings, e.g. when the request does not decode.
+	ChecksNote string
+	// CertificateHref downloads status.certificate as PEM; "" until issued.
+	CertificateHref string
+}

@@ -1,0 +1,102 @@
+package model
+
+// EditPage is the YAML editor of one object, or of a new one (Create true).
+// It is rendered again after every Preview, failed Apply, conflict and rebase,
+// always with the user's own text in YAML.
+type EditPage struct {
+	Chrome    Chrome
+	KindID    string
+	KindTitle string // "CSIDrivers"
+	Kind      string // the API kind: "CSIDriver"
+	Name      string // "" while creating
+	Create    bool
+
+	YAML            string // the textarea's content
+	ResourceVersion string // the version the user started from (hidden field); "" when creating
+	Base            string // the text the user started from, encoded (hidden field), for conflict diffs
+	ShowStatus      bool   // the text includes status (hidden field "status")
+	StatusURL       string // link that reloads the editor with status shown or hidden ("" when creating)
+	ApplyURL        string // the form's action
+	PreviewURL      string // the Preview button's formaction ("" when the form field op selects it)
+	RebaseURL       string // target of the "rebase onto current" button, shown with a Conflict
+	CancelURL       string
+	ApplyLabel      string // "Apply" or "Create"
+
+	Notices  []Banner    // results that are not problems: "Rebased onto version 123"
+	Problems []EditError // local errors and the API server's errors, next to the editor
+	Warnings []string    // Warning headers of the last call
+	Preview  *Diff       // what the server would store, after a successful Preview
+	Conflict *Conflict   // set after a 409: what changed on the server
+}
+
+// EditError is one error shown next to the editor: a local check (nothing was
+// sent) or the API server's answer with its field causes.
+type EditError struct {
+	Title   string // "Invalid YAML", "Forbidden", "Invalid"
+	Message string
+	Local   bool // true: clusterdesk refused before sending anything
+	Line    int  // 1-based line in the editor text the message points at; 0 when unknown
+	Causes  []Cause
+}
+
+// Cause is one field cause of an API error (details.causes).
+type Cause struct {
+	Field   string
+	Message string
+	Line    int // 1-based line of Field in the editor text; 0 when not found
+}
+
+// Diff is a unified diff as view lines.
+type Diff struct {
+	Title   string // "Live → what the API server would store"
+	From    string // label of the old side
+	To      string // label of the new side
+	Added   int
+	Removed int
+	Lines   []DiffLine // empty when the two sides are equal
+	Note    string     // e.g. "No change: the server would store the object as it is."
+}
+
+// DiffKind is the kind of a diff line.
+type DiffKind string
+
+const (
+	DiffContext DiffKind = "context"
+	DiffAdded   DiffKind = "added"
+	DiffRemoved DiffKind = "removed"
+	DiffHunk    DiffKind = "hunk" // "@@ -3,7 +3,8 @@" separator
+)
+
+// DiffLine is one line of a diff with its line numbers ("" where it has none).
+type DiffLine struct {
+	Kind DiffKind
+	Old  string
+	New  string
+	Text string
+}
+
+// Conflict is what the editor shows after the API server refused an Apply with
+// 409 Conflict: the message, and what changed on the server since the user loaded it.
+type Conflict struct {
+	Message        string
+	CurrentVersion string // resourceVersion on the server now
+	Changes        Diff   // the version the user started from → the current one
+}
+
+// DeletePage confirms the deletion of one object after a dry run.
+type DeletePage struct {
+	Chrome    Chrome
+	KindID    string
+	KindTitle string
+	Kind      string
+	Name      string
+	UID       string // hidden field: only this very object is deleted
+	ActionURL string
+	CancelURL string
+
+	DryRunOK     bool     // the API server accepted the dry run
+	Consequences []string // what else goes with it, e.g. "12 Widget objects (widgets.example.com)"
+	Problems     []EditError
+	Warnings     []string
+	Typed        string // what the user typed into the confirmation box (kept after a mismatch)
+}

@@ -1,0 +1,60 @@
+package model
+
+// Insight is a rich section of a detail page, for what a Section's plain
+// strings cannot say: lint findings, badges and code inside table cells,
+// links, and nested cards (one per webhook). Every part is optional.
+type Insight struct {
+	Title    string
+	TestID   string
+	Intro    string    // one plain sentence under the title
+	Findings []Finding // shown as banners at the top of the panel
+	Fields   []RichField
+	Table    *RichTable
+	Cards    []Insight // nested panels, each collapsible
+	Open     bool      // for a card: expanded by default
+}
+
+// Finding is one lint result: a badge in tables, a banner in cards.
+type Finding struct {
+	Code    string // stable id, e.g. "fail-kube-system"; data-testid "finding-<code>"
+	Tone    Tone   // ToneError, ToneWarning, or ToneNeutral for notes
+	Title   string
+	Message string // one line: what is wrong and what it causes
+}
+
+// RichField is a label and a rich value; Hint explains the field in one line.
+type RichField struct {
+	Label string
+	Value Rich
+	Hint  string
+}
+
+// RichTable is a table of rich cells.
+type RichTable struct {
+	Columns []string
+	Rows    []RichRow
+	Empty   string // shown instead of an empty body
+}
+
+// RichRow is one table row; TestID becomes its data-testid.
+type RichRow struct {
+	TestID string
+	Cells  []Rich
+}
+
+// Rich is a display value: text and/or lines, code snippets, a link, badges.
+type Rich struct {
+	Text   string
+	Lines  []string  // each on its own line (e.g. one webhook rule per line)
+	Code   []Snippet // code shown as code (e.g. CEL matchConditions)
+	Href   string    // makes Text a link
+	Mono   bool
+	Badges []Badge
+	Hint   string // tooltip
+}
+
+// Snippet is a named piece of code.
+type Snippet struct {
+	Label string
+	Code  string
+}
