@@ -25,13 +25,14 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	}
 	ready := false
 	for _, st := range h.deps.Cluster.Statuses() {
-		item := model.NavItem{Label: st.Kind.Title, Href: "/" + string(st.Kind.ID), Active: st.Kind.ID == active}
+		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: "/" + string(st.Kind.ID), Active: st.Kind.ID == active}
 		if st.State == kube.StateSynced {
 			item.Count = strconv.Itoa(st.Count)
 			ready = true
 		}
 		ch.Nav = append(ch.Nav, item)
 	}
+	ch.Live = h.liveChrome(c, active)
 	if !ready && !h.deps.Cluster.Ready() {
 		ch.Banners = append(ch.Banners, clusterBanner(h.deps.Cluster.Statuses()))
 	}

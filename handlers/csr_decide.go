@@ -24,6 +24,11 @@ func (h *Handlers) csrActions(c echo.Context, name string) []model.Action {
 	if err != nil || present.CSRDecided(csr) {
 		return nil
 	}
+	// The API server validates spec.request on every write, so a request that
+	// does not decode can be neither approved nor denied.
+	if _, err := csrDecodes.Decode(csr.Spec.Request); err != nil {
+		return nil
+	}
 	mayDecide := h.csrMayDecide(c)
 	if mayDecide == nil || !mayDecide(csr.Spec.SignerName) {
 		return nil

@@ -85,5 +85,6 @@ type Deps struct {
 	Logins   *auth.LoginTokens
 	User     string // who the console acts as (local mode: the kubeconfig's identity)
 	ReadOnly bool
-	Lookup   Lookup // direct reads for insight pages; nil skips them (the pages say so)
+	Lookup   Lookup       // direct reads for insight pages; nil skips them (the pages say so)
+	Live     *LiveUpdates // live updates over server-sent events; nil turns them off
 }

@@ -5,19 +5,23 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -530,4 +534,89 @@ func createCR(t *testing.T, group, ns, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestPreviewOfALargeCRD previews a label change on the largest CRD whose
+// editor form fits in a request (the real-world fixtures hold CRDs of several
+// hundred KiB) and logs how long the server took; the browser's share is
+// measured in e2e/edit.spec.ts.
+func TestPreviewOfALargeCRD(t *testing.T) {
+	es := newEditServer(t, testcluster.Admin)
+	crds, err := es.cache.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Largest first by their JSON size (cheap), then the first whose form
+	// (the text, and again compressed) stays under 1 MiB.
+	sizes := map[string]int{}
+	for _, c := range crds {
+		j, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[c.Name] = len(j)
+	}
+	slices.SortFunc(crds, func(a, b *apiextensionsv1.CustomResourceDefinition) int { return sizes[b.Name] - sizes[a.Name] })
+	best, size := "", 0
+	for _, c := range crds {
+		if sizes[c.Name] > 1<<20 {
+			continue
+		}
+		obj, err := es.cache.Object(kube.CRDs, c.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := runtimeToUnstructured(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := edit.Text(u, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(url.Values{"yaml": {text}, "base": {edit.EncodeBase(text)}}.Encode()); n < 1<<20 {
+			best, size = c.Name, len(text)
+			break
+		}
+	}
+	if best == "" {
+		t.Fatal("no CRD fits in a request")
+	}
+	path := "/crds/" + best
+	ed := es.openEditor(t, path+"/edit")
+	mine := strings.Replace(ed.text, "metadata:\n", "metadata:\n  annotations:\n    clusterdesk.test/preview: measured\n", 1)
+	if strings.Contains(ed.text, "  annotations:\n") {
+		mine = strings.Replace(ed.text, "  annotations:\n", "  annotations:\n    clusterdesk.test/preview: measured\n", 1)
+	}
+	start := time.Now()
+	rec := es.post(t, es.sess, path+"/preview", ed.form(mine))
+	took := time.Since(start)
+	code := rec.Code
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != http.StatusOK || !strings.Contains(doc.Find(`[data-testid="preview-diff"] [data-kind="added"]`).Text(), "clusterdesk.test/preview: measured") {
+		title, msg, _ := problem(doc)
+		t.Fatalf("preview of %s: status %d: %s: %s", best, code, title, msg)
+	}
+	t.Logf("preview of %s (%d KiB of YAML, %d lines): %v on the server", best, size>>10, strings.Count(ed.text, "\n"), took)
+	obj, err := edit.Parse(mine, edit.Target{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: best})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.SetResourceVersion(ed.rv)
+	start = time.Now()
+	if _, err := es.admin.Update(context.Background(), es.kind(t, kube.CRDs), obj, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("of which the API server's dry run alone: %v", time.Since(start))
+	if es.live(t, kube.CRDs, best).GetResourceVersion() != ed.rv {
+		t.Error("the preview changed the CRD")
+	}
+}
+
+func runtimeToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	return &unstructured.Unstructured{Object: m}, err
 }

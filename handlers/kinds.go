@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -70,5 +71,9 @@ var pagesByKind = map[kube.KindID]kindPages{
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)
 		})), (*Handlers).webhookDetail),
-	kube.CSIDrivers: pagesFor(Cluster.CSIDrivers, Cluster.CSIDriver, present.CSIDriverList, plain(present.CSIDriverDetail)),
+	kube.CSIDrivers: withLive(pagesFor(Cluster.CSIDrivers, Cluster.CSIDriver, present.CSIDriverList,
+		plain(func(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
+			return present.CSIDriverDetail(d, nil, now)
+		})),
+		(*Handlers).csiDriverDetail),
 }

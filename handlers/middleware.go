@@ -53,6 +53,9 @@ func requireSession(s *auth.Sessions) echo.MiddlewareFunc {
 			}
 			sess, err := s.Check(c.Response(), c.Request())
 			if err != nil {
+				if wantsEventStream(c.Request()) {
+					return sessionEnded(c, err)
+				}
 				if isHTMX(c) {
 					c.Response().Header().Set("HX-Redirect", "/login")
 				}

@@ -35,12 +35,16 @@ func New(deps Deps) *echo.Echo {
 	e.POST("/logout", h.logout)
 
 	e.GET("/", h.home)
+	// One event stream per tab; no gzip or timeout middleware may wrap it.
+	e.GET(livePath, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
 	e.GET("/csrs", h.csrQueue)
 	e.GET("/csrs/:name/certificate", h.csrCertificate)
 	// FlowSchemas in evaluation order, and the request classifier.
 	e.GET("/flowschemas", h.flowSchemas)
 	e.GET("/flowschemas/classify", h.classify)
+	// A CRD version's schema explorer (insight_schema.go).
+	e.GET("/crds/:name/schema/:version", h.crdSchema)
 	e.GET("/:kind", h.list)
 	e.GET("/:kind/:name", h.detail)
 

@@ -20,6 +20,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
@@ -102,6 +103,13 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Live updates: the cache's change notifications feed one hub, which renders
+	// each batch once and publishes it to the browser tabs subscribed to it.
+	streams := live.NewStreams(live.Options{Log: log})
+	updates := handlers.NewLiveUpdates(cache, streams)
+	hub := live.NewHub(updates.Render, streams, live.HubOptions{Log: log})
+	cache.OnChange(hub.Notify)
+	go hub.Run(ctx)
 	go cache.Run(ctx)
 
 	ln, err := net.Listen("tcp", cfg.listen)
@@ -123,12 +131,16 @@ func run(args []string) error {
 			Log: log, Cluster: cache, Access: access, Writer: writer, Editor: editor,
 			Sessions: auth.NewSessions(), Logins: logins,
 			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly, Lookup: lookup,
+			Live: updates,
 		}),
 		// No WriteTimeout: server-sent event streams stay open. Slow-loris
 		// headers are cut by ReadHeaderTimeout.
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	// Shutdown waits for handlers, and an event stream's handler returns only
+	// when its connection ends: end them first.
+	srv.RegisterOnShutdown(streams.Close)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("serving", "url", baseURL, "readOnly", cfg.readOnly)

@@ -75,7 +75,8 @@ export class Guard {
   private pageErrors: string[] = [];
   // Status of every document (and htmx) response, to recognise Chromium's
   // "Failed to load resource" line for a page whose 4xx status the test expects.
-  private documentStatus = new Map<string, number>();
+  // One URL may answer with several (a form POST refused with 409, then accepted).
+  private documentStatus = new Map<string, Set<number>>();
 
   async attach(context: BrowserContext): Promise<void> {
     await context.addInitScript({ content: CSP_LISTENER });
@@ -92,7 +93,9 @@ export class Guard {
     });
     page.on('pageerror', (err) => this.pageErrors.push(`uncaught exception on ${page.url()}: ${err.stack || err.message}`));
     page.on('response', (res) => {
-      if (res.request().resourceType() === 'document') this.documentStatus.set(res.url(), res.status());
+      if (res.request().resourceType() !== 'document') return;
+      const seen = this.documentStatus.get(res.url()) ?? new Set<number>();
+      this.documentStatus.set(res.url(), seen.add(res.status()));
     });
   }
 
@@ -102,7 +105,7 @@ export class Guard {
       const failed = /^Failed to load resource: the server responded with a status of (\d+)/.exec(e.text);
       // A page the test navigated to with an error status (401 login, 404, ...):
       // the test asserts that status itself.
-      if (failed && this.documentStatus.get(e.url) === Number(failed[1])) continue;
+      if (failed && this.documentStatus.get(e.url)?.has(Number(failed[1]))) continue;
       out.push(`console.${e.type} on ${e.page}: ${e.text}${e.url ? ` (${e.url})` : ''}`);
     }
     return out;

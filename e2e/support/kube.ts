@@ -26,7 +26,8 @@ function readKubeconfig(file: string): Cluster {
   return { server, ca: Buffer.from(caData, 'base64').toString('utf8'), token };
 }
 
-async function call(method: string, apiPath: string, body?: unknown): Promise<{ status: number; json: any }> {
+/** Calls the devcluster API server as admin. */
+export async function call(method: string, apiPath: string, body?: unknown): Promise<{ status: number; json: any }> {
   const c = readKubeconfig(adminKubeconfig());
   const url = new URL(apiPath, c.server);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));

@@ -100,14 +100,27 @@ func join(path, name string) string {
 
 // Find returns the node at path ("" is the root), or nil.
 func (n *Node) Find(path string) *Node {
-	if n == nil || n.Path == path {
-		return n
+	chain := n.Chain(path)
+	if chain == nil {
+		return nil
+	}
+	return chain[len(chain)-1]
+}
+
+// Chain returns the nodes from n down to the node at path, or nil when there
+// is none.
+func (n *Node) Chain(path string) []*Node {
+	if n == nil {
+		return nil
+	}
+	if n.Path == path {
+		return []*Node{n}
 	}
 	for _, c := range n.Children {
-		// Only descend where the path can continue: a prefix at a separator.
+		// Only descend where the path can continue.
 		if strings.HasPrefix(path, c.Path) {
-			if f := c.Find(path); f != nil {
-				return f
+			if rest := c.Chain(path); rest != nil {
+				return append([]*Node{n}, rest...)
 			}
 		}
 	}

@@ -78,7 +78,7 @@ func Versions(c *apiextensionsv1.CustomResourceDefinition) []Version {
 	return out
 }
 
-// Version returns the named version, or false.
+// FindVersion returns the named version, or false.
 func FindVersion(c *apiextensionsv1.CustomResourceDefinition, name string) (apiextensionsv1.CustomResourceDefinitionVersion, bool) {
 	for _, v := range c.Spec.Versions {
 		if v.Name == name {

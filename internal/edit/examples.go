@@ -13,7 +13,7 @@ import (
 )
 
 // Example returns a minimal valid object of kind (the API kind, "FlowSchema")
-// at apiVersion, for the create page. Names start with "example-" so that a
+// at apiVersion, for the create page. Every name contains "example" so that a
 // person sees at once what to change. ok is false for a kind without an example.
 func Example(kind, apiVersion string) (text string, ok bool, err error) {
 	body, ok := examples[kind]

@@ -6,6 +6,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/crd"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -43,10 +44,10 @@ func crdVersions(crd *apiextensionsv1.CustomResourceDefinition) string {
 	return join(out)
 }
 
-func crdCondition(crd *apiextensionsv1.CustomResourceDefinition, t apiextensionsv1.CustomResourceDefinitionConditionType) string {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == t {
-			return string(c.Status)
+func crdCondition(c *apiextensionsv1.CustomResourceDefinition, t apiextensionsv1.CustomResourceDefinitionConditionType) string {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == t {
+			return string(cond.Status)
 		}
 	}
 	return "Unknown"
@@ -84,63 +85,37 @@ func CRDList(items []*apiextensionsv1.CustomResourceDefinition, q ListQuery, now
 	return table(kind, "CustomResourceDefinitions", action, crdColumns, rows, q)
 }
 
-// CRDDetail lays out one CustomResourceDefinition.
-func CRDDetail(crd *apiextensionsv1.CustomResourceDefinition, now time.Time) model.DetailPage {
-	ageText, ageTitle, _ := age(crd.CreationTimestamp, now)
-	n := crd.Spec.Names
-	conversion := "None"
-	if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy != "" {
-		conversion = string(crd.Spec.Conversion.Strategy)
-	}
+// CRDDetail lays out one CustomResourceDefinition: names, versions with
+// links to each schema, conversion, printer columns and what needs attention.
+func CRDDetail(c *apiextensionsv1.CustomResourceDefinition, now time.Time) model.DetailPage {
+	ageText, ageTitle, _ := age(c.CreationTimestamp, now)
+	n := c.Spec.Names
 	p := model.DetailPage{
-		KindID: "crds", KindTitle: "CustomResourceDefinitions", Name: crd.Name, Status: crdStatus(crd),
+		KindID: "crds", KindTitle: "CustomResourceDefinitions", Name: c.Name, Status: crdStatus(c),
 		Fields: []model.Field{
-			{Label: "Group", Value: crd.Spec.Group, Mono: true},
+			{Label: "Group", Value: c.Spec.Group, Mono: true},
 			{Label: "Kind", Value: n.Kind},
 			{Label: "Plural", Value: n.Plural, Mono: true},
 			{Label: "Singular", Value: orDash(n.Singular), Mono: true},
 			{Label: "Short names", Value: join(n.ShortNames), Mono: true},
 			{Label: "Categories", Value: join(n.Categories)},
-			{Label: "Scope", Value: string(crd.Spec.Scope)},
-			{Label: "Conversion", Value: conversion},
-			{Label: "Stored versions", Value: join(crd.Status.StoredVersions)},
+			{Label: "List kind", Value: orDash(n.ListKind)},
+			{Label: "Scope", Value: string(c.Spec.Scope)},
+			{Label: "Stored versions", Value: join(c.Status.StoredVersions), Hint: "status.storedVersions: versions objects may exist in etcd in"},
 			{Label: "Age", Value: ageText, Hint: ageTitle},
 		},
 	}
-	versions := model.Section{Title: "Versions", TestID: "versions", Columns: []string{"Version", "Served", "Storage", "Deprecated", "Subresources"}}
-	for _, v := range crd.Spec.Versions {
-		var sub []string
-		if v.Subresources != nil {
-			if v.Subresources.Status != nil {
-				sub = append(sub, "status")
-			}
-			if v.Subresources.Scale != nil {
-				sub = append(sub, "scale")
-			}
-		}
-		dep := boolText(&v.Deprecated, "")
-		if v.Deprecated && v.DeprecationWarning != nil {
-			dep += ": " + *v.DeprecationWarning
-		}
-		versions.Rows = append(versions.Rows, []string{v.Name, boolText(&v.Served, ""), boolText(&v.Storage, ""), dep, join(sub)})
+	for _, f := range findings(crd.Lint(c, now)) {
+		p.Problems = append(p.Problems, model.Banner{Tone: f.Tone, Title: f.Title, Message: f.Message, TestID: "finding-" + f.Code})
 	}
-	p.Sections = append(p.Sections, versions)
-	served := map[string]bool{}
-	for _, v := range crd.Spec.Versions {
-		served[v.Name] = v.Served
-	}
-	for _, sv := range crd.Status.StoredVersions {
-		if !served[sv] {
-			p.Problems = append(p.Problems, model.Banner{Tone: model.ToneWarning, Title: "Stored version not served",
-				Message: "Objects may still be stored as " + sv + ", which is no longer served: migrate them before removing it.", TestID: "banner-stored-version"})
-		}
-	}
-	for _, c := range crd.Status.Conditions {
-		a, t, _ := age(c.LastTransitionTime, now)
-		good := c.Type != apiextensionsv1.Terminating && c.Type != apiextensionsv1.NonStructuralSchema
+	versions := crd.Versions(c)
+	p.Insights = append(p.Insights, crdVersionsInsight(c, versions), crdConversionInsight(c), crdColumnsInsight(versions))
+	for _, cond := range c.Status.Conditions {
+		a, t, _ := age(cond.LastTransitionTime, now)
+		good := cond.Type != apiextensionsv1.Terminating && cond.Type != apiextensionsv1.NonStructuralSchema
 		p.Conditions = append(p.Conditions, model.Condition{
-			Type: string(c.Type), Status: string(c.Status), Tone: conditionTone(string(c.Status), good),
-			Reason: c.Reason, Message: c.Message, Age: a, Time: t,
+			Type: string(cond.Type), Status: string(cond.Status), Tone: conditionTone(string(cond.Status), good),
+			Reason: cond.Reason, Message: cond.Message, Age: a, Time: t,
 		})
 	}
 	return p

@@ -68,22 +68,20 @@ func CSIDriverList(items []*storagev1.CSIDriver, q ListQuery, now time.Time) mod
 	return table(kind, "CSIDrivers", action, csiDriverColumns, rows, q)
 }
 
-// CSIDriverDetail lays out one CSIDriver.
-func CSIDriverDetail(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
+// CSIDriverDetail lays out one CSIDriver: every spec field explained, the
+// immutable ones marked, and, when usage is not nil, the objects that use it.
+func CSIDriverDetail(d *storagev1.CSIDriver, usage *CSIUsage, now time.Time) model.DetailPage {
 	ageText, ageTitle, _ := age(d.CreationTimestamp, now)
-	return model.DetailPage{
+	p := model.DetailPage{
 		KindID: "csidrivers", KindTitle: "CSIDrivers", Name: d.Name,
 		Status: model.Badge{Text: "Registered", Tone: model.ToneNeutral},
 		Fields: []model.Field{
-			{Label: "Attach required", Value: boolText(d.Spec.AttachRequired, "<unset>"), Hint: "immutable: needs a ControllerPublishVolume (attach) step before mount"},
-			{Label: "Pod info on mount", Value: boolText(d.Spec.PodInfoOnMount, "<unset>"), Hint: "immutable: kubelet passes pod name, namespace, UID and service account on mount"},
-			{Label: "Storage capacity", Value: boolText(d.Spec.StorageCapacity, "<unset>"), Hint: "the scheduler considers CSIStorageCapacity objects"},
-			{Label: "Token requests", Value: csiTokens(d), Hint: "audiences of service account tokens passed to the driver"},
-			{Label: "Requires republish", Value: boolText(d.Spec.RequiresRepublish, "<unset>")},
-			{Label: "Volume lifecycle modes", Value: csiModes(d), Hint: "immutable"},
+			{Label: "Attach required", Value: boolText(d.Spec.AttachRequired, "<unset>")},
+			{Label: "Volume lifecycle modes", Value: csiModes(d)},
 			{Label: "FSGroup policy", Value: fsGroupPolicy(d)},
-			{Label: "SELinux mount", Value: boolText(d.Spec.SELinuxMount, "<unset>")},
 			{Label: "Age", Value: ageText, Hint: ageTitle},
 		},
 	}
+	p.Insights = append(p.Insights, csiSpecInsight(d), csiUsageInsight(usage))
+	return p
 }

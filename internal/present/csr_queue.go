@@ -148,6 +148,7 @@ type queueItem struct {
 	state    string
 	status   model.Badge
 	decided  time.Time
+	bad      bool // pending, but spec.request does not decode: nobody can decide it
 	findings []csr.Finding
 	checked  bool
 	row      *model.CSRRow
@@ -195,6 +196,10 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 			continue
 		}
 		it := &queueItem{c: c, state: state, status: CSRStatus(c), decided: decidedAt(c)}
+		if state == CSRPending {
+			_, err := env.Checks.decode(c.Spec.Request)
+			it.bad = err != nil
+		}
 		if needle != "" && !strings.Contains(it.build(dups, env).search, needle) {
 			continue
 		}
@@ -232,7 +237,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	}
 	for _, it := range kept {
 		row := *it.build(dups, env).row
-		row.Selectable = it.state == CSRPending && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
+		row.Selectable = it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
 		row.Selected = row.Selectable && selected[row.Name]
 		page.Rows = append(page.Rows, row)
 	}
@@ -357,30 +362,34 @@ func checksRank(fs []csr.Finding) int {
 	return (3-int(worst))*1000 + 999 - min(len(fs), 999)
 }
 
-// queueGroup is the part of the queue a state belongs to.
-func queueGroup(state string) int {
-	switch state {
-	case CSRPending:
+// queueGroup is the part of the queue an item belongs to. Pending requests
+// whose spec.request does not decode come after the others: the API server
+// refuses every approval or denial of them, so they are not work to do now.
+func queueGroup(it *queueItem) int {
+	switch {
+	case it.state == CSRPending && !it.bad:
 		return 0
-	case CSRApproved:
+	case it.state == CSRPending:
 		return 1
+	case it.state == CSRApproved:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // compareQueue is the queue order: pending (oldest first), approved but not
 // issued (longest waiting first), then decided (most recently decided first);
 // the name breaks ties so that the order is total and its reverse exact.
 func compareQueue(a, b *queueItem) int {
-	ga, gb := queueGroup(a.state), queueGroup(b.state)
+	ga, gb := queueGroup(a), queueGroup(b)
 	if ga != gb {
 		return cmp.Compare(ga, gb)
 	}
 	var r int
 	switch ga {
-	case 0:
+	case 0, 1:
 		r = a.c.CreationTimestamp.Time.Compare(b.c.CreationTimestamp.Time)
-	case 1:
+	case 2:
 		r = cmpTime(a.decided, a.c.CreationTimestamp.Time).Compare(cmpTime(b.decided, b.c.CreationTimestamp.Time))
 	default:
 		r = cmpTime(b.decided, b.c.CreationTimestamp.Time).Compare(cmpTime(a.decided, a.c.CreationTimestamp.Time))

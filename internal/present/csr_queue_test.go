@@ -283,3 +283,19 @@ func TestCSRDetailPage(t *testing.T) {
 		t.Errorf("file name = %q", got)
 	}
 }
+
+func TestCSRQueueUndecodablePendingSinksAndIsNotSelectable(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	bad := qcsr(t, "legacy", apiClient, "old", "old", now.Add(-72*time.Hour), CSRPending, time.Time{})
+	bad.Spec.Request = []byte("not PEM")
+	items := append(queueFixture(t, now), bad)
+	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: func(string) bool { return true }})
+	want := []string{"pending-old", "masters", "pending-young", "legacy", "approved-waiting"}
+	if got := names(p)[:5]; !slices.Equal(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+	legacy := p.Rows[3]
+	if legacy.Selectable || !legacy.SubjectBad || !strings.Contains(legacy.Subject, "not PEM") {
+		t.Errorf("an undecodable request is shown as such and cannot be selected: %+v", legacy)
+	}
+}

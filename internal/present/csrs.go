@@ -94,8 +94,12 @@ func CSRDetail(c *certificatesv1.CertificateSigningRequest, now time.Time) model
 		},
 	}
 	if req, err := csr.Decode(c.Spec.Request); err != nil {
+		msg := err.Error()
+		if CSRState(c) == CSRPending {
+			msg += "\nIt cannot be approved or denied: the API server validates spec.request on every change and refuses both. Delete it instead."
+		}
 		p.Problems = append(p.Problems, model.Banner{
-			Tone: model.ToneError, Title: "The request cannot be decoded", Message: err.Error(), TestID: "banner-bad-request",
+			Tone: model.ToneError, Title: "The request cannot be decoded", Message: msg, TestID: "banner-bad-request",
 		})
 	} else {
 		p.Sections = append(p.Sections, model.Section{

@@ -58,3 +58,54 @@ type Snippet struct {
 	Label string
 	Code  string
 }
+
+// SchemaPage explores one version's openAPIV3Schema, focused on one field.
+type SchemaPage struct {
+	Chrome   Chrome
+	CRD      string // the CRD's name
+	Kind     string // "Widget"
+	Version  string
+	Versions []SchemaVersion // every version with a schema, for switching
+	Path     string          // the focused field; "" for the whole object
+	Trail    []Crumb         // from the root to the focused field
+	Root     SchemaNode      // the focused field; its Children are the tree
+	Fields   int             // fields below the focused one
+	Shown    int             // fields rendered on this page
+	Note     string          // why some levels open in their own view
+}
+
+// SchemaVersion links to another version's schema.
+type SchemaVersion struct {
+	Name    string
+	Href    string
+	Current bool
+}
+
+// SchemaNode is one field of a schema tree.
+type SchemaNode struct {
+	Name            string // property name, "[]" for array items, "{}" for map values
+	Path            string
+	Type            string
+	Format          string
+	Required        bool
+	Nullable        bool
+	DescriptionHTML string // rendered by internal/docs (safe Markdown): the one HTML string views insert raw
+	Enum            []string
+	Default         string
+	Pattern         string
+	Limits          []string
+	Extensions      []string
+	Junctors        []string
+	Rules           []SchemaRule
+	Children        []SchemaNode
+	Open            bool   // expanded by default
+	FocusHref       string // the page focused on this field ("" for leaves)
+	Hidden          int    // fields below it not rendered here (then FocusHref shows them)
+}
+
+// SchemaRule is a CEL validation rule.
+type SchemaRule struct {
+	Rule    string
+	Message string // the message, or "message expression: …"
+	Detail  string // reason, fieldPath, optionalOldSelf
+}

@@ -1096,7 +1096,7 @@ func classifyResult(r model.ClassifyResult) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "</td><td class=\"border-b border-line-muted px-3 py-1.5 align-top text-xs wrap-anywhere\"><ul class=\"flex flex-col gap-0.5\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "</td><td class=\"w-1/2 min-w-72 border-b border-line-muted px-3 py-1.5 align-top text-xs wrap-break-word\"><ul class=\"flex flex-col gap-0.5\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

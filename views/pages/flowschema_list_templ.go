@@ -466,7 +466,7 @@ func flowSchemaRow(r model.FlowSchemaRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var24 = []any{fsCell + " font-mono text-[12.5px]"}
+		var templ_7745c5c3_Var24 = []any{fsCell + " whitespace-nowrap font-mono text-[12.5px]"}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var24...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

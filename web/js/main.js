@@ -4,6 +4,7 @@
 import htmx from './htmx.js';
 import 'htmx-ext-sse';
 import { install } from './behaviours.js';
+import './live.js';
 import './csr-queue.js';
 
 install(document, htmx);

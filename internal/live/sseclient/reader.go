@@ -25,7 +25,9 @@ type Event struct {
 type Reader struct {
 	r        *bufio.Reader
 	lastID   string
-	skipLF   bool // the previous line ended with CR: a following LF belongs to it
+	skipLF   bool     // the previous line ended with CR: a following LF belongs to it
+	partial  []byte   // a line read in part
+	queue    [][]byte // lines read, not yet returned
 	comments atomic.Int64
 }
 
@@ -87,28 +89,44 @@ func (r *Reader) Next() (Event, error) {
 
 // line returns the next line without its terminator (CRLF, LF or CR).
 func (r *Reader) line() ([]byte, error) {
-	var out []byte
-	for {
-		b, err := r.r.ReadByte()
-		if err != nil {
-			if err == io.EOF && len(out) > 0 {
-				return out, nil
+	for len(r.queue) == 0 {
+		chunk, err := r.r.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull {
+			if err == io.EOF && len(r.partial)+len(chunk) > 0 {
+				line := append(r.partial, chunk...)
+				r.partial = nil
+				return line, nil
 			}
 			return nil, err
 		}
+		r.split(chunk)
+	}
+	line := r.queue[0]
+	r.queue = r.queue[1:]
+	return line, nil
+}
+
+// split cuts a chunk (which ReadSlice will overwrite) into copied lines; the
+// unterminated rest waits in partial.
+func (r *Reader) split(chunk []byte) {
+	start := 0
+	for i, b := range chunk {
 		if r.skipLF {
 			r.skipLF = false
 			if b == '\n' {
+				start = i + 1
 				continue
 			}
 		}
-		switch b {
-		case '\n':
-			return out, nil
-		case '\r':
-			r.skipLF = true
-			return out, nil
+		if b != '\n' && b != '\r' {
+			continue
 		}
-		out = append(out, b)
+		r.queue = append(r.queue, append(r.partial, chunk[start:i]...))
+		r.partial = nil
+		start = i + 1
+		r.skipLF = b == '\r'
+	}
+	if start < len(chunk) {
+		r.partial = append(r.partial, chunk[start:]...)
 	}
 }

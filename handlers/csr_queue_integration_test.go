@@ -1,0 +1,261 @@
+//go:build integration
+
+package handlers
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+)
+
+// csrSpec describes a CSR an integration test creates as admin.
+type csrSpec struct {
+	signer string
+	cn     string
+	orgs   []string
+	dns    []string
+	ips    []string
+	usages []certificatesv1.KeyUsage
+}
+
+// createCSR creates a pending CSR with a real key as admin, named after the
+// test, and deletes it when the test ends.
+func createCSR(t *testing.T, suffix string, s csrSpec) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.CertificateRequest{Subject: pkix.Name{CommonName: s.cn, Organization: s.orgs}, DNSNames: s.dns}
+	for _, ip := range s.ips {
+		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.usages == nil {
+		s.usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
+	}
+	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	name := strings.ToLower(fmt.Sprintf("it-%s-%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), suffix, time.Now().UnixNano()))
+	_, err = cs.CertificatesV1().CertificateSigningRequests().Create(context.Background(), &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			SignerName: s.signer,
+			Usages:     s.usages,
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+func (ls *liveServer) waitCached(t *testing.T, names ...string) {
+	t.Helper()
+	waitFor(t, "the cache to see "+strings.Join(names, ", "), 10*time.Second, func() bool {
+		for _, n := range names {
+			if _, err := ls.cache.CSR(n); err != nil {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// bulk posts the bulk form and parses the answer.
+func (ls *liveServer) bulk(t *testing.T, sess *http.Cookie, action string, names ...string) (int, *goquery.Document) {
+	t.Helper()
+	rec := ls.post(t, sess, "/csrs/bulk", url.Values{"names": names, "action": {action}, "message": {"bulk from the integration test"}})
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec.Code, doc
+}
+
+func withSession(t *testing.T, sess *http.Cookie, path string) *http.Request {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	r.AddCookie(sess)
+	return r
+}
+
+func bulkResult(doc *goquery.Document, name string) (ok string, text string) {
+	s := doc.Find(`[data-testid="bulk-result"][data-name="` + name + `"]`)
+	return s.AttrOr("data-ok", "missing"), strings.Join(strings.Fields(s.Text()), " ")
+}
+
+var apiClient = csrSpec{signer: certificatesv1.KubeAPIServerClientSignerName, cn: "it-user", orgs: []string{"it"}}
+
+func TestBulkApproveReportsTheOneAlreadyDenied(t *testing.T) {
+	ls := newLiveServer(t, testcluster.Admin, false)
+	sess := ls.login(t)
+	a, b, denied := createCSR(t, "a", apiClient), createCSR(t, "b", apiClient), createCSR(t, "denied", apiClient)
+	ls.waitCached(t, a, b, denied)
+	if rec := ls.post(t, sess, "/csrs/"+denied+"/deny", url.Values{"message": {"not this one"}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("deny: status %d", rec.Code)
+	}
+
+	code, doc := ls.bulk(t, sess, "approve", a, denied, b)
+	if code != http.StatusOK {
+		t.Fatalf("bulk approve with a partial failure: status %d", code)
+	}
+	for _, n := range []string{a, b} {
+		if ok, text := bulkResult(doc, n); ok != "true" {
+			t.Errorf("%s: result %s %q, want approved", n, ok, text)
+		}
+	}
+	if ok, text := bulkResult(doc, denied); ok != "false" || !strings.Contains(text, "already denied") {
+		t.Errorf("%s: result %s %q, want a failure saying it is already denied", denied, ok, text)
+	}
+	if s := strings.Join(strings.Fields(doc.Find(`[data-testid="bulk-summary"]`).Text()), " "); !strings.Contains(s, "Approved 2 of 3") {
+		t.Errorf("summary %q", s)
+	}
+
+	waitFor(t, "the signer to issue both", 20*time.Second, func() bool {
+		for _, n := range []string{a, b} {
+			if c, err := ls.cache.CSR(n); err != nil || len(c.Status.Certificate) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	c, _ := ls.cache.CSR(denied)
+	if len(c.Status.Conditions) != 1 || c.Status.Conditions[0].Type != certificatesv1.CertificateDenied {
+		t.Errorf("the denied CSR must stay denied only: %+v", c.Status.Conditions)
+	}
+
+	// The queue shows them where they now belong, and the certificate downloads.
+	_, issued, _ := ls.get(t, sess, "/csrs?state=issued&q="+url.QueryEscape(a))
+	if issued.Find(`[data-testid="list-row"][data-name="`+a+`"]`).Length() != 1 {
+		t.Error("the approved CSR is under Issued")
+	}
+	rec := ls.do(withSession(t, sess, "/csrs/"+a+"/certificate"))
+	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Body.String(), "-----BEGIN CERTIFICATE-----") ||
+		!strings.Contains(rec.Header().Get("Content-Disposition"), "attachment") {
+		t.Errorf("certificate download: status %d, %q", rec.Code, rec.Header().Get("Content-Disposition"))
+	}
+	if rec := ls.do(withSession(t, sess, "/csrs/"+denied+"/certificate")); rec.Code != http.StatusNotFound {
+		t.Errorf("a denied CSR has nothing to download: status %d", rec.Code)
+	}
+}
+
+func TestApproverMayApproveClientButNotKubeletServing(t *testing.T) {
+	ls := newLiveServer(t, testcluster.Approver, false)
+	sess := ls.login(t)
+	client := createCSR(t, "client", apiClient)
+	serving := createCSR(t, "serving", csrSpec{
+		signer: certificatesv1.KubeletServingSignerName, cn: "system:node:it-worker", orgs: []string{"system:nodes"},
+		dns: []string{"it-worker"}, ips: []string{"10.0.0.99"},
+		usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageServerAuth},
+	})
+	ls.waitCached(t, client, serving)
+
+	_, doc, _ := ls.get(t, sess, "/csrs?state=pending")
+	if doc.Find(`[data-testid="row-select"][value="`+client+`"]`).Length() != 1 {
+		t.Error("the approver may select the kube-apiserver-client CSR")
+	}
+	if doc.Find(`[data-testid="row-select"][value="`+serving+`"]`).Length() != 0 {
+		t.Error("the approver may not select the kubelet-serving CSR")
+	}
+	// The checks flag the serving request: requested by admin, not by the node.
+	row := doc.Find(`[data-testid="list-row"][data-name="` + serving + `"]`)
+	if row.Find(`[data-testid="finding"][data-check="requester"]`).Length() != 1 {
+		t.Errorf("the serving CSR's row shows the requester finding: %q", strings.Join(strings.Fields(row.Find(`[data-testid="row-checks"]`).Text()), " "))
+	}
+	_, detail, _ := ls.get(t, sess, "/csrs/"+serving)
+	if detail.Find(`[data-testid="action-approve"]`).Length() != 0 {
+		t.Error("no approve button on the kubelet-serving CSR for the approver")
+	}
+	if detail.Find(`[data-testid="csr-checks"] [data-testid="finding"][data-check="node-unknown"]`).Length() != 1 {
+		t.Error("the detail page says the Node is unknown")
+	}
+
+	// A forged bulk decision over both: the client CSR is approved, the
+	// serving one is refused by the API server, and the refusal is shown.
+	code, res := ls.bulk(t, sess, "approve", client, serving)
+	if code != http.StatusOK {
+		t.Fatalf("bulk: status %d", code)
+	}
+	if ok, text := bulkResult(res, client); ok != "true" {
+		t.Errorf("client: %s %q", ok, text)
+	}
+	ok, text := bulkResult(res, serving)
+	if ok != "false" || !strings.Contains(text, "forbidden") || !strings.Contains(text, certificatesv1.KubeletServingSignerName) {
+		t.Errorf("serving: %s %q, want the API server's refusal naming the signer", ok, text)
+	}
+	c, _ := ls.cache.CSR(serving)
+	if len(c.Status.Conditions) != 0 {
+		t.Errorf("the refused CSR is untouched: %+v", c.Status.Conditions)
+	}
+	// The single-CSR route refuses as well, with the API server's message.
+	rec := ls.post(t, sess, "/csrs/"+serving+"/approve", url.Values{})
+	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "forbidden") {
+		t.Errorf("single approve: status %d", rec.Code)
+	}
+}
+
+func TestAuditorSeesNoDecisionsAndIsRefused(t *testing.T) {
+	ls := newLiveServer(t, testcluster.Auditor, false)
+	sess := ls.login(t)
+	// (The API server itself refuses system:masters for this signer, so the
+	// dangerous request here is a client certificate named like a node.)
+	name := createCSR(t, "pending", csrSpec{signer: certificatesv1.KubeAPIServerClientSignerName, cn: "system:node:it-sneaky", orgs: []string{"it"}})
+	ls.waitCached(t, name)
+
+	code, doc, _ := ls.get(t, sess, "/csrs")
+	if code != http.StatusOK || doc.Find(`[data-testid="list-row"][data-name="`+name+`"]`).Length() != 1 {
+		t.Fatalf("auditor's queue: status %d", code)
+	}
+	if doc.Find(`[data-testid="bulk-form"]`).Length() != 0 || doc.Find(`[data-testid="row-select"]`).Length() != 0 ||
+		doc.Find(`form[method="post"][action*="/csrs"]`).Length() != 0 {
+		t.Error("the auditor sees no approve or deny controls on the queue")
+	}
+	_, detail, _ := ls.get(t, sess, "/csrs/"+name)
+	if detail.Find(`[data-testid^="action-"]`).Length() != 0 {
+		t.Error("the auditor sees no approve or deny buttons on the CSR")
+	}
+	if detail.Find(`[data-testid="finding"][data-check="impersonates-node"][data-tone="error"]`).Length() != 1 {
+		t.Error("the detail page warns that the certificate would act as a node")
+	}
+
+	code, res := ls.bulk(t, sess, "approve", name)
+	if code != http.StatusForbidden {
+		t.Errorf("forged bulk approve: status %d, want 403", code)
+	}
+	if ok, text := bulkResult(res, name); ok != "false" || !strings.Contains(text, "forbidden") {
+		t.Errorf("the refusal is reported: %s %q", ok, text)
+	}
+	if rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{}); rec.Code != http.StatusForbidden {
+		t.Errorf("forged approve: status %d, want 403", rec.Code)
+	}
+	c, _ := ls.cache.CSR(name)
+	if len(c.Status.Conditions) != 0 {
+		t.Errorf("nothing was decided: %+v", c.Status.Conditions)
+	}
+}

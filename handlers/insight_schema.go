@@ -1,0 +1,42 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// crdSchema shows one version's schema of a CRD from the cache, focused on
+// the field in the path query parameter.
+func (h *Handlers) crdSchema(c echo.Context) error {
+	kind, ok := h.deps.Cluster.Kind(kube.CRDs)
+	if !ok {
+		return echo.NewHTTPError(http.StatusNotFound, "clusterdesk does not show CustomResourceDefinitions.")
+	}
+	name, version := c.Param("name"), c.Param("version")
+	if !h.mayList(c, kind) {
+		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
+	}
+	obj, err := h.deps.Cluster.CRD(name)
+	if err != nil {
+		return err
+	}
+	page, err := present.CRDSchema(obj, version, c.QueryParam("path"))
+	if nf := (*present.SchemaNotFound)(nil); errors.As(err, &nf) {
+		return echo.NewHTTPError(http.StatusNotFound, nf.Reason)
+	} else if err != nil {
+		return err
+	}
+	page.Chrome = h.chrome(c, name+" "+version+" schema", kind.ID,
+		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)},
+		model.Crumb{Label: name, Href: "/" + string(kind.ID) + "/" + name},
+		model.Crumb{Label: "schema " + version})
+	return render(c, http.StatusOK, pages.Schema(page))
+}

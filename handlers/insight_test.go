@@ -1,0 +1,183 @@
+package handlers
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+)
+
+// fixtureCluster serves the shared real-world manifests as if from the cache.
+type fixtureCluster struct {
+	emptyCluster
+	crds     map[string]*apiextensionsv1.CustomResourceDefinition
+	webhooks map[string]*admissionregistrationv1.ValidatingWebhookConfiguration
+	drivers  map[string]*storagev1.CSIDriver
+}
+
+func (fixtureCluster) Ready() bool { return true }
+func (f fixtureCluster) Kind(id kube.KindID) (kube.Kind, bool) {
+	for _, k := range kube.AllKinds() {
+		if k.ID == id {
+			return k, true
+		}
+	}
+	return kube.Kind{}, false
+}
+
+func notFound(resource, name string) error {
+	return apierrors.NewNotFound(schema.GroupResource{Resource: resource}, name)
+}
+
+func (f fixtureCluster) CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	if c, ok := f.crds[name]; ok {
+		return c, nil
+	}
+	return nil, notFound("customresourcedefinitions", name)
+}
+
+func (f fixtureCluster) Webhook(name string) (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	if c, ok := f.webhooks[name]; ok {
+		return c, nil
+	}
+	return nil, notFound("validatingwebhookconfigurations", name)
+}
+
+func (f fixtureCluster) CSIDriver(name string) (*storagev1.CSIDriver, error) {
+	if c, ok := f.drivers[name]; ok {
+		return c, nil
+	}
+	return nil, notFound("csidrivers", name)
+}
+
+func (f fixtureCluster) Object(id kube.KindID, name string) (runtime.Object, error) {
+	switch id {
+	case kube.CRDs:
+		return f.CRD(name)
+	case kube.Webhooks:
+		return f.Webhook(name)
+	case kube.CSIDrivers:
+		return f.CSIDriver(name)
+	}
+	return nil, notFound(string(id), name)
+}
+
+type allowAll struct{}
+
+func (allowAll) Can(context.Context, string, string, string, string, string) (bool, error) {
+	return true, nil
+}
+
+// loadFixtures decodes every manifest in one folder of ../shared/fixtures/real.
+func loadFixtures[T any](t testing.TB, dir string, name func(*T) string) map[string]*T {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("../../shared/fixtures/real", dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures in ../shared/fixtures/real/%s (is ../shared beside the repository?): %v", dir, err)
+	}
+	out := map[string]*T{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			o := new(T)
+			if err := yaml.Unmarshal([]byte(doc), o); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if n := name(o); n != "" {
+				out[n] = o
+			}
+		}
+	}
+	return out
+}
+
+func newFixtureServer(t testing.TB) (*testServer, fixtureCluster) {
+	fc := fixtureCluster{
+		crds:     loadFixtures(t, "customresourcedefinitions", func(c *apiextensionsv1.CustomResourceDefinition) string { return c.Name }),
+		webhooks: loadFixtures(t, "validatingwebhookconfigurations", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) string { return c.Name }),
+		drivers:  loadFixtures(t, "csidrivers", func(c *storagev1.CSIDriver) string { return c.Name }),
+	}
+	ts := &testServer{writer: &recordingWriter{}}
+	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
+	ts.e = New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: fc, Access: allowAll{},
+		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester",
+	})
+	return ts, fc
+}
+
+// TestInsightPagesOnEveryRealManifest renders every version's schema page of
+// every real-world CRD, and the detail page of every real-world webhook
+// configuration and CSI driver, without a cluster. (The CRD detail pages,
+// dominated by the generic YAML view, are walked by the integration test.)
+func TestInsightPagesOnEveryRealManifest(t *testing.T) {
+	ts, fc := newFixtureServer(t)
+	sess := ts.login(t)
+	var paths []string
+	for name, c := range fc.crds {
+		for _, v := range c.Spec.Versions {
+			if v.Schema != nil {
+				paths = append(paths, "/crds/"+name+"/schema/"+v.Name)
+			}
+		}
+	}
+	for name := range fc.webhooks {
+		paths = append(paths, "/validatingwebhooks/"+name)
+	}
+	for name := range fc.drivers {
+		paths = append(paths, "/csidrivers/"+name)
+	}
+	var biggest struct {
+		path  string
+		bytes int
+		took  time.Duration
+	}
+	for _, p := range paths {
+		r := httptest.NewRequest(http.MethodGet, p, nil)
+		r.AddCookie(sess)
+		start := time.Now()
+		rec := ts.do(r)
+		took := time.Since(start)
+		body := rec.Body.String()
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s: status %d", p, rec.Code)
+			continue
+		}
+		if !strings.Contains(body, `data-testid="detail-name"`) && !strings.Contains(body, `data-testid="schema-title"`) {
+			t.Errorf("%s: no title", p)
+		}
+		if strings.Contains(p, "/schema/") {
+			if n := strings.Count(body, `data-testid="schema-field"`); n == 0 || n > present.SchemaBudget {
+				t.Errorf("%s: %d schema fields rendered", p, n)
+			}
+			if len(body) > biggest.bytes {
+				biggest.path, biggest.bytes, biggest.took = p, len(body), took
+			}
+		}
+	}
+	if biggest.bytes > 1<<20 {
+		t.Errorf("largest schema page %s is %d bytes", biggest.path, biggest.bytes)
+	}
+	t.Logf("%d pages; largest schema page %s: %d bytes, rendered in %v", len(paths), biggest.path, biggest.bytes, biggest.took)
+}

@@ -1,0 +1,173 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/views/layout"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// livePath is the event stream's route: one connection per browser tab.
+const livePath = "/events"
+
+// sessionEndedEvent tells the page its session is over; it shows the banner it
+// carries and stops reconnecting.
+const sessionEndedEvent = "session-expired"
+
+// events serves GET /events?kinds=a,b&rows=a&since=cursor: counts and status for
+// the kinds, changed rows for the rows kinds, each only if the user may list the
+// kind. The session middleware has run; this route has no gzip or timeout
+// middleware, and the server no WriteTimeout.
+func (h *Handlers) events(c echo.Context) error {
+	lv := h.deps.Live
+	if lv == nil {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "Live updates are off in this console.")
+	}
+	r := c.Request()
+	if !sameOrigin(r) {
+		return echo.NewHTTPError(http.StatusForbidden, "The event stream serves clusterdesk's own pages only.")
+	}
+	// The idle clock as this request found it, not refreshed: an open tab is not
+	// activity, so the session still ends after the idle timeout, and the stream
+	// with it (the reconnect then finds the session over).
+	sess, err := h.deps.Sessions.Check(discardHeaders{}, r)
+	if err != nil {
+		return sessionEnded(c, err)
+	}
+	c.Response().Header().Del("Set-Cookie")
+	until := sess.LastSeen.Add(h.deps.Sessions.Idle)
+	if end := sess.IssuedAt.Add(h.deps.Sessions.Absolute); end.Before(until) {
+		until = end
+	}
+
+	q := r.URL.Query()
+	rowsWanted := kindList(q.Get("rows"))
+	var granted []kube.Kind
+	for _, id := range kindList(q.Get("kinds")) {
+		k, ok := h.deps.Cluster.Kind(id)
+		if ok && !slices.ContainsFunc(granted, func(g kube.Kind) bool { return g.ID == id }) && h.mayList(c, k) {
+			granted = append(granted, k)
+		}
+	}
+	sub := live.Subscription{Topics: []string{statusTopic}, Until: until}
+	var names []string
+	for _, k := range granted {
+		names = append(names, string(k.ID))
+		sub.Topics = append(sub.Topics, countTopic(k.ID))
+		if slices.Contains(rowsWanted, k.ID) {
+			sub.Topics = append(sub.Topics, rowsTopic(k.ID))
+			sub.Resync = append(sub.Resync, rowsTopic(k.ID))
+		}
+	}
+	sub.Hello = strings.Join(names, ",")
+	sub.Since = r.Header.Get("Last-Event-ID")
+	if sub.Since == "" {
+		sub.Since = q.Get("since")
+	}
+	sub.Check = func(ctx context.Context) bool { return h.stillMayList(ctx, granted) }
+	lv.streams.Serve(c.Response(), r, sub)
+	return nil
+}
+
+// stillMayList re-checks, for a connection being served, the user's right to
+// list each kind it receives. A failed access review does not end the stream
+// (as mayList does not hide pages): the API server may just be down.
+func (h *Handlers) stillMayList(ctx context.Context, kinds []kube.Kind) bool {
+	for _, k := range kinds {
+		ok, err := h.deps.Access.Can(ctx, "list", k.Group, k.Resource, "", "")
+		if err == nil && !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// kindList splits "csrs,crds" (ignoring blanks); unknown ids are dropped later.
+func kindList(s string) []kube.KindID {
+	var out []kube.KindID
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, kube.KindID(f))
+		}
+	}
+	return out
+}
+
+// sameOrigin refuses event-stream requests from other sites. Browsers send
+// Origin on cross-origin EventSource requests (not on same-origin GETs) and
+// Sec-Fetch-Site on all of them. (The session cookie is SameSite=Strict as well.)
+func sameOrigin(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return false
+		}
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return true
+	}
+	return false
+}
+
+// wantsEventStream reports an EventSource request (it asks for text/event-stream).
+func wantsEventStream(r *http.Request) bool {
+	return r.URL.Path == livePath && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// sessionEnded answers an EventSource request that has no valid session. An error
+// status would make EventSource give up without the page knowing why; a short
+// stream with a named event lets the page tell the user to sign in again.
+func sessionEnded(c echo.Context, err error) error {
+	msg := "Live updates have stopped. Open the one-time login URL that clusterdesk printed in its terminal to sign in again."
+	title := "Signed out"
+	if errors.Is(err, auth.ErrExpired) {
+		title = "Your session has expired"
+	}
+	banner := model.Banner{Tone: model.ToneWarning, Title: title, Message: msg, TestID: "banner-session-expired"}
+	return live.Reply(c.Response(), live.Message{
+		Topic: statusTopic, Event: sessionEndedEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner})),
+	})
+}
+
+// discardHeaders is a ResponseWriter for reading a session without refreshing it.
+type discardHeaders struct{}
+
+func (discardHeaders) Header() http.Header         { return http.Header{} }
+func (discardHeaders) Write(b []byte) (int, error) { return len(b), nil }
+func (discardHeaders) WriteHeader(int)             {}
+
+// liveChrome is the layout's live-update settings for a page about kind active
+// (and, on a detail page, the object named in the path).
+func (h *Handlers) liveChrome(c echo.Context, active kube.KindID) model.Live {
+	lv := h.deps.Live
+	if lv == nil {
+		return model.Live{}
+	}
+	// The cursor is read before the page reads the cache: a change after it
+	// reaches the page as an event, or as a resync on connect.
+	l := model.Live{Rows: string(active), Status: lv.StaleBanners()}
+	for _, st := range h.deps.Cluster.Statuses() {
+		l.Kinds = append(l.Kinds, string(st.Kind.ID))
+	}
+	v := url.Values{"kinds": {strings.Join(l.Kinds, ",")}, "since": {lv.streams.Cursor()}}
+	if active != "" {
+		v.Set("rows", string(active))
+		if name := c.Param("name"); name != "" && c.Request().Method == http.MethodGet {
+			l.Object = rowID(active, name)
+			l.Reload = c.Request().URL.RequestURI()
+		}
+	}
+	l.URL = livePath + "?" + v.Encode()
+	return l
+}

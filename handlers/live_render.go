@@ -1,0 +1,237 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/components"
+	"github.com/clusterdesk/clusterdesk/views/layout"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// LiveStreams is the event-stream server behind GET /events (live.Streams).
+type LiveStreams interface {
+	Serve(w http.ResponseWriter, r *http.Request, sub live.Subscription)
+	Cursor() string
+}
+
+// Topics and event names of live updates. A kind's count topic carries its nav
+// count and list total (sticky: sent on connect); its rows topic the changed rows.
+const statusTopic = "status"
+
+func countTopic(k kube.KindID) string { return string(k) }
+func rowsTopic(k kube.KindID) string  { return string(k) + "-rows" }
+
+// maxLiveRows is the most rows one batch renders. A larger batch (the relist
+// after a lost watch replays every object) becomes a resync: each page fetches
+// its own view once instead of receiving every row.
+const maxLiveRows = 200
+
+// LiveUpdates renders what the live hub publishes, once per change for every
+// browser, and serves the event stream. Build it with NewLiveUpdates, give its
+// Render to live.NewHub, and put it in Deps.Live.
+type LiveUpdates struct {
+	cluster Cluster
+	streams LiveStreams
+	now     func() time.Time
+
+	mu     sync.Mutex
+	lostAt map[kube.KindID]time.Time // kinds whose watch is lost, since when
+	counts map[kube.KindID]string    // the count last published per kind
+	status []byte                    // the status fragment last published
+}
+
+// NewLiveUpdates returns the renderer and stream server for live updates.
+func NewLiveUpdates(cluster Cluster, streams LiveStreams) *LiveUpdates {
+	return &LiveUpdates{
+		cluster: cluster, streams: streams, now: time.Now,
+		lostAt: map[kube.KindID]time.Time{},
+		counts: map[kube.KindID]string{},
+	}
+}
+
+// Render is the hub's live.Renderer: the messages for one batch of changes of
+// one kind. It runs on the hub's goroutine only.
+func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []live.Message {
+	now := l.now()
+	st := l.cluster.Status(kind)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var msgs []live.Message
+
+	recovered := false
+	if status {
+		_, wasStale := l.lostAt[kind]
+		switch stale := watchLost(st); {
+		case stale && !wasStale:
+			l.lostAt[kind] = now
+		case !stale && wasStale:
+			delete(l.lostAt, kind)
+			recovered = true
+		}
+		if html := mustRender(layout.LiveStatus(l.staleBanners())); !bytes.Equal(html, l.status) {
+			l.status = html
+			msgs = append(msgs, live.Message{Topic: statusTopic, Event: statusTopic, Data: html, Sticky: true})
+		}
+	}
+
+	count := navCount(st)
+	if prev, ok := l.counts[kind]; !ok || prev != count {
+		l.counts[kind] = count
+		var b bytes.Buffer
+		b.Write(mustRender(layout.NavCount(string(kind), count)))
+		if count != "" {
+			b.Write(mustRender(pages.ListTotal(string(kind), st.Count)))
+		}
+		msgs = append(msgs, live.Message{Topic: countTopic(kind), Event: countTopic(kind), Data: b.Bytes(), Sticky: true})
+	}
+
+	switch {
+	case recovered || len(names) > maxLiveRows:
+		// After a lost watch nothing the page holds can be trusted.
+		msgs = append(msgs, live.Message{Topic: rowsTopic(kind), Event: live.ResyncEvent, Data: []byte(rowsTopic(kind))})
+	case len(names) > 0:
+		u := model.LiveRows{Kind: string(kind), Total: st.Count}
+		for _, name := range names {
+			row, found, err := liveRow(l.cluster, kind, name, now)
+			switch {
+			case err != nil:
+				continue // not synced, or a kind without rows: the status message covers it
+			case !found:
+				u.Rows = append(u.Rows, model.LiveRow{ID: rowID(kind, name), Removed: true})
+			default:
+				u.Rows = append(u.Rows, model.LiveRow{ID: row.ID, Row: row})
+			}
+		}
+		if len(u.Rows) > 0 {
+			msgs = append(msgs, live.Message{Topic: rowsTopic(kind), Event: rowsTopic(kind), Data: mustRender(components.LiveRows(u))})
+		}
+	}
+	return msgs
+}
+
+// watchLost reports a kind whose cache synced once and has lost its watch: the
+// listers still serve what they hold, which may be stale.
+func watchLost(st kube.KindStatus) bool {
+	return st.State == kube.StateError && !st.SyncedAt.IsZero()
+}
+
+// navCount is the count the navigation shows for a kind ("" when not known),
+// as chrome computes it.
+func navCount(st kube.KindStatus) string {
+	if st.State != kube.StateSynced {
+		return ""
+	}
+	return strconv.Itoa(st.Count)
+}
+
+// StaleBanners returns the "stale data" notice for the kinds whose watch is
+// lost, for pages rendered meanwhile.
+func (l *LiveUpdates) StaleBanners() []model.Banner {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.staleBanners()
+}
+
+func (l *LiveUpdates) staleBanners() []model.Banner {
+	if len(l.lostAt) == 0 {
+		return nil
+	}
+	var kinds []kube.KindID
+	var since time.Time
+	for k, at := range l.lostAt {
+		kinds = append(kinds, k)
+		if since.IsZero() || at.Before(since) {
+			since = at
+		}
+	}
+	slices.Sort(kinds)
+	var titles []string
+	var reason string
+	for _, k := range kinds {
+		st := l.cluster.Status(k)
+		titles = append(titles, st.Kind.Title)
+		if reason == "" && st.Err != nil {
+			reason = st.Err.Error()
+		}
+	}
+	msg := fmt.Sprintf("clusterdesk lost its watch on the API server for %s: the data shown is as of %s and may be out of date. It reconnects by itself.",
+		strings.Join(titles, ", "), since.Format("15:04:05 MST"))
+	if reason != "" {
+		msg += " The last error: " + reason
+	}
+	return []model.Banner{{Tone: model.ToneWarning, Title: "Data as of " + since.Format("15:04:05"), Message: msg, TestID: "banner-stale"}}
+}
+
+// rowFunc renders one object's list row; found is false for an object that no
+// longer exists.
+type rowFunc func(c Cluster, name string, now time.Time) (row model.Row, found bool, err error)
+
+// rowOf builds a rowFunc from a kind's getter and list presenter: the row of a
+// one-object list is exactly the row the full list shows.
+func rowOf[T any](get func(Cluster, string) (T, error), list func([]T, present.ListQuery, time.Time) model.ListPage) rowFunc {
+	return func(c Cluster, name string, now time.Time) (model.Row, bool, error) {
+		o, err := get(c, name)
+		if apierrors.IsNotFound(err) {
+			return model.Row{}, false, nil
+		}
+		if err != nil {
+			return model.Row{}, false, err
+		}
+		p := list([]T{o}, present.ListQuery{}, now)
+		if len(p.Rows) != 1 {
+			return model.Row{}, false, fmt.Errorf("live: %T list of one gave %d rows", o, len(p.Rows))
+		}
+		return p.Rows[0], true, nil
+	}
+}
+
+// liveRows renders the generic list row of each kind. A page with rows of its
+// own (the CSR queue) does not take these: web/js/live.js fetches its fragment
+// again instead, until the page registers its own row renderer here and marks its
+// table with data-live-rows.
+var liveRows = map[kube.KindID]rowFunc{
+	kube.CSRs:           rowOf(Cluster.CSR, present.CSRList),
+	kube.FlowSchemas:    rowOf(Cluster.FlowSchema, present.FlowSchemaList),
+	kube.PriorityLevels: rowOf(Cluster.PriorityLevel, present.PriorityLevelList),
+	kube.CRDs:           rowOf(Cluster.CRD, present.CRDList),
+	kube.Webhooks:       rowOf(Cluster.Webhook, present.WebhookList),
+	kube.CSIDrivers:     rowOf(Cluster.CSIDriver, present.CSIDriverList),
+}
+
+func liveRow(c Cluster, kind kube.KindID, name string, now time.Time) (model.Row, bool, error) {
+	f, ok := liveRows[kind]
+	if !ok {
+		return model.Row{}, false, fmt.Errorf("live: no rows for %s", kind)
+	}
+	return f(c, name, now)
+}
+
+// rowID is a list row's DOM id, as present builds it (model.Row.ID), for an
+// object that is gone and has no row to take it from.
+func rowID(kind kube.KindID, name string) string { return "row-" + string(kind) + "-" + name }
+
+// mustRender renders a live fragment. The components take plain view models
+// and write to memory: an error is a programming error, and the hub recovers
+// from the panic and logs it.
+func mustRender(c templ.Component) []byte {
+	var b bytes.Buffer
+	if err := c.Render(context.Background(), &b); err != nil {
+		panic(fmt.Sprintf("live: render: %v", err))
+	}
+	return b.Bytes()
+}

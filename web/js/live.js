@@ -1,0 +1,185 @@
+// Live updates: one EventSource per tab on /events (see internal/live and
+// handlers/live.go). The server renders every change once and sends HTML; this
+// file only puts it in place:
+//   <kind>          nav count and list total: replace the elements with the same ids
+//   status          the stale-data banner slot (#live-status)
+//   <kind>-rows     changed rows of a list: swap by row id, insert, remove
+//   resync          the page may have missed changes: fetch the list fragment again
+//   session-expired the session is over: show the banner it carries, stop
+// The page works without it: every page is correct when loaded.
+//
+// htmx-ext-sse is not used for the connection: it logs every reconnect as a
+// console error and offers no hook to tell a resync from a plain swap.
+import htmx from './htmx.js';
+
+const TABLE_ID = 'list-table';
+
+function parse(html) {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return t.content;
+}
+
+// replaceById puts each top-level element of the fragment in place of the page's
+// element with the same id. A live region keeps its node (screen readers announce
+// changes inside a region, not a region that is replaced).
+function replaceById(html) {
+  for (const el of [...parse(html).children]) {
+    const cur = el.id && document.getElementById(el.id);
+    if (!cur) continue;
+    if (cur.hasAttribute('aria-live')) {
+      cur.replaceChildren(...el.childNodes);
+      cur.hidden = el.hidden;
+      htmx.process(cur);
+    } else {
+      cur.replaceWith(el);
+      htmx.process(el);
+    }
+  }
+}
+
+// refetch asks the server for the list fragment of the page's own URL (its
+// filter and sort), as the filter form does. A short random delay spreads the
+// requests of many tabs; a filter request under way is left to finish first.
+let refetchTimer = 0;
+function refetch() {
+  if (refetchTimer) return;
+  refetchTimer = setTimeout(() => {
+    refetchTimer = 0;
+    if (!document.getElementById(TABLE_ID)) return;
+    const form = document.getElementById('filter-form');
+    if (form && form.classList.contains('htmx-request')) {
+      refetch();
+      return;
+    }
+    htmx.ajax('GET', window.location.pathname + window.location.search, {
+      target: '#' + TABLE_ID, select: '#' + TABLE_ID, swap: 'outerHTML',
+    });
+  }, 100 + Math.random() * 400);
+}
+
+// showNotice reveals the detail page's "changed / deleted / may be out of date"
+// notice, in the variant named.
+function showNotice(which) {
+  const notice = document.getElementById('live-notice');
+  if (!notice) return;
+  for (const s of notice.querySelectorAll('[data-live-notice]')) s.hidden = s.dataset.liveNotice !== which;
+  notice.hidden = false;
+}
+
+// keepChecks carries ticked checkboxes (a selection) over to a row's new version.
+function keepChecks(from, to) {
+  for (const box of from.querySelectorAll('input[type=checkbox]:checked')) {
+    for (const other of to.querySelectorAll('input[type=checkbox]')) {
+      if (other.name === box.name && other.value === box.value) other.checked = true;
+    }
+  }
+}
+
+// insertSorted puts a new row in name order (row ids are "row-<kind>-<name>").
+function insertSorted(tbody, row) {
+  for (const tr of tbody.rows) {
+    if (tr.id > row.id) {
+      tbody.insertBefore(row, tr);
+      return;
+    }
+  }
+  tbody.appendChild(row);
+}
+
+function onRows(kind, html) {
+  const frag = parse(html);
+  const rows = [...frag.querySelectorAll('tr[id]')];
+  const object = document.body.dataset.liveObject;
+  const mine = object && rows.find((r) => r.id === object);
+  if (mine) showNotice(mine.hasAttribute('data-live-removed') ? 'removed' : 'changed');
+
+  const table = document.getElementById(TABLE_ID);
+  if (!table || table.dataset.kind !== kind) return;
+  // A page with rows of its own (the CSR queue) fetches its fragment instead.
+  if (table.dataset.liveRows !== kind) {
+    refetch();
+    return;
+  }
+  const tbody = table.querySelector('tbody');
+  // Rows can be inserted and removed in place only in the unfiltered list in
+  // name order; elsewhere only the server knows where they go.
+  const inPlace = table.hasAttribute('data-live-default') && tbody;
+  let stale = false;
+  for (const row of rows) {
+    const cur = document.getElementById(row.id);
+    if (row.hasAttribute('data-live-removed')) {
+      if (cur) {
+        cur.remove();
+        stale = stale || !inPlace;
+      }
+    } else if (cur) {
+      keepChecks(cur, row);
+      cur.replaceWith(row);
+      htmx.process(row);
+    } else if (inPlace) {
+      insertSorted(tbody, row);
+      htmx.process(row);
+    } else {
+      stale = true;
+    }
+  }
+  if (inPlace) {
+    if (tbody.rows.length === 0) stale = true; // the server renders the empty state
+    const from = frag.querySelector('[data-live-count] [aria-live]');
+    const to = table.querySelector('[data-live-count] [aria-live]');
+    if (from && to) to.replaceChildren(...from.childNodes);
+  }
+  if (stale) refetch();
+}
+
+function onResync(topic) {
+  const kind = topic.replace(/-rows$/, '');
+  const table = document.getElementById(TABLE_ID);
+  if (table && table.dataset.kind === kind) refetch();
+  if (document.body.dataset.liveObject && document.body.dataset.liveRows === kind) showNotice('resync');
+}
+
+function connect(body) {
+  const url = body.dataset.liveUrl;
+  const kinds = (body.dataset.liveKinds || '').split(' ').filter(Boolean);
+  const rowsKind = body.dataset.liveRows;
+  let source = null;
+  let retry = 1000;
+  let ended = false;
+
+  const open = () => {
+    const es = new EventSource(url);
+    source = es;
+    es.addEventListener('open', () => { retry = 1000; });
+    // data-live-state tells tests (and curious people) where the stream stands.
+    es.addEventListener('hello', () => { body.dataset.liveState = 'connected'; });
+    es.addEventListener('error', () => {
+      body.dataset.liveState = 'reconnecting';
+      // CONNECTING: the browser reconnects by itself (and the server resyncs the
+      // page from Last-Event-ID). CLOSED: the server answered with something that
+      // is not a stream; try again later.
+      if (es.readyState === EventSource.CLOSED && !ended && source === es) {
+        setTimeout(open, retry);
+        retry = Math.min(retry * 2, 60000);
+      }
+    });
+    for (const k of kinds) es.addEventListener(k, (e) => replaceById(e.data));
+    es.addEventListener('status', (e) => replaceById(e.data));
+    if (rowsKind) es.addEventListener(rowsKind + '-rows', (e) => onRows(rowsKind, e.data));
+    es.addEventListener('resync', (e) => onResync(e.data));
+    es.addEventListener('session-expired', (e) => {
+      ended = true;
+      body.dataset.liveState = 'ended';
+      es.close();
+      replaceById(e.data);
+    });
+  };
+  open();
+  // Leaving the page (or entering the back/forward cache) ends the stream; a
+  // page restored from that cache connects again and resyncs.
+  window.addEventListener('pagehide', () => { if (source) source.close(); });
+  window.addEventListener('pageshow', (e) => { if (e.persisted && !ended) open(); });
+}
+
+if (document.body && document.body.dataset.liveUrl && 'EventSource' in window) connect(document.body);
