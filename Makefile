@@ -68,6 +68,12 @@ e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is mis
 	@command -v /usr/bin/chromium >/dev/null || { echo "installing chromium from Debian"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+.PHONY: bench
+bench: build devcluster ## Live-update benchmark: 1, 100 and 1,000 SSE clients on a fresh devcluster (loopback, ~3 min)
+	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
+	rm -rf $(CACHE)/devcluster-bench
+	scripts/with-devcluster.sh $(CACHE)/devcluster-bench $(BIN)/clusterdesk-bench
+
 .PHONY: check
 check: ## vet, templ generate + git diff (generated code is committed), unit tests with -race
 	go vet $(GO_PKGS)

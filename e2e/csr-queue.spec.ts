@@ -62,7 +62,7 @@ test('approve a pending CSR from the queue with the keyboard; it moves to Issued
       await page.goto(`/csrs?state=issued&q=${encodeURIComponent(name)}`);
       return row.count();
     }, { message: `${name} moves to Issued`, timeout: 20_000, intervals: [250, 500, 1000] }).toBe(1);
-    await expect(row.locator('td').nth(4)).toContainText('Approved, Issued');
+    await expect(row.locator('td[data-column="condition"]')).toContainText('Approved, Issued');
     await expect(page.getByTestId('tab-issued')).toHaveAttribute('aria-current', 'page');
 
     await page.goto(`/csrs?state=pending&q=${encodeURIComponent(name)}`);

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // Cluster is the read side the pages need: the shared informer cache.
@@ -63,6 +64,12 @@ type ObjectEditor interface {
 	CountCustomResources(ctx context.Context, crd *unstructured.Unstructured) (kube.CRCount, error)
 }
 
+// FieldDocs gives the editor's docs panel the documented fields of a kind,
+// from the API server's OpenAPI v3 document.
+type FieldDocs interface {
+	Fields(ctx context.Context, k kube.Kind, serverVersion string) ([]model.SchemaNode, error)
+}
+
 // Lookup reads, as the signed-in user, the few objects an insight page needs
 // beyond the cache: the Service behind a webhook, the objects using a CSI
 // driver. One page view costs a handful of requests; no informer watches them.
@@ -81,6 +88,7 @@ type Deps struct {
 	Access   Access
 	Writer   CSRDecider
 	Editor   ObjectEditor
+	Docs     FieldDocs // the editor's field documentation; nil leaves the panel out
 	Sessions *auth.Sessions
 	Logins   *auth.LoginTokens
 	User     string // who the console acts as (local mode: the kubeconfig's identity)

@@ -58,6 +58,7 @@ func objectURL(k kube.Kind, name string) string {
 // create) has in common.
 func (h *Handlers) editPage(c echo.Context, k kube.Kind, name string, showStatus bool) model.EditPage {
 	p := model.EditPage{KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name, ShowStatus: showStatus}
+	p.Docs, p.DocsNote = h.fieldDocs(c, k)
 	list := model.Crumb{Label: k.Title, Href: "/" + string(k.ID)}
 	if name == "" {
 		p.Create, p.ApplyLabel = true, "Create"
@@ -74,6 +75,20 @@ func (h *Handlers) editPage(c echo.Context, k kube.Kind, name string, showStatus
 	}
 	p.Chrome = h.chrome(c, "Edit "+name, k.ID, list, model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Edit"})
 	return p
+}
+
+// fieldDocs returns the kind's documented fields, or why there are none. The
+// panel is a help: failing to read the document never stops the editor.
+func (h *Handlers) fieldDocs(c echo.Context, k kube.Kind) ([]model.SchemaNode, string) {
+	if h.deps.Docs == nil {
+		return nil, ""
+	}
+	fields, err := h.deps.Docs.Fields(c.Request().Context(), k, h.deps.Cluster.ServerVersion())
+	if err != nil {
+		h.deps.Log.Warn("field docs unavailable", "kind", k.ID, "err", err)
+		return nil, "The API server's documentation of " + k.Title + " could not be read: " + err.Error()
+	}
+	return fields, ""
 }
 
 // editKind resolves :kind for the editor routes.

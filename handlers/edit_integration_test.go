@@ -75,10 +75,14 @@ func newEditServer(t *testing.T, identity string) *editServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	openAPI, err := kube.NewOpenAPI(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	buf := &syncBuffer{}
 	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
 	ls.e = New(Deps{Log: slog.New(slog.NewTextHandler(buf, nil)), Cluster: ls.cache, Access: access,
-		Writer: mustWriter(t, cfg), Editor: editor, Sessions: auth.NewSessions(), Logins: logins, User: identity})
+		Writer: mustWriter(t, cfg), Editor: editor, Docs: edit.NewDocs(openAPI), Sessions: auth.NewSessions(), Logins: logins, User: identity})
 	es := &editServer{liveServer: ls, log: buf, admin: admin}
 	es.sess = ls.login(t)
 	return es
@@ -619,4 +623,27 @@ func TestPreviewOfALargeCRD(t *testing.T) {
 func runtimeToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	return &unstructured.Unstructured{Object: m}, err
+}
+
+func TestEditorShowsFieldDocs(t *testing.T) {
+	es := newEditServer(t, testcluster.Admin)
+	for _, tt := range []struct{ path, field, want string }{
+		{"/flowschemas/exempt/edit", "spec.matchingPrecedence", "must be ranged in [1,10000]"},
+		{"/prioritylevels/exempt/edit", "spec.type", "Limited"},
+		{"/csidrivers/new", "spec.attachRequired", "attach"},
+		{"/crds/new", "spec.versions[].schema.openAPIV3Schema", "OpenAPI v3 schema"},
+		{"/validatingwebhooks/new", "webhooks[].failurePolicy", "Ignore"},
+		{"/csrs/new", "spec.signerName", "signer"},
+	} {
+		start := time.Now()
+		code, doc, _ := es.get(t, es.sess, tt.path)
+		took := time.Since(start)
+		field := doc.Find(`[data-testid="editor-docs"] [data-testid="schema-field"][data-path="` + tt.field + `"]`)
+		desc := field.Find(`[data-testid="schema-description"]`).First().Text()
+		if code != http.StatusOK || !strings.Contains(desc, tt.want) {
+			t.Errorf("%s: status %d, %s described as %q; want it to mention %q (note: %q)", tt.path, code, tt.field, desc, tt.want,
+				doc.Find(`[data-testid="editor-docs-note"]`).Text())
+		}
+		t.Logf("%s: %d documented fields, first page view %v", tt.path, doc.Find(`[data-testid="editor-docs"] [data-testid="schema-field"]`).Length(), took)
+	}
 }

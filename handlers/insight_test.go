@@ -181,3 +181,51 @@ func TestInsightPagesOnEveryRealManifest(t *testing.T) {
 	}
 	t.Logf("%d pages; largest schema page %s: %d bytes, rendered in %v", len(paths), biggest.path, biggest.bytes, biggest.took)
 }
+
+// BenchmarkLargestCRDSchemaPage serves the schema page of the CRD with the
+// biggest manifest among the fixtures (Argo's CronWorkflow, 2.9 MB of YAML).
+func BenchmarkLargestCRDSchemaPage(b *testing.B) {
+	ts, fc := newFixtureServer(b)
+	sess := loginTB(b, ts)
+	// The biggest manifest file is the CRD `ls -S` lists first.
+	files, _ := filepath.Glob("../../shared/fixtures/real/customresourcedefinitions/*.yaml")
+	var biggest string
+	var size int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Size() > size {
+			biggest, size = f, st.Size()
+		}
+	}
+	var path string
+	for name, c := range fc.crds {
+		data, _ := os.ReadFile(biggest)
+		if strings.Contains(string(data), "\n  name: "+name+"\n") {
+			path = "/crds/" + name + "/schema/" + c.Spec.Versions[0].Name
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.AddCookie(sess)
+		rec := ts.do(r)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: %d", path, rec.Code)
+		}
+		b.SetBytes(int64(rec.Body.Len()))
+	}
+	b.ReportMetric(float64(size), "manifest-bytes")
+	b.Logf("%s", path)
+}
+
+// loginTB is testServer.login for benchmarks too.
+func loginTB(tb testing.TB, ts *testServer) *http.Cookie {
+	tb.Helper()
+	rec := ts.do(httptest.NewRequest(http.MethodGet, "/login?token="+ts.token, nil))
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == auth.CookieName {
+			return c
+		}
+	}
+	tb.Fatalf("login: status %d, no session cookie", rec.Code)
+	return nil
+}

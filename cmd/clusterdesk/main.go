@@ -19,6 +19,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/static"
@@ -100,6 +101,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	openAPI, err := kube.NewOpenAPI(restCfg)
+	if err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -128,7 +133,7 @@ func run(args []string) error {
 
 	srv := &http.Server{
 		Handler: handlers.New(handlers.Deps{
-			Log: log, Cluster: cache, Access: access, Writer: writer, Editor: editor,
+			Log: log, Cluster: cache, Access: access, Writer: writer, Editor: editor, Docs: edit.NewDocs(openAPI),
 			Sessions: auth.NewSessions(), Logins: logins,
 			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly, Lookup: lookup,
 			Live: updates,

@@ -285,3 +285,57 @@ func TestIgnored(t *testing.T) {
 		t.Errorf("IgnoredProblem = %+v", p)
 	}
 }
+
+func TestFieldTree(t *testing.T) {
+	doc := []byte(`{"components":{"schemas":{
+	  "x.Widget": {"type":"object","description":"A widget.",
+	    "x-kubernetes-group-version-kind":[{"group":"example.com","version":"v1","kind":"Widget"}],
+	    "required":["spec"],
+	    "properties":{
+	      "spec":{"description":"Its spec, said by Widget.","default":{},"allOf":[{"$ref":"#/components/schemas/x.Spec"}]},
+	      "labels":{"type":"object","additionalProperties":{"type":"string","default":""}}
+	    }},
+	  "x.Spec": {"type":"object","description":"Spec's own words.","properties":{
+	      "size":{"type":"integer","format":"int32","description":"How big: *at most* 10.","enum":[1,2]},
+	      "parts":{"type":"array","items":{"allOf":[{"$ref":"#/components/schemas/x.Spec"}]}}
+	  }}}}}`)
+	root, err := FieldTree(doc, "example.com", "v1", "Widget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := DocTree(root)
+	find := func(path string) *model.SchemaNode {
+		var walk func([]model.SchemaNode) *model.SchemaNode
+		walk = func(ns []model.SchemaNode) *model.SchemaNode {
+			for i := range ns {
+				if ns[i].Path == path {
+					return &ns[i]
+				}
+				if f := walk(ns[i].Children); f != nil {
+					return f
+				}
+			}
+			return nil
+		}
+		return walk(tree)
+	}
+	spec := find("spec")
+	if spec == nil || !spec.Required || spec.Type != "object" || !strings.Contains(spec.DescriptionHTML, "said by Widget") {
+		t.Fatalf("spec = %+v", spec)
+	}
+	size := find("spec.size")
+	if size == nil || size.Format != "int32" || !strings.Contains(size.DescriptionHTML, "<em>at most</em>") || len(size.Enum) != 2 {
+		t.Fatalf("spec.size = %+v", size)
+	}
+	// The recursive reference stops after one level, saying so.
+	parts := find("spec.parts[]")
+	if parts == nil || len(parts.Children) != 0 || !strings.Contains(parts.DescriptionHTML, "enclosing field") {
+		t.Fatalf("spec.parts[] = %+v", parts)
+	}
+	if find("labels{}") == nil {
+		t.Error("map values have no node")
+	}
+	if _, err := FieldTree(doc, "example.com", "v2", "Widget"); err == nil {
+		t.Error("a kind the document lacks was found")
+	}
+}

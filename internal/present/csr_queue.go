@@ -81,14 +81,16 @@ func (q CSRQueueQuery) href(action string) string {
 // csrQueueSortDefault is the first column: the queue order.
 const csrQueueSortDefault = "queue"
 
+// csrQueueColumns are the queue's columns. Row cells follow this order; the
+// checks cell is empty in Row.Cells, its content is CSRRow.Findings.
 var csrQueueColumns = []column{
 	{csrQueueSortDefault, "Request", true},
+	{"condition", "State", true},
+	{"checks", "Checks", true},
 	{"age", "Age", true},
 	{"signer", "Signer", true},
 	{"requestor", "Requestor", true},
 	{"duration", "Requested duration", true},
-	{"condition", "State", true},
-	{"checks", "Checks", true},
 }
 
 // csrAges are the age filter's choices: created less or more than a duration ago.
@@ -305,11 +307,12 @@ func (it *queueItem) build(dups map[string][]string, env CSRQueueEnv) *queueItem
 		Href: "/csrs/" + url.PathEscape(c.Name),
 		Cells: []model.Cell{
 			{Text: c.Name, Mono: true},
+			stateCell,
+			{}, // checks: row.Findings
 			ageC,
 			{Text: c.Spec.SignerName, Mono: true},
 			requester,
 			{Text: dur},
-			stateCell,
 		},
 	}
 

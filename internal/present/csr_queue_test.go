@@ -130,8 +130,16 @@ func TestCSRQueueOrderAndTabs(t *testing.T) {
 	}
 
 	waiting := p.Rows[3]
-	if waiting.State != CSRApproved || waiting.Cells[5].Text != "waiting 5h" || !strings.Contains(waiting.Cells[5].Title, "approved 2026-11-21T07:00:00Z") {
-		t.Errorf("approved, not issued shows how long it waited: %+v", waiting.Cells[5])
+	if waiting.State != CSRApproved || waiting.Cells[1].Text != "waiting 5h" || !strings.Contains(waiting.Cells[1].Title, "approved 2026-11-21T07:00:00Z") {
+		t.Errorf("approved, not issued shows how long it waited: %+v", waiting.Cells[1])
+	}
+	for i, col := range p.Columns {
+		if c := waiting.Cells[i]; col.Key == "checks" && (c.Text != "" || len(c.Badges) > 0) {
+			t.Errorf("the checks cell is rendered from Findings, not Cells: %+v", waiting.Cells[i])
+		}
+	}
+	if len(p.Rows[0].Cells) != len(p.Columns) {
+		t.Errorf("%d cells for %d columns", len(p.Rows[0].Cells), len(p.Columns))
 	}
 	if p.Rows[1].Findings[0].Check != "privileged-group" || p.Rows[1].Findings[0].Tone != model.ToneError {
 		t.Errorf("a system:masters request shows the danger first: %+v", p.Rows[1].Findings)

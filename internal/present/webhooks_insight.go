@@ -150,7 +150,7 @@ func webhookCard(cfg admission.Config, h admission.Hook, s admission.Summary, fs
 		fields = append(fields, model.RichField{Label: "Reinvocation policy", Value: model.Rich{Text: s.Reinvocation},
 			Hint: "IfNeeded calls this webhook again when a later mutating webhook changed the object."})
 	}
-	return model.Insight{Title: s.Name, TestID: webhookAnchor(s.Name), Findings: fs, Fields: fields, Table: rules, Open: open || hasError(fs)}
+	return model.Insight{Title: s.Name, TestID: webhookAnchor(s.Name), Anchor: webhookAnchor(s.Name), Findings: fs, Fields: fields, Table: rules, Open: open || hasError(fs)}
 }
 
 func hasError(fs []model.Finding) bool {

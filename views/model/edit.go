@@ -27,6 +27,9 @@ type EditPage struct {
 	Warnings []string    // Warning headers of the last call
 	Preview  *Diff       // what the server would store, after a successful Preview
 	Conflict *Conflict   // set after a 409: what changed on the server
+
+	Docs     []SchemaNode // the kind's documented fields (OpenAPI v3), beside the editor
+	DocsNote string       // why Docs is empty, e.g. the document could not be read
 }
 
 // EditError is one error shown next to the editor: a local check (nothing was

@@ -12,6 +12,7 @@ type Insight struct {
 	Table    *RichTable
 	Cards    []Insight // nested panels, each collapsible
 	Open     bool      // for a card: expanded by default
+	Anchor   string    // for a card: its element id, for in-page links
 }
 
 // Finding is one lint result: a badge in tables, a banner in cards.

@@ -13,19 +13,19 @@ import (
 func csrQueuePage(decide bool) model.CSRQueuePage {
 	cols := []model.Column{
 		{Key: "queue", Label: "Request", Sortable: true, SortHref: "/csrs?dir=desc&sort=queue", Sorted: "asc"},
+		{Key: "condition", Label: "State", Sortable: true, SortHref: "/csrs?sort=condition"},
+		{Key: "checks", Label: "Checks", Sortable: true, SortHref: "/csrs?sort=checks"},
 		{Key: "age", Label: "Age", Sortable: true, SortHref: "/csrs?sort=age"},
 		{Key: "signer", Label: "Signer", Sortable: true, SortHref: "/csrs?sort=signer"},
 		{Key: "requestor", Label: "Requestor", Sortable: true, SortHref: "/csrs?sort=requestor"},
 		{Key: "duration", Label: "Requested duration", Sortable: true, SortHref: "/csrs?sort=duration"},
-		{Key: "condition", Label: "State", Sortable: true, SortHref: "/csrs?sort=condition"},
-		{Key: "checks", Label: "Checks", Sortable: true, SortHref: "/csrs?sort=checks"},
 	}
 	row := func(name, state string, selectable bool, fs ...model.CSRFinding) model.CSRRow {
 		return model.CSRRow{
 			Row: model.Row{ID: "row-csrs-" + name, Name: name, Href: "/csrs/" + name, Cells: []model.Cell{
-				{Text: name}, {Text: "5m"}, {Text: "kubernetes.io/kube-apiserver-client", Mono: true},
+				{Text: name}, {Badges: []model.Badge{{Text: "Pending", Tone: model.TonePending}}}, {}, {Text: "5m"},
+				{Text: "kubernetes.io/kube-apiserver-client", Mono: true},
 				{Text: "admin", Mono: true, Title: "groups: system:masters"}, {Text: "<none>"},
-				{Badges: []model.Badge{{Text: "Pending", Tone: model.TonePending}}},
 			}},
 			Subject: "CN=" + viewtest.XSS, Findings: fs, State: state, Selectable: selectable, Selected: selectable && name == "b",
 		}
@@ -61,12 +61,16 @@ func TestCSRQueuePage(t *testing.T) {
 
 	// The generic list contract the other pages and tests rely on.
 	keys := doc.Find(`[data-testid="list-table"] thead th`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-column", "") })
-	if strings.Join(keys, ",") != "queue,age,signer,requestor,duration,condition,checks" {
+	if strings.Join(keys, ",") != "queue,condition,checks,age,signer,requestor,duration" {
 		t.Errorf("column keys = %v", keys)
 	}
 	rows := doc.Find(`[data-testid="list-row"]`)
 	if rows.Length() != 3 || rows.First().Find(`th[scope=row] a`).Text() != "a" || rows.First().Children().Length() != 7 {
 		t.Fatalf("rows: %d, first link %q, cells %d", rows.Length(), rows.First().Find(`th[scope=row] a`).Text(), rows.First().Children().Length())
+	}
+	cellKeys := rows.First().Children().Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-column", "") })
+	if strings.Join(cellKeys, ",") != strings.Join(keys, ",") {
+		t.Errorf("row cells %v do not follow the columns %v", cellKeys, keys)
 	}
 	if rows.First().Find(`a[href]`).First().AttrOr("href", "") != "/csrs/a" {
 		t.Error("the first link of a row opens the CSR")

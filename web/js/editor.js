@@ -16,7 +16,7 @@ import { search, searchKeymap, highlightSelectionMatches } from '@codemirror/sea
 import { linter, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { yaml } from '@codemirror/lang-yaml';
 import { tags } from '@lezer/highlight';
-import { pathAt, findPath } from './editor-paths.js';
+import { pathAt, findPath, docCandidates } from './editor-paths.js';
 
 // The server refuses bodies over 1 MiB; the form also carries the starting
 // version, compressed, so stop a little earlier and say why before sending.
@@ -84,19 +84,19 @@ function goToLine(view, n) {
   view.focus();
 }
 
-// The docs panel: the entry of the field under the cursor is marked, and a
-// click on an entry's name moves the cursor to that field.
+// The docs panel: the entry of the field under the cursor is marked (and
+// opened and scrolled to), and a click on a field's name moves the cursor to
+// that field in the text.
 function linkDocs(view, panel) {
   if (!panel) return () => {};
   let current = null;
   panel.addEventListener('click', (e) => {
-    const button = e.target.closest && e.target.closest('[data-doc-goto]');
-    if (!button) return;
-    e.preventDefault();
-    const pos = findPath(view.state, syntaxTree(view.state), button.dataset.docGoto);
+    const name = e.target.closest && e.target.closest('.sf-name');
+    const field = name && name.closest('[data-testid="schema-field"]');
+    if (!field) return;
+    const pos = findPath(view.state, syntaxTree(view.state), field.dataset.path);
     if (pos == null) {
-      button.dataset.missing = '';
-      button.title = 'This field is not in the text yet.';
+      field.dataset.notInText = '';
       return;
     }
     view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
@@ -104,27 +104,24 @@ function linkDocs(view, panel) {
   });
   return (state) => {
     const path = pathAt(state, syntaxTree(state), state.selection.main.head);
-    const entry = path && (panel.querySelector(`[data-doc-path="${CSS.escape(path)}"]`) || nearest(panel, path));
+    let entry = null;
+    for (const p of path ? docCandidates(path) : []) {
+      entry = panel.querySelector(`[data-testid="schema-field"][data-path="${CSS.escape(p)}"]`);
+      if (entry) break;
+    }
+    panel.dataset.cursorPath = path;
     if (entry === current) return;
     if (current) current.removeAttribute('data-current');
     current = entry;
-    panel.dataset.cursorPath = path || '';
     if (!entry) return;
     entry.setAttribute('data-current', '');
-    for (let d = entry.parentElement.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
-    if (entry.tagName === 'DETAILS') entry.open = true;
-    entry.scrollIntoView({ block: 'nearest' });
+    for (let d = entry.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+    const head = entry.querySelector(':scope > details > summary, :scope > .sf-leaf') || entry;
+    // Scroll the panel only, never the page under the person typing.
+    const box = panel.getBoundingClientRect();
+    const r = head.getBoundingClientRect();
+    if (r.top < box.top || r.bottom > box.bottom) panel.scrollTop += r.top - box.top - box.height / 3;
   };
-}
-
-// nearest finds the entry of the closest documented ancestor of path.
-function nearest(panel, path) {
-  for (let p = path; p.includes('.'); ) {
-    p = p.slice(0, p.lastIndexOf('.'));
-    const el = panel.querySelector(`[data-doc-path="${CSS.escape(p)}"]`);
-    if (el) return el;
-  }
-  return null;
 }
 
 function enhance(form) {

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/live/sseclient"
+)
+
+// write is one annotation patch the driver sent: seq counts writes, at is when
+// the request left.
+type write struct {
+	seq int64
+	at  time.Time
+}
+
+// board is what the driver and the clients share: the latest write per CSR.
+type board struct {
+	index  map[string]int // CSR name → slot
+	latest []atomic.Pointer[write]
+}
+
+func newBoard(names []string) *board {
+	b := &board{index: map[string]int{}, latest: make([]atomic.Pointer[write], len(names))}
+	for i, n := range names {
+		b.index[n] = i
+	}
+	return b
+}
+
+// client is one browser tab's event stream.
+type client struct {
+	cancel context.CancelFunc
+	hello  chan struct{}
+	done   chan struct{}
+	seen   []int64         // per CSR, the last write counted
+	lat    []time.Duration // write → event, one per write seen (read after done)
+	got    atomic.Int64    // len(lat), for reading while the client runs
+}
+
+var rowPrefix = []byte(`id="row-csrs-`)
+
+// dial opens the CSR stream with the session, as a tab on /csrs does.
+func dial(hc *http.Client, base, cookie string, b *board) (*client, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/events?kinds=csrs&rows=csrs", nil)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Cookie", cookie)
+	resp, err := hc.Do(req)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("/events: status %d", resp.StatusCode)
+	}
+	c := &client{cancel: cancel, hello: make(chan struct{}), done: make(chan struct{}), seen: make([]int64, len(b.latest))}
+	go func() {
+		defer close(c.done)
+		defer resp.Body.Close()
+		r := sseclient.NewReader(resp.Body)
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				return
+			}
+			switch ev.Event {
+			case "hello":
+				close(c.hello)
+			case "csrs-rows":
+				c.record(ev, b)
+			}
+		}
+	}()
+	return c, nil
+}
+
+// record counts, for each bench CSR row in the event, the write it answers.
+func (c *client) record(ev sseclient.Event, b *board) {
+	data := []byte(ev.Data)
+	for {
+		i := bytes.Index(data, rowPrefix)
+		if i < 0 {
+			return
+		}
+		data = data[i+len(rowPrefix):]
+		end := bytes.IndexByte(data, '"')
+		if end < 0 {
+			return
+		}
+		slot, ok := b.index[string(data[:end])]
+		if !ok {
+			continue
+		}
+		w := b.latest[slot].Load()
+		if w == nil || w.seq <= c.seen[slot] || ev.At.Before(w.at) {
+			continue
+		}
+		c.seen[slot] = w.seq
+		c.lat = append(c.lat, ev.At.Sub(w.at))
+		c.got.Add(1)
+	}
+}
+
+func (c *client) close() {
+	c.cancel()
+	<-c.done
+}
+
+// connect opens n clients, a few at a time, and waits until each is subscribed.
+func connect(hc *http.Client, base, cookie string, b *board, n int) ([]*client, error) {
+	clients := make([]*client, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c, err := dial(hc, base, cookie, b)
+			if err != nil {
+				errs <- err
+				return
+			}
+			clients[i] = c
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		closeAll(clients)
+		return nil, err
+	}
+	deadline := time.After(60 * time.Second)
+	for _, c := range clients {
+		select {
+		case <-c.hello:
+		case <-deadline:
+			closeAll(clients)
+			return nil, fmt.Errorf("not all %d clients subscribed within 60 s", n)
+		}
+	}
+	return clients, nil
+}
+
+func closeAll(cs []*client) {
+	for _, c := range cs {
+		if c != nil {
+			c.close()
+		}
+	}
+}
+
+// stall opens a stream that is never read, with a small receive buffer so the
+// server's writes to it block after kilobytes rather than megabytes.
+func stall(base, cookie string) (net.Conn, error) {
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		if err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4<<10)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	addr := strings.TrimPrefix(base, "http://")
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	_, err = fmt.Fprintf(conn, "GET /events?kinds=csrs&rows=csrs HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nCookie: %s\r\n\r\n", addr, cookie)
+	return conn, err
+}
+
+// queued returns the bytes waiting in both ends of a loopback TCP connection:
+// the server's send queue and the client's receive queue (Linux /proc/net/tcp).
+func queued(conn net.Conn) (send, recv int64, err error) {
+	raw, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return 0, 0, err
+	}
+	client := conn.LocalAddr().(*net.TCPAddr)
+	server := conn.RemoteAddr().(*net.TCPAddr)
+	hexAddr := func(a *net.TCPAddr) string {
+		ip := a.IP.To4()
+		return fmt.Sprintf("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], a.Port)
+	}
+	for _, line := range strings.Split(string(raw), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		tx, rx, _ := strings.Cut(f[4], ":")
+		switch {
+		case f[1] == hexAddr(server) && f[2] == hexAddr(client):
+			send, _ = strconv.ParseInt(tx, 16, 64)
+		case f[1] == hexAddr(client) && f[2] == hexAddr(server):
+			recv, _ = strconv.ParseInt(rx, 16, 64)
+		}
+	}
+	return send, recv, nil
+}

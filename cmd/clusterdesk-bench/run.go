@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// round is one measured run of the driver with n clients.
+type round struct {
+	label            string
+	clients          int
+	writes           int
+	expected, got    int
+	p50, p99, max    time.Duration
+	peakGoroutines   int
+	peakRSS          int64
+	watchAll, watchC int // API server WATCH requests during the round (all, CSRs)
+	stalledGone      time.Duration
+	stalled          bool
+	stalledQueued    [2]int64 // bytes in its server send queue and client receive queue at the end
+}
+
+type bench struct {
+	rate     int
+	duration time.Duration
+	profile  string
+	hc       *http.Client
+	cs       kubernetes.Interface
+	info     serverInfo
+	board    *board
+	names    []string
+	seq      int64
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("clusterdesk-bench", flag.ContinueOnError)
+	rate := fs.Int("rate", 20, "CSR annotation patches per second")
+	duration := fs.Duration("duration", 15*time.Second, "how long the driver writes in each round")
+	counts := fs.String("clients", "1,100,1000", "client counts, one round each; the last one is repeated with a stalled client")
+	profile := fs.String("profile", "", "write a CPU profile of the server during the largest round to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var ns []int
+	for _, f := range strings.Split(*counts, ",") {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+			return fmt.Errorf("-clients: %q", f)
+		}
+		ns = append(ns, n)
+	}
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", adminKubeconfig())
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = float32(*rate*2), *rate*2
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+
+	watchBefore, csrWatchBefore, err := watches(ctx, cs)
+	if err != nil {
+		return fmt.Errorf("apiserver /metrics: %w", err)
+	}
+
+	// The console, in a child process so its goroutines and memory are its own.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	child := exec.CommandContext(ctx, self, "serve")
+	child.Stderr = os.Stderr
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := child.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		stdin.Close()
+		_ = child.Wait()
+	}()
+	b := &bench{rate: *rate, duration: *duration, cs: cs, profile: *profile}
+	line, err := bufio.NewReader(stdout).ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("the serving child did not start: %w", err)
+	}
+	if err := json.Unmarshal(line, &b.info); err != nil {
+		return fmt.Errorf("the serving child said %q: %w", line, err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	b.hc = &http.Client{Transport: &http.Transport{
+		Proxy:               nil, // loopback only
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: -1,
+		DisableCompression:  true,
+	}}
+
+	b.names, err = createCSRs(ctx, cs, fmt.Sprintf("bench-%d", time.Now().Unix()), 20)
+	defer deleteCSRs(cs, b.names)
+	if err != nil {
+		return fmt.Errorf("creating the bench CSRs: %w", err)
+	}
+	b.board = newBoard(b.names)
+	// Let the console's cache see them before the baseline is taken.
+	time.Sleep(2 * time.Second)
+	base, err := b.statsAfterGC()
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(os.Stderr, "bench: console up (%d goroutines, %.1f MiB RSS); %d CSRs; %d patches/s for %v per round\n",
+		base.Goroutines, mib(base.RSSBytes), len(b.names), b.rate, b.duration)
+	var rounds []round
+	for i, n := range ns {
+		last := i == len(ns)-1
+		profile := ""
+		if last {
+			profile = b.profile
+		}
+		r, err := b.round(ctx, fmt.Sprint(n), n, false, profile)
+		if err != nil {
+			return err
+		}
+		rounds = append(rounds, r)
+		if last {
+			r, err := b.round(ctx, fmt.Sprintf("%d + 1 stalled", n), n, true, "")
+			if err != nil {
+				return err
+			}
+			rounds = append(rounds, r)
+		}
+	}
+
+	// After every client has left: back to the baseline?
+	var after serverStats
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		if after, err = b.statsAfterGC(); err != nil {
+			return err
+		}
+		if after.Goroutines <= base.Goroutines && after.Live.Connections == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	report(os.Stdout, b, rounds, base, after, watchBefore, csrWatchBefore)
+	return nil
+}
+
+// round connects n clients (and a stalled one), drives writes, and measures.
+func (b *bench) round(ctx context.Context, label string, n int, withStalled bool, profile string) (round, error) {
+	r := round{label: label, clients: n, stalled: withStalled}
+	fmt.Fprintf(os.Stderr, "bench: round %s: connecting\n", label)
+	clients, err := connect(b.hc, b.info.URL, b.info.Cookie, b.board, n)
+	if err != nil {
+		return r, err
+	}
+	defer closeAll(clients)
+	var stalled net.Conn
+	if withStalled {
+		if stalled, err = stall(b.info.URL, b.info.Cookie); err != nil {
+			return r, err
+		}
+		defer stalled.Close()
+	}
+
+	// Sample the server while the driver runs.
+	start := time.Now()
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			st, err := b.stats()
+			if err != nil {
+				continue
+			}
+			r.peakGoroutines = max(r.peakGoroutines, st.Goroutines)
+			r.peakRSS = max(r.peakRSS, st.RSSBytes)
+			if withStalled && r.stalledGone == 0 && st.Live.Connections <= n {
+				r.stalledGone = time.Since(start)
+			}
+		}
+	}()
+	if profile != "" {
+		go b.saveProfile(profile, b.duration*2/3)
+	}
+	fmt.Fprintf(os.Stderr, "bench: round %s: driving\n", label)
+	// With a stalled client the round goes on (up to 30 s) until the server
+	// has cut it off: its TCP buffers take a while to fill at this rate.
+	for {
+		w, err := drive(ctx, b.cs, b.board, b.names, &b.seq, b.rate, min(b.duration, 5*time.Second))
+		r.writes += w
+		if err != nil {
+			close(stop)
+			return r, fmt.Errorf("driver: %w", err)
+		}
+		elapsed := time.Since(start)
+		if elapsed >= b.duration && (!withStalled || stalledGone(b, n) || elapsed > 30*time.Second) {
+			break
+		}
+	}
+	if stalled != nil && !stalledGone(b, n) {
+		r.stalledQueued[0], r.stalledQueued[1], _ = queued(stalled)
+	}
+	if r.watchAll, r.watchC, err = watches(ctx, b.cs); err != nil {
+		close(stop)
+		return r, err
+	}
+	// Give the last events time to arrive, then count.
+	r.expected = r.writes * n
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if received(clients) >= r.expected {
+			break
+		}
+	}
+	close(stop)
+	<-sampled
+
+	closeAll(clients)
+	var all []time.Duration
+	for _, c := range clients {
+		all = append(all, c.lat...)
+	}
+	r.got = len(all)
+	slices.Sort(all)
+	if len(all) > 0 {
+		r.p50 = all[len(all)*50/100]
+		r.p99 = all[min(len(all)-1, len(all)*99/100)]
+		r.max = all[len(all)-1]
+	}
+	time.Sleep(time.Second) // let the server notice the departures before the next round
+	return r, nil
+}
+
+// received counts the events the clients have matched so far.
+func received(cs []*client) int {
+	n := 0
+	for _, c := range cs {
+		n += int(c.got.Load())
+	}
+	return n
+}
+
+// saveProfile writes a CPU profile of the serving process.
+func (b *bench) saveProfile(path string, d time.Duration) {
+	url := strings.TrimSuffix(b.info.Stats, "/stats") + fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds()))
+	resp, err := b.hc.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: profile:", err)
+		return
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: profile:", err)
+		return
+	}
+	defer f.Close()
+	_, _ = io.Copy(f, resp.Body)
+}
+
+// stalledGone reports whether the server is down to the n healthy clients.
+func stalledGone(b *bench, n int) bool {
+	st, err := b.stats()
+	return err == nil && st.Live.Connections <= n
+}
+
+func (b *bench) stats() (serverStats, error) { return b.get(b.info.Stats) }
+
+// statsAfterGC collects garbage and returns freed memory to the OS first, so
+// RSS shows what the server keeps rather than what the runtime has not yet
+// handed back.
+func (b *bench) statsAfterGC() (serverStats, error) { return b.get(b.info.Stats + "?gc=1") }
+
+func (b *bench) get(url string) (serverStats, error) {
+	var st serverStats
+	resp, err := b.hc.Get(url)
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+func report(w io.Writer, b *bench, rounds []round, base, after serverStats, watchBefore, csrWatchBefore int) {
+	fmt.Fprintf(w, "\nclusterdesk live updates: %d CSR annotation patches/s for %v per round, loopback, GOMAXPROCS=%d\n", b.rate, b.duration, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "latency = the patch request leaving the driver → the event's first line read by a client\n\n")
+	fmt.Fprintf(w, "| clients | events got/expected | p50 ms | p99 ms | max ms | server goroutines (peak) | server RSS MiB (peak) | API WATCH requests: all (CSR) |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rounds {
+		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %d | %.1f | %d (%d) |\n",
+			r.label, r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), r.peakGoroutines, mib(r.peakRSS), r.watchAll, r.watchC)
+	}
+	fmt.Fprintf(w, "\nserver before any client: %d goroutines, %.1f MiB RSS, %.1f MiB heap; after all clients left: %d goroutines, %.1f MiB RSS, %.1f MiB heap (after GC), %d connections, %d evicted in all\n",
+		base.Goroutines, mib(base.RSSBytes), mib(int64(base.HeapBytes)), after.Goroutines, mib(after.RSSBytes), mib(int64(after.HeapBytes)), after.Live.Connections, after.Live.Evicted)
+	fmt.Fprintf(w, "API server WATCH requests before clusterdesk started: %d (CSR %d); clusterdesk holds the difference: ", watchBefore, csrWatchBefore)
+	for i, r := range rounds {
+		if i > 0 {
+			fmt.Fprint(w, ", ")
+		}
+		fmt.Fprintf(w, "%d with %s clients", r.watchAll-watchBefore, r.label)
+	}
+	fmt.Fprintln(w)
+	for _, r := range rounds {
+		if r.stalled {
+			if r.stalledGone > 0 {
+				fmt.Fprintf(w, "stalled client: cut off %.1f s into its round\n", r.stalledGone.Seconds())
+			} else {
+				fmt.Fprintf(w, "stalled client: still connected when its round ended; its TCP buffers held %.0f KiB (server send queue %.0f KiB, client receive queue %.0f KiB) and had not filled, so no write to it had blocked yet\n",
+					float64(r.stalledQueued[0]+r.stalledQueued[1])/1024, float64(r.stalledQueued[0])/1024, float64(r.stalledQueued[1])/1024)
+			}
+		}
+	}
+}
