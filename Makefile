@@ -58,10 +58,30 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 .PHONY: test
 test: build devcluster e2e-deps ## Everything: unit, integration (real devcluster) and browser tests
 	go test -count=1 $(GO_PKGS)
+	$(MAKE) --no-print-directory fuzz-short
 	cd devcluster && go test -count=1 ./...
 	rm -rf $(CACHE)/devcluster-test
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
 	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e'
+
+# Fuzz targets as package:function. A crasher is written to the package's
+# testdata/fuzz/<function>/ and from then on runs in every go test: commit it.
+FUZZ_TARGETS := internal/csr:FuzzDecode internal/csr:FuzzCheck internal/docs:FuzzMarkdown \
+  internal/live:FuzzReply internal/live:FuzzPublish internal/edit:FuzzParse internal/edit:FuzzBase \
+  internal/apf:FuzzClassify internal/present:FuzzClassifyForm
+FUZZTIME    ?= 10s
+FUZZ_LONG   ?= 3m
+
+.PHONY: fuzz-short
+fuzz-short: ## Run each fuzz target for FUZZTIME (10s; part of make test)
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz: $${t#*:} in ./$${t%%:*} for $(FUZZTIME)"; \
+	  go test -run='^$$' -fuzz="^$${t#*:}\$$" -fuzztime=$(FUZZTIME) ./$${t%%:*} | grep -v '^fuzz: elapsed' || exit 1; \
+	done
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZ_LONG (3m)
+	$(MAKE) --no-print-directory fuzz-short FUZZTIME=$(FUZZ_LONG)
 
 .PHONY: e2e-deps
 e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is missing

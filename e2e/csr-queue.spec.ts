@@ -56,6 +56,9 @@ test('approve a pending CSR from the queue with the keyboard; it moves to Issued
     const result = page.locator(`[data-testid="bulk-result"][data-name="${name}"]`);
     await expect(result).toHaveAttribute('data-ok', 'true');
     await expect(page.getByTestId('bulk-summary')).toHaveText('Approved 1 of 1');
+    // The address bar names the queue view again, not the POST: a reload or a
+    // live refresh asks for the queue.
+    await expect.poll(() => new URL(page.url()).pathname + new URL(page.url()).search).toBe('/csrs?state=pending');
 
     // The signer issues within a second or two; the Issued tab then lists it.
     await expect.poll(async () => {

@@ -79,6 +79,8 @@ type Lookup interface {
 	PersistentVolumes(ctx context.Context, fn func(*corev1.PersistentVolume)) error
 	CSINodes(ctx context.Context, fn func(*storagev1.CSINode)) error
 	VolumeAttachments(ctx context.Context, fn func(*storagev1.VolumeAttachment)) error
+	Namespace(ctx context.Context, name string) (labels map[string]string, found bool, err error)
+	ResourceVersions(ctx context.Context, group, resource string) ([]string, error)
 }
 
 // Deps is everything the handlers need, built by main.

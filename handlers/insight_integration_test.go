@@ -225,7 +225,7 @@ func TestWebhookServiceLookups(t *testing.T) {
 			t.Fatalf("%s: no card", name)
 		}
 		for _, code := range []string{admission.CodeServiceMissing, admission.CodeNoReadyEndpoints} {
-			has := card.Find(`[data-testid="finding-` + code + `"]`).Length() == 1
+			has := card.Find(`[data-testid="finding-`+code+`"]`).Length() == 1
 			if has != (len(codes) > 0 && codes[0] == code) {
 				t.Errorf("%s: finding %s shown %v", name, code, has)
 			}

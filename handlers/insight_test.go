@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,11 +113,24 @@ func loadFixtures[T any](t testing.TB, dir string, name func(*T) string) map[str
 	return out
 }
 
+var (
+	fixturesOnce sync.Once
+	fixtures     fixtureCluster
+)
+
+// newFixtureServer serves the fixtures, decoded once for all tests (they
+// are ~33 MB of YAML) and never changed.
 func newFixtureServer(t testing.TB) (*testServer, fixtureCluster) {
-	fc := fixtureCluster{
-		crds:     loadFixtures(t, "customresourcedefinitions", func(c *apiextensionsv1.CustomResourceDefinition) string { return c.Name }),
-		webhooks: loadFixtures(t, "validatingwebhookconfigurations", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) string { return c.Name }),
-		drivers:  loadFixtures(t, "csidrivers", func(c *storagev1.CSIDriver) string { return c.Name }),
+	fixturesOnce.Do(func() {
+		fixtures = fixtureCluster{
+			crds:     loadFixtures(t, "customresourcedefinitions", func(c *apiextensionsv1.CustomResourceDefinition) string { return c.Name }),
+			webhooks: loadFixtures(t, "validatingwebhookconfigurations", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) string { return c.Name }),
+			drivers:  loadFixtures(t, "csidrivers", func(c *storagev1.CSIDriver) string { return c.Name }),
+		}
+	})
+	fc := fixtures
+	if len(fc.crds) == 0 {
+		t.Fatal("fixtures failed to load in an earlier test")
 	}
 	ts := &testServer{writer: &recordingWriter{}}
 	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
@@ -228,4 +242,67 @@ func loginTB(tb testing.TB, ts *testServer) *http.Cookie {
 	}
 	tb.Fatalf("login: status %d, no session cookie", rec.Code)
 	return nil
+}
+
+func TestSchemaPageAnswers404ForUnknownVersionsAndFields(t *testing.T) {
+	ts, fc := newFixtureServer(t)
+	sess := ts.login(t)
+	var name, version string
+	for n, c := range fc.crds {
+		if len(c.Spec.Versions) > 0 && c.Spec.Versions[0].Schema != nil && (name == "" || n < name) {
+			name, version = n, c.Spec.Versions[0].Name
+		}
+	}
+	for path, want := range map[string]int{
+		"/crds/" + name + "/schema/" + version:                      http.StatusOK,
+		"/crds/" + name + "/schema/" + version + "?path=spec":       http.StatusOK,
+		"/crds/" + name + "/schema/" + version + "?path=spec.nope9": http.StatusNotFound,
+		"/crds/" + name + "/schema/v999":                            http.StatusNotFound,
+		"/crds/no-such-crd.example.com/schema/v1":                   http.StatusNotFound,
+	} {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.AddCookie(sess)
+		if rec := ts.do(r); rec.Code != want {
+			t.Errorf("%s: status %d, want %d", path, rec.Code, want)
+		}
+	}
+}
+
+func (f fixtureCluster) Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	out := make([]*admissionregistrationv1.ValidatingWebhookConfiguration, 0, len(f.webhooks))
+	for _, w := range f.webhooks {
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func TestInterceptFormValidatesAndAnswers(t *testing.T) {
+	ts, _ := newFixtureServer(t)
+	sess := ts.login(t)
+	get := func(query string) (int, string) {
+		r := httptest.NewRequest(http.MethodGet, "/validatingwebhooks/intercept"+query, nil)
+		r.AddCookie(sess)
+		rec := ts.do(r)
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get(""); code != http.StatusOK || !strings.Contains(body, `data-testid="intercept-form-el"`) || strings.Contains(body, `data-testid="intercept-result"`) {
+		t.Errorf("empty form: status %d", code)
+	}
+	code, body := get("?operation=PATCH&version=&resource=&labels=a%3Db%3Dc")
+	if code != http.StatusUnprocessableEntity {
+		t.Errorf("bad form: status %d", code)
+	}
+	for _, field := range []string{"operation", "version", "resource", "labels"} {
+		if !strings.Contains(body, `data-testid="intercept-`+field+`-error"`) {
+			t.Errorf("no error shown for %s", field)
+		}
+	}
+	// cert-manager's webhook covers every resource of its groups in v1.
+	code, body = get("?operation=CREATE&group=cert-manager.io&version=v1&resource=certificates&namespace=default")
+	if code != http.StatusOK || strings.Count(body, `data-testid="intercept-row"`) < 10 || !strings.Contains(body, "webhook.cert-manager.io") {
+		t.Fatalf("answer: status %d", code)
+	}
+	if !strings.Contains(body, "1 webhook would be called") {
+		t.Errorf("want exactly cert-manager's webhook called")
+	}
 }

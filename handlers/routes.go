@@ -35,6 +35,8 @@ func New(deps Deps) *echo.Echo {
 	e.POST("/logout", h.logout)
 
 	e.GET("/", h.home)
+	// Global search by name across kinds (search.go); static, so it wins over /:kind.
+	e.GET(SearchPath, h.search)
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
 	e.GET(livePath, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
@@ -45,6 +47,8 @@ func New(deps Deps) *echo.Echo {
 	e.GET("/flowschemas/classify", h.classify)
 	// A CRD version's schema explorer (insight_schema.go).
 	e.GET("/crds/:name/schema/:version", h.crdSchema)
+	// Which webhooks would intercept a request (insight_intercept.go).
+	e.GET("/validatingwebhooks/intercept", h.intercept)
 	e.GET("/:kind", h.list)
 	e.GET("/:kind/:name", h.detail)
 

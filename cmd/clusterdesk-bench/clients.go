@@ -38,14 +38,20 @@ func newBoard(names []string) *board {
 	return b
 }
 
+// sample is one client's latency for one write.
+type sample struct {
+	seq int64
+	lat time.Duration // the write leaving the driver → the event read
+}
+
 // client is one browser tab's event stream.
 type client struct {
 	cancel context.CancelFunc
 	hello  chan struct{}
 	done   chan struct{}
-	seen   []int64         // per CSR, the last write counted
-	lat    []time.Duration // write → event, one per write seen (read after done)
-	got    atomic.Int64    // len(lat), for reading while the client runs
+	seen   []int64      // per CSR, the last write counted
+	lat    []sample     // one per write seen (read after done)
+	got    atomic.Int64 // len(lat), for reading while the client runs
 }
 
 var rowPrefix = []byte(`id="row-csrs-`)
@@ -113,7 +119,7 @@ func (c *client) record(ev sseclient.Event, b *board) {
 			continue
 		}
 		c.seen[slot] = w.seq
-		c.lat = append(c.lat, ev.At.Sub(w.at))
+		c.lat = append(c.lat, sample{seq: w.seq, lat: ev.At.Sub(w.at)})
 		c.got.Add(1)
 	}
 }

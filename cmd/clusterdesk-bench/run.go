@@ -27,6 +27,8 @@ type round struct {
 	writes           int
 	expected, got    int
 	p50, p99, max    time.Duration
+	spread50         time.Duration // per write: last client's latency - first client's
+	spread99         time.Duration
 	peakGoroutines   int
 	peakRSS          int64
 	watchAll, watchC int // API server WATCH requests during the round (all, CSRs)
@@ -36,15 +38,16 @@ type round struct {
 }
 
 type bench struct {
-	rate     int
-	duration time.Duration
-	profile  string
-	hc       *http.Client
-	cs       kubernetes.Interface
-	info     serverInfo
-	board    *board
-	names    []string
-	seq      int64
+	rate      int
+	duration  time.Duration
+	profile   string
+	loadStart string
+	hc        *http.Client
+	cs        kubernetes.Interface
+	info      serverInfo
+	board     *board
+	names     []string
+	seq       int64
 }
 
 func run(args []string) error {
@@ -104,7 +107,7 @@ func run(args []string) error {
 		stdin.Close()
 		_ = child.Wait()
 	}()
-	b := &bench{rate: *rate, duration: *duration, cs: cs, profile: *profile}
+	b := &bench{rate: *rate, duration: *duration, cs: cs, profile: *profile, loadStart: loadAverage()}
 	line, err := bufio.NewReader(stdout).ReadBytes('\n')
 	if err != nil {
 		return fmt.Errorf("the serving child did not start: %w", err)
@@ -249,18 +252,36 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 
 	closeAll(clients)
 	var all []time.Duration
+	// The fan-out spread of a write: its last client's latency minus its first's,
+	// the part the console's fan-out (and the clients' scheduling) adds.
+	first, last := map[int64]time.Duration{}, map[int64]time.Duration{}
 	for _, c := range clients {
-		all = append(all, c.lat...)
+		for _, s := range c.lat {
+			all = append(all, s.lat)
+			if f, ok := first[s.seq]; !ok || s.lat < f {
+				first[s.seq] = s.lat
+			}
+			last[s.seq] = max(last[s.seq], s.lat)
+		}
 	}
 	r.got = len(all)
-	slices.Sort(all)
-	if len(all) > 0 {
-		r.p50 = all[len(all)*50/100]
-		r.p99 = all[min(len(all)-1, len(all)*99/100)]
-		r.max = all[len(all)-1]
+	r.p50, r.p99, r.max = percentiles(all)
+	var spreads []time.Duration
+	for seq, f := range first {
+		spreads = append(spreads, last[seq]-f)
 	}
+	r.spread50, r.spread99, _ = percentiles(spreads)
 	time.Sleep(time.Second) // let the server notice the departures before the next round
 	return r, nil
+}
+
+// percentiles returns p50, p99 and the maximum of ds (sorting it).
+func percentiles(ds []time.Duration) (p50, p99, top time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)*50/100], ds[min(len(ds)-1, len(ds)*99/100)], ds[len(ds)-1]
 }
 
 // received counts the events the clients have matched so far.
@@ -313,18 +334,27 @@ func (b *bench) get(url string) (serverStats, error) {
 	return st, json.NewDecoder(resp.Body).Decode(&st)
 }
 
+// loadAverage is the 1-minute load average: the other work the machine was doing.
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(raw))[0]
+}
+
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
 func report(w io.Writer, b *bench, rounds []round, base, after serverStats, watchBefore, csrWatchBefore int) {
 	fmt.Fprintf(w, "\nclusterdesk live updates: %d CSR annotation patches/s for %v per round, loopback, GOMAXPROCS=%d\n", b.rate, b.duration, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "latency = the patch request leaving the driver → the event's first line read by a client\n\n")
-	fmt.Fprintf(w, "| clients | events got/expected | p50 ms | p99 ms | max ms | server goroutines (peak) | server RSS MiB (peak) | API WATCH requests: all (CSR) |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "latency = the patch request leaving the driver → the event's first line read by a client; machine load average %s at the start, %s at the end\n\n", b.loadStart, loadAverage())
+	fmt.Fprintf(w, "| clients | events got/expected | p50 ms | p99 ms | max ms | fan-out spread p50/p99 ms | server goroutines (peak) | server RSS MiB (peak) | API WATCH requests: all (CSR) |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rounds {
-		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %d | %.1f | %d (%d) |\n",
-			r.label, r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), r.peakGoroutines, mib(r.peakRSS), r.watchAll, r.watchC)
+		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %s/%s | %d | %.1f | %d (%d) |\n",
+			r.label, r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), ms(r.spread50), ms(r.spread99), r.peakGoroutines, mib(r.peakRSS), r.watchAll, r.watchC)
 	}
 	fmt.Fprintf(w, "\nserver before any client: %d goroutines, %.1f MiB RSS, %.1f MiB heap; after all clients left: %d goroutines, %.1f MiB RSS, %.1f MiB heap (after GC), %d connections, %d evicted in all\n",
 		base.Goroutines, mib(base.RSSBytes), mib(int64(base.HeapBytes)), after.Goroutines, mib(after.RSSBytes), mib(int64(after.HeapBytes)), after.Live.Connections, after.Live.Evicted)
@@ -341,7 +371,7 @@ func report(w io.Writer, b *bench, rounds []round, base, after serverStats, watc
 			if r.stalledGone > 0 {
 				fmt.Fprintf(w, "stalled client: cut off %.1f s into its round\n", r.stalledGone.Seconds())
 			} else {
-				fmt.Fprintf(w, "stalled client: still connected when its round ended; its TCP buffers held %.0f KiB (server send queue %.0f KiB, client receive queue %.0f KiB) and had not filled, so no write to it had blocked yet\n",
+				fmt.Fprintf(w, "stalled client: still connected when its round ended; its TCP buffers held %.0f KiB (server send queue %.0f KiB, client receive queue %.0f KiB) ; no write to it had blocked long enough to fill its queue (128 events) or reach the 10 s write deadline\n",
 					float64(r.stalledQueued[0]+r.stalledQueued[1])/1024, float64(r.stalledQueued[0])/1024, float64(r.stalledQueued[1])/1024)
 			}
 		}

@@ -106,6 +106,8 @@ func serve() error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.Handle("/stats", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("gc") != "" {
+			// Twice: objects pooled by sync.Pool (net/http's buffers) survive one cycle.
+			runtime.GC()
 			debug.FreeOSMemory()
 		}
 		var ms runtime.MemStats

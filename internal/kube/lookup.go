@@ -118,3 +118,47 @@ func each[T any](ctx context.Context, list pager.ListPageFunc, fn func(*T)) erro
 		return fmt.Errorf("lookup: unexpected %T in list", obj)
 	})
 }
+
+// Namespace GETs a namespace's labels; found is false when it does not exist.
+func (l *Lookup) Namespace(ctx context.Context, name string) (labels map[string]string, found bool, err error) {
+	ns, err := l.client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return ns.Labels, true, nil
+}
+
+// ResourceVersions asks discovery which versions of group serve resource, in
+// the group's order (preferred first). The API server treats a resource's
+// versions as equivalent for webhooks with matchPolicy Equivalent.
+func (l *Lookup) ResourceVersions(ctx context.Context, group, resource string) ([]string, error) {
+	groups, err := l.client.Discovery().ServerGroups()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, g := range groups.Groups {
+		if g.Name != group {
+			continue
+		}
+		for _, v := range g.Versions {
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			list, err := l.client.Discovery().ServerResourcesForGroupVersion(v.GroupVersion)
+			if err != nil {
+				return out, err
+			}
+			for _, r := range list.APIResources {
+				if r.Name == resource {
+					out = append(out, v.Version)
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}

@@ -87,7 +87,9 @@ func WebhookInsights(cfg admission.Config, backends WebhookBackends, now time.Ti
 		intro += " The Services behind the webhooks were not looked up."
 	}
 	insights = append(insights,
-		model.Insight{Title: "Webhooks", TestID: "webhooks", Intro: intro, Table: table},
+		model.Insight{Title: "Webhooks", TestID: "webhooks", Intro: intro, Table: table, Fields: []model.RichField{{
+			Label: "Try a request", Value: model.Rich{Text: "Which webhooks would intercept it?", Href: "/validatingwebhooks/intercept"},
+			Hint: "Every configuration's rules and selectors applied to a request you describe."}}},
 		model.Insight{Title: "Webhook details", TestID: "webhook-details", Cards: cards})
 	if errs > 0 {
 		problems = append(problems, model.Banner{Tone: model.ToneError, TestID: "banner-webhook-errors",

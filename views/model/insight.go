@@ -110,3 +110,27 @@ type SchemaRule struct {
 	Message string // the message, or "message expression: …"
 	Detail  string // reason, fieldPath, optionalOldSelf
 }
+
+// InterceptPage is the "which webhooks would intercept this request?" form
+// and, once submitted, its answer.
+type InterceptPage struct {
+	Chrome     Chrome
+	Form       InterceptForm
+	Operations []string          // choices for Form.Operation
+	Errors     map[string]string // form field name → what is wrong with it
+	Notes      []string          // what was read from the cluster (namespace labels, versions)
+	Result     *Insight          // nil until a valid request was submitted
+}
+
+// InterceptForm holds the form's values as typed.
+type InterceptForm struct {
+	Operation       string
+	Group           string
+	Version         string
+	Resource        string
+	Subresource     string
+	Namespace       string
+	NamespaceLabels string // "a=b,c=d": used when the namespace does not exist
+	ObjectLabels    string
+	OldObjectLabels string
+}

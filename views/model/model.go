@@ -28,6 +28,7 @@ type Chrome struct {
 	Banners     []Banner // page-wide notices: forbidden kind, cluster unreachable, stale data
 	Version     string   // server version, e.g. "v1.36.3"
 	Live        Live     // live updates (see live.go)
+	Search      string   // the global search box's text (the query on /search)
 }
 
 // NavItem is one kind in the left navigation.

@@ -113,6 +113,9 @@ func TestCSRQueuePage(t *testing.T) {
 	if f.Length() != 1 || f.AttrOr("data-tone", "") != "error" || !strings.Contains(viewtest.Text(f), "Danger:") {
 		t.Errorf("finding: %d %q", f.Length(), viewtest.Text(f))
 	}
+	if got := doc.Find(viewtest.TestID("bulk-results")).AttrOr("data-return-url", ""); got != "/csrs?state=pending" {
+		t.Errorf("the result names the queue view it returns to: %q", got)
+	}
 	results := doc.Find(`[data-testid="bulk-result"]`)
 	if results.Length() != 2 || results.Eq(1).AttrOr("data-ok", "") != "false" || !strings.Contains(viewtest.Text(viewtest.One(t, doc, viewtest.TestID("bulk-summary"))), "1 of 2") {
 		t.Errorf("bulk results: %d", results.Length())

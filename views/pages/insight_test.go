@@ -49,3 +49,43 @@ func TestInsightsRenderSafely(t *testing.T) {
 		t.Errorf("row link %q", href)
 	}
 }
+
+func TestSchemaAndInterceptPagesRenderSafely(t *testing.T) {
+	leaf := model.SchemaNode{Name: viewtest.XSS, Path: "spec." + viewtest.XSS, Type: "string", Required: true,
+		DescriptionHTML: "<p>Safe <code>html</code></p>", Enum: []string{`"` + viewtest.XSS + `"`}, Default: `"a"`, Pattern: viewtest.XSS,
+		Rules: []model.SchemaRule{{Rule: "self.size() < 3 && '" + viewtest.XSS + "'", Message: viewtest.XSS}}}
+	cut := model.SchemaNode{Name: "deep", Path: "spec.deep", Type: "object", FocusHref: "/crds/x/schema/v1?path=spec.deep", Hidden: 42}
+	schema := model.SchemaPage{Chrome: viewtest.Chrome(false), CRD: "x.example.com", Kind: "X", Version: "v1",
+		Versions: []model.SchemaVersion{{Name: "v1", Current: true}, {Name: "v2", Href: "/crds/x/schema/v2"}},
+		Trail:    []model.Crumb{{Label: "X", Href: "/crds/x/schema/v1"}, {Label: "spec"}}, Note: viewtest.XSS, Fields: 3, Shown: 2,
+		Root: model.SchemaNode{Open: true, Children: []model.SchemaNode{{Name: "spec", Path: "spec", Type: "object", Open: true,
+			FocusHref: "/crds/x/schema/v1?path=spec", Children: []model.SchemaNode{leaf, cut}}}}}
+	doc, raw := viewtest.Render(t, Schema(schema))
+	viewtest.AssertCSPSafe(t, doc)
+	viewtest.AssertEscaped(t, doc, raw)
+	if n := doc.Find(viewtest.TestID("schema-field")).Length(); n != 3 {
+		t.Errorf("%d fields rendered, want 3", n)
+	}
+	if _, open := viewtest.One(t, doc, `[data-path="spec"] > details`).Attr("open"); !open {
+		t.Error("an Open field should render open")
+	}
+	viewtest.One(t, doc, viewtest.TestID("schema-description")+" code")
+	if href := viewtest.One(t, doc, viewtest.TestID("schema-hidden")+" a").AttrOr("href", ""); href != cut.FocusHref {
+		t.Errorf("hidden fields link %q", href)
+	}
+
+	form := model.InterceptPage{Chrome: viewtest.Chrome(false), Operations: []string{"CREATE", "UPDATE"},
+		Form:   model.InterceptForm{Operation: "UPDATE", Resource: viewtest.XSS, ObjectLabels: viewtest.XSS},
+		Errors: map[string]string{"labels": viewtest.XSS}, Notes: []string{viewtest.XSS},
+		Result: &model.Insight{Title: "Webhooks for this request", TestID: "intercept-result", Table: &model.RichTable{Columns: []string{"#"}}}}
+	doc, raw = viewtest.Render(t, Intercept(form))
+	viewtest.AssertCSPSafe(t, doc)
+	viewtest.AssertEscaped(t, doc, raw)
+	if v := viewtest.One(t, doc, `select[name="operation"] option[selected]`).AttrOr("value", ""); v != "UPDATE" {
+		t.Errorf("selected operation %q", v)
+	}
+	if viewtest.One(t, doc, `input[name="labels"]`).AttrOr("aria-invalid", "") != "true" {
+		t.Error("the field with an error is not marked invalid")
+	}
+	viewtest.One(t, doc, viewtest.TestID("intercept-result"))
+}

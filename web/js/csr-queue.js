@@ -150,7 +150,17 @@ function onKeydown(doc, e) {
   e.preventDefault();
 }
 
+// The bulk result is the answer to a POST; the address bar should name the
+// queue view it came from, so that a reload or a live refresh (which fetches
+// the page's own URL) asks for the queue instead of repeating the POST.
+function settleAddress(doc) {
+  const results = doc.querySelector('[data-testid="bulk-results"][data-return-url]');
+  const url = results && results.dataset.returnUrl;
+  if (url && url.startsWith('/') && !url.startsWith('//')) window.history.replaceState(window.history.state, '', url);
+}
+
 export function installCSRQueue(doc) {
+  settleAddress(doc);
   doc.addEventListener('keydown', (e) => onKeydown(doc, e));
   doc.addEventListener('change', (e) => {
     if (e.target.matches && e.target.matches('input[type=checkbox][name=names]')) updateCount(doc);

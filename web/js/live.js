@@ -52,8 +52,18 @@ function refetch() {
       refetch();
       return;
     }
+    // A selection (ticked rows of the CSR queue) survives the new fragment.
+    const ticked = [...document.querySelectorAll(`#${TABLE_ID} input[type=checkbox]:checked`)]
+      .map((b) => [b.name, b.value]);
     htmx.ajax('GET', window.location.pathname + window.location.search, {
       target: '#' + TABLE_ID, select: '#' + TABLE_ID, swap: 'outerHTML',
+    }).then(() => {
+      for (const box of document.querySelectorAll(`#${TABLE_ID} input[type=checkbox]`)) {
+        if (!box.checked && !box.disabled && ticked.some(([n, v]) => n === box.name && v === box.value)) {
+          box.checked = true;
+          box.dispatchEvent(new Event('change', { bubbles: true }));
+        }
+      }
     });
   }, 100 + Math.random() * 400);
 }

@@ -6,5 +6,9 @@ import 'htmx-ext-sse';
 import { install } from './behaviours.js';
 import './live.js';
 import './csr-queue.js';
+import { installShortcuts } from './shortcuts.js';
+import { installSearch } from './search.js';
 
 install(document, htmx);
+installShortcuts(document);
+installSearch(document);

@@ -1,0 +1,44 @@
+package present
+
+import (
+	"strconv"
+
+	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// InterceptOperations are the operations a webhook rule can name.
+var InterceptOperations = []string{"CREATE", "UPDATE", "DELETE", "CONNECT"}
+
+// InterceptResult lays out which webhooks the API server would call for a
+// request, in the order it considers them, each with why.
+func InterceptResult(verdicts []admission.Verdict) *model.Insight {
+	t := &model.RichTable{
+		Columns: []string{"#", "Configuration", "Webhook", "Called", "Why"},
+		Empty:   "No ValidatingWebhookConfiguration in the cluster.",
+	}
+	n := 0
+	for i, v := range verdicts {
+		called := model.Badge{Text: "not called", Tone: model.ToneNeutral}
+		if v.Called {
+			n++
+			called = model.Badge{Text: "called", Tone: model.ToneOK}
+			if v.MatchConditions > 0 {
+				called = model.Badge{Text: "called if its matchConditions hold", Tone: model.TonePending,
+					Hint: "the API server evaluates the CEL matchConditions; clusterdesk does not"}
+			}
+		}
+		t.Rows = append(t.Rows, model.RichRow{TestID: "intercept-row", Cells: []model.Rich{
+			{Text: strconv.Itoa(i + 1)},
+			{Text: v.Config, Mono: true, Href: "/validatingwebhooks/" + v.Config},
+			{Text: v.Webhook, Mono: true, Href: "/validatingwebhooks/" + v.Config + "#" + webhookAnchor(v.Webhook)},
+			{Badges: []model.Badge{called}},
+			{Lines: v.Reasons},
+		}})
+	}
+	return &model.Insight{
+		Title: "Webhooks for this request", TestID: "intercept-result", Table: t,
+		Intro: plural(n, "webhook would be called", "webhooks would be called") + " of " + strconv.Itoa(len(verdicts)) +
+			". Validating webhooks are called in parallel, after every mutating webhook (MutatingWebhookConfigurations are not shown here).",
+	}
+}
