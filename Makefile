@@ -88,14 +88,20 @@ e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is mis
 	@command -v /usr/bin/chromium >/dev/null || { echo "installing chromium from Debian"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+.PHONY: bench-pages
+bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; pages vs raw LIST, startup, memory (loopback)
+	go build -o $(BIN)/clusterdesk-bench-pages ./internal/bench
+	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-bench-pages --seed \
+	  $(BIN)/clusterdesk-bench-pages --binary bin/clusterdesk
+
 .PHONY: bench
-bench: build devcluster ## Live-update benchmark: 1, 100 and 1,000 SSE clients on a fresh devcluster (loopback, ~3 min)
+bench: build devcluster bench-pages ## Live-update benchmark: 1, 100 and 1,000 SSE clients on a fresh devcluster (loopback, ~3 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench $(BIN)/clusterdesk-bench
 
 .PHONY: check
-check: ## vet, templ generate + git diff (generated code is committed), unit tests with -race
+check: assets ## vet, templ generate + git diff (generated code is committed), unit tests with -race (and the page weight budget, on the built bundle)
 	go vet $(GO_PKGS)
 	cd devcluster && go vet ./...
 	go tool templ generate

@@ -124,6 +124,22 @@ test('a generic list inserts and removes rows in place, and a filtered one refet
   await notReloaded(page, filtered);
 });
 
+test('a stream that finds the session over tells the user to sign in again', async ({ page, context }) => {
+  await page.goto('/csidrivers');
+  await waitForStream(page);
+  await context.clearCookies();
+  // Make the page reconnect now, as it does when it comes back from the
+  // back/forward cache (EventSource would on its own after any network error).
+  await page.evaluate(() => {
+    window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+  });
+  const banner = page.getByTestId('banner-session-expired');
+  await expect(banner).toBeVisible();
+  await expect(banner).toContainText('login URL');
+  await expect(page.locator('body')).toHaveAttribute('data-live-state', 'ended');
+});
+
 // devcluster stops its kube-apiserver on SIGUSR1 and starts it on SIGUSR2.
 function devclusterPID(): number {
   const dir = process.env.DEVCLUSTER_DIR;

@@ -16,7 +16,9 @@ export default defineConfig({
   retries: 0,
   forbidOnly: !!process.env.CI,
   timeout: 30_000,
-  globalTimeout: 240_000,
+  // The whole run; axe on every page type in both themes (a11y.spec.ts) alone
+  // takes one to three minutes on a loaded 2-core machine.
+  globalTimeout: 600_000,
   expect: { timeout: 7_000 },
   reporter: [['list'], [path.join(__dirname, 'support', 'summary-reporter.ts')]],
   use: {

@@ -59,8 +59,8 @@ func TestEditAndDeletePages(t *testing.T) {
 		t.Error("docs panel missing")
 	}
 	scripts := doc.Find("script")
-	if scripts.Length() != 2 || !strings.HasPrefix(scripts.Eq(1).AttrOr("src", ""), "/static/editor.js") {
-		t.Errorf("the editor page loads app.js and editor.js, got %d scripts", scripts.Length())
+	if scripts.Length() != 3 || !strings.HasPrefix(scripts.Last().AttrOr("src", ""), "/static/editor.js") {
+		t.Errorf("the editor page loads theme.js, app.js and editor.js, got %d scripts", scripts.Length())
 	}
 
 	create := editPage()

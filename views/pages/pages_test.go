@@ -49,11 +49,18 @@ func TestFullPagesAreCSPSafeAndEscaped(t *testing.T) {
 			if doc.Find("html").AttrOr("lang", "") != "en" {
 				t.Error("html lang=en missing")
 			}
-			scripts := doc.Find("script")
-			if scripts.Length() != 1 || !strings.HasPrefix(scripts.AttrOr("src", ""), "/static/app.js") {
-				t.Errorf("want exactly the app.js script, got %d", scripts.Length())
+			// theme.js first and blocking (it sets the theme before the first
+			// paint), then the deferred app.js.
+			scripts := doc.Find("head script")
+			if scripts.Length() != 2 || doc.Find("script").Length() != 2 ||
+				!strings.HasPrefix(scripts.Eq(0).AttrOr("src", ""), "/static/theme.js") ||
+				!strings.HasPrefix(scripts.Eq(1).AttrOr("src", ""), "/static/app.js") {
+				t.Errorf("want exactly theme.js and app.js in <head>, got %d scripts", doc.Find("script").Length())
 			}
-			if _, deferred := scripts.Attr("defer"); !deferred {
+			if _, deferred := scripts.Eq(0).Attr("defer"); deferred {
+				t.Error("theme.js must not be deferred")
+			}
+			if _, deferred := scripts.Eq(1).Attr("defer"); !deferred {
 				t.Error("app.js must be deferred")
 			}
 			if !strings.HasPrefix(doc.Find(`link[rel=stylesheet]`).AttrOr("href", ""), "/static/app.css") {

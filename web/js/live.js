@@ -38,8 +38,19 @@ function replaceById(html) {
   }
 }
 
-// refetch asks the server for the list fragment of the page's own URL (its
-// filter and sort), as the filter form does. A short random delay spreads the
+// listURL is what the filter form would ask for now (its fields, and the sort
+// and tab inputs the fragment carries with form="filter-form"), so the view is
+// right even where the address bar shows something else (a form's POST).
+function listURL(form) {
+  if (!form) return window.location.pathname + window.location.search;
+  const params = new URLSearchParams();
+  for (const [k, v] of new FormData(form)) if (typeof v === 'string' && v !== '') params.append(k, v);
+  const query = params.toString();
+  return form.getAttribute('action') + (query ? '?' + query : '');
+}
+
+// refetch asks the server for the list fragment of the page's view (its filter
+// and sort), as the filter form does. A short random delay spreads the
 // requests of many tabs; a filter request under way is left to finish first.
 let refetchTimer = 0;
 function refetch() {
@@ -55,7 +66,7 @@ function refetch() {
     // A selection (ticked rows of the CSR queue) survives the new fragment.
     const ticked = [...document.querySelectorAll(`#${TABLE_ID} input[type=checkbox]:checked`)]
       .map((b) => [b.name, b.value]);
-    htmx.ajax('GET', window.location.pathname + window.location.search, {
+    htmx.ajax('GET', listURL(form), {
       target: '#' + TABLE_ID, select: '#' + TABLE_ID, swap: 'outerHTML',
     }).then(() => {
       for (const box of document.querySelectorAll(`#${TABLE_ID} input[type=checkbox]`)) {
