@@ -52,6 +52,9 @@ func errorPage(err error) model.ErrorPage {
 		}
 		return p
 	default:
+		if p, ok := unreachablePage(err); ok {
+			return p
+		}
 		return model.ErrorPage{Status: http.StatusInternalServerError, Title: "Internal error", Message: err.Error()}
 	}
 }

@@ -30,7 +30,7 @@ import (
 var embedded embed.FS
 
 // Bundle names the files `npm run build` writes into dist/.
-var Bundle = []string{"app.js", "app.css"}
+var Bundle = []string{"app.js", "app.css", "theme.js"}
 
 // FS serves dist/ and assets/ as one flat tree; a name in dist wins.
 var FS fs.FS = overlay{mustSub("dist"), mustSub("assets")}
