@@ -95,6 +95,7 @@ type Deps struct {
 	Logins   *auth.LoginTokens
 	User     string // who the console acts as (local mode: the kubeconfig's identity)
 	ReadOnly bool
+	DevUI    bool // serve the component gallery at /ui
 	Lookup   Lookup       // direct reads for insight pages; nil skips them (the pages say so)
 	Live     *LiveUpdates // live updates over server-sent events; nil turns them off
 }

@@ -10,7 +10,7 @@ import (
 // bodyTooLarge is the answer to a request body over maxBody.
 func bodyTooLarge() error {
 	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-		"What you sent is larger than "+maxBody+"iB, the most clusterdesk accepts in one request, so it was refused before anything reached the API server. "+
+		"What you sent is larger than "+maxBody+", the most clusterdesk accepts in one request, so it was refused before anything reached the API server. "+
 			"Go back to keep your text. An object this large is better applied with kubectl.")
 }
 

@@ -10,8 +10,9 @@ import (
 )
 
 // maxBody bounds every request body; forms here are small and an editor body
-// over 1 MiB is refused before it reaches the API server.
-const maxBody = "1M"
+// over 1 MiB is refused before it reaches the API server. Binary units: echo
+// reads "1M" as 1,000,000 bytes.
+const maxBody = "1MiB"
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
@@ -25,6 +26,7 @@ func New(deps Deps) *echo.Echo {
 	e.Use(securityHeaders)
 	e.Use(explainBodyLimit)
 	e.Use(middleware.BodyLimit(maxBody))
+	e.Use(bufferChunkedBody)
 	e.Use(requireSession(deps.Sessions))
 	e.Use(csrf())
 
@@ -37,6 +39,9 @@ func New(deps Deps) *echo.Echo {
 	e.POST("/logout", h.logout)
 
 	e.GET("/", h.home)
+	if deps.DevUI {
+		e.GET("/ui", h.gallery)
+	}
 	// Global search by name across kinds (search.go); static, so it wins over /:kind.
 	e.GET(SearchPath, h.search)
 	// One event stream per tab; no gzip or timeout middleware may wrap it.

@@ -30,6 +30,7 @@ type config struct {
 	context    string
 	listen     string
 	readOnly   bool
+	devUI      bool
 	logLevel   string
 }
 
@@ -41,6 +42,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.context, "context", env("CONTEXT", ""), "kubeconfig context (default: its current-context)")
 	fs.StringVar(&c.listen, "listen", env("LISTEN", "127.0.0.1:8080"), "address to serve on (loopback by default)")
 	fs.BoolVar(&c.readOnly, "read-only", env("READ_ONLY", "") == "true", "refuse every change on the server and hide mutating controls")
+	fs.BoolVar(&c.devUI, "dev-ui", env("DEV_UI", "") == "true", "serve the component gallery at /ui (for designers)")
 	fs.StringVar(&c.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
 	return c, fs.Parse(args)
 }
@@ -135,7 +137,7 @@ func run(args []string) error {
 		Handler: handlers.New(handlers.Deps{
 			Log: log, Cluster: cache, Access: access, Writer: writer, Editor: editor, Docs: edit.NewDocs(openAPI),
 			Sessions: auth.NewSessions(), Logins: logins,
-			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly, Lookup: lookup,
+			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: lookup,
 			Live: updates,
 		}),
 		// No WriteTimeout: server-sent event streams stay open. Slow-loris

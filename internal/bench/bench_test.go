@@ -117,10 +117,12 @@ func TestWriteReport(t *testing.T) {
 			Raw:     stats{N: 50, P50: 400 * time.Millisecond, P99: 600 * time.Millisecond, Bytes: 15 << 20}},
 	}
 	writeReport(&b, "header", rows, startup{Listening: time.Millisecond, Ready: 2 * time.Second, FirstPage: 3 * time.Second,
-		FirstPagePath: "/csrs", RSSReady: 200 << 20, RSSEnd: 300 << 20, HeapMiB: 100, GCs: 7, Objects: 2000})
+		FirstPagePath: "/csrs", RSSReady: 200 << 20, RSSEnd: 300 << 20, HeapMiB: 100, GCs: 7, Objects: 2000,
+		KindHeaps: []kindHeap{{ID: "csrs", Objects: 5000, Bytes: 10 << 20}, {ID: "csidrivers", Objects: 0, Bytes: 1024}}})
 	out := b.String()
 	for _, want := range []string{"header", "/csrs", "40.0 ms", "1200 ms", "3.0 MiB", "15.0 MiB", "10×",
-		"ready (cache synced) 2000 ms", "per 1,000 objects RSS 150.0 MiB, heap 50.0 MiB", "SLOW: /csrs takes over 1 s (p50 40.0 ms, p99 1200 ms)"} {
+		"ready (cache synced) 2000 ms", "per 1,000 objects RSS 150.0 MiB, heap 50.0 MiB", "SLOW: /csrs takes over 1 s (p50 40.0 ms, p99 1200 ms)",
+		"csrs 5000 objects 10.0 MiB (2.0 MiB per 1,000); csidrivers 0 objects 1.0 KiB (-)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

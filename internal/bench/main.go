@@ -98,13 +98,18 @@ func run(args []string) error {
 		return err
 	}
 
+	heaps, err := measureKindHeaps(ctx, cfg, k8s, inv.kinds, logf)
+	if err != nil {
+		return err
+	}
+
 	logf("starting %s", o.binary)
 	con, err := startConsole(ctx, o.binary, kubeconfig, filepath.Join(dir, "bench-pages-clusterdesk.log"))
 	if err != nil {
 		return err
 	}
 	defer con.stop()
-	var st startup
+	st := startup{KindHeaps: heaps}
 	st.Listening = time.Since(con.started)
 	if err := con.signIn(); err != nil {
 		return err
@@ -148,7 +153,7 @@ func run(args []string) error {
 
 	load, _ := os.ReadFile("/proc/loadavg")
 	header := fmt.Sprintf("clusterdesk page benchmark, %s: Kubernetes %s devcluster on loopback; %s; %d CPUs, load %s\n"+
-		"console: %s over HTTP with a session, full pages; raw: the API server's JSON LIST/GET (fetch only) as the devcluster admin; "+
+		"console: %s over HTTP with a session, full pages; raw: the API server's JSON LIST/GET as the devcluster admin through client-go's transport (gzip as it negotiates), fetch only, no decoding; "+
 		"p50/p99 over n sequential requests after 2 warm-ups; ratio = raw p50 / page p50",
 		time.Now().Format("2006-01-02 15:04"), version.GitVersion, inv.summary(), runtime.NumCPU(),
 		strings.Join(strings.Fields(string(load))[:3], " "), o.binary)

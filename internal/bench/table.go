@@ -24,6 +24,7 @@ type startup struct {
 	RSSReady, RSSEnd            int64 // bytes
 	HeapMiB, GCs                int   // live heap after the last GC, and GCs so far
 	Objects                     int   // objects in the cache
+	KindHeaps                   []kindHeap
 }
 
 // writeReport prints the one table and the startup and memory lines.
@@ -48,6 +49,17 @@ func writeReport(w io.Writer, header string, rows []row, s startup) {
 	heap := int64(s.HeapMiB) << 20
 	fmt.Fprintf(w, "memory: RSS %s after sync, %s after the page runs; Go heap %s live after the last GC (%d GCs); %d objects cached: per 1,000 objects RSS %s, heap %s\n",
 		size(s.RSSReady), size(s.RSSEnd), size(heap), s.GCs, s.Objects, per(s.RSSEnd), per(heap))
+	if len(s.KindHeaps) > 0 {
+		var parts []string
+		for _, k := range s.KindHeaps {
+			perK := "-"
+			if k.Objects > 0 {
+				perK = size(k.Bytes*1000/int64(k.Objects)) + " per 1,000"
+			}
+			parts = append(parts, fmt.Sprintf("%s %d objects %s (%s)", k.ID, k.Objects, size(k.Bytes), perK))
+		}
+		fmt.Fprintf(w, "cache heap per kind (clusterdesk's internal/kube cache alone, one kind at a time): %s\n", strings.Join(parts, "; "))
+	}
 	for _, r := range rows {
 		if r.Console.P50 > time.Second || r.Console.P99 > time.Second {
 			fmt.Fprintf(w, "SLOW: %s takes over 1 s (p50 %s, p99 %s) with %d objects\n", r.Page, ms(r.Console.P50), ms(r.Console.P99), r.Objects)
