@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -26,7 +27,11 @@ func unreachablePage(err error) (model.ErrorPage, bool) {
 	var op *net.OpError
 	var dns *net.DNSError
 	var round *url.Error // an HTTP round trip to the API server failed
-	notSent := utilnet.IsConnectionRefused(err) || errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial")
+	// A TLS handshake that fails comes before the request is sent.
+	var tlsErr *tls.CertificateVerificationError
+	var header tls.RecordHeaderError
+	notSent := utilnet.IsConnectionRefused(err) || errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") ||
+		errors.As(err, &tlsErr) || errors.As(err, &header)
 	if !notSent && !errors.As(err, &round) && !errors.As(err, &op) {
 		return model.ErrorPage{}, false
 	}

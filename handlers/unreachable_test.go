@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,7 @@ func TestUnreachablePage(t *testing.T) {
 		{"cut short", &url.Error{Op: "Put", URL: "https://api/x", Err: io.ErrUnexpectedEOF}, true, "may or may not"},
 		{"client timeout", &url.Error{Op: "Get", URL: "https://api/x", Err: context.DeadlineExceeded}, true, "may or may not"},
 		{"an EOF not from a round trip", fmt.Errorf("read form: %w", io.EOF), false, ""},
+		{"untrusted certificate", &url.Error{Op: "Get", URL: "https://api/x", Err: &tls.CertificateVerificationError{Err: errors.New("x509: certificate signed by unknown authority")}}, true, "nothing was sent"},
 		{"the API server answered", apierrors.NewNotFound(schema.GroupResource{Resource: "x"}, "y"), false, ""},
 		{"anything else", errors.New("template failed"), false, ""},
 	}

@@ -25,7 +25,7 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT TERM
 
-for _ in $(seq 1 240); do
+for _ in $(seq 1 600); do
   [ -f "$dir/ready.json" ] && break
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "devcluster exited before it was ready; its output:" >&2
@@ -35,7 +35,7 @@ for _ in $(seq 1 240); do
   sleep 0.5
 done
 if [ ! -f "$dir/ready.json" ]; then
-  echo "devcluster was not ready after 120 s; its output:" >&2
+  echo "devcluster was not ready after 300 s; its output:" >&2
   cat "$dir/devcluster.out" >&2
   exit 1
 fi
