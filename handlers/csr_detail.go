@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/labstack/echo/v4"
@@ -47,7 +49,7 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 	if err != nil {
 		all = nil
 	}
-	page := present.CSRDetailPage(obj, all, csrChecksEnv(), time.Now())
+	page := present.CSRDetailPage(obj, all, h.csrDetailChecksEnv(c, obj), time.Now())
 	raw, err := h.deps.Cluster.Object(kind.ID, name)
 	if err != nil {
 		return err
@@ -78,4 +80,35 @@ func (h *Handlers) csrCertificate(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+present.CSRCertificateFile(name)+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.Blob(http.StatusOK, "application/pem-certificate-chain", obj.Status.Certificate)
+}
+
+// csrDetailChecksEnv adds, for a kubelet-serving CSR, the addresses of the Node
+// it names, read with one GET as the user: the queue leaves them out (a GET per
+// row), the detail page can afford it. If the Node cannot be read (forbidden,
+// unreachable) the check says the Node is unknown rather than missing.
+func (h *Handlers) csrDetailChecksEnv(c echo.Context, obj *certificatesv1.CertificateSigningRequest) present.CSRChecksEnv {
+	env := csrChecksEnv()
+	if h.deps.Lookup == nil || obj.Spec.SignerName != certificatesv1.KubeletServingSignerName {
+		return env
+	}
+	req, err := csrDecodes.Decode(obj.Spec.Request)
+	if err != nil {
+		return env
+	}
+	node, isNode := strings.CutPrefix(req.CommonName, "system:node:")
+	if !isNode || node == "" {
+		return env
+	}
+	addrs, found, err := h.deps.Lookup.NodeAddresses(c.Request().Context(), node)
+	if err != nil {
+		h.deps.Log.Debug("node lookup for a kubelet-serving CSR failed", "node", node, "err", err)
+		return env
+	}
+	env.NodeAddresses = func(name string) ([]string, bool) {
+		if name != node {
+			return nil, false
+		}
+		return addrs, found
+	}
+	return env
 }

@@ -81,6 +81,7 @@ type Lookup interface {
 	VolumeAttachments(ctx context.Context, fn func(*storagev1.VolumeAttachment)) error
 	Namespace(ctx context.Context, name string) (labels map[string]string, found bool, err error)
 	ResourceVersions(ctx context.Context, group, resource string) ([]string, error)
+	NodeAddresses(ctx context.Context, name string) (addresses []string, found bool, err error)
 }
 
 // Deps is everything the handlers need, built by main.

@@ -162,3 +162,20 @@ func (l *Lookup) ResourceVersions(ctx context.Context, group, resource string) (
 	}
 	return out, nil
 }
+
+// NodeAddresses GETs the Node name and returns every address in its status
+// (hostnames, DNS names and IPs); found is false when there is no such Node.
+// A kubelet-serving CSR's SANs are checked against them on its detail page.
+func (l *Lookup) NodeAddresses(ctx context.Context, name string) (addresses []string, found bool, err error) {
+	node, err := l.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	for _, a := range node.Status.Addresses {
+		addresses = append(addresses, a.Address)
+	}
+	return addresses, true, nil
+}

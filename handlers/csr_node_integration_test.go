@@ -1,0 +1,68 @@
+//go:build integration
+
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+)
+
+// TestKubeletServingSANsAreCheckedAgainstTheNode creates a real Node object
+// (the devcluster runs no kubelet, but the API accepts the object) and a
+// kubelet-serving CSR for it with one SAN the Node has and one it has not: the
+// detail page must name only the foreign one. A CSR for a node that does not
+// exist gets the "no such Node" finding instead.
+func TestKubeletServingSANsAreCheckedAgainstTheNode(t *testing.T) {
+	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	node := fmt.Sprintf("it-node-%d", time.Now().UnixNano())
+	n, err := cs.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Nodes().Delete(context.Background(), node, metav1.DeleteOptions{}) })
+	n.Status.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: "10.1.2.3"},
+		{Type: corev1.NodeHostName, Address: node},
+	}
+	if _, err := cs.CoreV1().Nodes().UpdateStatus(context.Background(), n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	ls := newLiveServer(t, testcluster.Admin, false)
+	sess := ls.login(t)
+	serving := []certificatesv1.KeyUsage{certificatesv1.UsageServerAuth, certificatesv1.UsageDigitalSignature}
+	known := createCSR(t, "known", csrSpec{signer: certificatesv1.KubeletServingSignerName, cn: "system:node:" + node,
+		orgs: []string{"system:nodes"}, dns: []string{node, "evil.example.com"}, ips: []string{"10.1.2.3"}, usages: serving})
+	ghost := createCSR(t, "ghost", csrSpec{signer: certificatesv1.KubeletServingSignerName, cn: "system:node:" + node + "-ghost",
+		orgs: []string{"system:nodes"}, dns: []string{node + "-ghost"}, usages: serving})
+	ls.waitCached(t, known, ghost)
+
+	code, doc, _ := ls.get(t, sess, "/csrs/"+known)
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	f := doc.Find(`[data-testid="finding"][data-check="node-addresses"]`)
+	msg := strings.Join(strings.Fields(f.Text()), " ")
+	if f.Length() != 1 || !strings.Contains(msg, "evil.example.com") || strings.Contains(msg, "10.1.2.3") {
+		t.Fatalf("want one node-addresses finding naming only evil.example.com, got %d: %q", f.Length(), msg)
+	}
+	if doc.Find(`[data-check="node-unknown"]`).Length() != 0 {
+		t.Error("the Node exists and admin may read it: it must not be called unknown")
+	}
+
+	_, doc, _ = ls.get(t, sess, "/csrs/"+ghost)
+	if doc.Find(`[data-testid="finding"][data-check="node-missing"]`).Length() != 1 {
+		t.Fatalf("a CSR for a node that does not exist should get the node-missing finding")
+	}
+}
