@@ -276,7 +276,7 @@ func CheckKubeletServing(spec Spec, req *Request, nodeAddresses func(string) ([]
 		return out
 	}
 	if nodeAddresses == nil {
-		return append(out, Finding{"node-unknown", Info, fmt.Sprintf("Node %s unknown: clusterdesk does not read Node objects, so the DNS names and IPs were not compared with the node's addresses.", node)})
+		return append(out, Finding{"node-unknown", Info, fmt.Sprintf("Node %s not looked up here (the queue reads no Nodes; the request's own page does, where your identity may read Nodes), so the DNS names and IPs were not compared with the node's addresses.", node)})
 	}
 	addrs, ok := nodeAddresses(node)
 	if !ok {
