@@ -40,6 +40,15 @@ devcluster: ## Build the devcluster tool and the kube-apiserver/controller-manag
 	cd devcluster && go build -o $(BIN)/devcluster ./cmd/devcluster
 	$(BIN)/devcluster build --bin-dir $(BIN)
 
+# The oldest Kubernetes release the console is tested on: 1.28 serves
+# flowcontrol.apiserver.k8s.io v1beta3 and no v1 (devcluster/compat/v1.28).
+COMPAT_VERSION := 1.28
+COMPAT_KUBE    := v1.28.15
+
+.PHONY: devcluster-compat
+devcluster-compat: devcluster ## Build kube-apiserver v1.28.15 into .cache/bin/v1.28 (first time: minutes)
+	$(BIN)/devcluster build --bin-dir $(BIN) --version $(COMPAT_VERSION)
+
 ## ---- run ------------------------------------------------------------------
 
 .PHONY: run
@@ -56,19 +65,30 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 ## ---- test -----------------------------------------------------------------
 
 .PHONY: test
-test: build devcluster e2e-deps ## Everything: unit, integration (real devcluster) and browser tests
+test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integration (real devcluster) and browser tests, and the APF tests on Kubernetes 1.28
 	go test -count=1 $(GO_PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	cd devcluster && go test -count=1 ./...
 	rm -rf $(CACHE)/devcluster-test
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
 	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e'
+	$(COMPAT_RUN)
+
+# COMPAT_RUN starts a second devcluster with kube-apiserver v1.28.15 (demo data,
+# no fixtures) and runs the FlowSchema integration tests on it (scripts/test-compat.sh).
+COMPAT_RUN = rm -rf $(CACHE)/devcluster-test-$(COMPAT_VERSION); \
+	FIXTURES= DEVCLUSTER_APISERVER_VERSION=$(COMPAT_VERSION) DEVCLUSTER_KUBE_VERSION=$(COMPAT_KUBE) \
+	  scripts/with-devcluster.sh $(CACHE)/devcluster-test-$(COMPAT_VERSION) --seed scripts/test-compat.sh
+
+.PHONY: test-compat
+test-compat: build devcluster-compat ## The FlowSchema integration tests on kube-apiserver v1.28.15 (flowcontrol v1beta3); part of make test
+	$(COMPAT_RUN)
 
 # Fuzz targets as package:function. A crasher is written to the package's
 # testdata/fuzz/<function>/ and from then on runs in every go test: commit it.
 FUZZ_TARGETS := internal/csr:FuzzDecode internal/csr:FuzzCheck internal/docs:FuzzMarkdown \
   internal/live:FuzzReply internal/live:FuzzPublish internal/edit:FuzzParse internal/edit:FuzzBase \
-  internal/apf:FuzzClassify internal/present:FuzzClassifyForm
+  internal/apf:FuzzClassify internal/present:FuzzClassifyForm internal/present:FuzzFlowSchemaForm
 FUZZTIME    ?= 10s
 FUZZ_LONG   ?= 3m
 
@@ -89,10 +109,14 @@ e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is mis
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 .PHONY: bench-pages
-bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; pages vs raw LIST, startup, memory (loopback)
+bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; pages vs raw LIST, startup, memory; then /csrs over 50,000 CSRs on a second devcluster (loopback; first run seeds ~4 min)
 	go build -o $(BIN)/clusterdesk-bench-pages ./internal/bench
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-bench-pages --seed \
-	  $(BIN)/clusterdesk-bench-pages --binary bin/clusterdesk
+	  bash -c 'main="$$DEVCLUSTER_DIR"; exec scripts/with-devcluster.sh $(CACHE)/devcluster-bench-scale \
+	    env DEVCLUSTER_DIR="$$main" $(BIN)/clusterdesk-bench-pages --binary bin/clusterdesk --scale-dir $(CACHE)/devcluster-bench-scale --scale-csrs $(BENCH_SCALE_CSRS)'
+
+# BENCH_SCALE_CSRS is the CSR count of bench-pages' scale case (kept between runs in .cache/devcluster-bench-scale).
+BENCH_SCALE_CSRS ?= 50000
 
 .PHONY: bench
 bench: build devcluster bench-pages ## Live-update benchmark: 1, 100 and 1,000 SSE clients on a fresh devcluster (loopback, ~3 min)
@@ -110,4 +134,4 @@ check: assets ## vet, templ generate + git diff (generated code is committed), u
 
 .PHONY: clean
 clean: ## Remove build output and devcluster state (keeps the built control plane)
-	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test
+	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-$(COMPAT_VERSION)

@@ -94,10 +94,20 @@ test('CSR queue, pending tab', async ({ page }) => {
 });
 
 test('FlowSchema classifier, empty and with a result', async ({ page }) => {
-  await open(page, '/flowschemas/classify');
-  await expectAccessible(page, '/flowschemas/classify');
-  await open(page, '/flowschemas/classify?user=alice&groups=system%3Aauthenticated&kind=resource&verb=get&resource=pods&namespace=default');
-  await expectAccessible(page, '/flowschemas/classify with a request');
+  await open(page, '/flowschemas/-/classify');
+  await expectAccessible(page, '/flowschemas/-/classify');
+  await open(page, '/flowschemas/-/classify?user=alice&groups=system%3Aauthenticated&kind=resource&verb=get&resource=pods&namespace=default');
+  await expectAccessible(page, '/flowschemas/-/classify with a request');
+});
+
+test('FlowSchema form, new and with the API server\'s errors beside the fields', async ({ page }) => {
+  await open(page, '/flowschemas/-/new');
+  await expectAccessible(page, '/flowschemas/-/new');
+  await page.getByTestId('fsform-name').fill('a11y-form');
+  await page.getByTestId('fsform-precedence').fill('10001');
+  await page.getByTestId('fsform-preview').click();
+  await expect(page.locator('[data-testid="fsform-error"][data-field="precedence"]')).toBeVisible();
+  await expectAccessible(page, '/flowschemas/-/new with errors');
 });
 
 test('search results', async ({ page }) => {
@@ -145,7 +155,7 @@ test('the theme toggle: system → light → dark, kept across pages, each check
   await expectContrast(page, '/csrs forced dark under a light system');
 
   // Kept: another page starts dark before any script of the page's own runs.
-  await open(page, '/flowschemas/classify');
+  await open(page, '/flowschemas/-/classify');
   await expect(html).toHaveAttribute('data-theme', 'dark');
   expect(await canvas()).toBe('rgb(13, 17, 23)');
   await expect(toggle).toHaveAttribute('data-theme-current', 'dark');

@@ -6,7 +6,7 @@ import { rows } from './support/pages';
 
 async function classifyAndExpect(page: Page, flowSchema: string, priorityLevel: string) {
   const [res] = await Promise.all([
-    page.waitForResponse((r) => new URL(r.url()).pathname === '/flowschemas/classify' && r.request().isNavigationRequest()),
+    page.waitForResponse((r) => new URL(r.url()).pathname === '/flowschemas/-/classify' && r.request().isNavigationRequest()),
     page.getByTestId('classify-submit').click(),
   ]);
   expect(res.status()).toBe(200);
@@ -39,12 +39,12 @@ test('the FlowSchema list is in evaluation order and links to the classifier', a
   await expect(page.locator('[data-testid="list-row"][data-name="global-default"] th')).toContainText('Auto-update');
 
   await page.getByTestId('classify-link').click();
-  await expect(page).toHaveURL(/\/flowschemas\/classify$/);
+  await expect(page).toHaveURL(/\/flowschemas\/-\/classify$/);
   await expect(page.getByTestId('classify-empty')).toBeVisible();
 });
 
 test('classifies the controller manager renewing its lease, then opens the FlowSchema', async ({ page }) => {
-  await page.goto('/flowschemas/classify');
+  await page.goto('/flowschemas/-/classify');
   await page.getByTestId('classify-user').fill('system:kube-controller-manager');
   await page.getByTestId('classify-verb').fill('update');
   await page.getByTestId('classify-apigroup').fill('coordination.k8s.io');
@@ -66,7 +66,7 @@ test('classifies the controller manager renewing its lease, then opens the FlowS
 test('classifies a service account and a probe with JavaScript disabled; shows field errors', async ({ newContext }) => {
   const page = await (await newContext({ javaScriptEnabled: false })).newPage();
   await signIn(page, 'admin');
-  await page.goto('/flowschemas/classify');
+  await page.goto('/flowschemas/-/classify');
   await page.getByTestId('classify-serviceaccount').fill('default/app');
   await page.getByTestId('classify-verb').fill('watch');
   await page.getByTestId('classify-resource').fill('configmaps');

@@ -2,6 +2,7 @@
 // browser as a person would, on objects each test creates under a unique name.
 import type { Page } from '@playwright/test';
 import { expect, signIn, test } from './support/fixtures';
+import { call } from './support/kube';
 
 function unique(prefix: string): string {
   return `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
@@ -243,4 +244,35 @@ test('the docs panel follows the cursor and takes it to a field', async ({ page 
   // A click on a field's name in the docs puts the cursor on it in the text.
   await field('spec.distinguisherMethod').locator('.sf-name').first().click();
   await expect(page.locator('.cm-activeLine')).toContainText('distinguisherMethod:');
+});
+
+test('server-side apply names the other field manager and takes the field over with confirmed force', async ({ page }) => {
+  const name = `${unique('e2e-ssa')}.clusterdesk.test`;
+  // Manager "other" (as kubectl would be) sets the label.
+  const created = await call('POST', '/apis/storage.k8s.io/v1/csidrivers?fieldManager=other', {
+    apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name, labels: { team: 'other' } }, spec: { attachRequired: false },
+  });
+  expect(created.status, JSON.stringify(created.json).slice(0, 200)).toBe(201);
+  try {
+    await page.goto(`/csidrivers/${name}/edit`);
+    expect(await enhanced(page)).toBe(true);
+    await editText(page, 'team: other', 'team: mine');
+    await page.getByTestId('editor-write-apply').check();
+    await page.getByTestId('editor-preview').click();
+    const conflict = page.getByTestId('apply-conflict');
+    await expect(conflict.getByTestId('apply-conflict-manager')).toHaveAttribute('data-manager', 'other');
+    await expect(conflict.getByTestId('apply-conflict-field')).toContainText('.metadata.labels.team');
+    // The contested line is marked in the editor, and the mode and text were kept.
+    await expect(page.locator('.cm-lint-marker-warning')).not.toHaveCount(0);
+    await expect(page.getByTestId('editor-write-apply')).toBeChecked();
+    await expect(editor(page)).toHaveValue(/team: mine/);
+
+    await page.getByTestId('apply-force-confirm').check();
+    await page.getByTestId('apply-force').click();
+    await expect(page).toHaveURL(`/csidrivers/${name}`);
+    await expect(page.getByTestId('toast-result')).toContainText('applied with force');
+    await expect(page.getByTestId('yaml')).toContainText('team: mine');
+  } finally {
+    await call('DELETE', `/apis/storage.k8s.io/v1/csidrivers/${name}`);
+  }
 });

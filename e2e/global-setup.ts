@@ -1,12 +1,12 @@
-// Starts two consoles on the devcluster that `make test` brought up: one with
-// the admin kubeconfig and one with --read-only. The returned function is the
+// Starts three consoles on the devcluster that `make test` brought up: one with
+// the admin kubeconfig, one with --read-only and one with --auth token. The returned function is the
 // global teardown: it stops them and fails the run if one died on its own.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import {
-  ARTIFACTS_DIR, ENV_RUN_DIR, INSTANCES, REPO_ROOT, SCREENSHOTS_DIR, adminKubeconfig, chromiumPath, envBaseURL,
+  ARTIFACTS_DIR, ENV_RUN_DIR, INSTANCES, REPO_ROOT, SCREENSHOTS_DIR, adminKubeconfig, chromiumPath, envBaseURL, instanceArgs,
   type Instance,
 } from './support/env';
 import { ConsoleServer } from './support/server';
@@ -36,7 +36,7 @@ export default async function globalSetup(_config: FullConfig) {
     instance,
     binary,
     cwd: REPO_ROOT,
-    args: ['--listen', '127.0.0.1:0', '--kubeconfig', kubeconfig, ...(instance === 'readonly' ? ['--read-only'] : [])],
+    args: ['--listen', '127.0.0.1:0', '--kubeconfig', kubeconfig, ...instanceArgs(instance)],
     mailbox: path.join(runDir, instance),
   }));
   const onExit = () => servers.forEach((s) => s.killNow());

@@ -2,6 +2,7 @@
 // for the largest real-world CRD), webhook lints and CSI driver explanations.
 import type { Page } from '@playwright/test';
 import { expect, signIn, test } from './support/fixtures';
+import { call } from './support/kube';
 import { readRows, rows } from './support/pages';
 
 /** Opens the detail page of the only list row matching filter q. */
@@ -107,4 +108,58 @@ test('the interception form answers which webhooks a request meets, also without
   // The configmap guard only takes objects labelled clusterdesk.dev/never-set.
   await expect(page.getByTestId('intercept-row').filter({ hasText: 'configmaps.guard.demo.clusterdesk.dev' })).toContainText('not called');
   await expect(page.getByTestId('intercept-notes')).toContainText('Namespace default exists');
+});
+
+test.describe('MutatingWebhookConfigurations', () => {
+  // Created behind the console's back, so the test needs no fixture set: one
+  // webhook on pods calling a Service that does not exist.
+  const name = `e2e-mutating-${Date.now().toString(36)}`;
+  test.beforeAll(async () => {
+    const res = await call('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name },
+      webhooks: [{
+        name: 'inject.e2e.clusterdesk.dev', admissionReviewVersions: ['v1'], sideEffects: 'None',
+        failurePolicy: 'Ignore', reinvocationPolicy: 'IfNeeded',
+        clientConfig: { service: { namespace: 'default', name: 'e2e-absent-injector' } },
+        // Only objects nobody labels so: the webhook never gets a request.
+        objectSelector: { matchLabels: { 'clusterdesk.dev/never-set': 'x' } },
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      }],
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+  });
+  test.afterAll(async () => {
+    await call('DELETE', `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${name}`);
+  });
+
+  test('a mutating configuration has the webhook page design, read-only', async ({ page }) => {
+    await page.goto('/');
+    await page.getByRole('navigation').getByRole('link', { name: /MutatingWebhookConfigurations/ }).first().click();
+    await expect(page).toHaveURL(/\/mutatingwebhooks$/);
+    await openOnly(page, 'mutatingwebhooks', name);
+    const row = page.getByTestId('webhooks').getByTestId('webhook-row').first();
+    await expect(row).toContainText('pods');
+    const card = page.locator('details[data-testid="webhook-inject.e2e.clusterdesk.dev"]');
+    await expect(card.getByTestId('finding-service-missing')).toBeVisible();
+    await expect(card).toContainText('IfNeeded');
+    await expect(page.getByTestId('edit-links')).toHaveCount(0);
+  });
+
+  test('the interception form lists mutating webhooks first, and matches across groups', async ({ page }) => {
+    const form = (q: Record<string, string>) => '/validatingwebhooks/intercept?' + new URLSearchParams(q).toString();
+    await page.goto(form({ operation: 'CREATE', group: '', version: 'v1', resource: 'pods', namespace: 'default', labels: 'clusterdesk.dev/never-set=x' }));
+    const rowsShown = page.getByTestId('intercept-row');
+    const mutating = rowsShown.filter({ hasText: 'inject.e2e.clusterdesk.dev' });
+    await expect(mutating).toContainText('mutating, called before validating');
+    await expect(mutating).toContainText('called');
+    const kinds = await rowsShown.locator('td:nth-child(2)').allInnerTexts();
+    const firstValidating = kinds.findIndex((k) => k.trim() === 'validating');
+    const lastMutating = kinds.map((k) => k.trim()).lastIndexOf('mutating, called before validating');
+    expect(lastMutating, 'a mutating row').toBeGreaterThanOrEqual(0);
+    if (firstValidating >= 0) expect(lastMutating).toBeLessThan(firstValidating);
+
+    // Core events and events.k8s.io events are one resource in two groups.
+    await page.goto(form({ operation: 'CREATE', group: '', version: 'v1', resource: 'events', namespace: 'default' }));
+    await expect(page.getByTestId('intercept-notes')).toContainText('core/v1 events, events.k8s.io/v1 events');
+  });
 });

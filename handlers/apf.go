@@ -80,6 +80,10 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	}
 	page.List.Chrome, page.List.KindID, page.List.Title, page.List.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
 	page.ClassifyHref = present.ClassifyPath
+	page.List.NewHref = h.newHref(c, kind.ID) // list_new.go
+	if page.List.NewHref != "" {
+		page.NewFormHref = flowSchemaFormNew // apf_form.go
+	}
 	c.Response().Header().Add("Vary", "HX-Request")
 	if isHTMX(c) {
 		return render(c, status, pages.FlowSchemaTable(page))
@@ -87,7 +91,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	return render(c, status, pages.FlowSchemaList(page))
 }
 
-// classify serves the request classifier (GET /flowschemas/classify): the
+// classify serves the request classifier (GET /flowschemas/-/classify): the
 // form, and once submitted, where the apiserver would put the request.
 func (h *Handlers) classify(c echo.Context) error {
 	_, chrome, ok, err := h.flowSchemaKind(c,

@@ -46,7 +46,7 @@ func TestFlowSchemaOverviewOnTheDevcluster(t *testing.T) {
 	if href, _ := doc.Find(`[data-name="global-default"] [data-testid="fs-prioritylevel"] a`).Attr("href"); href != "/prioritylevels/global-default" {
 		t.Errorf("priority level link %q", href)
 	}
-	if doc.Find(`[data-testid="classify-link"]`).AttrOr("href", "") != "/flowschemas/classify" {
+	if doc.Find(`[data-testid="classify-link"]`).AttrOr("href", "") != "/flowschemas/-/classify" {
 		t.Error("no link to the classifier")
 	}
 
@@ -74,7 +74,7 @@ func TestClassifierPageOnTheDevcluster(t *testing.T) {
 		{url.Values{"user": {"bob"}, "kind": {"nonresource"}, "verb": {"get"}, "path": {"/readyz"}}, "probes", "exempt"},
 	}
 	for _, c := range cases {
-		code, doc, _ := ls.get(t, sess, "/flowschemas/classify?"+c.query.Encode())
+		code, doc, _ := ls.get(t, sess, "/flowschemas/-/classify?"+c.query.Encode())
 		fs := strings.TrimSpace(doc.Find(`[data-testid="result-flowschema-name"]`).Text())
 		pl := strings.TrimSpace(doc.Find(`[data-testid="result-prioritylevel-name"]`).Text())
 		if code != http.StatusOK || fs != c.fs || pl != c.pl {
@@ -86,17 +86,17 @@ func TestClassifierPageOnTheDevcluster(t *testing.T) {
 		}
 	}
 	// The dangling demo FlowSchema is in the ghost's path, skipped.
-	_, doc, _ := ls.get(t, sess, "/flowschemas/classify?user=ghost&verb=list&resource=pods&namespace=x")
+	_, doc, _ := ls.get(t, sess, "/flowschemas/-/classify?user=ghost&verb=list&resource=pods&namespace=x")
 	if step := doc.Find(`[data-flowschema="clusterdesk-ghost-users"]`); !strings.Contains(step.Text(), "Skipped") {
 		t.Errorf("ghost step %q", strings.Join(strings.Fields(step.Text()), " "))
 	}
 
-	code, doc, _ := ls.get(t, sess, "/flowschemas/classify?user=&verb=get&kind=nonresource&path=healthz")
+	code, doc, _ := ls.get(t, sess, "/flowschemas/-/classify?user=&verb=get&kind=nonresource&path=healthz")
 	if code != http.StatusUnprocessableEntity || doc.Find(`[data-testid="classify-error-user"]`).Length() != 1 ||
 		doc.Find(`[data-testid="classify-error-path"]`).Length() != 1 || doc.Find(`[data-testid="classify-result"]`).Length() != 0 {
 		t.Errorf("bad input: status %d", code)
 	}
-	code, doc, _ = ls.get(t, sess, "/flowschemas/classify")
+	code, doc, _ = ls.get(t, sess, "/flowschemas/-/classify")
 	if code != http.StatusOK || doc.Find(`[data-testid="classify-empty"]`).Length() != 1 {
 		t.Errorf("blank form: status %d", code)
 	}
@@ -106,7 +106,7 @@ func TestClassifierForbiddenWithoutFlowSchemaAccess(t *testing.T) {
 	// The approver may read CSRs only.
 	ls := newLiveServer(t, testcluster.Approver, false)
 	sess := ls.login(t)
-	code, doc, _ := ls.get(t, sess, "/flowschemas/classify?user=bob&verb=get&resource=pods")
+	code, doc, _ := ls.get(t, sess, "/flowschemas/-/classify?user=bob&verb=get&resource=pods")
 	if code != http.StatusForbidden || doc.Find(`[data-testid="banner-forbidden"]`).Length() != 1 || doc.Find(`[data-testid="classify-result"]`).Length() != 0 {
 		t.Errorf("status %d", code)
 	}

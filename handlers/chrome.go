@@ -17,14 +17,14 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	token, _ := c.Get(csrfContextKey).(string)
 	ch := model.Chrome{
 		Title:       title,
-		User:        h.deps.User,
+		User:        h.user(c),
 		ReadOnly:    h.deps.ReadOnly,
 		CSRFToken:   token,
 		Version:     h.deps.Cluster.ServerVersion(),
 		Breadcrumbs: append([]model.Crumb{{Label: "Home", Href: "/"}}, crumbs...),
 	}
 	ready := false
-	for _, st := range h.deps.Cluster.Statuses() {
+	for _, st := range h.statuses(c) {
 		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: "/" + string(st.Kind.ID), Active: st.Kind.ID == active}
 		if st.State == kube.StateSynced {
 			item.Count = strconv.Itoa(st.Count)
@@ -32,6 +32,8 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 		}
 		ch.Nav = append(ch.Nav, item)
 	}
+	// The auditor's activity page (activity.go), after the kinds.
+	ch.Nav = append(ch.Nav, model.NavItem{Label: "Activity", Href: ActivityPath, Active: c.Path() == ActivityPath})
 	ch.Live = h.liveChrome(c, active)
 	if !ready && !h.deps.Cluster.Ready() {
 		ch.Banners = append(ch.Banners, clusterBanner(h.deps.Cluster.Statuses()))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -32,6 +33,7 @@ type bulkOutcome struct {
 	name     string
 	warnings []string
 	err      error
+	capture  *kube.CSRCapture // the CSR before and after, for the audit trail
 }
 
 // bulkDecideCSRs approves or denies every selected CSR (POST /csrs/bulk with
@@ -76,13 +78,13 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 		return render(c, http.StatusBadRequest, pages.CSRQueue(page))
 	}
 
-	verb, reason, msg := h.csrDecision(approve, text)
+	verb, reason, msg := h.csrDecision(h.user(c), approve, text)
 	outcomes := h.decideAll(c.Request().Context(), names, approve, reason, msg)
 
 	result := model.CSRBulkResult{Verb: verb}
 	var failed []string
 	for _, o := range outcomes {
-		h.audit(writeRecord{Verb: strings.ToLower(verb[:len(verb)-1]), Kind: "CertificateSigningRequest", Name: o.name, Err: o.err})
+		h.audit(c, csrRecord(verb, o.name, text, o.capture, o.err))
 		item := model.CSRBulkItem{Name: o.name, Href: "/csrs/" + url.PathEscape(o.name), OK: o.err == nil, Warnings: o.warnings}
 		if o.err == nil {
 			result.Succeeded++
@@ -128,8 +130,9 @@ func (h *Handlers) decideAll(ctx context.Context, names []string, approve bool, 
 	for range min(bulkWorkers, len(names)) {
 		wg.Go(func() {
 			for i := range next {
-				w, err := h.deps.Writer.DecideCSR(ctx, names[i], approve, reason, msg)
-				out[i] = bulkOutcome{name: names[i], warnings: w, err: err}
+				cctx, capture := kube.WithCSRCapture(ctx)
+				w, err := h.deps.Writer.DecideCSR(cctx, names[i], approve, reason, msg)
+				out[i] = bulkOutcome{name: names[i], warnings: w, err: err, capture: capture}
 			}
 		})
 	}
@@ -147,6 +150,9 @@ func apiMessage(err error) string {
 	if errors.As(err, &status) && status.Status().Message != "" {
 		return status.Status().Message
 	}
+	if u, ok := unreachablePage(err); ok {
+		return strings.ToLower(u.Title[:1]) + u.Title[1:] + ": " + u.Message + " (" + err.Error() + ")"
+	}
 	return err.Error()
 }
 
@@ -162,6 +168,8 @@ func bulkStatus(outcomes []bulkOutcome) int {
 		var status apierrors.APIStatus
 		if errors.As(o.err, &status) && status.Status().Code != 0 {
 			code = int(status.Status().Code)
+		} else if u, ok := unreachablePage(o.err); ok {
+			code = u.Status
 		}
 		switch common {
 		case 0:

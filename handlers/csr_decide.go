@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	certificatesv1 "k8s.io/api/certificates/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -54,9 +56,10 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	if len(text) > maxReasonLen {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
 	}
-	verb, reason, msg := h.csrDecision(approve, text)
-	warnings, err := h.deps.Writer.DecideCSR(c.Request().Context(), name, approve, reason, msg)
-	h.audit(writeRecord{Verb: strings.ToLower(verb[:len(verb)-1]), Kind: "CertificateSigningRequest", Name: name, Err: err})
+	verb, reason, msg := h.csrDecision(h.user(c), approve, text)
+	ctx, capture := kube.WithCSRCapture(c.Request().Context())
+	warnings, err := h.deps.Writer.DecideCSR(ctx, name, approve, reason, msg)
+	h.audit(c, csrRecord(verb, name, text, capture, err))
 	if err != nil {
 		return err
 	}
@@ -72,12 +75,12 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 
 // csrDecision returns the verb ("Approved", "Denied"), the condition's reason
 // and its message, which names the user and keeps their text.
-func (h *Handlers) csrDecision(approve bool, text string) (verb, reason, message string) {
+func (h *Handlers) csrDecision(user string, approve bool, text string) (verb, reason, message string) {
 	verb, reason = "Denied", "ClusterdeskDenied"
 	if approve {
 		verb, reason = "Approved", "ClusterdeskApproved"
 	}
-	message = verb + " by " + h.deps.User + " via clusterdesk"
+	message = verb + " by " + user + " via clusterdesk"
 	if text != "" {
 		message += ": " + text
 	}
@@ -115,6 +118,27 @@ func (h *Handlers) csrMayDecide(c echo.Context) func(signer string) bool {
 		answers[signer] = ok && err == nil
 		return answers[signer]
 	}
+}
+
+// csrRecord is the audit record of one decision, with the CSR as DecideCSR
+// read it and as the API server stored it.
+func csrRecord(verb, name, text string, capture *kube.CSRCapture, err error) writeRecord {
+	rec := writeRecord{Verb: strings.ToLower(verb[:len(verb)-1]), Kind: "CertificateSigningRequest", Name: name, Err: err, Reason: text}
+	before, after := capture.Versions()
+	if before != nil {
+		rec.From, rec.Before = csrObject(before), before.ResourceVersion
+	}
+	if after != nil {
+		rec.To, rec.After = csrObject(after), after.ResourceVersion
+	}
+	return rec
+}
+
+// csrObject gives a typed CSR its apiVersion and kind for the audit diff.
+func csrObject(csr *certificatesv1.CertificateSigningRequest) *certificatesv1.CertificateSigningRequest {
+	csr = csr.DeepCopy()
+	csr.APIVersion, csr.Kind = certificatesv1.SchemeGroupVersion.String(), "CertificateSigningRequest"
+	return csr
 }
 
 func errString(err error) string {

@@ -3,14 +3,6 @@
 package handlers
 
 import (
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,43 +10,8 @@ import (
 	"testing"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
-
-// createClientCSR creates a pending kube-apiserver-client CSR with a real key as admin.
-func createClientCSR(t *testing.T, signer string) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "e2e-user", Organization: []string{"e2e"}}}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	name := fmt.Sprintf("it-%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
-	name = strings.ToLower(name)
-	_, err = cs.CertificatesV1().CertificateSigningRequests().Create(context.Background(), &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			SignerName: signer,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
-	return name
-}
 
 func (ls *liveServer) post(t *testing.T, sess *http.Cookie, path string, form url.Values) *httptest.ResponseRecorder {
 	t.Helper()
@@ -80,7 +37,7 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 func TestApproveCSRIssuesACertificate(t *testing.T) {
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	name := createClientCSR(t, "kubernetes.io/kube-apiserver-client")
+	name := testcluster.CreateCSR(t, testcluster.CSR{Signer: "kubernetes.io/kube-apiserver-client"})
 	waitFor(t, "the cache to see the new CSR", 10*time.Second, func() bool { _, err := ls.cache.CSR(name); return err == nil })
 
 	_, doc, _ := ls.get(t, sess, "/csrs/"+name)
@@ -117,7 +74,7 @@ func TestApproveCSRIssuesACertificate(t *testing.T) {
 func TestApproverIsRefusedForAnotherSigner(t *testing.T) {
 	ls := newLiveServer(t, testcluster.Approver, false)
 	sess := ls.login(t)
-	name := createClientCSR(t, "example.com/custom")
+	name := testcluster.CreateCSR(t, testcluster.CSR{Signer: "example.com/custom"})
 	waitFor(t, "the cache to see the new CSR", 10*time.Second, func() bool { _, err := ls.cache.CSR(name); return err == nil })
 
 	_, doc, _ := ls.get(t, sess, "/csrs/"+name)

@@ -54,7 +54,7 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if page.YAML, err = kube.YAML(raw); err != nil {
+	if err = setYAML(&page.DetailPage, kind.ID, name, raw); err != nil {
 		return err
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,

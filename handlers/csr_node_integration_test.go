@@ -42,10 +42,10 @@ func TestKubeletServingSANsAreCheckedAgainstTheNode(t *testing.T) {
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
 	serving := []certificatesv1.KeyUsage{certificatesv1.UsageServerAuth, certificatesv1.UsageDigitalSignature}
-	known := createCSR(t, "known", csrSpec{signer: certificatesv1.KubeletServingSignerName, cn: "system:node:" + node,
-		orgs: []string{"system:nodes"}, dns: []string{node, "evil.example.com"}, ips: []string{"10.1.2.3"}, usages: serving})
-	ghost := createCSR(t, "ghost", csrSpec{signer: certificatesv1.KubeletServingSignerName, cn: "system:node:" + node + "-ghost",
-		orgs: []string{"system:nodes"}, dns: []string{node + "-ghost"}, usages: serving})
+	known := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "known", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node,
+		Organizations: []string{"system:nodes"}, DNSNames: []string{node, "evil.example.com"}, IPs: []string{"10.1.2.3"}, Usages: serving})
+	ghost := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "ghost", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node + "-ghost",
+		Organizations: []string{"system:nodes"}, DNSNames: []string{node + "-ghost"}, Usages: serving})
 	ls.waitCached(t, known, ghost)
 
 	code, doc, _ := ls.get(t, sess, "/csrs/"+known)

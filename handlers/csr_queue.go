@@ -17,15 +17,17 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// csrQueueLimit caps the rows one queue page renders. Pending requests sort
-// first, so the cap only hides old decisions; the filters reach the rest.
-const csrQueueLimit = 500
-
 // csrDecodes remembers decoded requests for every page of the process, like
 // the informer cache it sits beside: spec.request is immutable and decoding
 // is a pure function of it, so sharing is safe, and it spares a queue of
 // thousands of CSRs one signature verification per row per view.
-var csrDecodes = csr.NewMemo(50_000)
+// Sized above the 50,000 CSRs the page benchmark holds (and a full memo
+// starts again empty, so a cluster just over the size would decode every view).
+var csrDecodes = csr.NewMemo(200_000)
+
+// csrQueueFacts keeps, per CSR object, what every queue view derives from it
+// (state, subject line, search text, findings), for the whole process.
+var csrQueueFacts = &present.CSRQueueCache{}
 
 // csrChecksEnv is what the checks get from outside a CSR. clusterdesk does not
 // watch Nodes (one more informer over the largest objects of a big cluster),
@@ -50,6 +52,7 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 	if isHTMX(c) {
 		return render(c, status, pages.CSRQueueTable(page))
 	}
+	page.NewHref = h.newHref(c, kube.CSRs) // list_new.go
 	return render(c, status, pages.CSRQueue(page))
 }
 
@@ -84,7 +87,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selecte
 		Now:       time.Now(),
 		Checks:    csrChecksEnv(),
 		MayDecide: h.csrMayDecide(c),
-		Limit:     csrQueueLimit,
+		Cache:     csrQueueFacts,
 		Selected:  selected,
 	})
 	page.Chrome = chrome

@@ -3,15 +3,6 @@
 package handlers
 
 import (
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,59 +12,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
-
-// csrSpec describes a CSR an integration test creates as admin.
-type csrSpec struct {
-	signer string
-	cn     string
-	orgs   []string
-	dns    []string
-	ips    []string
-	usages []certificatesv1.KeyUsage
-}
-
-// createCSR creates a pending CSR with a real key as admin, named after the
-// test, and deletes it when the test ends.
-func createCSR(t *testing.T, suffix string, s csrSpec) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.CertificateRequest{Subject: pkix.Name{CommonName: s.cn, Organization: s.orgs}, DNSNames: s.dns}
-	for _, ip := range s.ips {
-		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.usages == nil {
-		s.usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
-	}
-	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	name := strings.ToLower(fmt.Sprintf("it-%s-%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), suffix, time.Now().UnixNano()))
-	_, err = cs.CertificatesV1().CertificateSigningRequests().Create(context.Background(), &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			SignerName: s.signer,
-			Usages:     s.usages,
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
-	return name
-}
 
 func (ls *liveServer) waitCached(t *testing.T, names ...string) {
 	t.Helper()
@@ -110,12 +51,12 @@ func bulkResult(doc *goquery.Document, name string) (ok string, text string) {
 	return s.AttrOr("data-ok", "missing"), strings.Join(strings.Fields(s.Text()), " ")
 }
 
-var apiClient = csrSpec{signer: certificatesv1.KubeAPIServerClientSignerName, cn: "it-user", orgs: []string{"it"}}
+var apiClient = testcluster.CSR{Signer: certificatesv1.KubeAPIServerClientSignerName, CommonName: "it-user", Organizations: []string{"it"}}
 
 func TestBulkApproveReportsTheOneAlreadyDenied(t *testing.T) {
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	a, b, denied := createCSR(t, "a", apiClient), createCSR(t, "b", apiClient), createCSR(t, "denied", apiClient)
+	a, b, denied := testcluster.CreateCSR(t, apiClient.With("a")), testcluster.CreateCSR(t, apiClient.With("b")), testcluster.CreateCSR(t, apiClient.With("denied"))
 	ls.waitCached(t, a, b, denied)
 	if rec := ls.post(t, sess, "/csrs/"+denied+"/deny", url.Values{"message": {"not this one"}}); rec.Code != http.StatusSeeOther {
 		t.Fatalf("deny: status %d", rec.Code)
@@ -168,11 +109,11 @@ func TestBulkApproveReportsTheOneAlreadyDenied(t *testing.T) {
 func TestApproverMayApproveClientButNotKubeletServing(t *testing.T) {
 	ls := newLiveServer(t, testcluster.Approver, false)
 	sess := ls.login(t)
-	client := createCSR(t, "client", apiClient)
-	serving := createCSR(t, "serving", csrSpec{
-		signer: certificatesv1.KubeletServingSignerName, cn: "system:node:it-worker", orgs: []string{"system:nodes"},
-		dns: []string{"it-worker"}, ips: []string{"10.0.0.99"},
-		usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageServerAuth},
+	client := testcluster.CreateCSR(t, apiClient.With("client"))
+	serving := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "serving",
+		Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:it-worker", Organizations: []string{"system:nodes"},
+		DNSNames: []string{"it-worker"}, IPs: []string{"10.0.0.99"},
+		Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageServerAuth},
 	})
 	ls.waitCached(t, client, serving)
 
@@ -225,7 +166,7 @@ func TestAuditorSeesNoDecisionsAndIsRefused(t *testing.T) {
 	sess := ls.login(t)
 	// (The API server itself refuses system:masters for this signer, so the
 	// dangerous request here is a client certificate named like a node.)
-	name := createCSR(t, "pending", csrSpec{signer: certificatesv1.KubeAPIServerClientSignerName, cn: "system:node:it-sneaky", orgs: []string{"it"}})
+	name := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "pending", Signer: certificatesv1.KubeAPIServerClientSignerName, CommonName: "system:node:it-sneaky", Organizations: []string{"it"}})
 	ls.waitCached(t, name)
 
 	code, doc, _ := ls.get(t, sess, "/csrs")

@@ -12,12 +12,16 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/clusterdesk/clusterdesk/internal/activity"
+	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/metrics"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -40,6 +44,8 @@ type Cluster interface {
 	CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error)
 	Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error)
 	Webhook(name string) (*admissionregistrationv1.ValidatingWebhookConfiguration, error)
+	MutatingWebhooks() ([]*admissionregistrationv1.MutatingWebhookConfiguration, error)
+	MutatingWebhook(name string) (*admissionregistrationv1.MutatingWebhookConfiguration, error)
 	CSIDrivers() ([]*storagev1.CSIDriver, error)
 	CSIDriver(name string) (*storagev1.CSIDriver, error)
 }
@@ -62,6 +68,10 @@ type ObjectEditor interface {
 	Create(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
 	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool) (kube.WriteResult, error)
 	CountCustomResources(ctx context.Context, crd *unstructured.Unstructured) (kube.CRCount, error)
+	// Apply is server-side apply as field manager clusterdesk (the editor's other write mode).
+	Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun, force bool) (kube.WriteResult, error)
+	// Table lists a kind's objects in the API server's Table format, one page at a time.
+	Table(ctx context.Context, k kube.Kind, limit int64, cont string) (*metav1.Table, error)
 }
 
 // FieldDocs gives the editor's docs panel the documented fields of a kind,
@@ -81,6 +91,7 @@ type Lookup interface {
 	VolumeAttachments(ctx context.Context, fn func(*storagev1.VolumeAttachment)) error
 	Namespace(ctx context.Context, name string) (labels map[string]string, found bool, err error)
 	ResourceVersions(ctx context.Context, group, resource string) ([]string, error)
+	ResourceLists(ctx context.Context, resource string) ([]*metav1.APIResourceList, error)
 	NodeAddresses(ctx context.Context, name string) (addresses []string, found bool, err error)
 }
 
@@ -96,7 +107,21 @@ type Deps struct {
 	Logins   *auth.LoginTokens
 	User     string // who the console acts as (local mode: the kubeconfig's identity)
 	ReadOnly bool
-	DevUI    bool // serve the component gallery at /ui
-	Lookup   Lookup       // direct reads for insight pages; nil skips them (the pages say so)
-	Live     *LiveUpdates // live updates over server-sent events; nil turns them off
+	DevUI    bool              // serve the component gallery at /ui
+	Lookup   Lookup            // direct reads for insight pages; nil skips them (the pages say so)
+	Live     *LiveUpdates      // live updates over server-sent events; nil turns them off
+	Metrics  *metrics.Registry // request metrics; nil records none (metrics.go)
+
+	// Gate decides who each request is (local, token or proxy mode); nil is
+	// local mode over Sessions.
+	Gate *auth.Gate
+	// TokenReview learns who a pasted bearer token is (token mode).
+	TokenReview TokenReviewer
+
+	// Audit records every write made through clusterdesk (JSON line and
+	// Kubernetes Event); nil logs one "write" line instead (edit_audit.go).
+	Audit *audit.Recorder
+	// Activity is what the console observed of changes (activity.go); nil
+	// leaves the activity pages without watch history.
+	Activity *activity.Store
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,16 +25,16 @@ type editForm struct {
 	resourceVersion string // the version the user started from
 	base            string // EncodeBase of the text the user started from
 	showStatus      bool
+	write           model.WriteMode // how an existing object is written
+	force           bool            // server-side apply takes over fields other managers own
+	forceConfirmed  bool            // the user ticked the box that confirms force
 }
 
 // readEditForm parses the form. A body over the limit is refused here too (a
 // body without Content-Length is only cut while it is read).
 func readEditForm(c echo.Context) (editForm, error) {
-	if err := c.Request().ParseForm(); err != nil {
-		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) {
-			return editForm{}, bodyTooLarge()
-		}
-		return editForm{}, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
+	if err := parseEditorForm(c); err != nil {
+		return editForm{}, err
 	}
 	f := c.Request().PostForm
 	return editForm{
@@ -40,6 +42,9 @@ func readEditForm(c echo.Context) (editForm, error) {
 		resourceVersion: f.Get("resourceVersion"),
 		base:            f.Get("base"),
 		showStatus:      f.Get("status") == "1",
+		write:           writeMode(f.Get("write")),
+		force:           f.Get("force") == "1",
+		forceConfirmed:  f.Get("forceConfirm") == "1",
 	}, nil
 }
 
@@ -54,36 +59,82 @@ func objectURL(k kube.Kind, name string) string {
 	return "/" + string(k.ID) + "/" + url.PathEscape(name)
 }
 
+// editTarget is what an editor page addresses and where its pages are: one of
+// the console's kinds at /:kind/:name, or a custom resource at
+// /crds/:crd/instances/:ns/:obj (editor_cr.go).
+type editTarget struct {
+	kind      kube.Kind // for a namespaced custom resource, kind.Namespace is the object's namespace
+	name      string    // "" when creating
+	page      string    // the object's page, and the prefix of /edit, /preview, /apply, /rebase
+	list      string    // where the object is listed (and where Cancel goes when creating)
+	createURL string    // the create form's action
+	crumbs    []model.Crumb
+	docsKey   string      // what the field documentation depends on besides the server version
+	cached    bool        // the shared cache holds the kind: writes wait until it shows them
+	nav       kube.KindID // the kind the navigation marks as current
+	// namespaced: the objects live in namespaces; a new one's namespace comes from its metadata.
+	namespaced bool
+	pageOf     func(namespace, name string) string // the page of an object, e.g. one just created
+}
+
+// builtinTarget is the editor target of /:kind/:name (name "" to create).
+func builtinTarget(k kube.Kind, name string) editTarget {
+	t := editTarget{kind: k, name: name, list: "/" + string(k.ID), createURL: "/" + string(k.ID) + "/create",
+		crumbs: []model.Crumb{{Label: k.Title, Href: "/" + string(k.ID)}}, cached: true, nav: k.ID,
+		pageOf: func(_, name string) string { return objectURL(k, name) }}
+	if name != "" {
+		t.page = objectURL(k, name)
+	}
+	return t
+}
+
 // editPage fills what every rendering of the editor of kind/name (name "" to
 // create) has in common.
 func (h *Handlers) editPage(c echo.Context, k kube.Kind, name string, showStatus bool) model.EditPage {
-	p := model.EditPage{KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name, ShowStatus: showStatus}
-	p.Docs, p.DocsNote = h.fieldDocs(c, k)
-	list := model.Crumb{Label: k.Title, Href: "/" + string(k.ID)}
+	return h.targetPage(c, builtinTarget(k, name), showStatus)
+}
+
+func (h *Handlers) targetPage(c echo.Context, t editTarget, showStatus bool) model.EditPage {
+	k, name := t.kind, t.name
+	p := model.EditPage{KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name, ShowStatus: showStatus, Namespace: k.Namespace,
+		MaxBytes: editorBodyBytes}
+	p.Docs, p.DocsNote = h.fieldDocs(c, k, t.docsKey)
 	if name == "" {
 		p.Create, p.ApplyLabel = true, "Create"
-		p.ApplyURL, p.CancelURL = "/"+string(k.ID)+"/create", "/"+string(k.ID)
-		p.Chrome = h.chrome(c, "New "+k.Singular, k.ID, list, model.Crumb{Label: "New"})
+		p.ApplyURL, p.CancelURL = t.createURL, t.list
+		p.Chrome = h.chrome(c, "New "+k.Singular, navKind(t), append(slices.Clone(t.crumbs), model.Crumb{Label: "New"})...)
 		return p
 	}
-	base := objectURL(k, name)
-	p.ApplyLabel = "Apply"
+	base := t.page
+	p.ApplyLabel, p.Mode = "Apply", model.WriteUpdate
 	p.ApplyURL, p.PreviewURL, p.RebaseURL, p.CancelURL = base+"/apply", base+"/preview", base+"/rebase", base
 	p.StatusURL = base + "/edit"
 	if !showStatus {
 		p.StatusURL += "?status=1"
 	}
-	p.Chrome = h.chrome(c, "Edit "+name, k.ID, list, model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Edit"})
+	p.Chrome = h.chrome(c, "Edit "+name, navKind(t), append(slices.Clone(t.crumbs), model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Edit"})...)
 	return p
+}
+
+// navKind is the kind the navigation marks as current: a custom resource's
+// pages belong to CRDs.
+func navKind(t editTarget) kube.KindID { return t.nav }
+
+func writeMode(v string) model.WriteMode {
+	if v == string(model.WriteApply) {
+		return model.WriteApply
+	}
+	return model.WriteUpdate
 }
 
 // fieldDocs returns the kind's documented fields, or why there are none. The
 // panel is a help: failing to read the document never stops the editor.
-func (h *Handlers) fieldDocs(c echo.Context, k kube.Kind) ([]model.SchemaNode, string) {
+func (h *Handlers) fieldDocs(c echo.Context, k kube.Kind, key string) ([]model.SchemaNode, string) {
 	if h.deps.Docs == nil {
 		return nil, ""
 	}
-	fields, err := h.deps.Docs.Fields(c.Request().Context(), k, h.deps.Cluster.ServerVersion())
+	// A CRD's document changes with the CRD, not with the server: key says which one.
+	fields, err := h.deps.Docs.Fields(c.Request().Context(), k, strings.TrimSpace(h.deps.Cluster.ServerVersion()+" "+key))
 	if err != nil {
 		h.deps.Log.Warn("field docs unavailable", "kind", k.ID, "err", err)
 		return nil, "The API server's documentation of " + k.Title + " could not be read: " + err.Error()
@@ -94,21 +145,36 @@ func (h *Handlers) fieldDocs(c echo.Context, k kube.Kind) ([]model.SchemaNode, s
 // editKind resolves :kind for the editor routes.
 func (h *Handlers) editKind(c echo.Context) (kube.Kind, error) {
 	k, _, err := h.kindFor(c)
+	if err == nil && !editable(k.ID) {
+		err = echo.NewHTTPError(http.StatusNotFound, "clusterdesk shows "+k.Title+" read-only; change them with the tool that installed them.")
+	}
 	if err == nil && k.Version == "" {
 		err = echo.NewHTTPError(http.StatusServiceUnavailable, "clusterdesk does not know yet which version of "+k.Title+" the API server serves; try again in a moment.")
 	}
 	return k, err
 }
 
+// editTargetOf resolves /:kind/:name for the editor routes.
+func (h *Handlers) editTargetOf(c echo.Context) (editTarget, error) {
+	k, err := h.editKind(c)
+	if err != nil {
+		return editTarget{}, err
+	}
+	return builtinTarget(k, c.Param("name")), nil
+}
+
 // editObject shows the editor with the live object read from the API server.
 func (h *Handlers) editObject(c echo.Context) error {
-	k, err := h.editKind(c)
+	t, err := h.editTargetOf(c)
 	if err != nil {
 		return err
 	}
-	name := c.Param("name")
+	return h.showEditor(c, t)
+}
+
+func (h *Handlers) showEditor(c echo.Context, t editTarget) error {
 	show := c.QueryParam("status") == "1"
-	obj, err := h.deps.Editor.Get(c.Request().Context(), k, name)
+	obj, err := h.deps.Editor.Get(c.Request().Context(), t.kind, t.name)
 	if err != nil {
 		return err
 	}
@@ -116,37 +182,54 @@ func (h *Handlers) editObject(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := h.editPage(c, k, name, show)
+	p := h.targetPage(c, t, show)
 	p.YAML, p.ResourceVersion, p.Base = text, obj.GetResourceVersion(), edit.EncodeBase(text)
+	if c.QueryParam("write") == string(model.WriteApply) {
+		p.Mode = model.WriteApply
+	}
 	return render(c, http.StatusOK, pages.Edit(p))
 }
 
 // previewEdit dry-runs the update the Apply button would send and shows the
 // difference between the version the user started from and what the API
 // server would store.
-func (h *Handlers) previewEdit(c echo.Context) error { return h.update(c, true) }
+func (h *Handlers) previewEdit(c echo.Context) error {
+	t, err := h.editTargetOf(c)
+	if err != nil {
+		return err
+	}
+	return h.update(c, t, true)
+}
 
 // applyEdit sends the update for real; on success the browser goes to the
 // object's page with the result, otherwise the editor shows why, with the
 // user's text.
-func (h *Handlers) applyEdit(c echo.Context) error { return h.update(c, false) }
-
-func (h *Handlers) update(c echo.Context, dryRun bool) error {
-	k, err := h.editKind(c)
+func (h *Handlers) applyEdit(c echo.Context) error {
+	t, err := h.editTargetOf(c)
 	if err != nil {
 		return err
 	}
-	name := c.Param("name")
+	return h.update(c, t, false)
+}
+
+// update previews or writes an existing object, in the write mode the form
+// chose: an update guarded by the resourceVersion the user started from, or a
+// server-side apply (write_apply.go).
+func (h *Handlers) update(c echo.Context, t editTarget, dryRun bool) error {
+	k, name := t.kind, t.name
 	f, err := readEditForm(c)
 	if err != nil {
 		return err
 	}
-	p := h.editPage(c, k, name, f.showStatus)
-	p.YAML, p.ResourceVersion, p.Base = f.yaml, f.resourceVersion, f.base
+	p := h.targetPage(c, t, f.showStatus)
+	p.YAML, p.ResourceVersion, p.Base, p.Mode = f.yaml, f.resourceVersion, f.base, f.write
 
 	obj, err := edit.Parse(f.yaml, edit.Target{APIVersion: apiVersion(k), Kind: k.Singular, Name: name})
 	if err != nil {
 		return h.editProblem(c, p, err)
+	}
+	if f.write == model.WriteApply {
+		return h.serverSideApply(c, t, p, f, obj, dryRun)
 	}
 	if f.resourceVersion == "" {
 		return h.editProblem(c, p, &edit.InputError{Title: "No starting version",
@@ -157,28 +240,18 @@ func (h *Handlers) update(c echo.Context, dryRun bool) error {
 	// Apply runs the dry run too, and stops if it shows that the server would
 	// silently keep its own value of a field the user changed.
 	res, err := h.deps.Editor.Update(ctx, k, obj, true)
-	h.audit(updateRecord(name, k, f.resourceVersion, true, res, err))
+	h.audit(c, updateRecord(name, k, f.resourceVersion, true, res, err))
 	p.Warnings = res.Warnings
 	if err != nil {
 		return h.updateFailed(c, p, k, f, err)
 	}
-	ignored := h.ignored(f, obj, res.Object)
-	if dryRun || len(ignored) > 0 {
-		diff, err := h.previewDiff(f, res.Object, "the version you started ("+f.resourceVersion+")")
-		if err != nil {
-			return err
-		}
-		p.Preview = &diff
-		if len(ignored) > 0 {
-			p.Problems = append(p.Problems, edit.IgnoredProblem(ignored, f.yaml))
-			return render(c, http.StatusUnprocessableEntity, pages.Edit(p))
-		}
-		return render(c, http.StatusOK, pages.Edit(p))
+	if done, err := h.previewOrStop(c, p, f, obj, res, dryRun, "the version you started ("+f.resourceVersion+")"); done {
+		return err
 	}
 
 	res, err = h.deps.Editor.Update(ctx, k, obj, false)
 	rec := updateRecord(name, k, f.resourceVersion, false, res, err)
-	h.audit(rec)
+	h.audit(c, rec)
 	p.Warnings = res.Warnings
 	if err != nil {
 		return h.updateFailed(c, p, k, f, err)
@@ -187,12 +260,36 @@ func (h *Handlers) update(c echo.Context, dryRun bool) error {
 	if rec.After == f.resourceVersion {
 		msg = name + " was already like this: the API server stored nothing new."
 	}
-	h.awaitCache(c, k.ID, name, func(rv string) bool { return rv != f.resourceVersion || rv == rec.After })
-	return h.flashAndRedirect(c, "Saved", msg, res.Warnings, objectURL(k, name))
+	if t.cached {
+		h.awaitCache(c, k.ID, name, func(rv string) bool { return rv != f.resourceVersion || rv == rec.After })
+	}
+	return h.flashAndRedirect(c, "Saved", msg, res.Warnings, t.page)
+}
+
+// previewOrStop ends a write after its dry run when the user asked for a
+// preview (the diff is shown) or when the dry run shows the server would
+// silently keep its own value of a field the user changed (the diff and the
+// ignored fields are shown, nothing is written). done is false when the real
+// write should follow.
+func (h *Handlers) previewOrStop(c echo.Context, p model.EditPage, f editForm, obj *unstructured.Unstructured, res kube.WriteResult, dryRun bool, fromLabel string) (done bool, err error) {
+	ignored := h.ignored(f, obj, res.Object)
+	if !dryRun && len(ignored) == 0 {
+		return false, nil
+	}
+	diff, err := h.previewDiff(f, res.Object, fromLabel)
+	if err != nil {
+		return true, err
+	}
+	p.Preview = &diff
+	if len(ignored) > 0 {
+		p.Problems = append(p.Problems, edit.IgnoredProblem(ignored, f.yaml))
+		return true, render(c, http.StatusUnprocessableEntity, pages.Edit(p))
+	}
+	return true, render(c, http.StatusOK, pages.Edit(p))
 }
 
 func updateRecord(name string, k kube.Kind, before string, dryRun bool, res kube.WriteResult, err error) writeRecord {
-	rec := writeRecord{Verb: "update", Kind: k.Singular, Name: name, Before: before, DryRun: dryRun, Err: err}
+	rec := writeRecord{Verb: "update", Kind: k.Singular, Name: name, Before: before, DryRun: dryRun, Err: err, To: res.Object}
 	if res.Object != nil {
 		rec.After = res.Object.GetResourceVersion()
 	}
@@ -255,6 +352,12 @@ func applyWord(f editForm) string {
 // editProblem shows the editor again with the user's text and what went wrong,
 // with the API server's status (or 422 for a local refusal).
 func (h *Handlers) editProblem(c echo.Context, p model.EditPage, err error) error {
+	if u, ok := unreachablePage(err); ok {
+		// No answer from the API server: say so as the error pages do (whether
+		// the request can have reached it), with Go's error as the detail.
+		p.Problems = append(p.Problems, model.EditError{Title: u.Title, Message: u.Message, Causes: []model.Cause{{Message: err.Error()}}})
+		return render(c, u.Status, pages.Edit(p))
+	}
 	p.Problems = append(p.Problems, edit.Problem(err, p.YAML))
 	return render(c, problemStatus(err), pages.Edit(p))
 }
@@ -305,17 +408,21 @@ func (h *Handlers) showConflict(c echo.Context, p model.EditPage, k kube.Kind, f
 // lines), mode "mine" keeps their text as it is. It writes nothing: the user
 // previews and applies again, now against the current version.
 func (h *Handlers) rebaseEdit(c echo.Context) error {
-	k, err := h.editKind(c)
+	t, err := h.editTargetOf(c)
 	if err != nil {
 		return err
 	}
-	name := c.Param("name")
+	return h.rebase(c, t)
+}
+
+func (h *Handlers) rebase(c echo.Context, t editTarget) error {
+	k, name := t.kind, t.name
 	f, err := readEditForm(c)
 	if err != nil {
 		return err
 	}
-	p := h.editPage(c, k, name, f.showStatus)
-	p.YAML, p.ResourceVersion, p.Base = f.yaml, f.resourceVersion, f.base
+	p := h.targetPage(c, t, f.showStatus)
+	p.YAML, p.ResourceVersion, p.Base, p.Mode = f.yaml, f.resourceVersion, f.base, f.write
 	current, err := h.deps.Editor.Get(c.Request().Context(), k, name)
 	if err != nil {
 		return h.editProblem(c, p, err)
@@ -362,7 +469,7 @@ func (h *Handlers) newObject(c echo.Context) error {
 	if !ok {
 		text = "apiVersion: " + apiVersion(k) + "\nkind: " + k.Singular + "\nmetadata:\n  name: \n"
 	}
-	p := h.editPage(c, k, "", false)
+	p := h.targetPage(c, builtinTarget(k, ""), false)
 	p.YAML = text
 	return render(c, http.StatusOK, pages.Edit(p))
 }
@@ -373,52 +480,56 @@ func (h *Handlers) createObject(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return h.create(c, builtinTarget(k, ""))
+}
+
+func (h *Handlers) create(c echo.Context, t editTarget) error {
 	f, err := readEditForm(c)
 	if err != nil {
 		return err
 	}
 	dryRun := c.Request().PostForm.Get("op") == "preview"
 	f.resourceVersion, f.base = "", ""
-	p := h.editPage(c, k, "", false)
+	p := h.targetPage(c, t, false)
 	p.YAML = f.yaml
+	k := t.kind
 	obj, err := edit.Parse(f.yaml, edit.Target{APIVersion: apiVersion(k), Kind: k.Singular})
 	if err != nil {
 		return h.editProblem(c, p, err)
 	}
+	if t.namespaced {
+		if obj.GetNamespace() == "" {
+			return h.editProblem(c, p, &edit.InputError{Title: "No namespace", Line: edit.Locate(f.yaml, "metadata"),
+				Message: "A " + k.Singular + " lives in a namespace: give it one in metadata.namespace."})
+		}
+		k.Namespace = obj.GetNamespace()
+	}
 	ctx := c.Request().Context()
 	res, err := h.deps.Editor.Create(ctx, k, obj, true)
-	h.audit(createRecord(k, obj, true, res, err))
+	h.audit(c, createRecord(k, obj, true, res, err))
 	p.Warnings = res.Warnings
 	if err != nil {
 		return h.editProblem(c, p, err)
 	}
-	ignored := h.ignored(f, obj, res.Object)
-	if dryRun || len(ignored) > 0 {
-		diff, err := h.previewDiff(f, res.Object, "nothing (a new object)")
-		if err != nil {
-			return err
-		}
-		p.Preview = &diff
-		if len(ignored) > 0 {
-			p.Problems = append(p.Problems, edit.IgnoredProblem(ignored, f.yaml))
-			return render(c, http.StatusUnprocessableEntity, pages.Edit(p))
-		}
-		return render(c, http.StatusOK, pages.Edit(p))
+	if done, err := h.previewOrStop(c, p, f, obj, res, dryRun, "nothing (a new object)"); done {
+		return err
 	}
 	res, err = h.deps.Editor.Create(ctx, k, obj, false)
 	rec := createRecord(k, obj, false, res, err)
-	h.audit(rec)
+	h.audit(c, rec)
 	p.Warnings = res.Warnings
 	if err != nil {
 		return h.editProblem(c, p, err)
 	}
-	h.awaitCache(c, k.ID, rec.Name, func(string) bool { return true })
+	if t.cached {
+		h.awaitCache(c, k.ID, rec.Name, func(string) bool { return true })
+	}
 	return h.flashAndRedirect(c, "Created", fmt.Sprintf("%s %s was created (version %s).", k.Singular, rec.Name, rec.After),
-		res.Warnings, objectURL(k, rec.Name))
+		res.Warnings, t.pageOf(k.Namespace, rec.Name))
 }
 
 func createRecord(k kube.Kind, obj *unstructured.Unstructured, dryRun bool, res kube.WriteResult, err error) writeRecord {
-	rec := writeRecord{Verb: "create", Kind: k.Singular, Name: obj.GetName(), DryRun: dryRun, Err: err}
+	rec := writeRecord{Verb: "create", Kind: k.Singular, Name: obj.GetName(), DryRun: dryRun, Err: err, To: res.Object}
 	if res.Object != nil {
 		rec.Name, rec.After = res.Object.GetName(), res.Object.GetResourceVersion()
 	}

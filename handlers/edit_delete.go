@@ -57,10 +57,15 @@ func (h *Handlers) confirmDelete(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	res, err := h.deps.Editor.Delete(ctx, k, name, types.UID(uid), true)
-	h.audit(writeRecord{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err})
+	// The object as it was before, found once for both records: after the
+	// deletion the cache no longer holds it.
+	rec := writeRecord{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err}
+	h.auditBefore(c, &rec)
+	h.audit(c, rec)
 	if err == nil {
 		res, err = h.deps.Editor.Delete(ctx, k, name, types.UID(uid), false)
-		h.audit(writeRecord{Verb: "delete", Kind: k.Singular, Name: name, Err: err})
+		rec.DryRun, rec.Err = false, err
+		h.audit(c, rec)
 	}
 	if err != nil {
 		p, _, perr := h.deletePage(c, k, name, typed)
@@ -99,7 +104,7 @@ func (h *Handlers) deletePage(c echo.Context, k kube.Kind, name, typed string) (
 	p := h.bareDeletePage(c, k, name)
 	p.UID, p.Typed = string(obj.GetUID()), typed
 	res, err := h.deps.Editor.Delete(ctx, k, name, obj.GetUID(), true)
-	h.audit(writeRecord{Verb: "delete", Kind: k.Singular, Name: name, Before: obj.GetResourceVersion(), DryRun: true, Err: err})
+	h.audit(c, writeRecord{Verb: "delete", Kind: k.Singular, Name: name, Before: obj.GetResourceVersion(), DryRun: true, Err: err, From: obj})
 	p.Warnings = res.Warnings
 	if err != nil {
 		p.Problems = append(p.Problems, edit.Problem(err, ""))

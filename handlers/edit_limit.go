@@ -3,27 +3,109 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 )
 
+// editorBody bounds the bodies of the routes that carry an editor's text (and
+// its starting version, compressed). The API server refuses request bodies
+// over 3 MiB, but that is the compact JSON clusterdesk sends, and the YAML the
+// user edits is about 2.4 times larger (cronworkflows.argoproj.io: 1.18 MB
+// JSON, 2.9 MB YAML); etcd's default request limit of 1.5 MiB caps what a
+// cluster stores anyway. 6 MiB lets every object a cluster can store be
+// edited, while every other route keeps maxBody (1 MiB).
+const editorBody = "6MiB"
+
+// editorBodyBytes is editorBody in bytes, for the page's script.
+const editorBodyBytes = 6 << 20
+
+// editorBodyRoutes are the route templates (c.Path()) whose bodies get editorBody.
+var editorBodyRoutes = map[string]bool{
+	"/:kind/create":                          true,
+	"/:kind/:name/preview":                   true,
+	"/:kind/:name/apply":                     true,
+	"/:kind/:name/rebase":                    true,
+	"/crds/:name/instances/create":           true,
+	"/crds/:name/instances/:ns/:obj/preview": true,
+	"/crds/:name/instances/:ns/:obj/apply":   true,
+	"/crds/:name/instances/:ns/:obj/rebase":  true,
+}
+
+// editorRoute marks, in the route table, a route that carries an editor's
+// text; it must be one of editorBodyRoutes (read concurrently, never written).
+func editorRoute(path string) string {
+	if !editorBodyRoutes[path] {
+		panic("handlers: " + path + " is not in editorBodyRoutes")
+	}
+	return path
+}
+
+// bodyLimitFor is the body limit of a route template.
+func bodyLimitFor(route string) string {
+	if editorBodyRoutes[route] {
+		return editorBody
+	}
+	return maxBody
+}
+
+// bodyLimit bounds every request body by its route's limit. Middleware added
+// with e.Use runs after routing, so c.Path() is the route template.
+func bodyLimit() echo.MiddlewareFunc {
+	small, large := middleware.BodyLimit(maxBody), middleware.BodyLimit(editorBody)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		s, l := small(next), large(next)
+		return func(c echo.Context) error {
+			if editorBodyRoutes[c.Path()] {
+				return l(c)
+			}
+			return s(c)
+		}
+	}
+}
+
 // bodyTooLarge is the answer to a request body over maxBody.
-func bodyTooLarge() error {
+func bodyTooLarge() error { return bodyTooLargeFor(maxBody) }
+
+// bodyTooLargeFor is the answer to a request body over limit.
+func bodyTooLargeFor(limit string) error {
 	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-		"What you sent is larger than "+maxBody+", the most clusterdesk accepts in one request, so it was refused before anything reached the API server. "+
+		"What you sent is larger than "+limit+", the most clusterdesk accepts in one request here, so it was refused before anything reached the API server. "+
 			"Go back to keep your text. An object this large is better applied with kubectl.")
 }
 
 // explainBodyLimit replaces the body limit middleware's bare "Request Entity
 // Too Large" with a message that says what happened and what to do. It is
-// installed right before middleware.BodyLimit.
+// installed right before the body limit.
 func explainBodyLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := next(c)
 		var he *echo.HTTPError
 		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge && he.Message == echo.ErrStatusRequestEntityTooLarge.Message {
-			return bodyTooLarge()
+			return bodyTooLargeFor(bodyLimitFor(c.Path()))
 		}
 		return err
 	}
+}
+
+// parseEditorForm reads an editor form, sent as multipart/form-data (the
+// editor's forms: no percent-encoding, so a YAML text is sent at its own size)
+// or URL-encoded. Values end up in PostForm either way.
+func parseEditorForm(c echo.Context) error {
+	req := c.Request()
+	var err error
+	if strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
+		// The body limit bounds the body; keep it all in memory (no temp files).
+		err = req.ParseMultipartForm(8 << 20)
+	} else {
+		err = req.ParseForm()
+	}
+	if err != nil {
+		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) || strings.Contains(err.Error(), "request body too large") {
+			return bodyTooLargeFor(bodyLimitFor(c.Path()))
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
+	}
+	return nil
 }

@@ -95,6 +95,14 @@ func TestEveryInsightPageOnTheDevcluster(t *testing.T) {
 		have["validatingwebhooks/"+w.Name] = true
 		paths = append(paths, "/validatingwebhooks/"+w.Name)
 	}
+	mutating, err := ls.cache.MutatingWebhooks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range mutating {
+		have["mutatingwebhooks/"+w.Name] = true
+		paths = append(paths, "/mutatingwebhooks/"+w.Name)
+	}
 	for _, d := range drivers {
 		have["csidrivers/"+d.Name] = true
 		paths = append(paths, "/csidrivers/"+d.Name)
@@ -104,7 +112,7 @@ func TestEveryInsightPageOnTheDevcluster(t *testing.T) {
 		paths = append(paths, "/flowschemas/"+f.Name)
 	}
 	for dir, kind := range map[string]string{"customresourcedefinitions": "crds", "validatingwebhookconfigurations": "validatingwebhooks",
-		"csidrivers": "csidrivers", "flowschemas": "flowschemas"} {
+		"csidrivers": "csidrivers", "flowschemas": "flowschemas", "mutatingwebhookconfigurations": "mutatingwebhooks"} {
 		for _, name := range fixtureNames(t, dir) {
 			if !have[kind+"/"+name] {
 				t.Errorf("fixture %s/%s is not in the cache: was the devcluster seeded with FIXTURES=../shared/fixtures/real?", kind, name)

@@ -71,24 +71,31 @@ func (h *Handlers) intercept(c echo.Context) error {
 				p.Notes = append(p.Notes, "Namespace "+req.Namespace+" does not exist; the labels typed above are used.")
 			}
 		}
-		versions, err := l.ResourceVersions(ctx, req.Resource.Group, req.Resource.Resource)
+		// Equivalent resources: the same storage served through other
+		// versions or groups (admission.Equivalents says how it is found).
+		lists, err := l.ResourceLists(ctx, req.Resource.Resource)
 		switch {
 		case err != nil:
-			p.Notes = append(p.Notes, "Could not ask discovery for the resource's other versions, so matchPolicy Equivalent is judged on this version only: "+err.Error())
-		case len(versions) == 0:
-			p.Notes = append(p.Notes, "The API server does not serve "+req.Resource.Resource+" in group "+orCore(req.Resource.Group)+"; the rules are matched as typed.")
+			p.Notes = append(p.Notes, "Could not ask discovery for the resource's equivalents, so matchPolicy Equivalent is judged on this version only: "+err.Error())
+		case !served(lists, req.Resource):
+			p.Notes = append(p.Notes, "The API server does not serve "+req.Resource.Resource+" in "+orCore(req.Resource.Group)+"/"+req.Resource.Version+"; the rules are matched as typed.")
 		default:
-			for _, v := range versions {
-				if v != req.Resource.Version {
-					equivalents = append(equivalents, admission.GVR{Group: req.Resource.Group, Version: v, Resource: req.Resource.Resource})
-				}
+			equivalents = admission.Equivalents(lists, req.Resource, req.Subresource)
+			names := make([]string, 0, len(equivalents))
+			for _, e := range equivalents {
+				names = append(names, e.String())
 			}
-			p.Notes = append(p.Notes, "Served versions of "+req.Resource.Resource+" (equivalent for matchPolicy Equivalent): "+strings.Join(versions, ", ")+".")
+			p.Notes = append(p.Notes, "Served as the same objects (equivalent for matchPolicy Equivalent): "+strings.Join(names, ", ")+".")
 		}
 	}
 	all := make([]admission.Config, 0, len(configs))
 	for _, cfg := range configs {
 		all = append(all, admission.FromValidating(cfg))
+	}
+	mutating, note := h.mutatingConfigs(c)
+	all = append(all, mutating...)
+	if note != "" {
+		p.Notes = append(p.Notes, note)
 	}
 	p.Result = present.InterceptResult(admission.Intercepts(all, req, equivalents))
 	return render(c, http.StatusOK, pages.Intercept(p))

@@ -28,6 +28,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -205,6 +206,15 @@ func TestInterceptFormAgreesWithTheAPIServer(t *testing.T) {
 		{name: "probe-v2-exact", ops: ops(C), group: group, ver: "v2", resources: []string{"probes"}, scope: "*", exact: true},
 		{name: "not-in-b", ops: ops(C), ver: "v1", resources: []string{"configmaps"}, scope: "*", nsSel: notB},
 		{name: "secrets-delete", ops: ops(D), ver: "v1", resources: []string{"secrets"}, scope: "*"},
+		// Core events are stored as events.k8s.io events: one resource in two groups.
+		{name: "ev-core", ops: ops(C), ver: "v1", resources: []string{"events"}, scope: "*"},
+	}
+	// Mutating webhooks: called before the validating ones, matched alike.
+	mutatingSpecs := []spec{
+		{name: "m-cm-create", ops: ops(C), ver: "v1", resources: []string{"configmaps"}, scope: "*"},
+		{name: "m-ev-group", ops: ops(C), group: "events.k8s.io", ver: "v1", resources: []string{"events"}, scope: "*"},
+		{name: "m-ev-group-exact", ops: ops(C), group: "events.k8s.io", ver: "v1", resources: []string{"events"}, scope: "*", exact: true},
+		{name: "m-probe-v2-exact", ops: ops(C), group: group, ver: "v2", resources: []string{"probes"}, scope: "*", exact: true},
 	}
 	vwcName := "icpt-" + sfx
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: vwcName}}
@@ -228,6 +238,29 @@ func TestInterceptFormAgreesWithTheAPIServer(t *testing.T) {
 	})
 	t.Cleanup(func() {
 		_ = cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(bg, vwcName, metav1.DeleteOptions{})
+	})
+	mwcName := "icpt-m-" + sfx
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: mwcName}}
+	for _, s := range mutatingSpecs {
+		w := admissionregistrationv1.MutatingWebhook{
+			Name: s.name + ".icpt.clusterdesk.dev", AdmissionReviewVersions: []string{"v1"},
+			SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), FailurePolicy: ptr.To(admissionregistrationv1.Ignore),
+			TimeoutSeconds: ptr.To[int32](5), NamespaceSelector: s.nsSel, ObjectSelector: s.oSel,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(srv.URL + "/" + s.name), CABundle: caPEM},
+			Rules: []admissionregistrationv1.RuleWithOperations{{Operations: s.ops, Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{s.group}, APIVersions: []string{s.ver}, Resources: s.resources, Scope: ptr.To(s.scope)}}},
+		}
+		if s.exact {
+			w.MatchPolicy = ptr.To(admissionregistrationv1.Exact)
+		}
+		mwc.Webhooks = append(mwc.Webhooks, w)
+	}
+	mustCreate(t, func() error {
+		_, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, mwc, metav1.CreateOptions{})
+		return err
+	})
+	t.Cleanup(func() {
+		_ = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(bg, mwcName, metav1.DeleteOptions{})
 	})
 
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
@@ -349,11 +382,27 @@ func TestInterceptFormAgreesWithTheAPIServer(t *testing.T) {
 			return cs.CoreV1().Secrets(nsB).Delete(ctx, "c16", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
 		}, form: q("DELETE", "", "v1", "secrets", "", nsB, "", "", "")},
 		{name: "c17", op: "UPDATE", label: "probe status through v2: Equivalent subresource rules", do: updateProbe("v2", "c17", true), form: q("UPDATE", group, "v2", "probes", "status", nsA, "", "", "")},
+		{name: "c18", op: "CREATE", label: "core event: events.k8s.io rules match it across groups (Equivalent)", do: func(ctx context.Context) error {
+			_, err := cs.CoreV1().Events(nsA).Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "c18", Namespace: nsA},
+				InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: nsA, Name: "c06"},
+				Reason: "Test", Message: "interception test", Type: corev1.EventTypeNormal}, dry)
+			return err
+		}, form: q("CREATE", "", "v1", "events", "", nsA, "", "", "")},
+		{name: "c19", op: "CREATE", label: "events.k8s.io event: the core rule matches it across groups (Equivalent)", do: func(ctx context.Context) error {
+			_, err := cs.EventsV1().Events(nsA).Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "c19", Namespace: nsA},
+				EventTime: metav1.NowMicro(), ReportingController: "clusterdesk.dev/test", ReportingInstance: "test", Action: "Test",
+				Reason: "Test", Note: "interception test", Type: corev1.EventTypeNormal,
+				Regarding: corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: nsA, Name: "c06"}}, dry)
+			return err
+		}, form: q("CREATE", "events.k8s.io", "v1", "events", "", nsA, "", "", "")},
+		{name: "c20", op: "CREATE", label: "probe in v2: the exact mutating v2 rule and the equivalent validating ones", do: createProbe("v2", "c20"), form: q("CREATE", group, "v2", "probes", "", nsA, "", "", "")},
 	}
 
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
 	waitFor(t, "the cache to hold the configuration", 30*time.Second, func() bool { _, err := ls.cache.Webhook(vwcName); return err == nil })
+	waitFor(t, "the cache to hold the mutating configuration", 30*time.Second, func() bool { _, err := ls.cache.MutatingWebhook(mwcName); return err == nil })
+	mutatingCalls := 0
 	calledSomewhere := 0
 	for _, tc := range cases {
 		t.Run(tc.name+" "+tc.label, func(t *testing.T) {
@@ -361,7 +410,7 @@ func TestInterceptFormAgreesWithTheAPIServer(t *testing.T) {
 				t.Fatalf("request: %v", err)
 			}
 			got := rec.got(tc.op + " " + tc.name)
-			want := formCalled(t, ls, sess, tc.form, vwcName)
+			want := formCalled(t, ls, sess, tc.form, vwcName, mwcName)
 			if !slices.Equal(got, want) {
 				t.Errorf("API server called %v; the form says %v", got, want)
 			}
@@ -369,7 +418,15 @@ func TestInterceptFormAgreesWithTheAPIServer(t *testing.T) {
 			if len(got) > 0 {
 				calledSomewhere++
 			}
+			for _, g := range got {
+				if strings.HasPrefix(g, "m-") {
+					mutatingCalls++
+				}
+			}
 		})
+	}
+	if mutatingCalls < 4 {
+		t.Errorf("only %d mutating calls: the mutating cases prove little", mutatingCalls)
 	}
 	if calledSomewhere < len(cases)/2 {
 		t.Errorf("only %d of %d cases called any webhook: the cases prove little", calledSomewhere, len(cases))
@@ -377,21 +434,29 @@ func TestInterceptFormAgreesWithTheAPIServer(t *testing.T) {
 }
 
 // formCalled submits the interception form and returns the short names of
-// the webhooks of configuration cfg it says are called.
-func formCalled(t *testing.T, ls *liveServer, sess *http.Cookie, form url.Values, cfg string) []string {
+// the webhooks of the configurations cfgs it says are called. Mutating
+// webhooks must come before validating ones.
+func formCalled(t *testing.T, ls *liveServer, sess *http.Cookie, form url.Values, cfgs ...string) []string {
 	t.Helper()
 	code, doc, _ := ls.get(t, sess, "/validatingwebhooks/intercept?"+form.Encode())
 	if code != http.StatusOK {
 		t.Fatalf("form: status %d: %s", code, doc.Find(`[data-testid$="-error"]`).Text())
 	}
 	var out []string
+	seenValidating := false
 	doc.Find(`[data-testid="intercept-row"]`).Each(func(_ int, row *goquery.Selection) {
 		cells := row.Find("td")
-		if strings.TrimSpace(cells.Eq(1).Text()) != cfg {
+		kind := strings.TrimSpace(cells.Eq(1).Text())
+		if kind == "validating" {
+			seenValidating = true
+		} else if seenValidating {
+			t.Errorf("a %s webhook listed after a validating one", kind)
+		}
+		if !slices.Contains(cfgs, strings.TrimSpace(cells.Eq(2).Text())) {
 			return
 		}
-		if strings.TrimSpace(cells.Eq(3).Text()) == "called" {
-			out = append(out, strings.TrimSuffix(strings.TrimSpace(cells.Eq(2).Text()), ".icpt.clusterdesk.dev"))
+		if strings.TrimSpace(cells.Eq(4).Text()) == "called" {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(cells.Eq(3).Text()), ".icpt.clusterdesk.dev"))
 		}
 	})
 	slices.Sort(out)

@@ -32,6 +32,7 @@ type fixtureCluster struct {
 	crds     map[string]*apiextensionsv1.CustomResourceDefinition
 	webhooks map[string]*admissionregistrationv1.ValidatingWebhookConfiguration
 	drivers  map[string]*storagev1.CSIDriver
+	mutating map[string]*admissionregistrationv1.MutatingWebhookConfiguration
 }
 
 func (fixtureCluster) Ready() bool { return true }
@@ -77,6 +78,8 @@ func (f fixtureCluster) Object(id kube.KindID, name string) (runtime.Object, err
 		return f.Webhook(name)
 	case kube.CSIDrivers:
 		return f.CSIDriver(name)
+	case kube.MutatingWebhooks:
+		return f.MutatingWebhook(name)
 	}
 	return nil, notFound(string(id), name)
 }
@@ -126,6 +129,7 @@ func newFixtureServer(t testing.TB) (*testServer, fixtureCluster) {
 			crds:     loadFixtures(t, "customresourcedefinitions", func(c *apiextensionsv1.CustomResourceDefinition) string { return c.Name }),
 			webhooks: loadFixtures(t, "validatingwebhookconfigurations", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) string { return c.Name }),
 			drivers:  loadFixtures(t, "csidrivers", func(c *storagev1.CSIDriver) string { return c.Name }),
+			mutating: loadFixtures(t, "mutatingwebhookconfigurations", func(c *admissionregistrationv1.MutatingWebhookConfiguration) string { return c.Name }),
 		}
 	})
 	fc := fixtures
@@ -161,6 +165,9 @@ func TestInsightPagesOnEveryRealManifest(t *testing.T) {
 	}
 	for name := range fc.drivers {
 		paths = append(paths, "/csidrivers/"+name)
+	}
+	for name := range fc.mutating {
+		paths = append(paths, "/mutatingwebhooks/"+name)
 	}
 	var biggest struct {
 		path  string

@@ -66,11 +66,17 @@ var pagesByKind = map[kube.KindID]kindPages{
 			}
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
-	kube.CRDs: pagesFor(Cluster.CRDs, Cluster.CRD, present.CRDList, plain(present.CRDDetail)),
+	// The CRD page counts its custom resources as the user (insight_crd_instances.go).
+	kube.CRDs: withLive(pagesFor(Cluster.CRDs, Cluster.CRD, present.CRDList, plain(present.CRDDetail)), (*Handlers).crdDetail),
 	kube.Webhooks: withLive(pagesFor(Cluster.Webhooks, Cluster.Webhook, present.WebhookList,
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)
 		})), (*Handlers).webhookDetail),
+	// Read-only: the editor refuses this kind (insight_mutating.go).
+	kube.MutatingWebhooks: withLive(pagesFor(Cluster.MutatingWebhooks, Cluster.MutatingWebhook, present.MutatingWebhookList,
+		plain(func(c *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) model.DetailPage {
+			return present.MutatingWebhookDetail(c, nil, now)
+		})), (*Handlers).mutatingWebhookDetail),
 	kube.CSIDrivers: withLive(pagesFor(Cluster.CSIDrivers, Cluster.CSIDriver, present.CSIDriverList,
 		plain(func(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
 			return present.CSIDriverDetail(d, nil, now)

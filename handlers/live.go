@@ -3,10 +3,12 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -40,9 +42,9 @@ func (h *Handlers) events(c echo.Context) error {
 	// The idle clock as this request found it, not refreshed: an open tab is not
 	// activity, so the session still ends after the idle timeout, and the stream
 	// with it (the reconnect then finds the session over).
-	sess, err := h.deps.Sessions.Check(discardHeaders{}, r)
+	sess, err := h.streamSession(r)
 	if err != nil {
-		return sessionEnded(c, err)
+		return sessionEnded(c, err, h.gate.Mode)
 	}
 	c.Response().Header().Del("Set-Cookie")
 	until := sess.LastSeen.Add(h.deps.Sessions.Idle)
@@ -75,6 +77,9 @@ func (h *Handlers) events(c echo.Context) error {
 		sub.Since = q.Get("since")
 	}
 	sub.Check = func(ctx context.Context) bool { return h.stillMayList(ctx, granted) }
+	// Tabs of one sign-in count together; one tab over the limit is told why.
+	sub.Owner = sess.User + "\x00" + sess.SID + "\x00" + sess.IssuedAt.Format(time.RFC3339Nano)
+	sub.Refusal = []live.Message{tooManyStreams()}
 	lv.streams.Serve(c.Response(), r, sub)
 	return nil
 }
@@ -85,7 +90,7 @@ func (h *Handlers) events(c echo.Context) error {
 func (h *Handlers) stillMayList(ctx context.Context, kinds []kube.Kind) bool {
 	for _, k := range kinds {
 		ok, err := h.deps.Access.Can(ctx, "list", k.Group, k.Resource, "", "")
-		if err == nil && !ok {
+		if (err == nil && !ok) || (err != nil && !h.reviewFailureShowsCache()) {
 			return false
 		}
 	}
@@ -128,8 +133,14 @@ func wantsEventStream(r *http.Request) bool {
 // sessionEnded answers an EventSource request that has no valid session. An error
 // status would make EventSource give up without the page knowing why; a short
 // stream with a named event lets the page tell the user to sign in again.
-func sessionEnded(c echo.Context, err error) error {
+func sessionEnded(c echo.Context, err error, mode auth.Mode) error {
 	msg := "Live updates have stopped. Open the one-time login URL that clusterdesk printed in its terminal to sign in again."
+	switch mode {
+	case auth.ModeToken:
+		msg = "Live updates have stopped. Reload the page to sign in again with a token."
+	case auth.ModeProxy:
+		msg = "Live updates have stopped. Reload the page to sign in again through the proxy."
+	}
 	title := "Signed out"
 	if errors.Is(err, auth.ErrExpired) {
 		title = "Your session has expired"
@@ -138,6 +149,18 @@ func sessionEnded(c echo.Context, err error) error {
 	return live.Reply(c.Response(), live.Message{
 		Topic: statusTopic, Event: sessionEndedEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner})),
 	})
+}
+
+// tooManyStreamsEvent tells a tab that it gets no live updates because its
+// session already has live.DefaultMaxPerOwner tabs receiving them.
+const tooManyStreamsEvent = "too-many-streams"
+
+func tooManyStreams() live.Message {
+	banner := model.Banner{Tone: model.ToneWarning, Title: "Too many open tabs",
+		Message: fmt.Sprintf("Live updates are off in this tab: %d other clusterdesk tabs of this sign-in receive them already. "+
+			"Close the tabs you no longer need, then reload this one. The page itself is current as of its loading.", live.DefaultMaxPerOwner),
+		TestID: "banner-too-many-streams"}
+	return live.Message{Topic: statusTopic, Event: tooManyStreamsEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner}))}
 }
 
 // discardHeaders is a ResponseWriter for reading a session without refreshing it.

@@ -137,7 +137,7 @@ func TestLiveCSRChangesReachTheStream(t *testing.T) {
 		t.Fatalf("first event %+v", hello)
 	}
 
-	name := createClientCSR(t, "example.com/clusterdesk-live")
+	name := testcluster.CreateCSR(t, testcluster.CSR{Signer: "example.com/clusterdesk-live"})
 	rowID := `id="row-csrs-` + name + `"`
 	created := await(t, events, 10*time.Second, "the created CSR's row", func(ev sseclient.Event) bool {
 		return ev.Event == "csrs-rows" && strings.Contains(ev.Data, rowID)

@@ -104,6 +104,10 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 	case recovered || len(names) > maxLiveRows:
 		// After a lost watch nothing the page holds can be trusted.
 		msgs = append(msgs, live.Message{Topic: rowsTopic(kind), Event: live.ResyncEvent, Data: []byte(rowsTopic(kind))})
+	case len(names) > 0 && kind == kube.CSRs:
+		if m, ok := l.csrQueueRows(names, now); ok {
+			msgs = append(msgs, m)
+		}
 	case len(names) > 0:
 		u := model.LiveRows{Kind: string(kind), Total: st.Count}
 		for _, name := range names {
@@ -205,12 +209,13 @@ func rowOf[T any](get func(Cluster, string) (T, error), list func([]T, present.L
 // again instead, until the page registers its own row renderer here and marks its
 // table with data-live-rows.
 var liveRows = map[kube.KindID]rowFunc{
-	kube.CSRs:           rowOf(Cluster.CSR, present.CSRList),
-	kube.FlowSchemas:    rowOf(Cluster.FlowSchema, present.FlowSchemaList),
-	kube.PriorityLevels: rowOf(Cluster.PriorityLevel, present.PriorityLevelList),
-	kube.CRDs:           rowOf(Cluster.CRD, present.CRDList),
-	kube.Webhooks:       rowOf(Cluster.Webhook, present.WebhookList),
-	kube.CSIDrivers:     rowOf(Cluster.CSIDriver, present.CSIDriverList),
+	kube.CSRs:             rowOf(Cluster.CSR, present.CSRList),
+	kube.FlowSchemas:      rowOf(Cluster.FlowSchema, present.FlowSchemaList),
+	kube.PriorityLevels:   rowOf(Cluster.PriorityLevel, present.PriorityLevelList),
+	kube.CRDs:             rowOf(Cluster.CRD, present.CRDList),
+	kube.Webhooks:         rowOf(Cluster.Webhook, present.WebhookList),
+	kube.MutatingWebhooks: rowOf(Cluster.MutatingWebhook, present.MutatingWebhookList),
+	kube.CSIDrivers:       rowOf(Cluster.CSIDriver, present.CSIDriverList),
 }
 
 func liveRow(c Cluster, kind kube.KindID, name string, now time.Time) (model.Row, bool, error) {

@@ -5,25 +5,28 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// login redeems the one-time token from the URL printed at start, sets the
-// session cookie and redirects to a URL without the token, so it stays
-// neither in the address bar nor in the history.
+// login shows the sign-in page of the mode. In local mode it redeems the
+// one-time token from the URL printed at start, sets the session cookie and
+// redirects to a URL without the token, so it stays neither in the address
+// bar nor in the history.
 func (h *Handlers) login(c echo.Context) error {
+	if h.gate.Mode != auth.ModeLocal {
+		return h.loginPage(c, http.StatusOK, "")
+	}
 	token := c.QueryParam("token")
-	if token == "" {
-		return render(c, http.StatusOK, pages.Login(model.LoginPage{
-			Title:   "Sign in to clusterdesk",
-			Message: "Open the one-time login URL that clusterdesk printed in its terminal.",
-		}))
+	if token == "" || h.deps.Logins == nil {
+		return h.loginPage(c, http.StatusOK, "")
 	}
 	if !h.deps.Logins.Redeem(token) {
 		return render(c, http.StatusUnauthorized, pages.Login(model.LoginPage{
 			Title:   "This login link is not valid",
 			Message: "Each login URL works once. Use the newest one clusterdesk printed in its terminal.",
+			Mode:    string(auth.ModeLocal),
 		}))
 	}
 	if err := h.deps.Sessions.Start(c.Response(), h.deps.User); err != nil {
@@ -32,10 +35,18 @@ func (h *Handlers) login(c echo.Context) error {
 	return redirectSeeOther(c, "/")
 }
 
+// logout ends the session (in token mode the server forgets the token too).
 func (h *Handlers) logout(c echo.Context) error {
-	h.deps.Sessions.End(c.Response())
-	return render(c, http.StatusOK, pages.Login(model.LoginPage{
-		Title:   "Signed out",
-		Message: "To sign in again, open the newest one-time login URL that clusterdesk printed in its terminal.",
-	}))
+	h.gate.SignOut(c.Response(), c.Request())
+	p := model.LoginPage{Title: "Signed out", Mode: string(h.gate.Mode)}
+	switch h.gate.Mode {
+	case auth.ModeToken:
+		p.CSRFToken, _ = c.Get(csrfContextKey).(string)
+		p.Message = "clusterdesk has forgotten your token. To sign in again, paste a token."
+	case auth.ModeProxy:
+		p.Message = "clusterdesk keeps no session in proxy mode: sign out at your organisation's proxy."
+	default:
+		p.Message = "To sign in again, open the newest one-time login URL that clusterdesk printed in its terminal."
+	}
+	return render(c, http.StatusOK, pages.Login(p))
 }

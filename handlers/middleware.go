@@ -1,17 +1,12 @@
 package handlers
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"github.com/clusterdesk/clusterdesk/internal/auth"
-	"github.com/clusterdesk/clusterdesk/views/model"
-	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
 const sessionContextKey = "user"
@@ -43,43 +38,16 @@ func public(path string) bool {
 	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/")
 }
 
-// requireSession lets a request through only with a valid session cookie; a
-// browser without one gets the login page (401), htmx gets a full-page redirect.
-func requireSession(s *auth.Sessions) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if public(c.Request().URL.Path) {
-				return next(c)
-			}
-			sess, err := s.Check(c.Response(), c.Request())
-			if err != nil {
-				if wantsEventStream(c.Request()) {
-					return sessionEnded(c, err)
-				}
-				if isHTMX(c) {
-					c.Response().Header().Set("HX-Redirect", "/login")
-				}
-				msg := "Open the one-time login URL that clusterdesk printed in its terminal."
-				if errors.Is(err, auth.ErrExpired) {
-					msg = "Your session has expired. " + msg
-				}
-				return render(c, http.StatusUnauthorized, pages.Login(model.LoginPage{Title: "Sign in to clusterdesk", Message: msg}))
-			}
-			c.Set(sessionContextKey, sess.User)
-			return next(c)
-		}
-	}
-}
-
-// csrf protects every non-GET route: same-origin browsers are recognised by
+// csrf protects every non-GET route (Secure cookie when served over TLS): same-origin browsers are recognised by
 // Sec-Fetch-Site, everything else must echo the token from the _csrf cookie in
 // the form field _csrf or the X-CSRF-Token header. Any failure is a 403.
-func csrf() echo.MiddlewareFunc {
+func csrf(secure bool) echo.MiddlewareFunc {
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
 		ContextKey:     csrfContextKey,
 		CookieName:     "clusterdesk_csrf",
 		CookiePath:     "/",
+		CookieSecure:   secure,
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteStrictMode,
 		ErrorHandler: func(err error, c echo.Context) error {

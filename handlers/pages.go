@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -19,11 +20,12 @@ import (
 // Handlers serves the pages.
 type Handlers struct {
 	deps Deps
+	gate *auth.Gate // who a request is (identity.go)
 }
 
 func (h *Handlers) home(c echo.Context) error {
 	p := model.HomePage{Chrome: h.chrome(c, "Overview", "")}
-	for _, st := range h.deps.Cluster.Statuses() {
+	for _, st := range h.statuses(c) {
 		p.Kinds = append(p.Kinds, present.KindSummary(string(st.Kind.ID), st.Kind.Title, string(st.State), st.Count, st.Err))
 	}
 	return render(c, http.StatusOK, pages.Home(p))
@@ -48,7 +50,7 @@ func (h *Handlers) mayList(c echo.Context, k kube.Kind) bool {
 	ok, err := h.deps.Access.Can(c.Request().Context(), "list", k.Group, k.Resource, "", "")
 	if err != nil {
 		h.deps.Log.Warn("access review failed", "kind", k.ID, "err", err)
-		return true
+		return h.reviewFailureShowsCache()
 	}
 	return ok
 }
@@ -87,6 +89,7 @@ func (h *Handlers) list(c echo.Context) error {
 		}
 	}
 	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
+	page.NewHref = h.newHref(c, kind.ID) // list_new.go
 	// The same URL answers with a fragment or a full page: caches must keep both.
 	c.Response().Header().Add("Vary", "HX-Request")
 	if isHTMX(c) {
@@ -115,10 +118,11 @@ func (h *Handlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if page.YAML, err = kube.YAML(obj); err != nil {
+	if err := setYAML(&page, kind.ID, name, obj); err != nil {
 		return err
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,
 		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
+	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, name)
 	return render(c, http.StatusOK, pages.Detail(page))
 }

@@ -90,7 +90,7 @@ func TestListAndDetailPagesOnTheDevcluster(t *testing.T) {
 	sess := ls.login(t)
 
 	code, home, _ := ls.get(t, sess, "/")
-	if code != http.StatusOK || home.Find(`[data-testid^="home-kind-"]`).Length() != 6 {
+	if code != http.StatusOK || home.Find(`[data-testid^="home-kind-"]`).Length() != len(kube.AllKinds()) {
 		t.Fatalf("home: status %d, %d kind cards", code, home.Find(`[data-testid^="home-kind-"]`).Length())
 	}
 	for _, path := range listPaths {

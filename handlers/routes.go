@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
@@ -16,23 +17,27 @@ const maxBody = "1MiB"
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
-	h := &Handlers{deps: deps}
+	h := &Handlers{deps: deps, gate: gateFor(deps)}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = h.errorHandler
 
+	// Outermost, so a recovered panic is counted as the 500 it becomes.
+	e.Use(observeRequests(deps.Metrics))
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
 	e.Use(explainBodyLimit)
-	e.Use(middleware.BodyLimit(maxBody))
+	e.Use(bodyLimit()) // maxBody, or editorBody on the editor's routes (edit_limit.go)
 	e.Use(bufferChunkedBody)
-	e.Use(requireSession(deps.Sessions))
-	e.Use(csrf())
+	e.Use(requireIdentity(h.gate, h.loginPage))
+	e.Use(csrf(h.gate.Sessions != nil && h.gate.Sessions.Secure))
 
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
 	e.GET("/login", h.login)
+	// Token mode's sign-in form; CSRF-checked like every POST (login CSRF).
+	e.POST("/login", h.loginWithToken)
 	// The bundle goes out gzip-compressed: the page weight budget
 	// (views/layout/budget_test.go) counts compressed bytes.
 	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)
@@ -51,11 +56,23 @@ func New(deps Deps) *echo.Echo {
 	e.GET("/csrs/:name/certificate", h.csrCertificate)
 	// FlowSchemas in evaluation order, and the request classifier.
 	e.GET("/flowschemas", h.flowSchemas)
-	e.GET("/flowschemas/classify", h.classify)
+	e.GET(present.ClassifyPath, h.classify)
+	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
+	e.GET("/flowschemas/classify", h.classifyOrFlowSchema)
 	// A CRD version's schema explorer (insight_schema.go).
 	e.GET("/crds/:name/schema/:version", h.crdSchema)
+	// A CRD's custom resources: the API server's table, and one object's YAML (editor_cr.go).
+	e.GET("/crds/:name/instances", h.crInstances)
+	e.GET("/crds/:name/instances/:ns/:obj", h.crInstance)
 	// Which webhooks would intercept a request (insight_intercept.go).
 	e.GET("/validatingwebhooks/intercept", h.intercept)
+	// The auditor's views (activity.go): what the console observed, its
+	// exports, and one object's history. Read routes: they work in --read-only.
+	e.GET(ActivityPath, h.activityPage)
+	e.GET(ActivityPath+".csv", h.activityCSV)
+	e.GET(ActivityPath+".json", h.activityJSON)
+	e.GET("/:kind/:name/history", h.history)
+	e.GET("/:kind/:name/yaml", h.objectYAML) // a large object's YAML, loaded on demand (detail_yaml.go)
 	e.GET("/:kind", h.list)
 	e.GET("/:kind/:name", h.detail)
 
@@ -66,13 +83,25 @@ func New(deps Deps) *echo.Echo {
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused.
 	mutating.GET("/:kind/new", h.newObject)
-	mutating.POST("/:kind/create", h.createObject)
+	mutating.POST(editorRoute("/:kind/create"), h.createObject)
 	mutating.GET("/:kind/:name/edit", h.editObject)
-	mutating.POST("/:kind/:name/preview", h.previewEdit)
-	mutating.POST("/:kind/:name/apply", h.applyEdit)
-	mutating.POST("/:kind/:name/rebase", h.rebaseEdit)
+	mutating.POST(editorRoute("/:kind/:name/preview"), h.previewEdit)
+	mutating.POST(editorRoute("/:kind/:name/apply"), h.applyEdit)
+	mutating.POST(editorRoute("/:kind/:name/rebase"), h.rebaseEdit)
+	// The same editor for a CRD's custom resources (editor_cr.go); ns is "_" when cluster-scoped.
+	mutating.GET("/crds/:name/instances/new", h.newCR)
+	mutating.POST(editorRoute("/crds/:name/instances/create"), h.createCR)
+	mutating.GET("/crds/:name/instances/:ns/:obj/edit", h.editCR)
+	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/preview"), h.previewCR)
+	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/apply"), h.applyCR)
+	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/rebase"), h.rebaseCR)
 	mutating.GET("/:kind/:name/delete", h.deleteObject)
 	mutating.POST("/:kind/:name/delete", h.confirmDelete)
+	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.
+	mutating.GET(flowSchemaFormNew, h.newFlowSchemaForm)
+	mutating.POST(flowSchemaFormNew, h.createFlowSchemaForm)
+	mutating.GET("/flowschemas/:name/form", h.editFlowSchemaForm)
+	mutating.POST("/flowschemas/:name/form", h.updateFlowSchemaForm)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")

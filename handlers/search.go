@@ -71,6 +71,8 @@ func kindNames(cl Cluster, id kube.KindID) ([]string, error) {
 		return names(cl.CRDs())
 	case kube.Webhooks:
 		return names(cl.Webhooks())
+	case kube.MutatingWebhooks:
+		return names(cl.MutatingWebhooks())
 	case kube.CSIDrivers:
 		return names(cl.CSIDrivers())
 	}

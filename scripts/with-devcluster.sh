@@ -3,6 +3,7 @@
 # Starts the devcluster with its state in DIR, waits until it is ready, runs CMD
 # with DEVCLUSTER_DIR=DIR exported, and stops the cluster however CMD ends.
 # --seed loads the demo data (and $FIXTURES, the shared real-world manifests, when present).
+# $DEVCLUSTER_APISERVER_VERSION (e.g. 1.28) runs that Kubernetes release instead of the default.
 set -euo pipefail
 dir=$(realpath -m "$1"); shift
 seed=()
@@ -11,6 +12,7 @@ if [ "${1:-}" = "--seed" ]; then
   seed=(--seed demo)
   if [ -n "${FIXTURES:-}" ] && [ -d "$FIXTURES" ]; then seed+=(--fixtures "$FIXTURES"); fi
 fi
+if [ -n "${DEVCLUSTER_APISERVER_VERSION:-}" ]; then seed+=(--apiserver-version "$DEVCLUSTER_APISERVER_VERSION"); fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.cache/bin
 mkdir -p "$dir"

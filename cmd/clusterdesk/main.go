@@ -22,6 +22,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/metrics"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
@@ -32,6 +33,14 @@ type config struct {
 	readOnly   bool
 	devUI      bool
 	logLevel   string
+	// metricsListen serves /metrics on a separate address; empty serves none.
+	metricsListen string
+	// inClusterDir holds the service-account token and CA bundle in a pod.
+	inClusterDir string
+	// signIn is the sign-in mode, the proxy's trust and TLS (signin.go).
+	signIn signInConfig
+	// audit is where the audit trail goes (audit.go).
+	audit auditConfig
 }
 
 // parseFlags reads flags; each has an environment default CLUSTERDESK_<NAME>.
@@ -44,6 +53,10 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.readOnly, "read-only", env("READ_ONLY", "") == "true", "refuse every change on the server and hide mutating controls")
 	fs.BoolVar(&c.devUI, "dev-ui", env("DEV_UI", "") == "true", "serve the component gallery at /ui (for designers)")
 	fs.StringVar(&c.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
+	fs.StringVar(&c.metricsListen, "metrics-listen", env("METRICS_LISTEN", ""), "address to serve Prometheus /metrics on, apart from the console (default: none)")
+	fs.StringVar(&c.inClusterDir, "in-cluster-dir", env("IN_CLUSTER_DIR", kube.ServiceAccountDir), "in a pod without kubeconfig: the directory holding the service account's token and ca.crt")
+	c.signIn.register(fs)
+	c.audit.register(fs)
 	return c, fs.Parse(args)
 }
 
@@ -68,6 +81,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.signIn.precheck(); err != nil {
+		return err
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
@@ -77,29 +93,13 @@ func run(args []string) error {
 		return err
 	}
 
-	restCfg, source, err := kube.LoadConfig(cfg.kubeconfig, cfg.context)
+	restCfg, source, err := kube.ResolveConfig(cfg.kubeconfig, cfg.context, cfg.inClusterDir)
 	if err != nil {
 		return err
 	}
 	log.Info("using " + source)
 
 	cache, err := kube.NewCache(restCfg, log)
-	if err != nil {
-		return err
-	}
-	access, err := kube.NewAccess(restCfg)
-	if err != nil {
-		return err
-	}
-	writer, err := kube.NewWriter(restCfg)
-	if err != nil {
-		return err
-	}
-	lookup, err := kube.NewLookup(restCfg)
-	if err != nil {
-		return err
-	}
-	editor, err := kube.NewEditor(restCfg)
 	if err != nil {
 		return err
 	}
@@ -116,29 +116,51 @@ func run(args []string) error {
 	updates := handlers.NewLiveUpdates(cache, streams)
 	hub := live.NewHub(updates.Render, streams, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
+	reg := metrics.New()
+	reg.RegisterSSE(streams)
+	reg.RegisterCache(cache)
+	// The audit trail and the activity log observe the cache: before Run.
+	trail, err := buildAudit(cfg.audit, restCfg, cache, log)
+	if err != nil {
+		return err
+	}
+	trail.start(ctx)
+	defer trail.close()
 	go hub.Run(ctx)
 	go cache.Run(ctx)
 
-	ln, err := net.Listen("tcp", cfg.listen)
+	// Who people are and which clients act for them (signin.go): every
+	// per-user dependency picks its client from the request's identity.
+	user := identity(ctx, restCfg, log)
+	si, err := buildSignIn(cfg.signIn, restCfg, reg, user)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", cfg.listen, err)
+		return err
 	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+	ln, baseURL, err := si.listen(cfg.listen)
+	if err != nil {
+		return err
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && si.tls == nil {
 		log.Warn("serving on a non-loopback address over plain HTTP: anyone who can reach it and obtains a login URL acts with this kubeconfig's rights", "addr", ln.Addr())
 	}
-	baseURL := "http://" + ln.Addr().String()
-	logins := auth.NewLoginTokens(func(token string) {
-		// The login URL goes to stdout for the person who started the console,
-		// never into the log stream.
-		fmt.Printf("clusterdesk: open %s/login?token=%s\n", baseURL, token)
-	})
+	var logins *auth.LoginTokens
+	if si.mode == auth.ModeLocal {
+		logins = auth.NewLoginTokens(func(token string) {
+			// The login URL goes to stdout for the person who started the console,
+			// never into the log stream.
+			fmt.Printf("clusterdesk: open %s/login?token=%s\n", baseURL, token)
+		})
+	} else {
+		fmt.Printf("clusterdesk: open %s/login\n", baseURL)
+	}
 
 	srv := &http.Server{
 		Handler: handlers.New(handlers.Deps{
-			Log: log, Cluster: cache, Access: access, Writer: writer, Editor: editor, Docs: edit.NewDocs(openAPI),
-			Sessions: auth.NewSessions(), Logins: logins,
-			User: identity(ctx, restCfg, log), ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: lookup,
-			Live: updates,
+			Log: log, Cluster: cache, Access: kube.UserAccess{Users: si.users}, Writer: kube.UserWriter{Users: si.users},
+			Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI),
+			Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review,
+			User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
+			Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
 		}),
 		// No WriteTimeout: server-sent event streams stay open. Slow-loris
 		// headers are cut by ReadHeaderTimeout.
@@ -148,9 +170,17 @@ func run(args []string) error {
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.
 	srv.RegisterOnShutdown(streams.Close)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("serving", "url", baseURL, "readOnly", cfg.readOnly)
+	if cfg.metricsListen != "" {
+		msrv, addr, err := serveMetrics(cfg.metricsListen, reg, errc)
+		if err != nil {
+			return err
+		}
+		defer msrv.Close()
+		log.Info("serving metrics", "url", "http://"+addr+"/metrics")
+	}
+	log.Info("serving", "url", baseURL, "readOnly", cfg.readOnly, "auth", string(si.mode))
 
 	select {
 	case err := <-errc:

@@ -24,8 +24,20 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export type Instance = 'admin' | 'readonly';
-export const INSTANCES: Instance[] = ['admin', 'readonly'];
+// admin: the admin kubeconfig in local mode; readonly: the same with --read-only;
+// token: --auth token (the admin kubeconfig is only the console's own identity,
+// people sign in by pasting a bearer token, see signInWithToken).
+export type Instance = 'admin' | 'readonly' | 'token';
+export const INSTANCES: Instance[] = ['admin', 'readonly', 'token'];
+
+/** The flags that make an instance (besides --listen and --kubeconfig). */
+export function instanceArgs(instance: Instance): string[] {
+  switch (instance) {
+    case 'readonly': return ['--read-only'];
+    case 'token': return ['--auth', 'token'];
+    default: return [];
+  }
+}
 
 // The six kinds the console lists, by URL segment (= home card id).
 export const KINDS = ['csrs', 'flowschemas', 'prioritylevels', 'crds', 'validatingwebhooks', 'csidrivers'] as const;

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test as base, expect, type BrowserContext, type BrowserContextOptions, type Page } from '@playwright/test';
 import { ENV_RUN_DIR, envBaseURL, type Instance } from './env';
+import { bearerToken } from './kube';
 
 export { expect };
 
@@ -46,13 +47,25 @@ export async function claimLoginURL(instance: Instance, timeoutMs = 10_000): Pro
   }
 }
 
-/** Signs a page's context in as a person would: opening the one-time URL. */
+/** Signs a page's context in as a person would: opening the one-time URL
+ * (local mode), or pasting the devcluster auditor's token (token mode). */
 export async function signIn(page: Page, instance: Instance): Promise<void> {
+  if (instance === 'token') return signInWithToken(page, 'auditor');
   const url = await claimLoginURL(instance);
   const res = await page.goto(url);
   expect(res, 'login navigation').not.toBeNull();
   expect(res!.status(), `GET /login?token=… should end on the home page`).toBe(200);
   expect(new URL(page.url()).pathname).toBe('/');
+}
+
+/** Token mode: pastes the devcluster identity's bearer token into the sign-in form. */
+export async function signInWithToken(page: Page, identity: string): Promise<void> {
+  const res = await page.goto('/login');
+  expect(res!.status()).toBe(200);
+  await page.getByTestId('token-input').fill(bearerToken(identity));
+  await page.getByTestId('token-submit').click();
+  await page.waitForURL((u) => u.pathname === '/');
+  await expect(page.getByTestId('user')).toHaveText(identity);
 }
 
 interface ConsoleEntry {

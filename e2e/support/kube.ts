@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
+import path from 'node:path';
 import { adminKubeconfig } from './env';
 
 interface Cluster {
@@ -24,6 +25,13 @@ function readKubeconfig(file: string): Cluster {
     throw new Error(`${file}: expected server, certificate-authority-data and token (a devcluster kubeconfig)`);
   }
   return { server, ca: Buffer.from(caData, 'base64').toString('utf8'), token };
+}
+
+/** The bearer token of a devcluster identity (admin, auditor, approver), from its kubeconfig. */
+export function bearerToken(identity: string): string {
+  const dir = process.env.DEVCLUSTER_DIR;
+  if (!dir) throw new Error('DEVCLUSTER_DIR is not set');
+  return readKubeconfig(path.resolve(dir, 'kubeconfigs', `${identity}.kubeconfig`)).token;
 }
 
 /** Calls the devcluster API server as admin. */

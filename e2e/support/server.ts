@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS_DIR, type Instance } from './env';
 
-const LOGIN_LINE = /^clusterdesk: open (http:\/\/127\.0\.0\.1:\d+)\/login\?token=([A-Za-z0-9_-]+)\s*$/;
+// Local mode prints a one-time token; token mode prints the bare sign-in page.
+const LOGIN_LINE = /^clusterdesk: open (http:\/\/127\.0\.0\.1:\d+)\/login(?:\?token=([A-Za-z0-9_-]+))?\s*$/;
 
 export interface ServerOptions {
   instance: Instance;
@@ -58,10 +59,13 @@ export class ConsoleServer {
         const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
         const m = LOGIN_LINE.exec(line);
-        if (m) {
+        if (m && m[2]) {
           this.post(`${m[1]}/login?token=${m[2]}`);
           resolveURL(m[1]);
           stdoutFile.write(line.replace(m[2], '<token>') + '\n'); // tokens stay out of the artifacts
+        } else if (m) {
+          resolveURL(m[1]);
+          stdoutFile.write(line + '\n');
         } else {
           stdoutFile.write(line + '\n');
         }

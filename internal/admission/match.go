@@ -41,6 +41,7 @@ var namespacesGVR = GVR{"", "v1", "namespaces"}
 
 // Verdict says whether one webhook would be called for a request, and why.
 type Verdict struct {
+	Kind            Kind // Mutating or Validating
 	Config          string
 	Webhook         string
 	Called          bool
@@ -50,18 +51,25 @@ type Verdict struct {
 }
 
 // Intercepts evaluates every webhook of configs for req, in the order the API
-// server considers them (configurations by name, webhooks in their order).
+// server considers them: the mutating admission plugin runs before the
+// validating one, and each takes its configurations by name, webhooks in their
+// order (mutating ones one after another, validating ones in parallel).
 // equivalents are the resources the API server treats as the same as
 // req.Resource (other served versions of it, from discovery), for
 // matchPolicy Equivalent.
 func Intercepts(configs []Config, req Request, equivalents []GVR) []Verdict {
 	sorted := slices.Clone(configs)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if mi, mj := sorted[i].Kind == Mutating, sorted[j].Kind == Mutating; mi != mj {
+			return mi
+		}
+		return sorted[i].Name < sorted[j].Name
+	})
 	var out []Verdict
 	for _, c := range sorted {
 		for _, h := range c.Hooks {
 			v := evaluate(h, req, equivalents)
-			v.Config = c.Name
+			v.Kind, v.Config = c.Kind, c.Name
 			out = append(out, v)
 		}
 	}

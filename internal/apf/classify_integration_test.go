@@ -16,7 +16,6 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
@@ -43,10 +42,9 @@ type liveCase struct {
 // classified (and carries the headers) like any other.
 func TestClassifierAgreesWithAPIServer(t *testing.T) {
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// v1, or v1beta3 on Kubernetes 1.28 (make test runs this test on both).
+	cs := testcluster.NewFlowcontrol(t, cfg)
+	t.Logf("Kubernetes %s, flowcontrol %s", testcluster.Require(t).Version, cs.Version)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -162,6 +160,10 @@ func TestClassifierAgreesWithAPIServer(t *testing.T) {
 	for _, l := range levels {
 		byUID[string(l.UID)] = "priority level " + l.Name
 	}
+	// The same objects as the console reads them (its informers, and on a
+	// v1beta3-only server its conversion to v1): the classifier must agree
+	// with the apiserver on those too.
+	consoleSchemas, consoleLevels := consoleView(ctx, t, cfg, schemas, levels)
 	agreed := 0
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,6 +179,11 @@ func TestClassifierAgreesWithAPIServer(t *testing.T) {
 			if string(got.FlowSchema.UID) != fsUID || got.PriorityLevel == nil || string(got.PriorityLevel.UID) != plUID {
 				t.Fatalf("apiserver (HTTP %d) chose %s and %s; classifier chose FlowSchema %s and priority level %s\ntrace:\n%s",
 					status, orUID(byUID, fsUID), orUID(byUID, plUID), got.FlowSchema.Name, got.PriorityLevelName, trace(got))
+			}
+			viaConsole := apf.Classify(consoleSchemas, apf.LevelsOf(consoleLevels), c.req)
+			if string(viaConsole.FlowSchema.UID) != fsUID || viaConsole.PriorityLevel == nil || string(viaConsole.PriorityLevel.UID) != plUID {
+				t.Fatalf("apiserver chose %s and %s; on the console's cached objects the classifier chose FlowSchema %s and priority level %s\ntrace:\n%s",
+					orUID(byUID, fsUID), orUID(byUID, plUID), viaConsole.FlowSchema.Name, viaConsole.PriorityLevelName, trace(viaConsole))
 			}
 			agreed++
 		})
@@ -196,9 +203,8 @@ func randomSuffix(t *testing.T) string {
 // the test ends, and waits until the apiserver's APF controller has digested
 // them all: it writes each FlowSchema's Dangling condition after putting the
 // schema into the set it classifies with.
-func createObjects(ctx context.Context, t *testing.T, cs kubernetes.Interface, pl string, schemas []*flowcontrolv1.FlowSchema) {
+func createObjects(ctx context.Context, t *testing.T, fc *testcluster.Flowcontrol, pl string, schemas []*flowcontrolv1.FlowSchema) {
 	t.Helper()
-	fc := cs.FlowcontrolV1()
 	level := &flowcontrolv1.PriorityLevelConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: pl},
 		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
@@ -212,25 +218,25 @@ func createObjects(ctx context.Context, t *testing.T, cs kubernetes.Interface, p
 			},
 		},
 	}
-	cleanup := func(kind, name string, del func(context.Context, string, metav1.DeleteOptions) error) {
+	cleanup := func(kind, name string, del func(context.Context, string) error) {
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			if err := del(ctx, name, metav1.DeleteOptions{}); err != nil {
+			if err := del(ctx, name); err != nil {
 				t.Errorf("cleanup: delete %s %s: %v", kind, name, err)
 			}
 		})
 	}
-	if _, err := fc.PriorityLevelConfigurations().Create(ctx, level, metav1.CreateOptions{}); err != nil {
+	if err := fc.CreatePriorityLevel(ctx, level); err != nil {
 		t.Fatal(err)
 	}
-	cleanup("PriorityLevelConfiguration", pl, fc.PriorityLevelConfigurations().Delete)
+	cleanup("PriorityLevelConfiguration", pl, fc.DeletePriorityLevel)
 	wantDangling := map[string]flowcontrolv1.ConditionStatus{}
 	for _, s := range schemas {
-		if _, err := fc.FlowSchemas().Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		if err := fc.CreateFlowSchema(ctx, s); err != nil {
 			t.Fatalf("create FlowSchema %s: %v", s.Name, err)
 		}
-		cleanup("FlowSchema", s.Name, fc.FlowSchemas().Delete)
+		cleanup("FlowSchema", s.Name, fc.DeleteFlowSchema)
 		wantDangling[s.Name] = flowcontrolv1.ConditionFalse
 		if strings.HasSuffix(s.Spec.PriorityLevelConfiguration.Name, "-missing") {
 			wantDangling[s.Name] = flowcontrolv1.ConditionTrue
@@ -238,14 +244,14 @@ func createObjects(ctx context.Context, t *testing.T, cs kubernetes.Interface, p
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		list, err := fc.FlowSchemas().List(ctx, metav1.ListOptions{})
+		list, err := fc.FlowSchemas(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pending := []string{}
-		for _, s := range list.Items {
+		for _, s := range list {
 			want, ours := wantDangling[s.Name]
-			if ours && !hasCondition(&s, want) {
+			if ours && !hasCondition(s, want) {
 				pending = append(pending, s.Name)
 			}
 		}
@@ -268,23 +274,15 @@ func hasCondition(fs *flowcontrolv1.FlowSchema, status flowcontrolv1.ConditionSt
 	return false
 }
 
-func current(ctx context.Context, t *testing.T, cs kubernetes.Interface) ([]*flowcontrolv1.FlowSchema, []*flowcontrolv1.PriorityLevelConfiguration) {
+func current(ctx context.Context, t *testing.T, fc *testcluster.Flowcontrol) ([]*flowcontrolv1.FlowSchema, []*flowcontrolv1.PriorityLevelConfiguration) {
 	t.Helper()
-	fsl, err := cs.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+	fss, err := fc.FlowSchemas(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pll, err := cs.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	pls, err := fc.PriorityLevels(ctx)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var fss []*flowcontrolv1.FlowSchema
-	for i := range fsl.Items {
-		fss = append(fss, &fsl.Items[i])
-	}
-	var pls []*flowcontrolv1.PriorityLevelConfiguration
-	for i := range pll.Items {
-		pls = append(pls, &pll.Items[i])
 	}
 	return fss, pls
 }

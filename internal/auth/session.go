@@ -11,13 +11,20 @@ import (
 	"github.com/gorilla/securecookie"
 )
 
-// CookieName is the session cookie's name.
-const CookieName = "clusterdesk_session"
+// CookieName is the session cookie's name over plain HTTP; SecureCookieName
+// replaces it when the console is served over TLS (browsers accept the
+// __Host- prefix only on Secure cookies).
+const (
+	CookieName       = "clusterdesk_session"
+	SecureCookieName = "__Host-clusterdesk_session"
+)
 
 // Session is what the cookie carries. It holds no Kubernetes credential: in
-// local mode the console acts with its kubeconfig's identity.
+// local mode the console acts with its kubeconfig's identity; in token mode SID
+// names the server-side Store entry that holds the user's token.
 type Session struct {
 	User     string    `json:"u"`
+	SID      string    `json:"s,omitempty"`
 	IssuedAt time.Time `json:"i"`
 	LastSeen time.Time `json:"l"`
 }
@@ -59,9 +66,25 @@ func randomKey(n int) []byte {
 
 // Start writes a new session cookie for user.
 func (s *Sessions) Start(w http.ResponseWriter, user string) error {
-	now := s.now()
-	return s.write(w, Session{User: user, IssuedAt: now, LastSeen: now})
+	return s.StartWith(w, user, "")
 }
+
+// StartWith writes a new session cookie for user naming the server-side session sid.
+func (s *Sessions) StartWith(w http.ResponseWriter, user, sid string) error {
+	now := s.now()
+	return s.write(w, Session{User: user, SID: sid, IssuedAt: now, LastSeen: now})
+}
+
+// Name is the session cookie's name: SecureCookieName when Secure is set.
+func (s *Sessions) Name() string {
+	if s.Secure {
+		return SecureCookieName
+	}
+	return CookieName
+}
+
+// Expires reports when a session started now ends at the latest.
+func (s *Sessions) Expires() time.Time { return s.now().Add(s.Absolute) }
 
 func (s *Sessions) write(w http.ResponseWriter, sess Session) error {
 	v, err := s.codec.Encode(CookieName, sess)
@@ -69,7 +92,7 @@ func (s *Sessions) write(w http.ResponseWriter, sess Session) error {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: CookieName, Value: v, Path: "/",
+		Name: s.Name(), Value: v, Path: "/",
 		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode,
 		MaxAge: int(s.Absolute / time.Second),
 	})
@@ -79,13 +102,9 @@ func (s *Sessions) write(w http.ResponseWriter, sess Session) error {
 // Check returns the request's session, refreshing its idle clock on w at most
 // once a minute (so most requests do not rewrite the cookie).
 func (s *Sessions) Check(w http.ResponseWriter, r *http.Request) (Session, error) {
-	c, err := r.Cookie(CookieName)
+	sess, err := s.Peek(r)
 	if err != nil {
-		return Session{}, ErrNoSession
-	}
-	var sess Session
-	if err := s.codec.Decode(CookieName, c.Value, &sess); err != nil {
-		return Session{}, ErrNoSession
+		return Session{}, err
 	}
 	now := s.now()
 	if now.Sub(sess.IssuedAt) > s.Absolute || now.Sub(sess.LastSeen) > s.Idle {
@@ -100,8 +119,21 @@ func (s *Sessions) Check(w http.ResponseWriter, r *http.Request) (Session, error
 	return sess, nil
 }
 
+// Peek decodes the request's session cookie without checking its age.
+func (s *Sessions) Peek(r *http.Request) (Session, error) {
+	c, err := r.Cookie(s.Name())
+	if err != nil {
+		return Session{}, ErrNoSession
+	}
+	var sess Session
+	if err := s.codec.Decode(CookieName, c.Value, &sess); err != nil {
+		return Session{}, ErrNoSession
+	}
+	return sess, nil
+}
+
 // End clears the session cookie.
 func (s *Sessions) End(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: s.Name(), Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode})
 }

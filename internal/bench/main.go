@@ -39,10 +39,14 @@ func main() {
 }
 
 type options struct {
-	binary   string
-	counts   seedCounts
-	requests int
-	limit    time.Duration
+	binary     string
+	counts     seedCounts
+	requests   int
+	limit      time.Duration
+	scaleDir   string // the scale case's devcluster ("" skips it)
+	scaleCSRs  int
+	workers    int
+	memoryOnly bool
 }
 
 func run(args []string) error {
@@ -54,6 +58,10 @@ func run(args []string) error {
 	fs.IntVar(&o.counts.Webhooks, "webhooks", 200, "ValidatingWebhookConfigurations to seed")
 	fs.IntVar(&o.requests, "requests", 50, "requests per measurement")
 	fs.DurationVar(&o.limit, "limit", 2*time.Minute, "stop a measurement after this long once it has 20 requests")
+	fs.StringVar(&o.scaleDir, "scale-dir", "", "a second devcluster's directory for the CSR scale case (empty: skip it)")
+	fs.IntVar(&o.scaleCSRs, "scale-csrs", 50000, "CSRs in the scale case")
+	fs.IntVar(&o.workers, "workers", 32, "concurrent creates when seeding the scale case")
+	fs.BoolVar(&o.memoryOnly, "memory-only", false, "seed, print the cache heap per kind and stop")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -101,6 +109,10 @@ func run(args []string) error {
 	heaps, err := measureKindHeaps(ctx, cfg, k8s, inv.kinds, logf)
 	if err != nil {
 		return err
+	}
+	if o.memoryOnly {
+		writeKindHeaps(os.Stdout, heaps)
+		return nil
 	}
 
 	logf("starting %s", o.binary)
@@ -150,6 +162,15 @@ func run(args []string) error {
 		return err
 	}
 	st.HeapMiB, st.GCs = con.heap()
+	con.stop()
+
+	var scale *scaleResult
+	if o.scaleDir != "" && o.scaleCSRs > 0 {
+		if scale, err = runScale(ctx, o, o.scaleDir, logf); err != nil {
+			return fmt.Errorf("scale case: %w", err)
+		}
+		rows = append(rows, scale.Rows...)
+	}
 
 	load, _ := os.ReadFile("/proc/loadavg")
 	header := fmt.Sprintf("clusterdesk page benchmark, %s: Kubernetes %s devcluster on loopback; %s; %d CPUs, load %s\n"+
@@ -158,6 +179,9 @@ func run(args []string) error {
 		time.Now().Format("2006-01-02 15:04"), version.GitVersion, inv.summary(), runtime.NumCPU(),
 		strings.Join(strings.Fields(string(load))[:3], " "), o.binary)
 	writeReport(os.Stdout, header, rows, st)
+	if scale != nil {
+		writeScale(os.Stdout, scale)
+	}
 	return nil
 }
 

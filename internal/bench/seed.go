@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -46,6 +47,8 @@ type seeder struct {
 	log   func(format string, args ...any)
 	key   *ecdsa.PrivateKey // one key for every CSR: generating thousands is slow and tells nothing
 	keyMu sync.Once
+	// workers is how many creates run at once (0: 16).
+	workers int
 }
 
 // seed brings the cluster to want, creating only missing objects, and checks
@@ -95,7 +98,7 @@ func csrName(i int) string     { return fmt.Sprintf("bench-csr-%05d", i) }
 func fsName(i int) string      { return fmt.Sprintf("bench-fs-%03d", i) }
 func webhookName(i int) string { return fmt.Sprintf("bench-webhook-%03d", i) }
 
-// create makes the objects 0..n-1 that are not in have, 16 at a time.
+// create makes the objects 0..n-1 that are not in have, s.workers (16) at a time.
 func (s *seeder) create(ctx context.Context, what string, n int, have map[string]bool, name func(int) string, mk func(context.Context, int) error) error {
 	var todo []int
 	for i := range n {
@@ -111,7 +114,7 @@ func (s *seeder) create(ctx context.Context, what string, n int, have map[string
 	work := make(chan int)
 	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
-	for range 16 {
+	for range cmp.Or(s.workers, 16) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

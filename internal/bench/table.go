@@ -49,22 +49,40 @@ func writeReport(w io.Writer, header string, rows []row, s startup) {
 	heap := int64(s.HeapMiB) << 20
 	fmt.Fprintf(w, "memory: RSS %s after sync, %s after the page runs; Go heap %s live after the last GC (%d GCs); %d objects cached: per 1,000 objects RSS %s, heap %s\n",
 		size(s.RSSReady), size(s.RSSEnd), size(heap), s.GCs, s.Objects, per(s.RSSEnd), per(heap))
-	if len(s.KindHeaps) > 0 {
-		var parts []string
-		for _, k := range s.KindHeaps {
-			perK := "-"
-			if k.Objects > 0 {
-				perK = size(k.Bytes*1000/int64(k.Objects)) + " per 1,000"
-			}
-			parts = append(parts, fmt.Sprintf("%s %d objects %s (%s)", k.ID, k.Objects, size(k.Bytes), perK))
-		}
-		fmt.Fprintf(w, "cache heap per kind (clusterdesk's internal/kube cache alone, one kind at a time): %s\n", strings.Join(parts, "; "))
-	}
+	writeKindHeaps(w, s.KindHeaps)
 	for _, r := range rows {
 		if r.Console.P50 > time.Second || r.Console.P99 > time.Second {
 			fmt.Fprintf(w, "SLOW: %s takes over 1 s (p50 %s, p99 %s) with %d objects\n", r.Page, ms(r.Console.P50), ms(r.Console.P99), r.Objects)
 		}
 	}
+}
+
+// writeKindHeaps prints the cache heap per kind.
+func writeKindHeaps(w io.Writer, heaps []kindHeap) {
+	if len(heaps) == 0 {
+		return
+	}
+	var parts []string
+	for _, k := range heaps {
+		perK := "-"
+		if k.Objects > 0 {
+			perK = size(k.Bytes*1000/int64(k.Objects)) + " per 1,000"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d objects %s (%s)", k.ID, k.Objects, size(k.Bytes), perK))
+	}
+	fmt.Fprintf(w, "cache heap per kind (clusterdesk's internal/kube cache alone, one kind at a time): %s\n", strings.Join(parts, "; "))
+}
+
+// writeScale prints the scale case's own startup and memory line (its rows
+// are in the table, after the main ones).
+func writeScale(w io.Writer, s *scaleResult) {
+	seeded := "all there from an earlier run"
+	if s.Seeded > 0 {
+		seeded = fmt.Sprintf("%d created in %s (%.0f/s)", s.Seeded, s.SeedTime.Round(time.Second), float64(s.Seeded)/s.SeedTime.Seconds())
+	}
+	fmt.Fprintf(w, "scale case: a second devcluster with %d CSRs (%s); the rows above marked (first page), (filtered), (deep page) are /csrs on it, 100 rows per page, filters, counts and sort over every CSR; "+
+		"console ready %s and first /csrs page %s after process start; RSS %s after the first page, Go heap %s live after the last GC\n",
+		s.CSRs, seeded, ms(s.Ready), ms(s.First), size(s.RSS), size(int64(s.HeapMiB)<<20))
 }
 
 // ms formats a duration in milliseconds with sensible precision.

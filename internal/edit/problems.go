@@ -53,6 +53,12 @@ func Problem(err error, text string) model.EditError {
 }
 
 func apiTitle(st metav1.Status) string {
+	// Server-side apply of a custom resource reports an unknown field as an
+	// internal error ("failed to create typed patch object … field not
+	// declared in schema"); it is the user's text all the same.
+	if st.Reason != metav1.StatusReasonBadRequest && unknownField.MatchString(st.Message) {
+		return "Unknown field (strict field validation)"
+	}
 	switch st.Reason {
 	case metav1.StatusReasonForbidden:
 		return "Forbidden by the API server"

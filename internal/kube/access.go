@@ -22,8 +22,10 @@ const accessTTL = 30 * time.Second
 // server's authorizers (RBAC, webhooks) decide. One Access serves one identity; it is
 // safe for concurrent use.
 type Access struct {
-	reviews authorizationclient.SelfSubjectAccessReviewInterface
-	now     func() time.Time
+	review func(ctx context.Context, attrs *authorizationv1.ResourceAttributes) (bool, error)
+	now    func() time.Time
+	// observe, if set, is told whether each question was answered from the cache.
+	observe func(hit bool)
 
 	mu      sync.Mutex
 	answers map[accessKey]accessAnswer
@@ -46,8 +48,24 @@ func NewAccess(cfg *rest.Config) (*Access, error) {
 }
 
 func newAccess(reviews authorizationclient.SelfSubjectAccessReviewInterface) *Access {
-	return &Access{reviews: reviews, now: time.Now, answers: map[accessKey]accessAnswer{}}
+	return newReviewAccess(func(ctx context.Context, attrs *authorizationv1.ResourceAttributes) (bool, error) {
+		r, err := reviews.Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return false, err
+		}
+		return r.Status.Allowed, nil
+	})
 }
+
+func newReviewAccess(review func(context.Context, *authorizationv1.ResourceAttributes) (bool, error)) *Access {
+	return &Access{review: review, now: time.Now, answers: map[accessKey]accessAnswer{}}
+}
+
+// accessMaxAnswers bounds one identity's cached answers (names make the key
+// space unbounded); past it, the oldest half is dropped.
+const accessMaxAnswers = 1024
 
 // Can reports whether the identity may do verb on the cluster-scoped resource of group
 // (subresource and name may be empty, meaning any). Answers, allowed or not, are
@@ -59,17 +77,17 @@ func (a *Access) Can(ctx context.Context, verb, group, resource, subresource, na
 	a.mu.Lock()
 	ans, ok := a.answers[key]
 	a.mu.Unlock()
-	if ok && now.Before(ans.expires) {
+	hit := ok && now.Before(ans.expires)
+	if a.observe != nil {
+		a.observe(hit)
+	}
+	if hit {
 		return ans.allowed, nil
 	}
 
-	review, err := a.reviews.Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-		Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Verb: verb, Group: group, Resource: resource, Subresource: subresource, Name: name,
-			},
-		},
-	}, metav1.CreateOptions{})
+	allowed, err := a.review(ctx, &authorizationv1.ResourceAttributes{
+		Verb: verb, Group: group, Resource: resource, Subresource: subresource, Name: name,
+	})
 	if err != nil {
 		return false, fmt.Errorf("access review %s %s: %w", verb, groupResource(group, resource, subresource), err)
 	}
@@ -82,8 +100,17 @@ func (a *Access) Can(ctx context.Context, verb, group, resource, subresource, na
 			delete(a.answers, k)
 		}
 	}
-	a.answers[key] = accessAnswer{allowed: review.Status.Allowed, expires: now.Add(accessTTL)}
-	return review.Status.Allowed, nil
+	if len(a.answers) >= accessMaxAnswers {
+		// Every answer left is fresh; drop those that expire first.
+		cut := now.Add(accessTTL / 2)
+		for k, v := range a.answers {
+			if v.expires.Before(cut) || len(a.answers) >= accessMaxAnswers {
+				delete(a.answers, k)
+			}
+		}
+	}
+	a.answers[key] = accessAnswer{allowed: allowed, expires: now.Add(accessTTL)}
+	return allowed, nil
 }
 
 // groupResource formats a resource like kubectl: "csidrivers.storage.k8s.io/status".

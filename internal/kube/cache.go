@@ -59,6 +59,8 @@ type Cache struct {
 	version    string
 	kinds      map[KindID]*kindState
 	listeners  []func(id KindID, name string)
+	// objectListeners receive each observed change with its objects (observe.go).
+	objectListeners []func(ObjectChange)
 }
 
 type kindState struct {
@@ -241,6 +243,7 @@ func (c *Cache) startInformer(ctx context.Context, wg *sync.WaitGroup, k Kind) {
 		UpdateFunc: func(_, obj any) { c.notify(k.ID, objectName(obj)) },
 		DeleteFunc: func(obj any) { c.notify(k.ID, objectName(obj)) },
 	})
+	c.observeObjects(k.ID, inf)
 	c.decide(k.ID, inf)
 	c.setState(k.ID, StateSyncing, nil)
 

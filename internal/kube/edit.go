@@ -26,6 +26,7 @@ const FieldManager = "clusterdesk"
 type Editor struct {
 	dyn  dynamic.Interface
 	meta metadata.Interface
+	raw  rest.Interface // for what the typed clients cannot ask: the Table format
 }
 
 // WriteResult is the API server's answer to a write: the object as it stored
@@ -48,7 +49,11 @@ func NewEditor(cfg *rest.Config) (*Editor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("editor metadata client: %w", err)
 	}
-	return &Editor{dyn: dyn, meta: meta}, nil
+	raw, err := tableClient(c)
+	if err != nil {
+		return nil, fmt.Errorf("editor table client: %w", err)
+	}
+	return &Editor{dyn: dyn, meta: meta, raw: raw}, nil
 }
 
 // errNoVersion is returned for a flowcontrol kind before discovery chose its version.
@@ -58,7 +63,11 @@ func (e *Editor) resource(k Kind) (dynamic.ResourceInterface, error) {
 	if k.Version == "" {
 		return nil, fmt.Errorf("%s: %w", k.Title, errNoVersion)
 	}
-	return e.dyn.Resource(schema.GroupVersionResource{Group: k.Group, Version: k.Version, Resource: k.Resource}), nil
+	r := e.dyn.Resource(schema.GroupVersionResource{Group: k.Group, Version: k.Version, Resource: k.Resource})
+	if k.Namespace != "" {
+		return r.Namespace(k.Namespace), nil
+	}
+	return r, nil
 }
 
 func dryRun(on bool) []string {

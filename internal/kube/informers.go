@@ -43,6 +43,9 @@ func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInforme
 	case Webhooks + "/v1":
 		lw = listWatch[*admissionregistrationv1.ValidatingWebhookConfigurationList](c.k8s.AdmissionregistrationV1().ValidatingWebhookConfigurations(), report)
 		obj = &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	case MutatingWebhooks + "/v1":
+		lw = listWatch[*admissionregistrationv1.MutatingWebhookConfigurationList](c.k8s.AdmissionregistrationV1().MutatingWebhookConfigurations(), report)
+		obj = &admissionregistrationv1.MutatingWebhookConfiguration{}
 	case CSIDrivers + "/v1":
 		lw = listWatch[*storagev1.CSIDriverList](c.k8s.StorageV1().CSIDrivers(), report)
 		obj = &storagev1.CSIDriver{}
@@ -52,7 +55,13 @@ func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInforme
 	}
 	// No resync: nothing here reconciles, so periodic replays of the store would only
 	// wake the live hub for nothing.
-	return cache.NewSharedIndexInformerWithOptions(lw, obj, cache.SharedIndexInformerOptions{ObjectDescription: k.Singular})
+	inf := cache.NewSharedIndexInformerWithOptions(lw, obj, cache.SharedIndexInformerOptions{ObjectDescription: k.Singular})
+	// What no page uses stays out of the cache (see stripForCache). SetTransform
+	// fails only on a started informer, and this one is new.
+	if err := inf.SetTransform(stripForCache); err != nil {
+		panic(fmt.Sprintf("kube: %s informer: %v", k.ID, err))
+	}
+	return inf
 }
 
 // listWatchClient is the part of a generated typed client an informer needs.
@@ -62,6 +71,8 @@ type listWatchClient[L runtime.Object] interface {
 }
 
 // listWatch adapts a typed client to an informer, reporting each request's outcome.
+// While the API server cannot be reached, requests are retried at a quicker pace
+// than the reflector's backoff (untilReachable).
 //
 // It opts out of client-go's WatchListClient feature (on by default since v0.35: the
 // initial list is streamed as a WATCH with sendInitialEvents=true). API servers whose
@@ -79,7 +90,7 @@ type listWatchClient[L runtime.Object] interface {
 func listWatch[L runtime.Object](c listWatchClient[L], report func(error)) cache.ListerWatcher {
 	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			list, err := c.List(ctx, opts)
+			list, err := untilReachable(ctx, func() (L, error) { return c.List(ctx, opts) }, report)
 			report(err)
 			if err != nil {
 				return nil, err // not list: a typed nil pointer would be a non-nil runtime.Object
@@ -87,7 +98,7 @@ func listWatch[L runtime.Object](c listWatchClient[L], report func(error)) cache
 			return list, nil
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			w, err := c.Watch(ctx, opts)
+			w, err := untilReachable(ctx, func() (watch.Interface, error) { return c.Watch(ctx, opts) }, report)
 			report(err)
 			return w, err
 		},

@@ -4,13 +4,6 @@ package kube
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -143,22 +136,8 @@ func TestClusterDecideCSR(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	name := fmt.Sprintf("clusterdesk-kube-it-%d", time.Now().UnixNano())
-	_, err = admin.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:           csrPEM(t, "clusterdesk-it-user"),
-			SignerName:        certificatesv1.KubeAPIServerClientSignerName,
-			Usages:            []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
-			ExpirationSeconds: ptr.To[int32](600),
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = admin.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
+	name := testcluster.CreateCSR(t, testcluster.CSR{CommonName: "clusterdesk-it-user", Organizations: []string{"clusterdesk-it"},
+		ExpirationSeconds: ptr.To[int32](600), Client: admin})
 
 	waitFor(t, 5*time.Second, "the cache to see the new CSR", func() bool { _, err := c.CSR(name); return err == nil })
 
@@ -186,20 +165,4 @@ func TestClusterDecideCSR(t *testing.T) {
 		csr, err := c.CSR(name)
 		return err == nil && csrDecision(csr) == "approved"
 	})
-}
-
-// csrPEM returns a PEM PKCS#10 request for a fresh P-256 key.
-func csrPEM(t *testing.T, cn string) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: cn, Organization: []string{"clusterdesk-it"}},
-	}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 }

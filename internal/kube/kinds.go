@@ -11,6 +11,9 @@ const (
 	PriorityLevels KindID = "prioritylevels"
 	Webhooks       KindID = "validatingwebhooks"
 	CSRs           KindID = "csrs"
+
+	// MutatingWebhooks are shown read-only (no editor): their pages explain them.
+	MutatingWebhooks KindID = "mutatingwebhooks"
 )
 
 // Kind describes one kind the console shows. All of them are cluster-scoped.
@@ -21,6 +24,10 @@ type Kind struct {
 	Group    string
 	Version  string // the served version; "" for flowcontrol until discovery has chosen one
 	Resource string // the plural resource name in URLs: "certificatesigningrequests"
+	// Namespace is set only for a namespaced custom resource's Kind (see
+	// CustomResourceKind): the namespace the Editor addresses. The console's
+	// own kinds are cluster-scoped and leave it empty.
+	Namespace string
 }
 
 // flowcontrolVersions lists, best first, the flowcontrol.apiserver.k8s.io versions the
@@ -42,6 +49,8 @@ func AllKinds() []Kind {
 			Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
 		{ID: Webhooks, Title: "ValidatingWebhookConfigurations", Singular: "ValidatingWebhookConfiguration",
 			Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
+		{ID: MutatingWebhooks, Title: "MutatingWebhookConfigurations", Singular: "MutatingWebhookConfiguration",
+			Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
 		{ID: CSIDrivers, Title: "CSIDrivers", Singular: "CSIDriver",
 			Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"},
 	}

@@ -66,6 +66,16 @@ func (c *Cache) Webhook(name string) (*admissionregistrationv1.ValidatingWebhook
 	return get[*admissionregistrationv1.ValidatingWebhookConfiguration](c, Webhooks, name)
 }
 
+// MutatingWebhooks returns every MutatingWebhookConfiguration.
+func (c *Cache) MutatingWebhooks() ([]*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	return list[*admissionregistrationv1.MutatingWebhookConfiguration](c, MutatingWebhooks)
+}
+
+// MutatingWebhook returns one MutatingWebhookConfiguration.
+func (c *Cache) MutatingWebhook(name string) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	return get[*admissionregistrationv1.MutatingWebhookConfiguration](c, MutatingWebhooks, name)
+}
+
 // FlowSchemas returns every FlowSchema as a flowcontrol v1 object.
 func (c *Cache) FlowSchemas() ([]*flowcontrolv1.FlowSchema, error) {
 	if c.servesV1beta3(FlowSchemas) {

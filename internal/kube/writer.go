@@ -68,6 +68,7 @@ func (w *Writer) DecideCSR(ctx context.Context, name string, approve bool, reaso
 		if err != nil {
 			return err
 		}
+		captureCSR(ctx, csr, false)
 		if decided := csrDecision(csr); decided != "" {
 			return apierrors.NewConflict(
 				schema.GroupResource{Group: certificatesv1.GroupName, Resource: "certificatesigningrequests"}, name,
@@ -75,7 +76,10 @@ func (w *Writer) DecideCSR(ctx context.Context, name string, approve bool, reaso
 		}
 		cond.LastUpdateTime = metav1.Now()
 		csr.Status.Conditions = append(csr.Status.Conditions, cond)
-		_, err = csrs.UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
+		stored, err := csrs.UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
+		if err == nil {
+			captureCSR(ctx, stored, true)
+		}
 		return err
 	})
 	return warnings.list(), err

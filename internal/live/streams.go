@@ -27,7 +27,15 @@ type Options struct {
 	// library's fixed 64 per subscriber); a connection that falls further behind is
 	// evicted and its page resyncs when EventSource reconnects.
 	Queue int
+	// MaxPerOwner is how many connections one owner (a signed-in session, see
+	// Subscription.Owner) may hold at once (default 12); one more is refused.
+	// Each tab holds one, so this bounds what a single browser session can pin
+	// on the server, far above what a person uses.
+	MaxPerOwner int
 }
+
+// DefaultMaxPerOwner is Options.MaxPerOwner's default.
+const DefaultMaxPerOwner = 12
 
 const maxHeartbeat = 15 * time.Second
 
@@ -46,6 +54,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Queue <= 0 {
 		o.Queue = 64
+	}
+	if o.MaxPerOwner <= 0 {
+		o.MaxPerOwner = DefaultMaxPerOwner
 	}
 	return o
 }
@@ -69,6 +80,12 @@ type Subscription struct {
 	// Check, if set, runs every Options.Recheck; false ends the connection, which
 	// reconnects with what the user may still see.
 	Check func(context.Context) bool
+	// Owner groups the connections that count together against
+	// Options.MaxPerOwner (the session's identity); empty counts against nothing.
+	Owner string
+	// Refusal is what a refused connection gets instead of the stream (see
+	// Reply): it should tell the user why, as EventSource shows nothing itself.
+	Refusal []Message
 }
 
 // Stats are counters for tests and the benchmark.
@@ -76,6 +93,7 @@ type Stats struct {
 	Connections int   // connections being served
 	Evicted     int64 // connections cut off for falling behind, since start
 	Published   int64 // messages published, since start
+	Sent        int64 // events queued to connections (heartbeats not counted), since start
 }
 
 // Streams serves server-sent event connections and publishes messages to them.
@@ -92,12 +110,14 @@ type Streams struct {
 	nextID  uint64
 	seq     uint64
 	conns   map[string]*conn // by stream id, from Serve until it returns
+	owners  map[string]int   // connections per Subscription.Owner, from Serve until it returns
 	topics  map[string]map[*conn]struct{}
 	sticky  map[stickyKey]*sse.Event
 	lastSeq map[string]uint64 // per topic, the seq of its last non-sticky message
 
 	evicted   atomic.Int64
 	published atomic.Int64
+	sent      atomic.Int64
 	stop      chan struct{}
 	stopped   chan struct{}
 }
@@ -134,6 +154,7 @@ func NewStreams(opts Options) *Streams {
 		srv:     srv,
 		epoch:   strconv.FormatInt(time.Now().UnixNano(), 36),
 		conns:   map[string]*conn{},
+		owners:  map[string]int{},
 		topics:  map[string]map[*conn]struct{}{},
 		sticky:  map[stickyKey]*sse.Event{},
 		lastSeq: map[string]uint64{},
@@ -161,7 +182,7 @@ func (s *Streams) Stats() Stats {
 	s.mu.Lock()
 	n := len(s.conns)
 	s.mu.Unlock()
-	return Stats{Connections: n, Evicted: s.evicted.Load(), Published: s.published.Load()}
+	return Stats{Connections: n, Evicted: s.evicted.Load(), Published: s.published.Load(), Sent: s.sent.Load()}
 }
 
 // Serve streams events to one client until it leaves, is evicted, the
@@ -175,6 +196,15 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 		s.mu.Unlock()
 		http.Error(w, "clusterdesk is shutting down", http.StatusServiceUnavailable)
 		return
+	}
+	if sub.Owner != "" && s.owners[sub.Owner] >= s.opts.MaxPerOwner {
+		s.mu.Unlock()
+		s.opts.Log.Warn("live: refused a connection over the per-session limit", "limit", s.opts.MaxPerOwner)
+		_ = Reply(w, sub.Refusal...)
+		return
+	}
+	if sub.Owner != "" {
+		s.owners[sub.Owner]++
 	}
 	s.nextID++
 	c := &conn{id: strconv.FormatUint(s.nextID, 36), sub: sub, ctx: ctx, cancel: cancel, rc: http.NewResponseController(w)}
@@ -260,6 +290,11 @@ func (s *Streams) detach(c *conn) {
 	c.done = true
 	s.leave(c)
 	delete(s.conns, c.id)
+	if o := c.sub.Owner; o != "" {
+		if s.owners[o]--; s.owners[o] <= 0 {
+			delete(s.owners, o)
+		}
+	}
 }
 
 // leave removes c from its topics (under s.mu).
@@ -307,6 +342,9 @@ func (s *Streams) Publish(msgs ...Message) {
 // send queues ev for c without blocking, evicting c if its queue is full (under s.mu).
 func (s *Streams) send(c *conn, ev *sse.Event) bool {
 	if s.srv.TryPublish(c.id, ev) {
+		if ev != heartbeat {
+			s.sent.Add(1)
+		}
 		return true
 	}
 	s.evict(c)

@@ -25,6 +25,7 @@ type CSRQueueQuery struct {
 	Age       string // age: one of csrAges' keys
 	Sort      string // sort: a column key; "" is queue order
 	Desc      bool   // dir=desc
+	Page      int    // page: 1-based; 0 is the first page
 }
 
 // ParseCSRQueueQuery reads the queue's query parameters. Unknown states, ages
@@ -38,6 +39,7 @@ func ParseCSRQueueQuery(v url.Values) CSRQueueQuery {
 		Age:       v.Get("age"),
 		Sort:      v.Get("sort"),
 		Desc:      v.Get("dir") == "desc",
+		Page:      parsePage(v),
 	}
 	if !slices.ContainsFunc(csrStates, func(s csrStateTab) bool { return s.key == q.State }) {
 		q.State = ""
@@ -51,7 +53,8 @@ func ParseCSRQueueQuery(v url.Values) CSRQueueQuery {
 	return q
 }
 
-// Values encodes the query as URL parameters, leaving out defaults.
+// Values encodes the query as URL parameters, leaving out defaults and the
+// page: a link that changes the filter, tab or sort starts on the first page.
 func (q CSRQueueQuery) Values() url.Values {
 	v := url.Values{}
 	set := func(k, val string) {
@@ -135,11 +138,13 @@ type CSRQueueEnv struct {
 	// MayDecide reports whether the user may approve and deny for a signer;
 	// nil means nowhere (read-only mode, or no permission checked).
 	MayDecide func(signer string) bool
-	// Limit caps the rows rendered (0: no cap). Pending requests come first,
-	// so a cap hides the oldest decided ones, never the work.
-	Limit int
+	// PageSize is the rows one page renders (0: PageSize). Filters, tabs,
+	// counts and sort run over every CSR; only the rows are paged.
+	PageSize int
 	// Selected pre-selects rows, e.g. the CSRs a bulk decision failed for.
 	Selected []string
+	// Cache keeps per-CSR work between views (nil: none kept).
+	Cache *CSRQueueCache
 }
 
 // queueItem is a CSR with what the queue computes about it, each part once
@@ -147,6 +152,7 @@ type CSRQueueEnv struct {
 // those rendered, the findings only for those, the text filter or the checks sort.
 type queueItem struct {
 	c        *certificatesv1.CertificateSigningRequest
+	f        *csrFacts // what does not change between views
 	state    string
 	status   model.Badge
 	decided  time.Time
@@ -154,7 +160,6 @@ type queueItem struct {
 	findings []csr.Finding
 	checked  bool
 	row      *model.CSRRow
-	search   string
 }
 
 // CSRQueue lays out the approval queue: filters, state tabs with counts,
@@ -162,7 +167,21 @@ type queueItem struct {
 // first), then the decided (most recent first); the checks' findings per row.
 func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
 	const action = "/csrs"
-	dups := duplicatePending(items, env.Checks)
+	cache := env.Cache
+	if cache == nil {
+		cache = &CSRQueueCache{}
+	}
+	facts := cache.facts(items)
+	// Duplicates are among pending requests that decode.
+	var pending []csr.Pending
+	for i, c := range items {
+		if f := facts[i]; f.state == CSRPending {
+			if f.decoded(c, env.Checks).req != nil {
+				pending = append(pending, csr.Pending{Name: c.Name, Signer: c.Spec.SignerName, Subject: f.req.Subject})
+			}
+		}
+	}
+	dups := csr.Duplicates(pending)
 	ageLimit, _ := csrAgeLimit(q.Age)
 	needle := strings.ToLower(q.Filter)
 	requester := strings.ToLower(q.Requester)
@@ -174,15 +193,15 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 		Sort:   cmp.Or(q.Sort, csrQueueSortDefault),
 		Desc:   q.Desc,
 		Total:  len(items),
-		Return: q.Values().Encode(),
 	}
 
 	counts := map[string]int{}
 	signers := map[string]int{}
 	var kept []*queueItem
-	for _, c := range items {
+	for i, c := range items {
 		signers[c.Spec.SignerName]++
-		state := CSRState(c)
+		f := facts[i]
+		state := f.state
 		// The bulk form is offered whatever the filters show, so that it does
 		// not come and go while a person narrows the list.
 		if !page.Decide && env.MayDecide != nil && state == CSRPending && env.MayDecide(c.Spec.SignerName) {
@@ -197,12 +216,11 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 		if requester != "" && !requesterMatches(c, requester) {
 			continue
 		}
-		it := &queueItem{c: c, state: state, status: CSRStatus(c), decided: decidedAt(c)}
+		it := &queueItem{c: c, f: f, state: state, status: f.status, decided: f.decided}
 		if state == CSRPending {
-			_, err := env.Checks.decode(c.Spec.Request)
-			it.bad = err != nil
+			it.bad = f.decoded(c, env.Checks).req == nil
 		}
-		if needle != "" && !strings.Contains(it.build(dups, env).search, needle) {
+		if needle != "" && !it.matches(needle, dups, env) {
 			continue
 		}
 		counts[state]++
@@ -229,9 +247,15 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	})
 
 	page.Matched = len(kept)
-	if env.Limit > 0 && len(kept) > env.Limit {
-		kept = kept[:env.Limit]
+	view := q.Values()
+	lo, hi, pager := paginate(q.Page, cmp.Or(env.PageSize, PageSize), len(kept), func(n int) string { return withPage(action, view, n) })
+	page.Pager, page.View = pager, withPage(action, view, pager.Page)
+	// A bulk decision comes back to this page of this view.
+	page.Return = view.Encode()
+	if pager.Page > 1 {
+		page.Return = strings.TrimPrefix(page.View, action+"?")
 	}
+	kept = kept[lo:hi]
 	page.Shown = len(kept)
 	selected := map[string]bool{}
 	for _, n := range env.Selected {
@@ -267,39 +291,53 @@ func requesterMatches(c *certificatesv1.CertificateSigningRequest, needle string
 // check runs the checks once.
 func (it *queueItem) check(dups map[string][]string, env CSRQueueEnv) []csr.Finding {
 	if !it.checked {
-		req, err := env.Checks.decode(it.c.Spec.Request)
-		if err != nil {
-			req = nil
-		}
-		it.findings, it.checked = checkCSR(it.c, req, dups, env.Checks), true
+		it.findings, _ = it.f.check(it.c, dups[it.c.Name], env.Checks)
+		it.checked = true
 	}
 	return it.findings
 }
 
-// build lays out the row and its search text once.
+// stateCell is the state column: the badge, and how long an approved request
+// has waited for its certificate.
+func (it *queueItem) stateCell(now time.Time) model.Cell {
+	cell := model.Cell{Badges: []model.Badge{it.status}}
+	if it.state == CSRApproved && !it.decided.IsZero() {
+		cell.Text = "waiting " + duration.HumanDuration(now.Sub(it.decided))
+		cell.Title = "approved " + it.decided.UTC().Format(time.RFC3339) + "; the signer has not issued a certificate since"
+	}
+	return cell
+}
+
+// matches reports whether the row shows needle (lower case). The filter
+// matches what the row shows, and only that: a person must be able to see
+// why a row matched. The parts that depend on nothing else are searched
+// first, from the cache; the age, the wait and the findings after.
+func (it *queueItem) matches(needle string, dups map[string][]string, env CSRQueueEnv) bool {
+	if strings.Contains(it.f.decoded(it.c, env.Checks).static, needle) {
+		return true
+	}
+	if _, text := it.f.check(it.c, dups[it.c.Name], env.Checks); strings.Contains(text, needle) {
+		return true
+	}
+	ageC, _ := ageCell(it.c.CreationTimestamp, env.Now)
+	return strings.Contains(strings.ToLower(ageC.Text), needle) || strings.Contains(strings.ToLower(it.stateCell(env.Now).Text), needle)
+}
+
+// build lays out the row once.
 func (it *queueItem) build(dups map[string][]string, env CSRQueueEnv) *queueItem {
 	if it.row != nil {
 		return it
 	}
 	c := it.c
+	f := it.f.decoded(c, env.Checks)
 	ageC, _ := ageCell(c.CreationTimestamp, env.Now)
-	dur, _ := requestedDuration(c)
-	stateCell := model.Cell{Badges: []model.Badge{it.status}}
-	if it.state == CSRApproved && !it.decided.IsZero() {
-		stateCell.Text = "waiting " + duration.HumanDuration(env.Now.Sub(it.decided))
-		stateCell.Title = "approved " + it.decided.UTC().Format(time.RFC3339) + "; the signer has not issued a certificate since"
-	}
+	stateCell := it.stateCell(env.Now)
 	requester := model.Cell{Text: c.Spec.Username, Mono: true}
 	if len(c.Spec.Groups) > 0 {
 		requester.Title = "groups: " + strings.Join(c.Spec.Groups, ", ")
 	}
 
-	row := &model.CSRRow{State: it.state}
-	if req, err := env.Checks.decode(c.Spec.Request); err != nil {
-		row.Subject, row.SubjectBad = "Bad request: "+err.Error(), true
-	} else {
-		row.Subject = subjectSummary(req)
-	}
+	row := &model.CSRRow{State: it.state, Subject: f.subject, SubjectBad: f.req == nil}
 	row.Findings = findingModels(it.check(dups, env))
 	row.Row = model.Row{
 		ID:   "row-csrs-" + c.Name,
@@ -312,22 +350,10 @@ func (it *queueItem) build(dups map[string][]string, env CSRQueueEnv) *queueItem
 			ageC,
 			{Text: c.Spec.SignerName, Mono: true},
 			requester,
-			{Text: dur},
+			{Text: f.dur},
 		},
 	}
-
-	// The filter matches what the row shows, and only that: a person must be
-	// able to see why a row matched.
-	var sb strings.Builder
-	for _, s := range []string{c.Name, row.Subject, ageC.Text, c.Spec.SignerName, c.Spec.Username, dur, it.status.Text, stateCell.Text} {
-		sb.WriteString(strings.ToLower(s))
-		sb.WriteByte('\n')
-	}
-	for _, f := range row.Findings {
-		sb.WriteString(strings.ToLower(f.Label + " " + f.Message))
-		sb.WriteByte('\n')
-	}
-	it.row, it.search = row, sb.String()
+	it.row = row
 	return it
 }
 

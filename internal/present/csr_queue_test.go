@@ -223,7 +223,7 @@ func TestParseCSRQueueQuery(t *testing.T) {
 	}
 }
 
-func TestCSRQueueSelectionAndLimit(t *testing.T) {
+func TestCSRQueueSelection(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := queueFixture(t, now)
 	onlyAPIClient := func(s string) bool { return s == apiClient }
@@ -250,10 +250,82 @@ func TestCSRQueueSelectionAndLimit(t *testing.T) {
 		t.Error("without MayDecide nothing is selectable")
 	}
 
-	capped := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, Limit: 2})
-	if capped.Shown != 2 || capped.Matched != 7 || !slices.Equal(names(capped), []string{"pending-old", "masters"}) {
-		t.Errorf("cap keeps the head of the queue: shown %d matched %d %v", capped.Shown, capped.Matched, names(capped))
+}
+
+// TestCSRQueuePages: filters, tabs, counts and sort run over every CSR; the
+// rows are one page of the queue order, and the pager's links keep the view.
+func TestCSRQueuePages(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	items := queueFixture(t, now)
+	all := names(CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now}))
+	if len(all) != 7 {
+		t.Fatalf("the fixture has 7 CSRs on one default page: %v", all)
 	}
+	env := CSRQueueEnv{Now: now, PageSize: 2}
+	first := CSRQueue(items, CSRQueueQuery{}, env)
+	if first.Shown != 2 || first.Matched != 7 || !slices.Equal(names(first), all[:2]) {
+		t.Errorf("page 1 is the head of the queue: shown %d matched %d %v", first.Shown, first.Matched, names(first))
+	}
+	if p := first.Pager; p.Page != 1 || p.Pages != 4 || p.From != 1 || p.To != 2 || p.Prev != "" || p.Next != "/csrs?page=2" {
+		t.Errorf("pager of page 1: %+v", p)
+	}
+	for page := 2; page <= 4; page++ {
+		p := CSRQueue(items, CSRQueueQuery{Page: page}, env)
+		want := all[(page-1)*2 : min(page*2, 7)]
+		if !slices.Equal(names(p), want) || p.Pager.Page != page {
+			t.Errorf("page %d = %v, want %v", page, names(p), want)
+		}
+		if !slices.Equal(tabCounts(p), tabCounts(first)) {
+			t.Errorf("page %d: the tab counts are the whole queue's: %v vs %v", page, tabCounts(p), tabCounts(first))
+		}
+	}
+	past := CSRQueue(items, CSRQueueQuery{Page: 40}, env)
+	if past.Pager.Page != 4 || !slices.Equal(names(past), all[6:]) || past.Pager.From != 7 || past.Pager.To != 7 {
+		t.Errorf("a page past the end opens the last one: %+v %v", past.Pager, names(past))
+	}
+
+	// Sorted and filtered, page 2 continues page 1 of the same order, and every
+	// link of the pager keeps the filter and the sort.
+	q := CSRQueueQuery{Sort: "age", Desc: true, Signer: apiClient}
+	one := CSRQueue(items, q, env)
+	q.Page = 2
+	two := CSRQueue(items, q, env)
+	q.Page = 0
+	whole := CSRQueue(items, q, CSRQueueEnv{Now: now})
+	if got := append(names(one), names(two)...); !slices.Equal(got, names(whole)[:len(got)]) {
+		t.Errorf("pages 1+2 %v are the head of %v", got, names(whole))
+	}
+	for _, l := range append(one.Pager.Links, model.PageLink{Href: one.Pager.Next}) {
+		if l.Gap {
+			continue
+		}
+		u, err := url.Parse(l.Href)
+		if err != nil || u.Path != "/csrs" || u.Query().Get("signer") != apiClient || u.Query().Get("sort") != "age" || u.Query().Get("dir") != "desc" {
+			t.Errorf("page link %q loses the view", l.Href)
+		}
+	}
+	if two.View != "/csrs?"+two.Return || !strings.Contains(two.View, "page=2") {
+		t.Errorf("view %q and return %q name page 2", two.View, two.Return)
+	}
+	// Tabs and sort links start again on page 1.
+	for _, tab := range two.Tabs {
+		if strings.Contains(tab.Href, "page=") {
+			t.Errorf("tab link %q keeps the page", tab.Href)
+		}
+	}
+	for _, c := range two.Columns {
+		if strings.Contains(c.SortHref, "page=") {
+			t.Errorf("sort link %q keeps the page", c.SortHref)
+		}
+	}
+}
+
+func tabCounts(p model.CSRQueuePage) []int {
+	var out []int
+	for _, t := range p.Tabs {
+		out = append(out, t.Count)
+	}
+	return out
 }
 
 func TestCSRQueueSortByChecks(t *testing.T) {

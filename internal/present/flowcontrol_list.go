@@ -12,8 +12,9 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// ClassifyPath is the request classifier's page.
-const ClassifyPath = "/flowschemas/classify"
+// ClassifyPath is the request classifier's page: "-" is no FlowSchema name (names are
+// DNS subdomains), so the address cannot hide a FlowSchema's page.
+const ClassifyPath = "/flowschemas/-/classify"
 
 // The overview's columns. "order" is first on screen and the default sort;
 // present.table wants the name first, so display order is restored after.

@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzClassifyForm decodes arbitrary query strings as the classifier's form
-// (the FlowSchema page's only form decoder), turns them into a request, and
+// (the classifier's form decoder), turns them into a request, and
 // classifies and lays out every request the form accepts. Nothing may panic;
 // an accepted form has a user, a verb, and a path or resource as the apiserver
 // would see them.

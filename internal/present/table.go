@@ -25,24 +25,28 @@ type row struct {
 	search   string   // lower-cased text the filter matches against
 }
 
-// ListQuery is what the browser asked of a list: filter text and sort order.
+// ListQuery is what the browser asked of a list: filter text, sort order and
+// page.
 type ListQuery struct {
 	Filter string
 	Sort   string
 	Desc   bool
+	Page   int // 1-based; 0 is the first page
 }
 
-// ParseListQuery reads q, sort and dir from a URL query. Unknown sort keys are
-// kept here and ignored by table (name order is the fallback).
+// ParseListQuery reads q, sort, dir and page from a URL query. Unknown sort
+// keys are kept here and ignored by table (name order is the fallback).
 func ParseListQuery(v url.Values) ListQuery {
 	return ListQuery{
 		Filter: strings.TrimSpace(v.Get("q")),
 		Sort:   v.Get("sort"),
 		Desc:   v.Get("dir") == "desc",
+		Page:   parsePage(v),
 	}
 }
 
-// table filters, sorts and lays out rows into a ListPage (without Chrome).
+// table filters and sorts every row, then lays out one page of them into a
+// ListPage (without Chrome).
 func table(kindID, title, action string, cols []column, rows []row, q ListQuery) model.ListPage {
 	sortIdx := 0
 	for i, c := range cols {
@@ -82,6 +86,18 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 		Total:  len(rows),
 		Shown:  len(kept),
 	}
+	view := url.Values{}
+	if q.Filter != "" {
+		view.Set("q", q.Filter)
+	}
+	if q.Sort != cols[0].Key || q.Desc {
+		view.Set("sort", q.Sort)
+		if q.Desc {
+			view.Set("dir", "desc")
+		}
+	}
+	lo, hi, pager := paginate(q.Page, PageSize, len(kept), func(n int) string { return withPage(action, view, n) })
+	page.Pager, page.View = pager, withPage(action, view, pager.Page)
 	for i, c := range cols {
 		mc := model.Column{Key: c.Key, Label: c.Label, Sortable: c.Sortable}
 		if c.Sortable {
@@ -98,7 +114,7 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 		}
 		page.Columns = append(page.Columns, mc)
 	}
-	for _, r := range kept {
+	for _, r := range kept[lo:hi] {
 		page.Rows = append(page.Rows, r.Row)
 	}
 	switch {

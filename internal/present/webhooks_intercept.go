@@ -14,8 +14,8 @@ var InterceptOperations = []string{"CREATE", "UPDATE", "DELETE", "CONNECT"}
 // request, in the order it considers them, each with why.
 func InterceptResult(verdicts []admission.Verdict) *model.Insight {
 	t := &model.RichTable{
-		Columns: []string{"#", "Configuration", "Webhook", "Called", "Why"},
-		Empty:   "No ValidatingWebhookConfiguration in the cluster.",
+		Columns: []string{"#", "Kind", "Configuration", "Webhook", "Called", "Why"},
+		Empty:   "No webhook configuration in the cluster.",
 	}
 	n := 0
 	for i, v := range verdicts {
@@ -28,10 +28,15 @@ func InterceptResult(verdicts []admission.Verdict) *model.Insight {
 					Hint: "the API server evaluates the CEL matchConditions; clusterdesk does not"}
 			}
 		}
+		base, kind := "/validatingwebhooks/", "validating"
+		if v.Kind == admission.Mutating {
+			base, kind = "/mutatingwebhooks/", "mutating, called before validating"
+		}
 		t.Rows = append(t.Rows, model.RichRow{TestID: "intercept-row", Cells: []model.Rich{
 			{Text: strconv.Itoa(i + 1)},
-			{Text: v.Config, Mono: true, Href: "/validatingwebhooks/" + v.Config},
-			{Text: v.Webhook, Mono: true, Href: "/validatingwebhooks/" + v.Config + "#" + webhookAnchor(v.Webhook)},
+			{Text: kind},
+			{Text: v.Config, Mono: true, Href: base + v.Config},
+			{Text: v.Webhook, Mono: true, Href: base + v.Config + "#" + webhookAnchor(v.Webhook)},
 			{Badges: []model.Badge{called}},
 			{Lines: v.Reasons},
 		}})
@@ -39,6 +44,6 @@ func InterceptResult(verdicts []admission.Verdict) *model.Insight {
 	return &model.Insight{
 		Title: "Webhooks for this request", TestID: "intercept-result", Table: t,
 		Intro: plural(n, "webhook would be called", "webhooks would be called") + " of " + strconv.Itoa(len(verdicts)) +
-			". Validating webhooks are called in parallel, after every mutating webhook (MutatingWebhookConfigurations are not shown here).",
+			". Mutating webhooks are called first, one after another in this order (each gets the object as the previous one returned it); then the validating webhooks, in parallel.",
 	}
 }

@@ -29,6 +29,7 @@ type State struct {
 	Version     string            `json:"version"`
 	PID         int               `json:"pid"`
 	Kubeconfigs map[string]string `json:"kubeconfigs"`
+	Etcd        string            `json:"etcd"` // embedded etcd's client URL (see Compact)
 }
 
 // Require returns the running devcluster's state or fails the test.
@@ -46,6 +47,7 @@ func Require(t testing.TB) State {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatalf("devcluster ready.json: %v", err)
 	}
+	checkVersion(t, s)
 	return s
 }
 

@@ -27,6 +27,7 @@ var kindShortcuts = map[string]string{
 	"prioritylevels":     "p",
 	"crds":               "r",
 	"validatingwebhooks": "w",
+	"mutatingwebhooks":   "m",
 	"csidrivers":         "d",
 }
 

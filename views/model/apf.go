@@ -9,6 +9,7 @@ type FlowSchemaListPage struct {
 	Rows         []FlowSchemaRow // in the chosen sort order
 	Notes        []Banner        // e.g. a mandatory FlowSchema is missing and the apiserver uses its built-in copy
 	ClassifyHref string
+	NewFormHref  string // the structured create form; "" hides its button (read-only, or may not create)
 }
 
 // FlowSchemaRow is one FlowSchema in the overview.

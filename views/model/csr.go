@@ -15,9 +15,12 @@ type CSRQueuePage struct {
 	Desc    bool
 	Columns []Column
 	Rows    []CSRRow
-	Total   int // CSRs in the cache
-	Matched int // CSRs that pass the filters and the tab
-	Shown   int // rows rendered: Matched, or fewer when the page caps long lists
+	Total   int    // CSRs in the cache
+	NewHref string // the "New" button's create page; "" hides it
+	Matched int    // CSRs that pass the filters and the tab
+	Shown   int    // rows rendered: this page's share of Matched
+	Pager   Pager
+	View    string // the URL of this view (filters, tab, sort, page): live updates fetch it again
 	Empty   string
 	// Forbidden: the user may not list CSRs; no table, a banner says why.
 	Forbidden bool

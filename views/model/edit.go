@@ -30,6 +30,39 @@ type EditPage struct {
 
 	Docs     []SchemaNode // the kind's documented fields (OpenAPI v3), beside the editor
 	DocsNote string       // why Docs is empty, e.g. the document could not be read
+
+	// Mode is how Apply writes an existing object: WriteUpdate (the default)
+	// or WriteApply (server-side apply). Empty while creating.
+	Mode WriteMode
+	// ApplyConflicts is set after a server-side apply was refused because
+	// other field managers own fields the text changes; the user may then
+	// apply again with force after confirming.
+	ApplyConflicts []ManagerConflict
+	// Namespace is the namespace of a namespaced custom resource, shown in the heading.
+	Namespace string
+	// MaxBytes is the most the server accepts in one editor request; the
+	// script refuses to send more and says so.
+	MaxBytes int
+}
+
+// WriteMode is how the editor writes an existing object.
+type WriteMode string
+
+const (
+	// WriteUpdate replaces the object, guarded by the resourceVersion the user
+	// started from (a change made meanwhile is a conflict, a deleted line is a
+	// removed field).
+	WriteUpdate WriteMode = "update"
+	// WriteApply is server-side apply with field manager clusterdesk: only the
+	// fields in the text are merged; fields other managers own conflict.
+	WriteApply WriteMode = "apply"
+)
+
+// ManagerConflict is one field manager whose fields a server-side apply would
+// take over, with those fields.
+type ManagerConflict struct {
+	Manager string
+	Fields  []Cause
 }
 
 // EditError is one error shown next to the editor: a local check (nothing was

@@ -89,9 +89,12 @@ type ListPage struct {
 	Columns   []Column
 	Rows      []Row
 	Total     int    // objects of this kind in the cache
-	Shown     int    // rows after filtering
+	Shown     int    // rows after filtering, over every page
+	Pager     Pager  // which of them Rows holds (one page)
+	View      string // the URL of this view (filter, sort and page): live updates fetch it again
 	Empty     string // message when Rows is empty
 	Forbidden bool   // the user may not list this kind: no table, a banner says why
+	NewHref   string // the "New" button's create page; "" hides it (read-only, or may not create)
 }
 
 // Column is a table header.
@@ -131,8 +134,14 @@ type DetailPage struct {
 	Insights   []Insight // optional rich sections after Sections (see insight.go)
 	Problems   []Banner  // object-level problems (e.g. the CSR request is not valid PEM)
 	Conditions []Condition
-	YAML       string   // the object as YAML, managedFields removed
+	YAML       string   // the object as YAML, managedFields removed ("" when YAMLHref loads it)
+	YAMLHref   string   // a large object's YAML is loaded on demand from here
+	YAMLSize   string   // its size, e.g. "2.8 MiB"
+	YAMLNote   string   // what the cached copy leaves out, when it does
 	Actions    []Action // mutating actions the user may take; empty in read-only mode
+	// MayUpdate and MayDelete: the signed-in user may update or delete this
+	// object (access review, not read-only); the Edit and Delete links show only then.
+	MayUpdate, MayDelete bool
 }
 
 // Field is one key/value fact.
@@ -188,4 +197,8 @@ type ErrorPage struct {
 type LoginPage struct {
 	Title   string
 	Message string
+	// Mode is the sign-in mode: "local" (one-time URL), "token" (a form to
+	// paste a bearer token) or "proxy" (sign in through the proxy).
+	Mode      string
+	CSRFToken string // token mode: the form's CSRF token
 }

@@ -25,7 +25,7 @@ func flowSchemaListPage() model.FlowSchemaListPage {
 	}
 	return model.FlowSchemaListPage{
 		List:         list,
-		ClassifyHref: "/flowschemas/classify",
+		ClassifyHref: "/flowschemas/-/classify",
 		Notes:        []model.Banner{{Tone: model.ToneWarning, Title: "No usable FlowSchema", TestID: "banner-builtin-exempt"}},
 		Rows: []model.FlowSchemaRow{
 			{ID: "row-flowschemas-exempt", Position: "1", Name: "exempt", Href: "/flowschemas/exempt",
@@ -42,8 +42,8 @@ func classifyPage() model.ClassifyPage {
 		Chrome:   viewtest.Chrome(false),
 		Form:     model.ClassifyForm{Submitted: true, User: viewtest.XSS, Verb: "list", Resource: "pods", ExactGroups: true},
 		Errors:   map[string]string{"path": "Give a URL path"},
-		Examples: []model.ClassifyExample{{Label: "A node", Href: "/flowschemas/classify?user=n"}},
-		Action:   "/flowschemas/classify", ListHref: "/flowschemas",
+		Examples: []model.ClassifyExample{{Label: "A node", Href: "/flowschemas/-/classify?user=n"}},
+		Action:   "/flowschemas/-/classify", ListHref: "/flowschemas",
 		Result: &model.ClassifyResult{
 			Identity: "user " + viewtest.XSS, Request: "list pods", FlowSchema: "global-default", FlowSchemaHref: "/flowschemas/global-default",
 			Position: "10 of 11", Precedence: "9900", MatchedRule: "rule 1: subject group system:authenticated and resourceRule match",
@@ -78,7 +78,7 @@ func TestAPFPagesAreCSPSafeEscapedAndLabelled(t *testing.T) {
 
 func TestFlowSchemaList(t *testing.T) {
 	doc, _ := viewtest.Render(t, FlowSchemaList(flowSchemaListPage()))
-	if href := viewtest.One(t, doc, viewtest.TestID("classify-link")).AttrOr("href", ""); href != "/flowschemas/classify" {
+	if href := viewtest.One(t, doc, viewtest.TestID("classify-link")).AttrOr("href", ""); href != "/flowschemas/-/classify" {
 		t.Errorf("classify link %q", href)
 	}
 	heads := doc.Find("thead th")
@@ -119,7 +119,7 @@ func TestFlowSchemaList(t *testing.T) {
 func TestClassify(t *testing.T) {
 	doc, _ := viewtest.Render(t, Classify(classifyPage()))
 	form := viewtest.One(t, doc, viewtest.TestID("classify-form"))
-	if form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != "/flowschemas/classify" {
+	if form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != "/flowschemas/-/classify" {
 		t.Errorf("form %v", form.Nodes[0].Attr)
 	}
 	if doc.Find(`input[name="exact"][checked]`).Length() != 1 || doc.Find(`input[name="kind"][value="resource"][checked]`).Length() != 1 {
@@ -143,7 +143,7 @@ func TestClassify(t *testing.T) {
 	if steps.Length() != 2 || steps.First().AttrOr("data-flowschema", "") != "exempt" || !strings.Contains(viewtest.Text(steps.First()), "no subject matches") {
 		t.Errorf("trace: %d steps", steps.Length())
 	}
-	if doc.Find(viewtest.TestID("classify-example")).AttrOr("href", "") != "/flowschemas/classify?user=n" {
+	if doc.Find(viewtest.TestID("classify-example")).AttrOr("href", "") != "/flowschemas/-/classify?user=n" {
 		t.Error("example link")
 	}
 

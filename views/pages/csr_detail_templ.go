@@ -217,7 +217,7 @@ func CSRDetail(p model.CSRDetailPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = detailYAML(p.YAML).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = detailYAMLBlock(p.DetailPage).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

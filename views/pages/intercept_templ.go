@@ -49,7 +49,7 @@ func Intercept(p model.InterceptPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1 class=\"mb-1 text-lg font-semibold\" data-testid=\"intercept-title\">Which webhooks would intercept this request?</h1><p class=\"mb-4 text-[13px] text-muted\">Describe an API request; clusterdesk applies each ValidatingWebhookConfiguration's rules, selectors and matchPolicy the way the API server does.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1 class=\"mb-1 text-lg font-semibold\" data-testid=\"intercept-title\">Which webhooks would intercept this request?</h1><p class=\"mb-4 text-[13px] text-muted\">Describe an API request; clusterdesk applies each mutating and validating webhook configuration's rules, selectors and matchPolicy the way the API server does.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -69,11 +69,12 @@ func ListTotal(kind string, total int) templ.Component {
 	})
 }
 
-// liveDefaultView reports whether a list shows every object in name order: then
-// a live update can insert and remove rows in place; otherwise the page fetches
-// its fragment again, because only the server applies filter and sort.
+// liveDefaultView reports whether a list shows every object in name order on
+// one page: then a live update can insert and remove rows in place; otherwise
+// the page fetches its fragment again, because only the server applies filter,
+// sort and paging (a new object belongs on this page or on another).
 func liveDefaultView(p model.ListPage) bool {
-	return p.Query == "" && !p.Desc && (p.Sort == "" || len(p.Columns) > 0 && p.Sort == p.Columns[0].Key)
+	return p.Query == "" && !p.Desc && (p.Sort == "" || len(p.Columns) > 0 && p.Sort == p.Columns[0].Key) && p.Pager.Pages <= 1
 }
 
 var _ = templruntime.GeneratedTemplate

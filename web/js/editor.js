@@ -18,9 +18,14 @@ import { yaml } from '@codemirror/lang-yaml';
 import { tags } from '@lezer/highlight';
 import { pathAt, findPath, docCandidates } from './editor-paths.js';
 
-// The server refuses bodies over 1 MiB; the form also carries the starting
-// version, compressed, so stop a little earlier and say why before sending.
-const MAX_TEXT = 1024 * 1024 - 64 * 1024;
+// The server refuses editor bodies over the form's data-max-bytes; the form
+// also carries the starting version (compressed) and a few small fields, so
+// count those and keep a margin for the multipart framing.
+function maxText(form) {
+  const limit = Number(form.dataset.maxBytes) || 1024 * 1024;
+  const base = form.querySelector('input[name="base"]');
+  return limit - (base ? base.value.length : 0) - 16 * 1024;
+}
 
 // Colours come from the page's own tokens, so dark mode follows.
 const highlight = HighlightStyle.define([
@@ -72,6 +77,17 @@ function serverDiagnostics(doc, root) {
       const line = doc.line(n);
       const text = (el.closest('[data-testid="editor-cause"]') || problem.querySelector('[data-testid="editor-problem-message"]'))?.textContent;
       out.push({ from: line.from, to: line.to, severity: 'error', source: title, message: (text || title).replace(/\s+/g, ' ').trim() });
+    });
+  });
+  // Fields a server-side apply would take from another field manager.
+  root.querySelectorAll('[data-testid="apply-conflict-manager"]').forEach((m) => {
+    m.querySelectorAll('[data-testid="apply-conflict-field"] [data-line]').forEach((el) => {
+      const n = Number(el.dataset.line);
+      if (!n || n > doc.lines) return;
+      const line = doc.line(n);
+      const field = el.closest('[data-testid="apply-conflict-field"]').textContent.replace(/\(line \d+\)/, '').trim();
+      out.push({ from: line.from, to: line.to, severity: 'warning', source: 'Server-side apply',
+        message: `${field} is owned by field manager ${m.dataset.manager}` });
     });
   });
   return out;
@@ -167,7 +183,7 @@ function enhance(form) {
   form.dataset.editorReady = '';
 
   view.dispatch(setDiagnostics(view.state, serverDiagnostics(view.state.doc, root)));
-  root.querySelectorAll('[data-testid="editor-results"] [data-line]').forEach((el) => {
+  root.querySelectorAll('[data-testid="editor-results"] [data-line], [data-testid="apply-conflict"] [data-line]').forEach((el) => {
     el.classList.add('cursor-pointer', 'underline');
     el.setAttribute('role', 'button');
     el.tabIndex = 0;
@@ -179,7 +195,7 @@ function enhance(form) {
   // Before anything is sent: the textarea has the text, and it is not too large.
   form.addEventListener('submit', (e) => {
     area.value = view.state.doc.toString();
-    if (new Blob([area.value]).size > MAX_TEXT) {
+    if (new Blob([area.value]).size > maxText(form)) {
       e.preventDefault();
       e.stopImmediatePropagation();
       if (tooLarge) tooLarge.hidden = false;

@@ -6,6 +6,7 @@
 //   <kind>-rows     changed rows of a list: swap by row id, insert, remove
 //   resync          the page may have missed changes: fetch the list fragment again
 //   session-expired the session is over: show the banner it carries, stop
+//   too-many-streams this sign-in has the most tabs with live updates: the same
 // The page works without it: every page is correct when loaded.
 //
 // htmx-ext-sse is not used for the connection: it logs every reconnect as a
@@ -38,10 +39,14 @@ function replaceById(html) {
   }
 }
 
-// listURL is what the filter form would ask for now (its fields, and the sort
-// and tab inputs the fragment carries with form="filter-form"), so the view is
-// right even where the address bar shows something else (a form's POST).
+// listURL is the view the table shows: the server names it (filters, sort,
+// tab and page) in data-view-url; otherwise what the filter form would ask
+// for now (its fields, and the sort and tab inputs the fragment carries with
+// form="filter-form"). Either is right even where the address bar shows
+// something else (a form's POST).
 function listURL(form) {
+  const table = document.getElementById(TABLE_ID);
+  if (table && table.dataset.viewUrl) return table.dataset.viewUrl;
   if (!form) return window.location.pathname + window.location.search;
   const params = new URLSearchParams();
   for (const [k, v] of new FormData(form)) if (typeof v === 'string' && v !== '') params.append(k, v);
@@ -189,12 +194,14 @@ function connect(body) {
     es.addEventListener('status', (e) => replaceById(e.data));
     if (rowsKind) es.addEventListener(rowsKind + '-rows', (e) => onRows(rowsKind, e.data));
     es.addEventListener('resync', (e) => onResync(e.data));
-    es.addEventListener('session-expired', (e) => {
-      ended = true;
-      body.dataset.liveState = 'ended';
-      es.close();
-      replaceById(e.data);
-    });
+    for (const ev of ['session-expired', 'too-many-streams']) {
+      es.addEventListener(ev, (e) => {
+        ended = true;
+        body.dataset.liveState = 'ended';
+        es.close();
+        replaceById(e.data);
+      });
+    }
   };
   open();
   // Leaving the page (or entering the back/forward cache) ends the stream; a

@@ -18,7 +18,12 @@ func runBuild(args []string) error {
 	}
 	fs := flag.NewFlagSet("devcluster build", flag.ContinueOnError)
 	binDir := fs.String("bin-dir", defaultBinDir(moduleDir), "directory for the kube-apiserver and kube-controller-manager binaries")
+	version := fs.String("version", "1.36", "Kubernetes release to build: 1.36, or 1.28 (kube-apiserver only, into BIN-DIR/v1.28)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rel, err := build.LookupRelease(*version)
+	if err != nil {
 		return err
 	}
 	abs, err := filepath.Abs(*binDir)
@@ -27,5 +32,5 @@ func runBuild(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return build.Ensure(ctx, build.Options{ModuleDir: moduleDir, BinDir: abs, Out: os.Stdout})
+	return build.Ensure(ctx, build.Options{ModuleDir: moduleDir, BinDir: abs, Out: os.Stdout, Release: rel})
 }

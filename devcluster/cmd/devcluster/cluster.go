@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,7 +29,8 @@ const (
 
 // cluster is one running devcluster and everything shutdown must undo.
 type cluster struct {
-	dir, binDir string
+	dir, binDir string // binDir holds this release's binaries
+	release     build.Release
 	layout      plane.Layout
 	lock        *os.File
 	etcd        *etcd.Server
@@ -77,8 +79,12 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	if err := access.ApplyRBAC(ctx, adminClient); err != nil {
 		return err
 	}
-	if err := c.startControllerManager(ctx, kcmPort); err != nil {
-		return err
+	if c.runsControllerManager() {
+		if err := c.startControllerManager(ctx, kcmPort); err != nil {
+			return err
+		}
+	} else {
+		fmt.Printf("devcluster: Kubernetes %s runs without kube-controller-manager: approved CSRs are not issued\n", c.release.Version)
 	}
 	kubeconfigs, err := c.writeKubeconfigs()
 	if err != nil {
@@ -89,9 +95,10 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	}
 	if err := ready.Write(c.readyPath(), ready.Info{
 		Server:      c.server,
-		Version:     build.KubeVersion,
+		Version:     c.release.Version,
 		PID:         os.Getpid(),
 		Kubeconfigs: kubeconfigs,
+		Etcd:        c.etcd.ClientURL,
 	}); err != nil {
 		return err
 	}
@@ -160,6 +167,11 @@ func (c *cluster) startAPIServer(ctx context.Context) error {
 	return plane.WaitAPIServer(ctx, c.apiserver, c.server, c.caPEM, admin.Token, readyTimeout)
 }
 
+// runsControllerManager tells whether the release builds a controller manager.
+func (c *cluster) runsControllerManager() bool {
+	return slices.Contains(c.release.Commands, "kube-controller-manager")
+}
+
 // startControllerManager runs kube-controller-manager as
 // system:kube-controller-manager with a client certificate, like kubeadm does.
 func (c *cluster) startControllerManager(ctx context.Context, port int) error {
@@ -203,7 +215,7 @@ func (c *cluster) restConfig(user string) (*rest.Config, error) {
 
 func (c *cluster) printReady(took time.Duration, kubeconfigs map[string]string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "devcluster: ready in %s: Kubernetes %s at %s (pid %d)\n", took.Round(time.Millisecond), build.KubeVersion, c.server, os.Getpid())
+	fmt.Fprintf(&b, "devcluster: ready in %s: Kubernetes %s at %s (pid %d)\n", took.Round(time.Millisecond), c.release.Version, c.server, os.Getpid())
 	fmt.Fprintf(&b, "  kubeconfigs:\n")
 	for _, u := range access.Users {
 		fmt.Fprintf(&b, "    %-9s %s\n", u.Name, kubeconfigs[u.Name])

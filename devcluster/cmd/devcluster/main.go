@@ -2,8 +2,8 @@
 // clusterdesk's integration tests and demos: kube-apiserver and
 // kube-controller-manager built from k8s.io/kubernetes, with etcd embedded.
 //
-//	devcluster build [--bin-dir DIR]
-//	devcluster up [--dir DIR] [--bin-dir DIR] [--seed demo] [--fixtures PATH]
+//	devcluster build [--bin-dir DIR] [--version 1.36|1.28]
+//	devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--seed demo] [--fixtures PATH]
 package main
 
 import (
@@ -16,14 +16,18 @@ import (
 const usage = `devcluster runs a real Kubernetes control plane on 127.0.0.1 for clusterdesk.
 
 Usage:
-  devcluster build [--bin-dir DIR]
+  devcluster build [--bin-dir DIR] [--version 1.36|1.28]
       Build kube-apiserver and kube-controller-manager from source into DIR.
       The first build takes ~5 minutes on 2 cores; it is skipped while the
       binaries match go.mod, go.sum and the Go toolchain.
+      --version 1.28 builds kube-apiserver v1.28.15 alone (from the module in
+      compat/v1.28) into DIR/v1.28.
 
-  devcluster up [--dir DIR] [--bin-dir DIR] [--seed demo] [--fixtures PATH]
+  devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--seed demo] [--fixtures PATH]
       Build if needed, then run etcd (embedded), kube-apiserver and
       kube-controller-manager (CSR signer and cleaner) in the foreground.
+      --apiserver-version 1.28 runs kube-apiserver v1.28.15 (flowcontrol
+      v1beta3, no v1) without a controller manager.
       When the cluster is ready it writes DIR/kubeconfigs/{admin,auditor,approver}.kubeconfig
       and then DIR/ready.json. Logs go to DIR/logs, the audit log to DIR/audit.log.
 

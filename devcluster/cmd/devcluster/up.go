@@ -21,6 +21,7 @@ var errReported = errors.New("error already reported")
 type upOptions struct {
 	moduleDir, dir, binDir string
 	seed, fixtures         string
+	release                build.Release
 }
 
 func runUp(args []string) error {
@@ -34,8 +35,8 @@ func runUp(args []string) error {
 	// startup still stops what was already running.
 	outages := catchSignals(ctx, cancel)
 
-	c := &cluster{dir: opts.dir, binDir: opts.binDir}
-	err = build.Ensure(ctx, build.Options{ModuleDir: opts.moduleDir, BinDir: opts.binDir, Out: os.Stdout})
+	c := &cluster{dir: opts.dir, binDir: opts.release.BinDir(opts.binDir), release: opts.release}
+	err = build.Ensure(ctx, build.Options{ModuleDir: opts.moduleDir, BinDir: opts.binDir, Out: os.Stdout, Release: opts.release})
 	if err == nil {
 		err = c.start(ctx, opts)
 	}
@@ -69,6 +70,7 @@ func parseUpOptions(args []string) (upOptions, error) {
 	fs.StringVar(&opts.binDir, "bin-dir", defaultBinDir(moduleDir), "where the control-plane binaries are built")
 	fs.StringVar(&opts.seed, "seed", "", `load a built-in data set once ready; "demo" is the only one`)
 	fs.StringVar(&opts.fixtures, "fixtures", "", "directory of YAML manifests to load once ready (webhooks get failurePolicy Ignore)")
+	version := fs.String("apiserver-version", "1.36", "Kubernetes release to run: 1.36, or 1.28 (kube-apiserver only: no controller manager, so approved CSRs are not issued)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: devcluster up [flags]\n\n"+
 			"Runs the cluster in the foreground. SIGINT/SIGTERM stop it; SIGUSR1 stops\n"+
@@ -77,6 +79,9 @@ func parseUpOptions(args []string) (upOptions, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return opts, err
+	}
+	if opts.release, err = build.LookupRelease(*version); err != nil {
+		return opts, fmt.Errorf("--apiserver-version: %w", err)
 	}
 	if opts.seed != "" && opts.seed != "demo" {
 		return opts, fmt.Errorf("--seed %q: the only data set is \"demo\"", opts.seed)
@@ -126,9 +131,12 @@ func catchSignals(ctx context.Context, cancel context.CancelFunc) <-chan os.Sign
 // stops or restarts kube-apiserver on SIGUSR1 and SIGUSR2.
 func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
 	for {
-		var apiserverExited <-chan struct{}
+		var apiserverExited, kcmExited <-chan struct{}
 		if !c.outage {
 			apiserverExited = c.apiserver.Done()
+		}
+		if c.kcm != nil { // nil when the release runs without a controller manager
+			kcmExited = c.kcm.Done()
 		}
 		select {
 		case <-ctx.Done():
@@ -139,7 +147,7 @@ func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
 			}
 		case <-apiserverExited:
 			return unexpectedExit(c.apiserver)
-		case <-c.kcm.Done():
+		case <-kcmExited:
 			return unexpectedExit(c.kcm)
 		case err := <-c.etcd.Err():
 			return fmt.Errorf("embedded etcd failed: %w", err)

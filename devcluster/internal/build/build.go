@@ -28,48 +28,48 @@ var Commands = []string{"kube-apiserver", "kube-controller-manager"}
 
 const progressEvery = 10 * time.Second
 
-// ldflags make /version and discovery truthful, and the user agents in the
-// audit log name the real version; the defaults in both version packages are
-// placeholders that release builds fill in the same way.
-var ldflags = strings.Join([]string{
-	"-X k8s.io/component-base/version.gitVersion=" + KubeVersion,
-	"-X k8s.io/component-base/version.gitMajor=1",
-	"-X k8s.io/component-base/version.gitMinor=36",
-	"-X k8s.io/client-go/pkg/version.gitVersion=" + KubeVersion,
-	"-X k8s.io/client-go/pkg/version.gitMajor=1",
-	"-X k8s.io/client-go/pkg/version.gitMinor=36",
-}, " ")
-
 // Options says where the devcluster module is and where binaries go.
 type Options struct {
 	ModuleDir string    // directory holding devcluster's go.mod
-	BinDir    string    // output directory for the binaries
+	BinDir    string    // output directory for the binaries (a release's BinSubdir goes below it)
 	Out       io.Writer // progress messages
+	// Release is what to build; the zero value means Default.
+	Release Release
 }
 
-// Ensure builds every command in Commands whose binary is missing or stale.
+func (o Options) release() Release {
+	if o.Release.Version == "" {
+		return Default
+	}
+	return o.Release
+}
+
+// Ensure builds every command of the release whose binary is missing or stale.
 // Several devclusters may share one BinDir: a lock makes them take turns, so
 // the second one finds fresh binaries instead of building them again.
 func Ensure(ctx context.Context, opts Options) error {
-	if err := os.MkdirAll(opts.BinDir, 0o755); err != nil {
+	rel := opts.release()
+	binDir := rel.BinDir(opts.BinDir)
+	moduleDir := filepath.Join(opts.ModuleDir, rel.Module)
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return err
 	}
-	unlock, err := lock(ctx, opts.BinDir, opts.Out)
+	unlock, err := lock(ctx, binDir, opts.Out)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	stamp, err := stampFor(opts.ModuleDir)
+	stamp, err := stampFor(moduleDir, rel.ldflags())
 	if err != nil {
 		return err
 	}
-	for _, name := range Commands {
-		bin := filepath.Join(opts.BinDir, name)
+	for _, name := range rel.Commands {
+		bin := filepath.Join(binDir, name)
 		if fresh(bin, stamp) {
-			fmt.Fprintf(opts.Out, "%s %s is up to date (%s)\n", name, KubeVersion, bin)
+			fmt.Fprintf(opts.Out, "%s %s is up to date (%s)\n", name, rel.Version, bin)
 			continue
 		}
-		if err := buildOne(ctx, opts, name, bin); err != nil {
+		if err := buildOne(ctx, opts.Out, rel, moduleDir, name, bin); err != nil {
 			return err
 		}
 		if err := os.WriteFile(bin+".stamp", []byte(stamp+"\n"), 0o644); err != nil {
@@ -82,7 +82,7 @@ func Ensure(ctx context.Context, opts Options) error {
 // stampFor identifies what a build would produce: the module requirements,
 // the Go toolchain and the ldflags. Content, not modification times, so a git
 // checkout that touches go.mod without changing it does not force a rebuild.
-func stampFor(moduleDir string) (string, error) {
+func stampFor(moduleDir, ldflags string) (string, error) {
 	h := sha256.New()
 	for _, name := range []string{"go.mod", "go.sum"} {
 		data, err := os.ReadFile(filepath.Join(moduleDir, name))
@@ -106,12 +106,12 @@ func fresh(bin, stamp string) bool {
 // buildOne runs `go build -v` for one command. -v names each package as it is
 // compiled, which is the only progress signal go build gives; a cached
 // package is not named, so later builds print few lines and finish fast.
-func buildOne(ctx context.Context, opts Options, name, bin string) error {
+func buildOne(ctx context.Context, out io.Writer, rel Release, moduleDir, name, bin string) error {
 	pkg := "k8s.io/kubernetes/cmd/" + name
-	fmt.Fprintf(opts.Out, "building %s %s from source (first build ~5 min on 2 cores, later builds seconds)…\n", name, KubeVersion)
+	fmt.Fprintf(out, "building %s %s from source (first build ~5 min on 2 cores, later builds seconds)…\n", name, rel.Version)
 	start := time.Now()
 
-	total := countDeps(ctx, opts.ModuleDir, pkg)
+	total := countDeps(ctx, moduleDir, pkg)
 	logPath := bin + ".build.log"
 	log, err := os.Create(logPath)
 	if err != nil {
@@ -123,8 +123,8 @@ func buildOne(ctx context.Context, opts Options, name, bin string) error {
 	// is never overwritten in place.
 	tmp := fmt.Sprintf("%s.tmp-%d", bin, os.Getpid())
 	defer os.Remove(tmp)
-	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-o", tmp, "-ldflags", ldflags, pkg)
-	cmd.Dir = opts.ModuleDir
+	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-o", tmp, "-ldflags", rel.ldflags(), pkg)
+	cmd.Dir = moduleDir
 	cmd.Stdout = log
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -137,7 +137,7 @@ func buildOne(ctx context.Context, opts Options, name, bin string) error {
 	var compiled atomic.Int64
 	stop := make(chan struct{})
 	defer close(stop)
-	go reportProgress(opts.Out, &compiled, total, start, stop)
+	go reportProgress(out, &compiled, total, start, stop)
 
 	lines := bufio.NewScanner(stderr)
 	for lines.Scan() {
@@ -153,7 +153,7 @@ func buildOne(ctx context.Context, opts Options, name, bin string) error {
 	if err := os.Rename(tmp, bin); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "built %s in %s (packages compiled: %d, the rest came from the Go build cache)\n", bin, time.Since(start).Round(time.Second), compiled.Load())
+	fmt.Fprintf(out, "built %s in %s (packages compiled: %d, the rest came from the Go build cache)\n", bin, time.Since(start).Round(time.Second), compiled.Load())
 	return nil
 }
 

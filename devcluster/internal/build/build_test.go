@@ -35,7 +35,7 @@ func TestFreshFollowsModuleContent(t *testing.T) {
 	write(t, filepath.Join(mod, "go.sum"), "")
 	bin := filepath.Join(t.TempDir(), "kube-apiserver")
 
-	stamp, err := stampFor(mod)
+	stamp, err := stampFor(mod, Default.ldflags())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestFreshFollowsModuleContent(t *testing.T) {
 	}
 
 	write(t, filepath.Join(mod, "go.sum"), "k8s.io/api v0.36.4 h1:x\n")
-	changed, err := stampFor(mod)
+	changed, err := stampFor(mod, Default.ldflags())
 	if err != nil {
 		t.Fatal(err)
 	}

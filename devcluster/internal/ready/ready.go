@@ -16,6 +16,9 @@ type Info struct {
 	Version     string            `json:"version"`
 	PID         int               `json:"pid"`
 	Kubeconfigs map[string]string `json:"kubeconfigs"`
+	// Etcd is the embedded etcd's client URL (plain HTTP on loopback, with
+	// etcd's JSON gateway), for fault tests that compact it.
+	Etcd string `json:"etcd,omitempty"`
 }
 
 // Write stores info at path atomically: readers see either no file or the

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -32,6 +33,14 @@ func (r *Result) warn(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 
+// olderVersion is the version to create an object with when the API server
+// does not serve the manifest's version. flowcontrol.apiserver.k8s.io v1beta3
+// has v1's fields (v1 only made nominalConcurrencyShares a pointer), and
+// Kubernetes 1.26-1.28 serve v1beta3 but not v1.
+var olderVersion = map[schema.GroupVersion]schema.GroupVersion{
+	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}: {Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3"},
+}
+
 // createAll creates items in phase order. An object that already exists is
 // left as it is, so seeding the same directory twice is harmless; any other
 // failure becomes a warning and the rest still load.
@@ -48,6 +57,13 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 			continue
 		}
 		_, err = dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
+		if older, ok := olderVersion[gvr.GroupVersion()]; ok && apierrors.IsNotFound(err) {
+			// The version is not served (flowcontrol v1 on Kubernetes 1.28):
+			// the older one has the same schema, so the same object loads.
+			obj := it.obj.DeepCopy()
+			obj.SetAPIVersion(older.String())
+			_, err = dyn.Resource(older.WithResource(gvr.Resource)).Create(ctx, obj, metav1.CreateOptions{FieldManager: fieldManager})
+		}
 		switch {
 		case err == nil:
 			res.Created++

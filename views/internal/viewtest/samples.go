@@ -91,5 +91,7 @@ func DetailPage() model.DetailPage {
 			{Label: "Approve", URL: "/csrs/csr-a/approve", Tone: model.ToneOK, TestID: "approve", WithReason: true},
 			{Label: "Deny", URL: "/csrs/csr-a/deny", Tone: model.ToneError, TestID: "deny", Confirm: "Deny csr-a?"},
 		},
+		MayUpdate: true,
+		MayDelete: true,
 	}
 }

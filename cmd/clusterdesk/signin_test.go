@@ -1,0 +1,206 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+)
+
+// writeCert writes a self-signed certificate and its key as PEM files.
+func writeCert(t *testing.T, dir string) (certFile, keyFile string) {
+	certFile, keyFile, _, _ = writeCA(t, dir)
+	return certFile, keyFile
+}
+
+// writeCA is writeCert that also returns the certificate and key, to sign others.
+func writeCA(t *testing.T, dir string) (certFile, keyFile string, ca *x509.Certificate, caKey *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "clusterdesk"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ca, err = x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile, ca, key
+}
+
+// clientCert is a TLS client certificate signed by ca.
+func clientCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "oauth2-proxy"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// Proxy mode with --proxy-client-ca over real TLS: only a request whose client
+// certificate the CA signed is taken at its headers' word.
+func TestProxyClientCertificateOverTLS(t *testing.T) {
+	dir := t.TempDir()
+	cert, key, ca, caKey := writeCA(t, dir)
+	si, err := buildSignIn(signInConfig{mode: "proxy", proxyUserHeader: auth.DefaultProxyUserHeader,
+		proxyGroupsHeader: auth.DefaultProxyGroupsHeader, proxySecretHeader: auth.DefaultProxySecretHeader,
+		proxyClientCA: cert, tlsCert: cert, tlsKey: key}, &rest.Config{Host: "https://127.0.0.1:1"}, nil, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, baseURL, err := si.listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := si.gate.Identify(w, r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, id.User, " ", strings.Join(id.Groups, ","), " ", id.Act)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	_, _, otherCA, otherKey := writeCA(t, t.TempDir())
+	get := func(certs ...tls.Certificate) (int, string) {
+		t.Helper()
+		c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: certs}}}
+		req, _ := http.NewRequest(http.MethodGet, baseURL+"/", nil)
+		req.Header.Set("X-Forwarded-User", "alice")
+		req.Header.Set("X-Forwarded-Groups", "team-a")
+		res, err := c.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get(clientCert(t, ca, caKey)); code != http.StatusOK || body != "alice team-a impersonate" {
+		t.Errorf("with the proxy's certificate: %d %q", code, body)
+	}
+	if code, body := get(); code != http.StatusUnauthorized {
+		t.Errorf("without a client certificate: %d %q", code, body)
+	}
+	if code, body := get(clientCert(t, otherCA, otherKey)); code == http.StatusOK {
+		t.Errorf("with a certificate from another CA: %d %q", code, body)
+	}
+}
+
+func TestBuildSignIn(t *testing.T) {
+	t.Setenv("CLUSTERDESK_PROXY_SECRET", "")
+	dir := t.TempDir()
+	cert, key := writeCert(t, dir)
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("a-shared-secret-of-32-bytes-long\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "short")
+	if err := os.WriteFile(short, []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restCfg := &rest.Config{Host: "https://127.0.0.1:1"}
+	base := signInConfig{proxyUserHeader: auth.DefaultProxyUserHeader, proxyGroupsHeader: auth.DefaultProxyGroupsHeader, proxySecretHeader: auth.DefaultProxySecretHeader}
+	with := func(f func(*signInConfig)) signInConfig { c := base; f(&c); return c }
+
+	for _, c := range []signInConfig{with(func(c *signInConfig) { c.mode = "oidc" }), with(func(c *signInConfig) { c.mode = "proxy" })} {
+		if err := c.precheck(); err == nil {
+			t.Errorf("precheck accepted --auth %s without trust", c.mode)
+		}
+	}
+	if err := with(func(c *signInConfig) { c.mode = "proxy"; c.proxySecretFile = secret }).precheck(); err != nil {
+		t.Errorf("precheck refused proxy mode with a secret: %v", err)
+	}
+	for _, tc := range []struct {
+		name    string
+		cfg     signInConfig
+		wantErr string
+	}{
+		{"unknown mode", with(func(c *signInConfig) { c.mode = "oidc" }), "unknown sign-in mode"},
+		{"proxy without trust", with(func(c *signInConfig) { c.mode = "proxy" }), "trust setting"},
+		{"proxy with a short secret", with(func(c *signInConfig) { c.mode = "proxy"; c.proxySecretFile = short }), "at least 16 bytes"},
+		{"client CA without TLS", with(func(c *signInConfig) { c.mode = "proxy"; c.proxyClientCA = cert }), "needs --tls-cert"},
+		{"cert without key", with(func(c *signInConfig) { c.mode = "local"; c.tlsCert = cert }), "go together"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := buildSignIn(tc.cfg, restCfg, nil, "admin"); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+			}
+		})
+	}
+
+	si, err := buildSignIn(with(func(c *signInConfig) { c.mode = "proxy"; c.proxySecretFile = secret }), restCfg, nil, "admin")
+	if err != nil || si.gate.Proxy == nil || string(si.gate.Proxy.Secret) != "a-shared-secret-of-32-bytes-long" || !si.users.Strict {
+		t.Fatalf("proxy with secret: %+v, %v", si, err)
+	}
+	si, err = buildSignIn(with(func(c *signInConfig) {
+		c.mode = "proxy"
+		c.proxyClientCA, c.tlsCert, c.tlsKey = cert, cert, key
+	}), restCfg, nil, "admin")
+	if err != nil || si.tls == nil || si.tls.ClientCAs == nil || si.gate.Proxy.ClientCAs == nil || !si.sessions.Secure {
+		t.Fatalf("proxy with client CA over TLS: %v", err)
+	}
+	ln, url, err := si.listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	if !strings.HasPrefix(url, "https://") {
+		t.Errorf("TLS listener URL %q", url)
+	}
+	si, err = buildSignIn(with(func(c *signInConfig) { c.mode = "token" }), restCfg, nil, "admin")
+	if err != nil || si.gate.Store == nil || si.review == nil || !si.users.Strict || si.sessions.Secure {
+		t.Fatalf("token mode: %v", err)
+	}
+	si, err = buildSignIn(with(func(c *signInConfig) { c.mode = "local" }), restCfg, nil, "admin")
+	if err != nil || si.users.Strict {
+		t.Fatalf("local mode: %v", err)
+	}
+}

@@ -1,0 +1,88 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// yamlInlineMax is the largest YAML a detail page carries inline. A larger
+// object's YAML (the biggest real CRDs are megabytes) is loaded when the
+// person opens it: the page stays light and quick to render.
+const yamlInlineMax = 64 << 10
+
+// yamlNote says what the YAML from the shared cache leaves out beyond
+// managedFields (never shown): "" when nothing.
+func yamlNote(yaml string) string {
+	if !strings.Contains(yaml, kube.StrippedPrefix) {
+		return ""
+	}
+	return "clusterdesk's cache keeps the last-applied-configuration annotation (kubectl's copy of the whole object) only as its size and digest; the API server has it whole (kubectl get -o yaml). managedFields are not shown."
+}
+
+// setYAML puts obj's YAML into a detail page: inline when small, else a link
+// the page loads it from on demand.
+func setYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
+	y, err := kube.YAML(obj)
+	if err != nil {
+		return err
+	}
+	if len(y) <= yamlInlineMax {
+		p.YAML, p.YAMLNote = y, yamlNote(y)
+		return nil
+	}
+	p.YAMLHref = "/" + string(kind) + "/" + url.PathEscape(name) + "/yaml"
+	p.YAMLSize = yamlSize(len(y))
+	return nil
+}
+
+func yamlSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// objectYAML serves GET /:kind/:name/yaml: an object's YAML from the cache, as
+// the fragment a detail page's YAML disclosure loads (htmx), or as plain text
+// (the link for a browser without script).
+func (h *Handlers) objectYAML(c echo.Context) error {
+	kind, _, err := h.kindFor(c)
+	if err != nil {
+		return err
+	}
+	name := c.Param("name")
+	if !h.mayList(c, kind) {
+		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
+	}
+	obj, err := h.deps.Cluster.Object(kind.ID, name)
+	if err != nil {
+		return err
+	}
+	y, err := kube.YAML(obj)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Add("Vary", "HX-Request")
+	if isHTMX(c) {
+		return render(c, http.StatusOK, pages.YAMLFragment(y, yamlNote(y)))
+	}
+	if note := yamlNote(y); note != "" {
+		y = "# " + note + "\n" + y
+	}
+	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", []byte(y))
+}

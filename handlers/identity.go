@@ -1,0 +1,191 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// maxTokenLen bounds a pasted bearer token (OIDC ID tokens with many groups
+// run to a few KiB).
+const maxTokenLen = 16 << 10
+
+// TokenReviewer learns who a bearer token is (a SelfSubjectReview made with it).
+type TokenReviewer func(ctx context.Context, token string) (kube.Identity, error)
+
+// gate returns the sign-in gate; without one in Deps it is local mode over
+// Deps.Sessions.
+func gateFor(deps Deps) *auth.Gate {
+	if deps.Gate != nil {
+		return deps.Gate
+	}
+	return &auth.Gate{Mode: auth.ModeLocal, Sessions: deps.Sessions, LocalUser: deps.User}
+}
+
+// requireIdentity lets a request through only when the gate knows who it is,
+// and puts that identity in the request's context, where the per-user clients
+// (kube.Users) find it. A browser without one gets the login page (401), htmx
+// gets a full-page redirect, an event stream is told its session ended.
+func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, msg string) error) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if public(c.Request().URL.Path) {
+				return next(c)
+			}
+			id, err := g.Identify(c.Response(), c.Request())
+			if err != nil {
+				if wantsEventStream(c.Request()) {
+					return sessionEnded(c, err, g.Mode)
+				}
+				if isHTMX(c) {
+					c.Response().Header().Set("HX-Redirect", "/login")
+				}
+				msg := ""
+				switch {
+				case errors.Is(err, auth.ErrExpired):
+					msg = "Your session has expired."
+				case errors.Is(err, auth.ErrTokenRejected):
+					msg = "The API server no longer accepts your token, so clusterdesk signed you out."
+				case errors.Is(err, auth.ErrUntrusted), errors.Is(err, auth.ErrNoProxyUser):
+					msg = "This request did not come through clusterdesk's sign-in proxy."
+				}
+				return loginPage(c, http.StatusUnauthorized, msg)
+			}
+			c.Set(sessionContextKey, id.User)
+			c.SetRequest(c.Request().WithContext(kube.WithIdentity(c.Request().Context(), id)))
+			return next(c)
+		}
+	}
+}
+
+// loginPage renders the sign-in page of the mode, with msg first.
+func (h *Handlers) loginPage(c echo.Context, status int, msg string) error {
+	p := model.LoginPage{Title: "Sign in to clusterdesk", Mode: string(h.gate.Mode)}
+	switch h.gate.Mode {
+	case auth.ModeToken:
+		p.CSRFToken, _ = c.Get(csrfContextKey).(string)
+		p.Message = strings.TrimSpace(msg + " Paste a Kubernetes bearer token to sign in.")
+	case auth.ModeProxy:
+		p.Message = strings.TrimSpace(msg + " Sign in through your organisation's proxy.")
+	default:
+		p.Message = strings.TrimSpace(msg + " Open the one-time login URL that clusterdesk printed in its terminal.")
+	}
+	return render(c, status, pages.Login(p))
+}
+
+// user names who the request acts as: the signed-in identity, else the
+// console's own.
+func (h *Handlers) user(c echo.Context) string {
+	if u, ok := c.Get(sessionContextKey).(string); ok && u != "" {
+		return u
+	}
+	return h.deps.User
+}
+
+// loginWithToken (token mode) asks the API server who the pasted token is,
+// keeps the token server-side and starts a session naming it. The token is
+// never logged, echoed or put in a URL; the form is CSRF-checked like every
+// POST, so another site cannot sign the browser in as someone else.
+func (h *Handlers) loginWithToken(c echo.Context) error {
+	if h.gate.Mode != auth.ModeToken || h.deps.TokenReview == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "Signing in with a token is off: clusterdesk runs in "+string(h.gate.Mode)+" mode.")
+	}
+	// The body only: a token in the URL (query) would end up in histories and logs.
+	token := strings.TrimSpace(c.Request().PostFormValue("token"))
+	token = strings.TrimSpace(strings.TrimPrefix(token, "Bearer "))
+	switch {
+	case token == "":
+		return h.loginPage(c, http.StatusBadRequest, "The token was empty.")
+	case len(token) > maxTokenLen || strings.ContainsAny(token, " \t\r\n"):
+		return h.loginPage(c, http.StatusBadRequest, "That does not look like a bearer token.")
+	}
+	id, err := h.deps.TokenReview(c.Request().Context(), token)
+	switch {
+	case apierrors.IsUnauthorized(err):
+		h.deps.Log.Info("sign-in refused", "reason", "token not accepted by the API server")
+		return h.loginPage(c, http.StatusUnauthorized, "The API server did not accept this token.")
+	case err != nil:
+		h.deps.Log.Warn("sign-in failed", "err", err)
+		return h.loginPage(c, http.StatusServiceUnavailable, "clusterdesk could not ask the API server who this token is. Try again in a moment.")
+	case id.User == "":
+		return h.loginPage(c, http.StatusUnauthorized, "The API server did not name a user for this token.")
+	}
+	if err := h.gate.SignIn(c.Response(), c.Request(), id); err != nil {
+		return err
+	}
+	h.deps.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", string(h.gate.Mode))
+	return redirectSeeOther(c, "/")
+}
+
+// mayChange reports whether the signed-in user may update and delete the
+// object (access reviews, cached): the detail page offers only those links.
+// Read-only mode and a failed review offer neither; the server enforces
+// regardless (read-only guard, the API server's RBAC).
+func (h *Handlers) mayChange(c echo.Context, k kube.Kind, name string) (update, del bool) {
+	if h.deps.ReadOnly || h.deps.Access == nil || !editable(k.ID) {
+		return false, false
+	}
+	ctx := c.Request().Context()
+	can := func(verb string) bool {
+		ok, err := h.deps.Access.Can(ctx, verb, k.Group, k.Resource, "", name)
+		if err != nil {
+			h.deps.Log.Warn("access review failed", "check", verb+" "+string(k.ID), "err", err)
+		}
+		return ok && err == nil
+	}
+	return can("update"), can("delete")
+}
+
+// statuses is the cache's state of each kind as the signed-in user may see
+// it: a kind the user may not list is forbidden to them, without its count,
+// whatever the console's own identity may. In local mode the console's
+// identity is the user's, so the cache's own states already say it.
+func (h *Handlers) statuses(c echo.Context) []kube.KindStatus {
+	all := h.deps.Cluster.Statuses()
+	if h.gate.Mode == auth.ModeLocal {
+		return all
+	}
+	out := make([]kube.KindStatus, len(all))
+	for i, st := range all {
+		if st.State != kube.StateForbidden && !h.mayList(c, st.Kind) {
+			st.State, st.Count, st.Err = kube.StateForbidden, 0, nil
+		}
+		out[i] = st
+	}
+	return out
+}
+
+// reviewFailureShowsCache tells what a failed access review (API server down)
+// means for reads from the shared cache. In local mode the cache's identity
+// is the user's, so what it holds the user may see. In token and proxy mode
+// the cache holds what the console may see, not the user: without an answer,
+// nothing is shown.
+func (h *Handlers) reviewFailureShowsCache() bool {
+	return h.gate.Mode == auth.ModeLocal
+}
+
+// streamSession is the session an event stream lives by, its idle clock not
+// refreshed. Proxy mode has no session cookie: the proxy vouches for every
+// request, so the stream gets one idle period and its reconnect is
+// authenticated through the proxy again.
+func (h *Handlers) streamSession(r *http.Request) (auth.Session, error) {
+	if h.gate.Mode != auth.ModeProxy {
+		return h.deps.Sessions.Check(discardHeaders{}, r)
+	}
+	id, ok := kube.IdentityFrom(r.Context())
+	if !ok {
+		return auth.Session{}, auth.ErrUntrusted
+	}
+	now := time.Now()
+	return auth.Session{User: id.User, IssuedAt: now, LastSeen: now}, nil
+}

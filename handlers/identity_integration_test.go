@@ -1,0 +1,303 @@
+//go:build integration
+
+package handlers
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+)
+
+const itProxySecret = "integration-proxy-secret-0123456789"
+
+// signedInServer is the console in one sign-in mode on the devcluster, with a
+// browser signed in as one identity.
+type signedInServer struct {
+	e    http.Handler
+	sign func(r *http.Request)
+}
+
+// person is who signs in: a user name, its groups and its bearer token.
+type person struct {
+	user   string
+	groups []string
+	token  string
+}
+
+func staticUser(t *testing.T, identity string) person {
+	t.Helper()
+	token := testcluster.RestConfig(t, identity).BearerToken
+	if token == "" {
+		t.Fatalf("the devcluster's %s kubeconfig has no bearer token", identity)
+	}
+	return person{user: identity, groups: []string{"system:authenticated"}, token: token}
+}
+
+// newSignedInServer starts the console in mode with cfg as its own identity
+// (the cache, impersonation; in local mode everyone acts with it) and signs
+// in as p (local mode: through the one-time URL, acting as cfg).
+func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person) *signedInServer {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cache, err := kube.NewCache(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go cache.Run(ctx)
+	waitFor(t, "the cache to sync", 60*time.Second, cache.Ready)
+
+	users, err := kube.NewUsers(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users.Strict = mode != auth.ModeLocal
+	sessions := auth.NewSessions()
+	gate := &auth.Gate{Mode: mode, Sessions: sessions, LocalUser: p.user}
+	var loginToken string
+	deps := Deps{
+		Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: p.user,
+		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
+		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users},
+	}
+	switch mode {
+	case auth.ModeLocal:
+		deps.Logins = auth.NewLoginTokens(func(tok string) { loginToken = tok })
+	case auth.ModeToken:
+		gate.Store = auth.NewStore(0)
+		deps.TokenReview = func(ctx context.Context, token string) (kube.Identity, error) {
+			return kube.Review(ctx, cfg, token)
+		}
+	case auth.ModeProxy:
+		gate.Sessions = nil
+		gate.Proxy = &auth.Proxy{UserHeader: "X-Forwarded-User", GroupsHeader: "X-Forwarded-Groups",
+			SecretHeader: auth.DefaultProxySecretHeader, Secret: []byte(itProxySecret)}
+	}
+	if err := gate.Check(); err != nil {
+		t.Fatal(err)
+	}
+	s := &signedInServer{e: New(deps)}
+
+	switch mode {
+	case auth.ModeLocal:
+		rec := s.do(httptest.NewRequest(http.MethodGet, "/login?token="+loginToken, nil))
+		c := sessionCookie(t, rec)
+		s.sign = func(r *http.Request) { r.AddCookie(c) }
+	case auth.ModeToken:
+		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {p.token}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		c := sessionCookie(t, s.do(r))
+		s.sign = func(r *http.Request) { r.AddCookie(c) }
+	case auth.ModeProxy:
+		s.sign = func(r *http.Request) {
+			r.Header.Set(auth.DefaultProxySecretHeader, itProxySecret)
+			r.Header.Set("X-Forwarded-User", p.user)
+			r.Header.Set("X-Forwarded-Groups", strings.Join(p.groups, ","))
+		}
+	}
+	return s
+}
+
+func sessionCookie(t *testing.T, rec *httptest.ResponseRecorder) *http.Cookie {
+	t.Helper()
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("sign-in: status %d: %s", rec.Code, rec.Body.String()[:min(300, rec.Body.Len())])
+	}
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == auth.CookieName {
+			return c
+		}
+	}
+	t.Fatal("sign-in set no session cookie")
+	return nil
+}
+
+func (s *signedInServer) do(r *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	s.e.ServeHTTP(rec, r)
+	return rec
+}
+
+func (s *signedInServer) get(t *testing.T, path string) (int, *goquery.Document) {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	s.sign(r)
+	rec := s.do(r)
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec.Code, doc
+}
+
+// post sends a same-origin form (the CSRF check passes as for a browser).
+func (s *signedInServer) post(t *testing.T, path string, form url.Values) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	s.sign(r)
+	return s.do(r)
+}
+
+// writerRules: CSIDrivers and CSRs, nothing else (no FlowSchemas, no CRDs).
+var writerRules = []rbacv1.PolicyRule{
+	{APIGroups: []string{"storage.k8s.io"}, Resources: []string{"csidrivers"}, Verbs: []string{"get", "list", "watch", "create", "delete"}},
+	{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: []string{"get", "list", "watch"}},
+	{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests/approval"}, Verbs: []string{"update"}},
+	{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{certificatesv1.KubeAPIServerClientSignerName}, Verbs: []string{"approve"}},
+}
+
+// In every mode a service account (whose token a person would paste) reads
+// and writes as itself: kinds it may not list are forbidden although the
+// console's own identity (admin in token and proxy mode) may list them; its
+// CSIDriver and CSR approval reach the API server as the service account —
+// with its own token, or admin impersonating it — and managedFields name
+// clusterdesk as the manager.
+func TestEachSignInModeReadsAndWritesAsTheUser(t *testing.T) {
+	sa := testcluster.NewServiceAccount(t, "clusterdesk-it-writer", writerRules)
+	writer := person{user: sa.User, groups: sa.Groups, token: sa.Token}
+	adminCfg := testcluster.RestConfig(t, testcluster.Admin)
+	admin := kubernetes.NewForConfigOrDie(adminCfg)
+	for _, tc := range []struct {
+		mode          auth.Mode
+		console       *rest.Config
+		wantUser      string // user.username in the audit events
+		wantImpersons string // impersonatedUser.username, "" for none
+	}{
+		{auth.ModeLocal, sa.RestConfig(t), sa.User, ""},
+		{auth.ModeToken, adminCfg, sa.User, ""},
+		{auth.ModeProxy, adminCfg, testcluster.Admin, sa.User},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			s := newSignedInServer(t, tc.mode, tc.console, writer)
+			checkAudit := func(verb, resource, sub, name string, code int) {
+				t.Helper()
+				ev := testcluster.WaitAuditEvent(t, 15*time.Second, func(ev testcluster.AuditEvent) bool {
+					return ev.Stage == "ResponseComplete" && ev.Verb == verb && ev.ObjectRef != nil &&
+						ev.ObjectRef.Resource == resource && ev.ObjectRef.Name == name && ev.ObjectRef.Subresource == sub &&
+						ev.ResponseStatus != nil && ev.ResponseStatus.Code == code
+				})
+				gotImp := ""
+				if ev.ImpersonatedUser != nil {
+					gotImp = ev.ImpersonatedUser.Username
+				}
+				if ev.User.Username != tc.wantUser || gotImp != tc.wantImpersons || !strings.HasPrefix(ev.UserAgent, kube.UserAgent) {
+					t.Errorf("audit log, %s %s/%s %s: user %q impersonating %q (agent %q), want %q impersonating %q",
+						verb, resource, sub, name, ev.User.Username, gotImp, ev.UserAgent, tc.wantUser, tc.wantImpersons)
+				}
+			}
+
+			code, home := s.get(t, "/")
+			if code != http.StatusOK || strings.TrimSpace(home.Find(`[data-testid="user"]`).Text()) != sa.User {
+				t.Fatalf("home: status %d, acting as %q", code, home.Find(`[data-testid="user"]`).Text())
+			}
+			// Counts too: the home page tells a kind the user may not list as
+			// forbidden, without its count.
+			card := home.Find(`[data-testid="home-kind-flowschemas"]`)
+			if count := strings.TrimSpace(card.Find(`[data-testid="kind-count"]`).Text()); count != "—" || !strings.Contains(card.Text(), "Forbidden") {
+				t.Errorf("home: the FlowSchemas card shows count %q (%q), want — and Forbidden", count, strings.Join(strings.Fields(card.Text()), " "))
+			}
+			// Reads: CSIDrivers and CSRs only.
+			for _, path := range []string{"/csidrivers", "/csrs"} {
+				if code, doc := s.get(t, path); code != http.StatusOK || doc.Find(`[data-testid="banner-forbidden"]`).Length() != 0 {
+					t.Fatalf("%s: status %d", path, code)
+				}
+			}
+			for _, path := range []string{"/flowschemas", "/crds", "/validatingwebhooks"} {
+				code, doc := s.get(t, path)
+				if code != http.StatusForbidden || doc.Find(`[data-testid="banner-forbidden"]`).Length() != 1 || doc.Find(`[data-testid="list-row"]`).Length() != 0 {
+					t.Errorf("%s: status %d, %d rows: want 403, the forbidden banner and no data", path, code, doc.Find(`[data-testid="list-row"]`).Length())
+				}
+			}
+
+			// A write through the editor: create a CSIDriver.
+			driver := uniq("ident-"+string(tc.mode)) + ".clusterdesk.test"
+			t.Cleanup(func() {
+				_ = admin.StorageV1().CSIDrivers().Delete(context.Background(), driver, metav1.DeleteOptions{})
+			})
+			if rec := s.post(t, "/csidrivers/create", url.Values{"yaml": {csiDriverYAML(driver)}}); rec.Code != http.StatusSeeOther {
+				t.Fatalf("create: status %d: %s", rec.Code, rec.Body.String()[:min(400, rec.Body.Len())])
+			}
+			got, err := admin.StorageV1().CSIDrivers().Get(context.Background(), driver, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(got.ManagedFields, func(m metav1.ManagedFieldsEntry) bool { return m.Manager == kube.FieldManager }) {
+				t.Errorf("managedFields do not name %s: %+v", kube.FieldManager, got.ManagedFields)
+			}
+			checkAudit("create", "csidrivers", "", driver, http.StatusCreated)
+
+			// A write through the CSR writer: approve a pending CSR.
+			name := testcluster.CreateCSR(t, testcluster.CSR{Suffix: string(tc.mode)})
+			waitFor(t, "the approve button", 15*time.Second, func() bool {
+				code, doc := s.get(t, "/csrs/"+name)
+				return code == http.StatusOK && doc.Find(`[data-testid="action-approve"]`).Length() > 0
+			})
+			if rec := s.post(t, "/csrs/"+name+"/approve", url.Values{"message": {"identity test"}}); rec.Code != http.StatusSeeOther {
+				t.Fatalf("approve: status %d: %s", rec.Code, rec.Body.String()[:min(400, rec.Body.Len())])
+			}
+			csr, err := admin.CertificatesV1().CertificateSigningRequests().Get(context.Background(), name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(csr.Status.Conditions, func(c certificatesv1.CertificateSigningRequestCondition) bool {
+				return c.Type == certificatesv1.CertificateApproved && strings.Contains(c.Message, "by "+sa.User+" via clusterdesk")
+			}) {
+				t.Errorf("the CSR's Approved condition does not name %s: %+v", sa.User, csr.Status.Conditions)
+			}
+			checkAudit("update", "certificatesigningrequests", "approval", name, http.StatusOK)
+		})
+	}
+}
+
+// A token-mode auditor sees every kind but no edit or delete links, and the
+// API server refuses its write; an admin token on the same console gets the links.
+func TestTokenModeControlsFollowTheUsersRights(t *testing.T) {
+	adminCfg := testcluster.RestConfig(t, testcluster.Admin)
+	auditor := newSignedInServer(t, auth.ModeToken, adminCfg, staticUser(t, testcluster.Auditor))
+	code, doc := auditor.get(t, "/flowschemas/exempt")
+	if code != http.StatusOK || doc.Find(`[data-testid="detail-name"]`).Length() != 1 {
+		t.Fatalf("auditor detail: status %d", code)
+	}
+	if n := doc.Find(`[data-testid="edit-link"], [data-testid="delete-link"]`).Length(); n != 0 {
+		t.Errorf("the auditor is offered %d edit/delete links", n)
+	}
+	name := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "auditor"})
+	waitFor(t, "the cache to see the CSR", 15*time.Second, func() bool {
+		code, _ := auditor.get(t, "/csrs/"+name)
+		return code == http.StatusOK
+	})
+	if _, doc := auditor.get(t, "/csrs/"+name); doc.Find(`[data-testid="action-approve"]`).Length() != 0 {
+		t.Error("the auditor is offered Approve")
+	}
+	if rec := auditor.post(t, "/csrs/"+name+"/approve", nil); rec.Code != http.StatusForbidden {
+		t.Fatalf("auditor approve: status %d, want the API server's 403", rec.Code)
+	}
+
+	admin := newSignedInServer(t, auth.ModeToken, adminCfg, staticUser(t, testcluster.Admin))
+	_, doc = admin.get(t, "/flowschemas/exempt")
+	if doc.Find(`[data-testid="edit-link"]`).Length() != 1 || doc.Find(`[data-testid="delete-link"]`).Length() != 1 {
+		t.Error("an admin token is not offered the edit and delete links")
+	}
+}

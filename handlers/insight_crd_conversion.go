@@ -1,0 +1,24 @@
+package handlers
+
+import (
+	"context"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/crd"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// addConversionBackend looks up the Service of a CRD's conversion webhook (one
+// GET and one EndpointSlice LIST, as the user, when the page is opened) and
+// puts what it found on the page, as the webhook pages do.
+func (h *Handlers) addConversionBackend(ctx context.Context, p *model.DetailPage, c *apiextensionsv1.CustomResourceDefinition) {
+	key := crd.ConversionService(c)
+	if key == nil || h.deps.Lookup == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	present.AddConversionBackend(p, c, h.backend(ctx, *key))
+}

@@ -1,0 +1,22 @@
+package handlers
+
+import (
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// csrQueueRows renders, once for every open CSR queue, the queue rows of the
+// changed CSRs and the state tabs' counts (the queue's rows are its own, not
+// the generic list's). ok is false when the cache cannot say (not synced).
+func (l *LiveUpdates) csrQueueRows(names []string, now time.Time) (live.Message, bool) {
+	items, err := l.cluster.CSRs()
+	if err != nil {
+		return live.Message{}, false
+	}
+	u := present.CSRQueueLive(items, names, present.CSRQueueEnv{Now: now, Checks: csrChecksEnv(), Cache: csrQueueFacts})
+	return live.Message{Topic: rowsTopic(kube.CSRs), Event: rowsTopic(kube.CSRs), Data: mustRender(pages.CSRQueueLiveRows(u))}, true
+}

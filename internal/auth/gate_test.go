@@ -1,0 +1,327 @@
+package auth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+func TestParseMode(t *testing.T) {
+	for _, s := range []string{"local", "token", "proxy"} {
+		if m, err := ParseMode(s); err != nil || string(m) != s {
+			t.Errorf("ParseMode(%q) = %q, %v", s, m, err)
+		}
+	}
+	for _, s := range []string{"", "oidc", "Token"} {
+		if _, err := ParseMode(s); err == nil {
+			t.Errorf("ParseMode(%q) accepted", s)
+		}
+	}
+}
+
+func TestStoreExpiresEvictsAndDeletes(t *testing.T) {
+	s := NewStore(2)
+	clock := time.Unix(1000, 0)
+	s.now = func() time.Time { return clock }
+	s.Idle = 15 * time.Minute
+	alice := kube.Identity{User: "alice", Act: kube.ActWithToken, Token: "t-alice"}
+
+	a := s.Put(alice, clock.Add(time.Hour))
+	if len(a) != 64 {
+		t.Fatalf("session id %q: want 32 random bytes in hex", a)
+	}
+	if got, ok := s.Get(a); !ok || got.Token != "t-alice" {
+		t.Fatalf("Get = %+v %v", got, ok)
+	}
+	if _, ok := s.Get("not-a-session"); ok {
+		t.Fatal("unknown id found")
+	}
+
+	clock = clock.Add(10 * time.Minute)
+	if _, ok := s.Get(a); !ok {
+		t.Fatal("within idle limit: gone")
+	}
+	clock = clock.Add(16 * time.Minute)
+	if _, ok := s.Get(a); ok {
+		t.Fatal("idle entry still served")
+	}
+	if s.Len() != 0 {
+		t.Fatalf("idle entry kept: %d", s.Len())
+	}
+
+	b := s.Put(kube.Identity{User: "b"}, clock.Add(time.Minute))
+	c := s.Put(kube.Identity{User: "c"}, clock.Add(time.Hour))
+	d := s.Put(kube.Identity{User: "d"}, clock.Add(2*time.Hour)) // full: b expires first and goes
+	if _, ok := s.Get(b); ok {
+		t.Error("full store kept the entry expiring first")
+	}
+	for _, sid := range []string{c, d} {
+		if _, ok := s.Get(sid); !ok {
+			t.Errorf("entry %s evicted", sid[:6])
+		}
+	}
+	s.Delete(c)
+	if _, ok := s.Get(c); ok || s.Len() != 1 {
+		t.Error("deleted entry still served")
+	}
+	clock = clock.Add(3 * time.Hour)
+	if _, ok := s.Get(d); ok {
+		t.Error("expired entry still served")
+	}
+}
+
+func TestGateTokenModeKeepsTheTokenServerSide(t *testing.T) {
+	sessions := NewSessions()
+	g := &Gate{Mode: ModeToken, Sessions: sessions, Store: NewStore(0)}
+	if err := g.Check(); err != nil {
+		t.Fatal(err)
+	}
+	id := kube.Identity{User: "auditor", Groups: []string{"system:authenticated"}, Act: kube.ActWithToken, Token: "secret-bearer-token"}
+	rec := httptest.NewRecorder()
+	if err := g.SignIn(rec, requestWith(nil), id); err != nil {
+		t.Fatal(err)
+	}
+	cookie := cookieFrom(t, rec)
+
+	// Signing in again from the same browser forgets the first session.
+	again := httptest.NewRecorder()
+	if err := g.SignIn(again, requestWith(cookie), id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Identify(httptest.NewRecorder(), requestWith(cookie)); !errors.Is(err, ErrExpired) {
+		t.Fatalf("the replaced session still works: %v", err)
+	}
+	cookie = cookieFrom(t, again)
+	sess, err := sessions.Peek(requestWith(cookie))
+	if err != nil || sess.SID == "" || sess.User != "auditor" {
+		t.Fatalf("cookie session %+v %v", sess, err)
+	}
+
+	got, err := g.Identify(httptest.NewRecorder(), requestWith(cookie))
+	if err != nil || got.Token != id.Token || got.User != "auditor" || !slices.Equal(got.Groups, id.Groups) {
+		t.Fatalf("Identify = %+v, %v", got, err)
+	}
+
+	g.SignOut(httptest.NewRecorder(), requestWith(cookie))
+	if _, err := g.Identify(httptest.NewRecorder(), requestWith(cookie)); !errors.Is(err, ErrExpired) {
+		t.Fatalf("after sign-out the old cookie still works: %v", err)
+	}
+	if _, err := g.Identify(httptest.NewRecorder(), requestWith(nil)); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("no cookie: %v", err)
+	}
+}
+
+func TestGateLocalModeActsAsTheConsole(t *testing.T) {
+	sessions := NewSessions()
+	g := &Gate{Mode: ModeLocal, Sessions: sessions}
+	rec := httptest.NewRecorder()
+	if err := sessions.Start(rec, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	id, err := g.Identify(httptest.NewRecorder(), requestWith(cookieFrom(t, rec)))
+	if err != nil || id.User != "admin" || id.Act != kube.ActAsConsole || id.Token != "" {
+		t.Fatalf("Identify = %+v, %v", id, err)
+	}
+	if err := g.SignIn(httptest.NewRecorder(), requestWith(nil), kube.Identity{User: "x", Token: "t"}); err == nil {
+		t.Fatal("token sign-in accepted in local mode")
+	}
+}
+
+func TestSecureSessionsUseTheHostPrefix(t *testing.T) {
+	s := NewSessions()
+	s.Secure = true
+	rec := httptest.NewRecorder()
+	if err := s.Start(rec, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Result().Cookies()[0]
+	if c.Name != "__Host-clusterdesk_session" || !c.Secure || !c.HttpOnly || c.Path != "/" || c.Domain != "" || c.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("cookie %+v", c)
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.AddCookie(c)
+	if sess, err := s.Check(httptest.NewRecorder(), r); err != nil || sess.User != "alice" {
+		t.Fatalf("Check = %+v, %v", sess, err)
+	}
+}
+
+func TestProxyTrustsOnlyTheSecretOrTheClientCA(t *testing.T) {
+	if err := (&Gate{Mode: ModeProxy, Proxy: &Proxy{UserHeader: "X-Forwarded-User"}}).Check(); !errors.Is(err, ErrNoTrust) {
+		t.Fatalf("proxy mode without trust: %v", err)
+	}
+	if err := (&Gate{Mode: ModeProxy}).Check(); !errors.Is(err, ErrNoTrust) {
+		t.Fatalf("proxy mode without proxy: %v", err)
+	}
+
+	caCert, caKey := newCA(t, "proxy CA")
+	otherCert, otherKey := newCA(t, "other CA")
+	good := leaf(t, caCert, caKey, x509.ExtKeyUsageClientAuth)
+	bad := leaf(t, otherCert, otherKey, x509.ExtKeyUsageClientAuth)
+	serverOnly := leaf(t, caCert, caKey, x509.ExtKeyUsageServerAuth)
+	pool := x509.NewCertPool()
+	pool.AddCert(caCert)
+
+	p := &Proxy{UserHeader: "X-Forwarded-User", GroupsHeader: "X-Forwarded-Groups", SecretHeader: "X-Proxy-Secret",
+		Secret: []byte("0123456789abcdef-secret"), ClientCAs: pool}
+	g := &Gate{Mode: ModeProxy, Proxy: p}
+	if err := g.Check(); err != nil {
+		t.Fatal(err)
+	}
+
+	req := func(secret string, cert *x509.Certificate) *http.Request {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("X-Forwarded-User", "alice@example.com")
+		r.Header.Add("X-Forwarded-Groups", "team-a, team-b")
+		r.Header.Add("X-Forwarded-Groups", "ops")
+		if secret != "" {
+			r.Header.Set("X-Proxy-Secret", secret)
+		}
+		if cert != nil {
+			r.TLS = &tls.ConnectionState{PeerCertificates: []*x509.Certificate{cert}}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name  string
+		r     *http.Request
+		trust bool
+	}{
+		{"right secret", req("0123456789abcdef-secret", nil), true},
+		{"client cert from the CA", req("", good), true},
+		{"no secret, no cert", req("", nil), false},
+		{"wrong secret", req("0123456789abcdef-secreT", nil), false},
+		{"secret prefix", req("0123456789abcdef", nil), false},
+		{"cert from another CA", req("", bad), false},
+		{"server-only cert from the CA", req("", serverOnly), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := g.Identify(httptest.NewRecorder(), tc.r)
+			if !tc.trust {
+				if !errors.Is(err, ErrUntrusted) || id.User != "" {
+					t.Fatalf("untrusted request identified as %+v (%v)", id, err)
+				}
+				return
+			}
+			want := []string{"team-a", "team-b", "ops"}
+			if err != nil || id.User != "alice@example.com" || !slices.Equal(id.Groups, want) || id.Act != kube.ActImpersonating || id.Token != "" {
+				t.Fatalf("Identify = %+v, %v", id, err)
+			}
+		})
+	}
+	noUser := req("0123456789abcdef-secret", nil)
+	noUser.Header.Del("X-Forwarded-User")
+	if _, err := g.Identify(httptest.NewRecorder(), noUser); !errors.Is(err, ErrNoProxyUser) {
+		t.Fatalf("trusted request without user: %v", err)
+	}
+}
+
+func requestWith(c *http.Cookie) *http.Request {
+	r := httptest.NewRequest("GET", "/", nil)
+	if c != nil {
+		r.AddCookie(c)
+	}
+	return r
+}
+
+func newCA(t *testing.T, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
+
+func leaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, usage x509.ExtKeyUsage) *x509.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "oauth2-proxy"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		ExtKeyUsage: []x509.ExtKeyUsage{usage}, KeyUsage: x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+func TestGateTokenModeEndsSessionsWhoseTokenIsRejected(t *testing.T) {
+	sessions := NewSessions()
+	store := NewStore(0)
+	clock := time.Unix(5000, 0)
+	store.now = func() time.Time { return clock }
+	valid := true
+	checks := 0
+	g := &Gate{Mode: ModeToken, Sessions: sessions, Store: store, RecheckEvery: 5 * time.Minute,
+		Recheck: func(_ context.Context, token string) error {
+			checks++
+			if !valid {
+				return apierrors.NewUnauthorized("token expired")
+			}
+			return nil
+		}}
+	rec := httptest.NewRecorder()
+	if err := g.SignIn(rec, requestWith(nil), kube.Identity{User: "a", Act: kube.ActWithToken, Token: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	cookie := cookieFrom(t, rec)
+	identify := func() error {
+		_, err := g.Identify(httptest.NewRecorder(), requestWith(cookie))
+		return err
+	}
+	if err := identify(); err != nil || checks != 0 {
+		t.Fatalf("fresh sign-in: %v, %d checks", err, checks)
+	}
+	clock = clock.Add(6 * time.Minute)
+	if err := identify(); err != nil || checks != 1 {
+		t.Fatalf("after 6 min: %v, %d checks", err, checks)
+	}
+	if err := identify(); err != nil || checks != 1 {
+		t.Fatalf("checked again within 5 min: %v, %d checks", err, checks)
+	}
+	valid = false
+	clock = clock.Add(6 * time.Minute)
+	if err := identify(); !errors.Is(err, ErrTokenRejected) {
+		t.Fatalf("rejected token: %v", err)
+	}
+	if err := identify(); !errors.Is(err, ErrExpired) || store.Len() != 0 {
+		t.Fatalf("after rejection the session must be gone: %v, %d kept", err, store.Len())
+	}
+}

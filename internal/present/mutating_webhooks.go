@@ -1,0 +1,72 @@
+package present
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// MutatingWebhookList lays out the MutatingWebhookConfiguration list page,
+// with the columns of the validating list.
+func MutatingWebhookList(items []*admissionregistrationv1.MutatingWebhookConfiguration, q ListQuery, now time.Time) model.ListPage {
+	const kind, action = "mutatingwebhooks", "/mutatingwebhooks"
+	rows := make([]row, 0, len(items))
+	for _, c := range items {
+		ageC, ageKey := ageCell(c.CreationTimestamp, now)
+		fp, anyFail := configFailurePolicies(admission.FromMutating(c))
+		fpCell := model.Cell{Text: fp}
+		if anyFail {
+			fpCell.Badges = []model.Badge{{Text: "Fail", Tone: model.ToneWarning, Hint: "a webhook that is down blocks the requests it matches"}}
+		}
+		rows = append(rows, newRow(kind, action, c.Name, []model.Cell{
+			{Text: strconv.Itoa(len(c.Webhooks))}, fpCell, ageC,
+		}, []string{padInt(int64(len(c.Webhooks))), fp, ageKey}))
+	}
+	return table(kind, "MutatingWebhookConfigurations", action, webhookColumns, rows, q)
+}
+
+// MutatingWebhookDetail lays out one MutatingWebhookConfiguration like a
+// validating one, plus each webhook's reinvocation policy. backends holds
+// what lookups found about the Services the webhooks call (nil: not looked up).
+func MutatingWebhookDetail(c *admissionregistrationv1.MutatingWebhookConfiguration, backends WebhookBackends, now time.Time) model.DetailPage {
+	ageText, ageTitle, _ := age(c.CreationTimestamp, now)
+	cfg := admission.FromMutating(c)
+	fp, _ := configFailurePolicies(cfg)
+	p := model.DetailPage{
+		KindID: "mutatingwebhooks", KindTitle: "MutatingWebhookConfigurations", Name: c.Name,
+		Status: model.Badge{Text: strconv.Itoa(len(c.Webhooks)) + " webhooks", Tone: model.ToneNeutral},
+		Fields: []model.Field{
+			{Label: "Webhooks", Value: strconv.Itoa(len(c.Webhooks))},
+			{Label: "Failure policies", Value: fp},
+			{Label: "Age", Value: ageText, Hint: ageTitle},
+			{Label: "Order", Value: "Before every validating webhook, one after another", Hint: "each webhook gets the object as the previous one returned it"},
+		},
+	}
+	p.Insights, p.Problems = WebhookInsights(cfg, backends, now)
+	return p
+}
+
+// configFailurePolicies is failurePolicies over either kind of configuration
+// (the defaults are filled in by admission).
+func configFailurePolicies(cfg admission.Config) (string, bool) {
+	counts := map[string]int{}
+	var keys []string
+	for _, h := range cfg.Hooks {
+		p := string(h.FailurePolicy)
+		if counts[p] == 0 {
+			keys = append(keys, p)
+		}
+		counts[p]++
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+" ×"+strconv.Itoa(counts[k]))
+	}
+	return join(parts), counts[string(admissionregistrationv1.Fail)] > 0
+}

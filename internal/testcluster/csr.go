@@ -1,0 +1,121 @@
+package testcluster
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// CSR describes a CertificateSigningRequest for CreateCSR. Zero fields get
+// defaults: a kube-apiserver-client request for CN "clusterdesk-it" with client
+// auth and digital signature usages, created as admin.
+type CSR struct {
+	Suffix            string // part of the generated name, to tell a test's CSRs apart
+	Signer            string
+	CommonName        string
+	Organizations     []string
+	DNSNames          []string
+	IPs               []string
+	Usages            []certificatesv1.KeyUsage
+	ExpirationSeconds *int32
+	Client            kubernetes.Interface // who creates it; nil: admin
+}
+
+// CreateCSR creates a pending CSR with a fresh P-256 key, named after the test
+// ("it-<test>-<suffix>-<nanoseconds>"), deletes it when the test ends, and
+// returns its name.
+func CreateCSR(t testing.TB, s CSR) string {
+	t.Helper()
+	if s.Signer == "" {
+		s.Signer = certificatesv1.KubeAPIServerClientSignerName
+	}
+	if s.CommonName == "" {
+		s.CommonName = "clusterdesk-it"
+	}
+	if s.Usages == nil {
+		s.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
+	}
+	cs := s.Client
+	if cs == nil {
+		cs = kubernetes.NewForConfigOrDie(RestConfig(t, Admin))
+	}
+	name := csrName(t.Name(), s.Suffix)
+	_, err := cs.CertificatesV1().CertificateSigningRequests().Create(context.Background(), &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:           CSRRequest(t, s),
+			SignerName:        s.Signer,
+			Usages:            s.Usages,
+			ExpirationSeconds: s.ExpirationSeconds,
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create CSR %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+// CSRRequest returns a PEM PKCS#10 request for a fresh P-256 key with the
+// subject and SANs of s.
+func CSRRequest(t testing.TB, s CSR) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.CertificateRequest{
+		Subject:  pkix.Name{CommonName: s.CommonName, Organization: s.Organizations},
+		DNSNames: s.DNSNames,
+	}
+	for _, ip := range s.IPs {
+		addr := net.ParseIP(ip)
+		if addr == nil {
+			t.Fatalf("CSR IP %q is not an IP address", ip)
+		}
+		tmpl.IPAddresses = append(tmpl.IPAddresses, addr)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
+
+var notNameChars = regexp.MustCompile(`[^a-z0-9.-]+`)
+
+// csrName is a valid, unique object name made of the test's name and suffix.
+func csrName(test, suffix string) string {
+	parts := []string{"it", test}
+	if suffix != "" {
+		parts = append(parts, suffix)
+	}
+	base := notNameChars.ReplaceAllString(strings.ToLower(strings.Join(parts, "-")), "-")
+	stamp := fmt.Sprintf("-%d", time.Now().UnixNano())
+	if max := 253 - len(stamp); len(base) > max {
+		base = base[:max]
+	}
+	return strings.Trim(base, "-.") + stamp
+}
+
+// With returns a copy of s with Suffix set, for several CSRs of one kind.
+func (s CSR) With(suffix string) CSR {
+	s.Suffix = suffix
+	return s
+}
