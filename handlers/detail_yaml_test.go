@@ -29,7 +29,7 @@ func TestSetYAMLInlineOrOnDemand(t *testing.T) {
 	if err := setYAML(&p, kube.CSRs, big.Name, big); err != nil {
 		t.Fatal(err)
 	}
-	if p.YAML != "" || p.YAMLHref != "/csrs/big%20one/yaml" || !strings.HasSuffix(p.YAMLSize, "KiB") {
+	if p.YAML != "" || p.YAMLHref != "/csrs/big%20one/yaml" || !strings.HasSuffix(p.YAMLSize, "KiB object") {
 		t.Errorf("a large object loads on demand: href %q size %q", p.YAMLHref, p.YAMLSize)
 	}
 	if note := yamlNote("a: " + kube.StrippedPrefix); !strings.Contains(note, "last-applied-configuration") {

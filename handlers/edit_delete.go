@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,7 +25,11 @@ func (h *Handlers) deleteObject(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, _, err := h.deletePage(c, k, c.Param("name"), "")
+	return h.showDelete(c, builtinTarget(k, c.Param("name")))
+}
+
+func (h *Handlers) showDelete(c echo.Context, t editTarget) error {
+	p, _, err := h.deletePage(c, t, "")
 	if err != nil {
 		return err
 	}
@@ -38,13 +43,17 @@ func (h *Handlers) confirmDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	name := c.Param("name")
+	return h.confirmDeleteOf(c, builtinTarget(k, c.Param("name")))
+}
+
+func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
+	k, name := t.kind, t.name
 	if err := c.Request().ParseForm(); err != nil {
 		return bodyTooLarge()
 	}
 	typed, uid := c.Request().PostForm.Get("confirm"), c.Request().PostForm.Get("uid")
 	if strings.TrimSpace(typed) != name {
-		p, _, err := h.deletePage(c, k, name, typed)
+		p, _, err := h.deletePage(c, t, typed)
 		if err != nil {
 			return err
 		}
@@ -68,40 +77,43 @@ func (h *Handlers) confirmDelete(c echo.Context) error {
 		h.audit(c, rec)
 	}
 	if err != nil {
-		p, _, perr := h.deletePage(c, k, name, typed)
+		p, _, perr := h.deletePage(c, t, typed)
 		if perr != nil {
 			// The object is gone or unreadable now: the write's own error says more.
-			p = h.bareDeletePage(c, k, name)
+			p = h.bareDeletePage(c, t)
 		}
 		p.DryRunOK = false
 		p.Problems = append(p.Problems, edit.Problem(err, ""))
 		p.Warnings = append(p.Warnings, res.Warnings...)
 		return render(c, problemStatus(err), pages.Delete(p))
 	}
-	h.awaitGone(c, k.ID, name, uid)
-	return h.flashAndRedirect(c, "Deleted", fmt.Sprintf("%s %s was deleted.", k.Singular, name), res.Warnings, "/"+string(k.ID))
+	if t.cached {
+		h.awaitGone(c, k.ID, name, uid)
+	}
+	return h.flashAndRedirect(c, "Deleted", fmt.Sprintf("%s %s was deleted.", k.Singular, name), res.Warnings, t.list)
 }
 
-func (h *Handlers) bareDeletePage(c echo.Context, k kube.Kind, name string) model.DeletePage {
-	base := objectURL(k, name)
+func (h *Handlers) bareDeletePage(c echo.Context, t editTarget) model.DeletePage {
+	k, name, base := t.kind, t.name, t.page
+	crumbs := append(slices.Clone(t.crumbs), model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Delete"})
 	return model.DeletePage{
 		KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name,
 		ActionURL: base + "/delete", CancelURL: base,
-		Chrome: h.chrome(c, "Delete "+name, k.ID, model.Crumb{Label: k.Title, Href: "/" + string(k.ID)},
-			model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Delete"}),
+		Chrome: h.chrome(c, "Delete "+name, t.nav, crumbs...),
 	}
 }
 
 // deletePage reads the live object, dry-runs its deletion and lists what goes
 // with it. A refused dry run is shown on the page (no confirmation box), not
 // returned as an error; the returned object is the live one.
-func (h *Handlers) deletePage(c echo.Context, k kube.Kind, name, typed string) (model.DeletePage, *unstructured.Unstructured, error) {
+func (h *Handlers) deletePage(c echo.Context, t editTarget, typed string) (model.DeletePage, *unstructured.Unstructured, error) {
+	k, name := t.kind, t.name
 	ctx := c.Request().Context()
 	obj, err := h.deps.Editor.Get(ctx, k, name)
 	if err != nil {
 		return model.DeletePage{}, nil, err
 	}
-	p := h.bareDeletePage(c, k, name)
+	p := h.bareDeletePage(c, t)
 	p.UID, p.Typed = string(obj.GetUID()), typed
 	res, err := h.deps.Editor.Delete(ctx, k, name, obj.GetUID(), true)
 	h.audit(c, writeRecord{Verb: "delete", Kind: k.Singular, Name: name, Before: obj.GetResourceVersion(), DryRun: true, Err: err, From: obj})

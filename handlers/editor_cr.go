@@ -220,7 +220,7 @@ func (h *Handlers) crInstance(c echo.Context) error {
 		model.Field{Label: "Created", Value: obj.GetCreationTimestamp().UTC().Format(time.RFC3339)},
 		model.Field{Label: "Resource version", Value: obj.GetResourceVersion(), Mono: true})
 	if !h.deps.ReadOnly {
-		p.EditHref = t.page + "/edit"
+		p.EditHref, p.DeleteHref = t.page+"/edit", t.page+"/delete"
 	}
 	p.Chrome = h.chrome(c, t.name, kube.CRDs, append(t.crumbs, model.Crumb{Label: t.name})...)
 	return render(c, http.StatusOK, pages.Instance(p))
@@ -287,4 +287,23 @@ func (h *Handlers) createCR(c echo.Context) error {
 		return err
 	}
 	return h.create(c, t)
+}
+
+// deleteCR and confirmDeleteCR are the delete confirmation of a custom
+// resource: the same dry run, typed name and UID precondition as the
+// console's own kinds, as the user.
+func (h *Handlers) deleteCR(c echo.Context) error {
+	t, err := h.crTarget(c, true)
+	if err != nil {
+		return err
+	}
+	return h.showDelete(c, t)
+}
+
+func (h *Handlers) confirmDeleteCR(c echo.Context) error {
+	t, err := h.crTarget(c, true)
+	if err != nil {
+		return err
+	}
+	return h.confirmDeleteOf(c, t)
 }

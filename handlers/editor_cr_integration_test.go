@@ -227,6 +227,32 @@ func TestCustomResourceInstancesAndEditor(t *testing.T) {
 		}
 	})
 
+	t.Run("delete one after the dry run and the typed name", func(t *testing.T) {
+		obj := list + "/default/g3"
+		_, doc, _ := es.get(t, es.sess, obj)
+		if href, _ := doc.Find(`[data-testid="delete-link"]`).Attr("href"); href != obj+"/delete" {
+			t.Fatalf("delete link %q", href)
+		}
+		code, doc, _ := es.get(t, es.sess, obj+"/delete")
+		uid, _ := doc.Find(`input[name="uid"]`).Attr("value")
+		if code != http.StatusOK || doc.Find(`[data-testid="delete-dryrun"]`).Length() != 1 || uid == "" {
+			t.Fatalf("delete page: status %d, uid %q: %s", code, uid, doc.Find("main").Text())
+		}
+		if code, _, _ := es.submit(t, obj+"/delete", map[string][]string{"confirm": {"g2"}, "uid": {uid}}); code != http.StatusUnprocessableEntity {
+			t.Errorf("wrong name typed: status %d", code)
+		}
+		if _, err := dyn.Resource(gvr).Namespace("default").Get(context.Background(), "g3", metav1.GetOptions{}); err != nil {
+			t.Fatalf("after a wrong name: %v", err)
+		}
+		code, _, hdr := es.submit(t, obj+"/delete", map[string][]string{"confirm": {"g3"}, "uid": {uid}})
+		if code != http.StatusSeeOther || hdr.Get("Location") != list {
+			t.Fatalf("delete: status %d, Location %q", code, hdr.Get("Location"))
+		}
+		if _, err := dyn.Resource(gvr).Namespace("default").Get(context.Background(), "g3", metav1.GetOptions{}); err == nil {
+			t.Error("g3 still exists")
+		}
+	})
+
 	t.Run("addresses that do not fit the CRD's scope are 404", func(t *testing.T) {
 		if code, _, _ := es.get(t, es.sess, list+"/_/g1"); code != http.StatusNotFound {
 			t.Errorf("cluster-scope placeholder for a namespaced CRD: status %d", code)

@@ -95,6 +95,8 @@ func New(deps Deps) *echo.Echo {
 	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/preview"), h.previewCR)
 	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/apply"), h.applyCR)
 	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/rebase"), h.rebaseCR)
+	mutating.GET("/crds/:name/instances/:ns/:obj/delete", h.deleteCR)
+	mutating.POST("/crds/:name/instances/:ns/:obj/delete", h.confirmDeleteCR)
 	mutating.GET("/:kind/:name/delete", h.deleteObject)
 	mutating.POST("/:kind/:name/delete", h.confirmDelete)
 	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.

@@ -23,11 +23,12 @@ type InstancesPage struct {
 
 // InstancePage shows one custom resource: a few facts and its YAML.
 type InstancePage struct {
-	Chrome    Chrome
-	Kind      string
-	Name      string
-	Namespace string
-	Fields    []Field
-	YAML      string
-	EditHref  string // "" in read-only mode
+	Chrome     Chrome
+	Kind       string
+	Name       string
+	Namespace  string
+	Fields     []Field
+	YAML       string
+	EditHref   string // "" in read-only mode
+	DeleteHref string // "" in read-only mode
 }

@@ -136,7 +136,7 @@ type DetailPage struct {
 	Conditions []Condition
 	YAML       string   // the object as YAML, managedFields removed ("" when YAMLHref loads it)
 	YAMLHref   string   // a large object's YAML is loaded on demand from here
-	YAMLSize   string   // its size, e.g. "2.8 MiB"
+	YAMLSize   string   // the object's size, e.g. "a 1.2 MiB object"
 	YAMLNote   string   // what the cached copy leaves out, when it does
 	Actions    []Action // mutating actions the user may take; empty in read-only mode
 	// MayUpdate and MayDelete: the signed-in user may update or delete this

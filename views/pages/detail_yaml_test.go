@@ -19,7 +19,7 @@ func TestDetailYAMLInlineOrOnDemand(t *testing.T) {
 		t.Error("no disclosure for an inline YAML")
 	}
 
-	p.YAML, p.YAMLNote, p.YAMLHref, p.YAMLSize = "", "", "/crds/big.example.com/yaml", "2.8 MiB"
+	p.YAML, p.YAMLNote, p.YAMLHref, p.YAMLSize = "", "", "/crds/big.example.com/yaml", "a 1.2 MiB object"
 	doc, _ = viewtest.Render(t, Detail(p))
 	viewtest.AssertCSPSafe(t, doc)
 	if doc.Find(viewtest.TestID("yaml")).Length() != 0 {
@@ -30,7 +30,7 @@ func TestDetailYAMLInlineOrOnDemand(t *testing.T) {
 	if d.AttrOr("hx-get", "") != p.YAMLHref || d.AttrOr("hx-trigger", "") != "toggle once" || link.AttrOr("href", "") != p.YAMLHref {
 		t.Errorf("disclosure %v, link %v", d.Nodes[0].Attr, link.Nodes[0].Attr)
 	}
-	if !strings.Contains(viewtest.Text(viewtest.One(t, doc, viewtest.TestID("yaml-summary"))), "2.8 MiB") {
+	if !strings.Contains(viewtest.Text(viewtest.One(t, doc, viewtest.TestID("yaml-summary"))), "1.2 MiB") {
 		t.Error("the summary says the size")
 	}
 	// The fragment the disclosure loads.

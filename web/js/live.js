@@ -12,6 +12,7 @@
 // htmx-ext-sse is not used for the connection: it logs every reconnect as a
 // console error and offers no hook to tell a resync from a plain swap.
 import htmx from './htmx.js';
+import { onQueueRows } from './live-csr.js';
 
 const TABLE_ID = 'list-table';
 
@@ -122,7 +123,12 @@ function onRows(kind, html) {
 
   const table = document.getElementById(TABLE_ID);
   if (!table || table.dataset.kind !== kind) return;
-  // A page with rows of its own (the CSR queue) fetches its fragment instead.
+  // The CSR queue has rows of its own (live-csr.js); another page with rows of
+  // its own (FlowSchemas in evaluation order) fetches its fragment instead.
+  if (table.hasAttribute('data-csr-queue')) {
+    if (onQueueRows(table, frag)) refetch();
+    return;
+  }
   if (table.dataset.liveRows !== kind) {
     refetch();
     return;

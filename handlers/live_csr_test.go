@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"strings"
+	"testing"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+// The CSR queue's live rows are the queue's own rows (state, subject,
+// findings, selection box), rendered once per change for every open queue,
+// with the state tabs' counts over all CSRs.
+func TestLiveRenderCSRQueueRows(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "live-user"}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := newLiveCluster("pending-a", "issued-b", "pending-c")
+	for _, c := range cl.csrs {
+		c.Spec.Request = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+		c.Spec.SignerName = certificatesv1.KubeAPIServerClientSignerName
+		c.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
+	}
+	cl.csrs["issued-b"].Status = certificatesv1.CertificateSigningRequestStatus{
+		Conditions:  []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}},
+		Certificate: []byte("issued"),
+	}
+	lv := NewLiveUpdates(cl, nil)
+	msgs := byEvent(lv.Render(kube.CSRs, []string{"pending-a", "issued-b", "gone-d"}, false))
+	rows, ok := msgs["csrs-rows"]
+	if !ok {
+		t.Fatalf("no rows message in %v", msgs)
+	}
+	d := doc(t, rows.Data)
+
+	a := d.Find(`tr#row-csrs-pending-a[data-csr-row][data-state="pending"]`)
+	if a.Length() != 1 || a.Find(`[data-testid="row-select"][value="pending-a"]`).Length() != 1 ||
+		!strings.Contains(a.Find(`[data-testid="row-subject"]`).Text(), "live-user") {
+		t.Errorf("pending row: want the queue's row with its selection box and decoded subject: %q", rows.Data)
+	}
+	b := d.Find(`tr#row-csrs-issued-b[data-state="issued"]`)
+	if b.Length() != 1 || b.Find(`[data-testid="row-select"]`).Length() != 0 {
+		t.Errorf("issued row: want the row without a selection box: %q", rows.Data)
+	}
+	if d.Find(`tr#row-csrs-gone-d[data-live-removed]`).Length() != 1 {
+		t.Errorf("deleted CSR not marked removed: %q", rows.Data)
+	}
+	if d.Find(`tr#row-csrs-pending-c`).Length() != 0 {
+		t.Errorf("unchanged row sent: %q", rows.Data)
+	}
+	for tab, want := range map[string]string{"all": "3", "pending": "2", "issued": "1", "denied": "0"} {
+		got := strings.TrimSpace(d.Find(`[data-csr-live-tabs] [data-tab="` + tab + `"] [data-testid="tab-count"]`).Text())
+		line := d.Find(`[data-csr-live-tabs] [data-tab="` + tab + `"] [data-testid="list-count"]`).Text()
+		if got != want || !strings.Contains(strings.Join(strings.Fields(line), " "), "Showing "+want+" of 3") {
+			t.Errorf("tab %s: count %q and line %q, want %s of 3", tab, got, line, want)
+		}
+	}
+}
