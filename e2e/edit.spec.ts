@@ -219,6 +219,10 @@ test('editor marks the server\'s error on its line and jumps there', async ({ pa
   expect(Number(line)).toBeGreaterThan(0);
   // A lint marker in the gutter, and a click on "line N" puts the cursor there.
   await expect(page.locator('.cm-lint-marker-error')).not.toHaveCount(0);
+  // It stays after the YAML linter's first run (300 ms after load), which
+  // once replaced the server's markers with its own (none).
+  await page.waitForTimeout(1_000);
+  await expect(page.locator('.cm-lint-marker-error')).not.toHaveCount(0);
   await page.getByTestId('editor-cause').locator('[data-line]').click();
   await expect(page.locator('.cm-activeLine')).toContainText('matchingPrecedence: 10001');
   // The server refused: nothing was created, and the text is still the user's.

@@ -7,8 +7,10 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -68,4 +70,30 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 			t.Errorf("tab %s: count %q and line %q, want %s of 3", tab, got, line, want)
 		}
 	}
+}
+
+// BenchmarkLiveCSRQueueRows is the hub's cost per batch of CSR changes with
+// 5,000 CSRs in the cache: one changed row (a decision) rendered once for
+// every open queue, with the state counts over all CSRs.
+func BenchmarkLiveCSRQueueRows(b *testing.B) {
+	const n = 5000
+	now := time.Now()
+	cl := newLiveCluster()
+	for i := range n {
+		var conds []certificatesv1.RequestConditionType
+		if i%10 >= 6 {
+			conds = []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved}
+		}
+		name := fmt.Sprintf("csr-%05d", i)
+		cl.csrs[name] = fakeCSR(b, name, apiClientSigner, fmt.Sprintf("user-%d", i%700), now.Add(-time.Duration(i)*time.Minute), conds...)
+	}
+	lv := NewLiveUpdates(cl, nil)
+	lv.Render(kube.CSRs, []string{"csr-00001"}, false) // warm: requests decoded once per process
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		msgs := lv.Render(kube.CSRs, []string{"csr-00042"}, false)
+		size = len(byEvent(msgs)["csrs-rows"].Data)
+	}
+	b.ReportMetric(float64(size), "html-bytes")
 }

@@ -52,7 +52,7 @@ const theme = EditorView.theme({
 });
 
 // YAML the parser could not read is marked where it breaks, before anything is sent.
-const syntaxErrors = linter((view) => {
+function syntaxErrors(view) {
   const found = [];
   syntaxTree(view.state).iterate({
     enter(node) {
@@ -63,7 +63,15 @@ const syntaxErrors = linter((view) => {
     },
   });
   return found;
-}, { delay: 300 });
+}
+
+// The editor's linter: YAML syntax errors, and the server's problems (given
+// by server()) as long as they still apply to the text. A linter's result
+// replaces every diagnostic, so the server's must be part of it, or its first
+// run (300 ms after load) would wipe them out.
+function lintWith(server) {
+  return linter((view) => [...syntaxErrors(view), ...server()], { delay: 300 });
+}
 
 // serverDiagnostics turns the problems the server listed beside the editor
 // (each with data-line) into markers on those lines.
@@ -147,6 +155,9 @@ function enhance(form) {
   const root = document;
   const tooLarge = form.querySelector('[data-editor-too-large]');
   let onCursor = () => {};
+  // What the server said about this text, shown until the text changes.
+  let fromServer = [];
+  let pristine = true;
   // CodeMirror mounts its styles as a <style> element into a document, which
   // the page's Content-Security-Policy (style-src 'self') blocks; into a shadow
   // root it adopts constructed style sheets instead, which CSP allows. The
@@ -161,13 +172,15 @@ function enhance(form) {
       extensions: [
         lineNumbers(), highlightActiveLineGutter(), foldGutter(), lintGutter(), history(), drawSelection(),
         indentOnInput(), bracketMatching(), highlightActiveLine(), highlightSelectionMatches(), search({ top: true }),
-        yaml(), syntaxHighlighting(highlight), syntaxErrors, theme,
+        yaml(), syntaxHighlighting(highlight), lintWith(() => (pristine ? fromServer : [])), theme,
         EditorState.tabSize.of(2),
         // Tab indents; Escape then Tab leaves the editor (CodeMirror's rule for keyboard users).
         keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap, ...foldKeymap, ...searchKeymap]),
         EditorView.contentAttributes.of({ 'aria-label': 'YAML', 'data-testid': 'editor-code', spellcheck: 'false', autocapitalize: 'off' }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) {
+            // The server's line numbers were for the text it saw.
+            pristine = false;
             area.value = u.state.doc.toString();
             if (tooLarge) tooLarge.hidden = true;
           }
@@ -182,7 +195,8 @@ function enhance(form) {
   onCursor = linkDocs(view, root.querySelector('[data-docs]'));
   form.dataset.editorReady = '';
 
-  view.dispatch(setDiagnostics(view.state, serverDiagnostics(view.state.doc, root)));
+  fromServer = serverDiagnostics(view.state.doc, root);
+  view.dispatch(setDiagnostics(view.state, fromServer));
   root.querySelectorAll('[data-testid="editor-results"] [data-line], [data-testid="apply-conflict"] [data-line]').forEach((el) => {
     el.classList.add('cursor-pointer', 'underline');
     el.setAttribute('role', 'button');

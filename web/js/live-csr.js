@@ -16,6 +16,9 @@ function queueView(table) {
   return {
     state: p.get('state') || '',
     filtered: FILTERS.some((k) => p.get(k)),
+    // The findings of a row can change with other CSRs (duplicates): sorted
+    // by them, even a row that keeps its state may move.
+    movable: p.get('sort') === 'checks',
     paged: Boolean(table.querySelector('[data-testid="pager"]')),
   };
 }
@@ -69,6 +72,7 @@ export function onQueueRows(table, frag) {
       }
     } else if (cur && cur.dataset.state === row.dataset.state) {
       replaceRow(cur, row); // same state: same place in the queue
+      stale = stale || view.movable;
     } else if (cur && view.state && row.dataset.state !== view.state) {
       cur.remove(); // decided (or issued): it leaves this tab
       left = true;
