@@ -36,7 +36,7 @@ func TestGalleryOnlyWithDevUI(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range []string{"gallery-badges", "gallery-banners", "gallery-table", "gallery-detail", "gallery-code", "gallery-actions"} {
-			if doc.Find(`[data-testid="` + id + `"]`).Length() != 1 {
+			if doc.Find(`[data-testid="`+id+`"]`).Length() != 1 {
 				t.Errorf("gallery section %s missing", id)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
@@ -40,28 +39,7 @@ func (h *Handlers) webhookDetail(c echo.Context, name string, now time.Time) (mo
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	return present.WebhookDetail(cfg, h.webhookBackends(c.Request().Context(), cfg.Webhooks), now), nil
-}
-
-func (h *Handlers) webhookBackends(ctx context.Context, hooks []admissionregistrationv1.ValidatingWebhook) present.WebhookBackends {
-	if h.deps.Lookup == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-	defer cancel()
-	out := present.WebhookBackends{}
-	for _, w := range hooks {
-		s := w.ClientConfig.Service
-		if s == nil {
-			continue
-		}
-		key := admission.BackendKey{Namespace: s.Namespace, Name: s.Name}
-		if _, done := out[key]; done {
-			continue
-		}
-		out[key] = h.backend(ctx, key)
-	}
-	return out
+	return present.WebhookDetail(cfg, h.hookBackends(c.Request().Context(), admission.FromValidating(cfg).Hooks), now), nil
 }
 
 func (h *Handlers) backend(ctx context.Context, key admission.BackendKey) admission.Backend {

@@ -385,7 +385,7 @@ func TestInterceptFormAgreesWithTheAPIServer(t *testing.T) {
 		{name: "c18", op: "CREATE", label: "core event: events.k8s.io rules match it across groups (Equivalent)", do: func(ctx context.Context) error {
 			_, err := cs.CoreV1().Events(nsA).Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "c18", Namespace: nsA},
 				InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: nsA, Name: "c06"},
-				Reason: "Test", Message: "interception test", Type: corev1.EventTypeNormal}, dry)
+				Reason:         "Test", Message: "interception test", Type: corev1.EventTypeNormal}, dry)
 			return err
 		}, form: q("CREATE", "", "v1", "events", "", nsA, "", "", "")},
 		{name: "c19", op: "CREATE", label: "events.k8s.io event: the core rule matches it across groups (Equivalent)", do: func(ctx context.Context) error {

@@ -29,7 +29,9 @@ func matchConfig() []Config {
 		}
 		return w
 	}
-	exact := func(w *admissionregistrationv1.ValidatingWebhook) { w.MatchPolicy = ptr.To(admissionregistrationv1.Exact) }
+	exact := func(w *admissionregistrationv1.ValidatingWebhook) {
+		w.MatchPolicy = ptr.To(admissionregistrationv1.Exact)
+	}
 	b := FromValidating(&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "b"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
 			hook("cm-create", rule(create, "", "v1", []string{"configmaps"}, "*"), nil),

@@ -114,14 +114,20 @@ func TestTreeExplainsEveryField(t *testing.T) {
 		{"spec.color", func(n *Node) bool {
 			return !n.Required && slices.Equal(n.Enum, []string{`"red"`, `"green"`}) && n.Pattern == "^[a-z]+$" && slices.Equal(n.Limits, []string{"maxLength 8"})
 		}},
-		{"spec.port", func(n *Node) bool { return n.Type == "int-or-string" && slices.Contains(n.Extensions, "x-kubernetes-int-or-string") }},
-		{"spec.labels", func(n *Node) bool { return n.Type == "map of string" && slices.Contains(n.Extensions, "x-kubernetes-map-type: granular") }},
+		{"spec.port", func(n *Node) bool {
+			return n.Type == "int-or-string" && slices.Contains(n.Extensions, "x-kubernetes-int-or-string")
+		}},
+		{"spec.labels", func(n *Node) bool {
+			return n.Type == "map of string" && slices.Contains(n.Extensions, "x-kubernetes-map-type: granular")
+		}},
 		{"spec.labels{}", func(n *Node) bool { return n.Type == "string" && n.Name == "{}" }},
 		{"spec.ports", func(n *Node) bool {
 			return n.Type == "array" && slices.Equal(n.Extensions, []string{"x-kubernetes-list-type: map", "x-kubernetes-list-map-keys: name"}) && slices.Equal(n.Limits, []string{"maxItems 5"})
 		}},
 		{"spec.ports[].name", func(n *Node) bool { return n.Required && n.Depth == 4 }},
-		{"spec.tags", func(n *Node) bool { return n.Type == "array of string" && slices.Equal(n.Limits, []string{"uniqueItems"}) }},
+		{"spec.tags", func(n *Node) bool {
+			return n.Type == "array of string" && slices.Equal(n.Limits, []string{"uniqueItems"})
+		}},
 		{"spec.template", func(n *Node) bool {
 			return slices.Equal(n.Extensions, []string{"x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"})
 		}},

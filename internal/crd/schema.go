@@ -22,7 +22,7 @@ type Node struct {
 	Format      string
 	Required    bool // its parent lists it as required
 	Nullable    bool
-	Description string // as written (Markdown)
+	Description string   // as written (Markdown)
 	Enum        []string // JSON values
 	Default     string   // JSON
 	Pattern     string

@@ -1,7 +1,6 @@
 package present
 
 import (
-	"sort"
 	"strconv"
 	"time"
 
@@ -17,15 +16,7 @@ func MutatingWebhookList(items []*admissionregistrationv1.MutatingWebhookConfigu
 	const kind, action = "mutatingwebhooks", "/mutatingwebhooks"
 	rows := make([]row, 0, len(items))
 	for _, c := range items {
-		ageC, ageKey := ageCell(c.CreationTimestamp, now)
-		fp, anyFail := configFailurePolicies(admission.FromMutating(c))
-		fpCell := model.Cell{Text: fp}
-		if anyFail {
-			fpCell.Badges = []model.Badge{{Text: "Fail", Tone: model.ToneWarning, Hint: "a webhook that is down blocks the requests it matches"}}
-		}
-		rows = append(rows, newRow(kind, action, c.Name, []model.Cell{
-			{Text: strconv.Itoa(len(c.Webhooks))}, fpCell, ageC,
-		}, []string{padInt(int64(len(c.Webhooks))), fp, ageKey}))
+		rows = append(rows, webhookConfigRow(kind, action, c.Name, c.CreationTimestamp, admission.FromMutating(c), now))
 	}
 	return table(kind, "MutatingWebhookConfigurations", action, webhookColumns, rows, q)
 }
@@ -49,24 +40,4 @@ func MutatingWebhookDetail(c *admissionregistrationv1.MutatingWebhookConfigurati
 	}
 	p.Insights, p.Problems = WebhookInsights(cfg, backends, now)
 	return p
-}
-
-// configFailurePolicies is failurePolicies over either kind of configuration
-// (the defaults are filled in by admission).
-func configFailurePolicies(cfg admission.Config) (string, bool) {
-	counts := map[string]int{}
-	var keys []string
-	for _, h := range cfg.Hooks {
-		p := string(h.FailurePolicy)
-		if counts[p] == 0 {
-			keys = append(keys, p)
-		}
-		counts[p]++
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, k+" ×"+strconv.Itoa(counts[k]))
-	}
-	return join(parts), counts[string(admissionregistrationv1.Fail)] > 0
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -18,20 +19,43 @@ var webhookColumns = []column{
 	{"age", "Age", true},
 }
 
-// failurePolicies summarises the distinct failure policies ("Fail ×2, Ignore ×1").
-// An unset policy defaults to Fail in admissionregistration/v1.
-func failurePolicies(c *admissionregistrationv1.ValidatingWebhookConfiguration) (string, bool) {
+// WebhookList lays out the ValidatingWebhookConfiguration list page.
+func WebhookList(items []*admissionregistrationv1.ValidatingWebhookConfiguration, q ListQuery, now time.Time) model.ListPage {
+	const kind, action = "validatingwebhooks", "/validatingwebhooks"
+	rows := make([]row, 0, len(items))
+	for _, c := range items {
+		rows = append(rows, webhookConfigRow(kind, action, c.Name, c.CreationTimestamp, admission.FromValidating(c), now))
+	}
+	return table(kind, "ValidatingWebhookConfigurations", action, webhookColumns, rows, q)
+}
+
+// webhookConfigRow is one row of a webhook configuration list (validating or
+// mutating): the number of webhooks, their failure policies, the age.
+func webhookConfigRow(kind, action, name string, created metav1.Time, cfg admission.Config, now time.Time) row {
+	ageC, ageKey := ageCell(created, now)
+	fp, anyFail := configFailurePolicies(cfg)
+	fpCell := model.Cell{Text: fp}
+	if anyFail {
+		fpCell.Badges = []model.Badge{{Text: "Fail", Tone: model.ToneWarning, Hint: "a webhook that is down blocks the requests it matches"}}
+	}
+	n := len(cfg.Hooks)
+	return newRow(kind, action, name, []model.Cell{
+		{Text: strconv.Itoa(n)}, fpCell, ageC,
+	}, []string{padInt(int64(n)), fp, ageKey})
+}
+
+// configFailurePolicies summarises the distinct failure policies of a
+// configuration's webhooks ("Fail ×2, Ignore ×1"; unset means Fail in
+// admissionregistration/v1) and whether any is Fail.
+func configFailurePolicies(cfg admission.Config) (string, bool) {
 	counts := map[string]int{}
-	for _, w := range c.Webhooks {
-		p := string(admissionregistrationv1.Fail)
-		if w.FailurePolicy != nil {
-			p = string(*w.FailurePolicy)
+	var keys []string
+	for _, h := range cfg.Hooks {
+		p := string(h.FailurePolicy)
+		if counts[p] == 0 {
+			keys = append(keys, p)
 		}
 		counts[p]++
-	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
@@ -41,30 +65,12 @@ func failurePolicies(c *admissionregistrationv1.ValidatingWebhookConfiguration) 
 	return join(parts), counts[string(admissionregistrationv1.Fail)] > 0
 }
 
-// WebhookList lays out the ValidatingWebhookConfiguration list page.
-func WebhookList(items []*admissionregistrationv1.ValidatingWebhookConfiguration, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "validatingwebhooks", "/validatingwebhooks"
-	rows := make([]row, 0, len(items))
-	for _, c := range items {
-		ageC, ageKey := ageCell(c.CreationTimestamp, now)
-		fp, anyFail := failurePolicies(c)
-		fpCell := model.Cell{Text: fp}
-		if anyFail {
-			fpCell.Badges = []model.Badge{{Text: "Fail", Tone: model.ToneWarning, Hint: "a webhook that is down blocks the requests it matches"}}
-		}
-		rows = append(rows, newRow(kind, action, c.Name, []model.Cell{
-			{Text: strconv.Itoa(len(c.Webhooks))}, fpCell, ageC,
-		}, []string{padInt(int64(len(c.Webhooks))), fp, ageKey}))
-	}
-	return table(kind, "ValidatingWebhookConfigurations", action, webhookColumns, rows, q)
-}
-
 // WebhookDetail lays out one ValidatingWebhookConfiguration: a summary table
 // of its webhooks with lint badges and a card per webhook. backends holds what
 // lookups found about the Services the webhooks call (nil: not looked up).
 func WebhookDetail(c *admissionregistrationv1.ValidatingWebhookConfiguration, backends WebhookBackends, now time.Time) model.DetailPage {
 	ageText, ageTitle, _ := age(c.CreationTimestamp, now)
-	fp, _ := failurePolicies(c)
+	fp, _ := configFailurePolicies(admission.FromValidating(c))
 	p := model.DetailPage{
 		KindID: "validatingwebhooks", KindTitle: "ValidatingWebhookConfigurations", Name: c.Name,
 		Status: model.Badge{Text: strconv.Itoa(len(c.Webhooks)) + " webhooks", Tone: model.ToneNeutral},

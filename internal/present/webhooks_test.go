@@ -25,7 +25,7 @@ func webhookConfig() *admissionregistrationv1.ValidatingWebhookConfiguration {
 		ObjectMeta: metav1.ObjectMeta{Name: "policy"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
 			{Name: "a.policy.dev", ClientConfig: svc("a"), Rules: []admissionregistrationv1.RuleWithOperations{rule},
-				SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
+				SideEffects:     ptr.To(admissionregistrationv1.SideEffectClassNone),
 				MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-system", Expression: "!request.userInfo.username.startsWith('system:')"}}},
 			{Name: "b.policy.dev", ClientConfig: svc("b"), Rules: []admissionregistrationv1.RuleWithOperations{rule},
 				FailurePolicy: ptr.To(admissionregistrationv1.Ignore), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone)},

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"slices"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 

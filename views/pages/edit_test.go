@@ -38,7 +38,7 @@ func TestEditAndDeletePages(t *testing.T) {
 		t.Errorf("textarea lost the text: %q", got)
 	}
 	for name, want := range map[string]string{"_csrf": "csrf-token-123", "resourceVersion": "42", "base": "H4sI"} {
-		if got := form.Find(`input[name="` + name + `"]`).AttrOr("value", ""); got != want {
+		if got := form.Find(`input[name="`+name+`"]`).AttrOr("value", ""); got != want {
 			t.Errorf("hidden %s = %q, want %q", name, got, want)
 		}
 	}
