@@ -52,7 +52,7 @@ func New(deps Deps) *echo.Echo {
 	// Global search by name across kinds (search.go); static, so it wins over /:kind.
 	e.GET(SearchPath, h.search)
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
-	e.GET(livePath, h.events, liftReadDeadline)
+	e.GET(livePath, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
 	e.GET("/csrs", h.csrQueue)
 	e.GET("/csrs/:name/certificate", h.csrCertificate)

@@ -11,9 +11,11 @@ type ServerTimeouts struct {
 	// ReadHeader bounds reading a request's line and headers (slow-loris headers).
 	ReadHeader time.Duration
 	// Read bounds reading a whole request, body included: a client that
-	// trickles a body is cut off. The event stream lifts it for its
-	// connection once the request is in (liftReadDeadline), because net/http
-	// otherwise ends the stream's context when the deadline passes.
+	// trickles a body is cut off. It does not end an event stream: once a
+	// request's body is read (a GET has none), net/http clears the read
+	// deadline before its background read for the client leaving
+	// (connReader.startBackgroundRead), so the deadline cannot cancel the
+	// stream's context. TestEventStreamOutlivesReadTimeout holds it to that.
 	Read time.Duration
 	// Idle bounds a kept-alive connection waiting for its next request.
 	Idle time.Duration
