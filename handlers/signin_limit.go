@@ -104,13 +104,17 @@ func clientOf(r *http.Request) netip.Prefix {
 	return p
 }
 
-// isSignInAttempt tells the requests that try a credential.
+// isSignInAttempt tells the requests that may try a credential: every
+// request to /login but the bare page (GET or HEAD without a token). Counting
+// by exclusion keeps a method the route table might map onto a handler later
+// (HEAD, say) from becoming an unlimited way in.
 func isSignInAttempt(c echo.Context) bool {
 	if c.Path() != loginPath {
 		return false
 	}
 	r := c.Request()
-	return r.Method == http.MethodPost || (r.Method == http.MethodGet && r.URL.Query().Get("token") != "")
+	page := r.Method == http.MethodGet || r.Method == http.MethodHead
+	return !page || r.URL.Query().Has("token")
 }
 
 // limitSignIns answers 429, with Retry-After and a page saying when to try

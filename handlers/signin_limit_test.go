@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
@@ -146,6 +148,31 @@ func TestClientOfIgnoresForwardingHeaders(t *testing.T) {
 		r.Header.Set("X-Forwarded-For", "1.2.3.4")
 		if got := clientOf(r).String(); got != tt.want {
 			t.Errorf("clientOf(%s) = %s, want %s", tt.remote, got, tt.want)
+		}
+	}
+}
+
+// TestEveryLoginRequestButThePageIsAnAttempt: other methods and HEAD with a
+// token spend the budget too; the bare page does not.
+func TestEveryLoginRequestButThePageIsAnAttempt(t *testing.T) {
+	e := echo.New()
+	for _, tt := range []struct {
+		method, target string
+		want           bool
+	}{
+		{http.MethodGet, "/login", false},
+		{http.MethodHead, "/login", false},
+		{http.MethodGet, "/login?token=x", true},
+		{http.MethodGet, "/login?token=", true},
+		{http.MethodHead, "/login?token=x", true},
+		{http.MethodPost, "/login", true},
+		{"PROPFIND", "/login", true},
+		{http.MethodPost, "/logout", false},
+	} {
+		c := e.NewContext(httptest.NewRequest(tt.method, tt.target, nil), httptest.NewRecorder())
+		c.SetPath(strings.SplitN(tt.target, "?", 2)[0])
+		if got := isSignInAttempt(c); got != tt.want {
+			t.Errorf("%s %s: attempt = %v, want %v", tt.method, tt.target, got, tt.want)
 		}
 	}
 }
