@@ -176,3 +176,29 @@ func TestEveryLoginRequestButThePageIsAnAttempt(t *testing.T) {
 		}
 	}
 }
+
+// TestSignInBodyIsSmall: the public sign-in form is read before anyone is
+// known, so its body gets loginBody (64 KiB), not maxBody, also when chunked.
+func TestSignInBodyIsSmall(t *testing.T) {
+	var reviews atomic.Int64
+	sessions := auth.NewSessions()
+	e := New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
+		Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions, Store: auth.NewStore(0)}, User: "console",
+		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
+			reviews.Add(1)
+			return reviewTokens(ctx, token)
+		},
+	})
+	body := "token=" + strings.Repeat("a", 100<<10)
+	r := tokenLoginRequest("", "203.0.113.9:1")
+	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), -1 // chunked: no length to check first
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, r)
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "larger than "+loginBody) {
+		t.Errorf("a 100 KiB chunked sign-in body: status %d, want 413 saying %s", rec.Code, loginBody)
+	}
+	if reviews.Load() != 0 {
+		t.Error("the oversized sign-in reached the token review")
+	}
+}
