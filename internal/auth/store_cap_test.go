@@ -58,3 +58,18 @@ func TestPerUserLimitKeepsOthersUnderGlobalBound(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPutFullStore: a sign-in when the store is full (10,000 sessions of
+// 1,000 users), where Put scans the entries for the user's own and the
+// global bound.
+func BenchmarkPutFullStore(b *testing.B) {
+	s := NewStore(0)
+	exp := time.Now().Add(time.Hour)
+	for i := range DefaultStoreSize {
+		s.Put(kube.Identity{User: "user-" + string(rune('a'+i%1000))}, exp.Add(time.Duration(i)*time.Millisecond))
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		s.Put(kube.Identity{User: "user-" + string(rune('a'+i%1000))}, exp.Add(time.Hour+time.Duration(i)*time.Millisecond))
+	}
+}
