@@ -14,8 +14,9 @@ import (
 // and a form parser swallows that failure: c.FormValue would return "" and
 // the handler would act on a form with its fields missing. Read here, an
 // oversized body is a 413 (explained by explainBodyLimit) before the handler
-// runs. It goes right after middleware.BodyLimit, whose reader bounds what is
-// buffered to maxBody.
+// runs. It goes after middleware.BodyLimit, whose reader bounds what is
+// buffered to the route's limit, and after requireIdentity: the body of a
+// request without a session is never read (public routes: /login's is small).
 func bufferChunkedBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()

@@ -117,6 +117,8 @@ type Deps struct {
 	Gate *auth.Gate
 	// TokenReview learns who a pasted bearer token is (token mode).
 	TokenReview TokenReviewer
+	// SignInLimit bounds each client's sign-in attempts; zero is DefaultSignInLimit.
+	SignInLimit SignInLimit
 
 	// Audit records every write made through clusterdesk (JSON line and
 	// Kubernetes Event); nil logs one "write" line instead (edit_audit.go).

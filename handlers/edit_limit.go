@@ -44,8 +44,11 @@ func editorRoute(path string) string {
 
 // bodyLimitFor is the body limit of a route template.
 func bodyLimitFor(route string) string {
-	if editorBodyRoutes[route] {
+	switch {
+	case editorBodyRoutes[route]:
 		return editorBody
+	case route == loginPath:
+		return loginBody // public: read before anyone is known (signin_limit.go)
 	}
 	return maxBody
 }
@@ -53,14 +56,14 @@ func bodyLimitFor(route string) string {
 // bodyLimit bounds every request body by its route's limit. Middleware added
 // with e.Use runs after routing, so c.Path() is the route template.
 func bodyLimit() echo.MiddlewareFunc {
-	small, large := middleware.BodyLimit(maxBody), middleware.BodyLimit(editorBody)
+	limits := []string{maxBody, editorBody, loginBody}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		s, l := small(next), large(next)
+		byLimit := map[string]echo.HandlerFunc{}
+		for _, l := range limits {
+			byLimit[l] = middleware.BodyLimit(l)(next)
+		}
 		return func(c echo.Context) error {
-			if editorBodyRoutes[c.Path()] {
-				return l(c)
-			}
-			return s(c)
+			return byLimit[bodyLimitFor(c.Path())](c)
 		}
 	}
 }

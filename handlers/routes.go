@@ -23,14 +23,16 @@ func New(deps Deps) *echo.Echo {
 	e.HTTPErrorHandler = h.errorHandler
 
 	// Outermost, so a recovered panic is counted as the 500 it becomes.
-	e.Use(observeRequests(deps.Metrics))
+	e.Use(observeRequests(deps.Metrics, e))
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
+	e.Use(h.limitSignIns(newSignInLimiter(deps.signInLimit()))) // before any body is read (signin_limit.go)
 	e.Use(explainBodyLimit)
-	e.Use(bodyLimit()) // maxBody, or editorBody on the editor's routes (edit_limit.go)
-	e.Use(bufferChunkedBody)
+	e.Use(bodyLimit()) // maxBody, editorBody on the editor's routes, loginBody on /login (edit_limit.go)
 	e.Use(requireIdentity(h.gate, h.loginPage))
+	// Only now is a body read: nothing a client without a session sends is buffered.
+	e.Use(bufferChunkedBody)
 	e.Use(csrf(h.gate.Sessions != nil && h.gate.Sessions.Secure))
 
 	e.GET("/healthz", h.healthz)

@@ -154,19 +154,15 @@ func run(args []string) error {
 		fmt.Printf("clusterdesk: open %s/login\n", baseURL)
 	}
 
-	srv := &http.Server{
-		Handler: handlers.New(handlers.Deps{
-			Log: log, Cluster: cache, Access: kube.UserAccess{Users: si.users}, Writer: kube.UserWriter{Users: si.users},
-			Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI),
-			Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review,
-			User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
-			Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
-		}),
-		// No WriteTimeout: server-sent event streams stay open. Slow-loris
-		// headers are cut by ReadHeaderTimeout.
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	// Timeouts and header limits (handlers/server.go): no WriteTimeout, so
+	// event streams stay open; slow headers and bodies are cut off.
+	srv := handlers.NewServer(handlers.New(handlers.Deps{
+		Log: log, Cluster: cache, Access: kube.UserAccess{Users: si.users}, Writer: kube.UserWriter{Users: si.users},
+		Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI),
+		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review,
+		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
+		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
+	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.
 	srv.RegisterOnShutdown(streams.Close)

@@ -15,14 +15,17 @@ const DefaultStoreSize = 10000
 // keyed by a random session id that the session cookie carries: the token
 // never reaches the browser, and signing out forgets it. Entries end at their
 // expiry or on Delete; when the store is full the entry expiring first makes
-// room. It is safe for concurrent use.
+// room, and one user's sign-ins beyond PerUser replace that user's oldest.
+// It is safe for concurrent use.
 type Store struct {
 	mu      sync.Mutex
 	max     int
 	entries map[string]storeEntry
 	// Idle, if set, forgets an entry not asked for this long (the session's idle limit).
 	Idle time.Duration
-	now  func() time.Time
+	// PerUser bounds the entries of one user (DefaultSessionsPerUser if 0, store_cap.go).
+	PerUser int
+	now     func() time.Time
 }
 
 type storeEntry struct {
@@ -46,6 +49,7 @@ func (s *Store) Put(id kube.Identity, expires time.Time) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
+	s.makeRoomFor(id.User, now)
 	if len(s.entries) >= s.max {
 		s.evict(now)
 	}

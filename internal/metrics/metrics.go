@@ -9,7 +9,6 @@ package metrics
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -96,6 +95,7 @@ const UnmatchedRoute = "unmatched"
 // ObserveHTTP records one served request. route must be the route template
 // ("/crds/:name"), never the raw path; stream tells a server-sent event stream,
 // whose duration is the connection's life and stays out of the histogram.
+// The method and code are mapped onto fixed sets (labels.go).
 func (r *Registry) ObserveHTTP(method, route string, code int, d time.Duration, stream bool) {
 	if r == nil {
 		return
@@ -103,7 +103,8 @@ func (r *Registry) ObserveHTTP(method, route string, code int, d time.Duration, 
 	if route == "" {
 		route = UnmatchedRoute
 	}
-	r.httpRequests.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
+	method = methodLabel(method)
+	r.httpRequests.WithLabelValues(method, route, codeLabel(code)).Inc()
 	if !stream {
 		r.httpDuration.WithLabelValues(method, route).Observe(d.Seconds())
 	}

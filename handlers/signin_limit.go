@@ -1,0 +1,161 @@
+package handlers
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// loginPath is the sign-in page and form, public by necessity.
+const loginPath = "/login"
+
+// loginBody bounds the sign-in form's body: a bearer token (maxTokenLen,
+// 16 KiB) and a CSRF token, percent-encoded. It is read before anyone is known.
+const loginBody = "64KiB"
+
+// SignInLimit is how many sign-in attempts one client may make: Burst at
+// once, then one per Every. A sign-in attempt is a POST /login (token mode:
+// each one costs a SelfSubjectReview on the API server) or a GET /login with a
+// token (local mode's one-time URL).
+type SignInLimit struct {
+	Every time.Duration
+	Burst int
+	// Clients is how many clients are remembered. When more try, the one
+	// heard from longest ago is forgotten, so spraying addresses cannot grow
+	// memory; a forgotten client starts again with a full burst, so a client
+	// whose bucket has refilled loses nothing by being forgotten.
+	Clients int
+	// Now is the clock (tests freeze it); nil is time.Now.
+	Now func() time.Time
+}
+
+// DefaultSignInLimit: 10 attempts at once, then 6 a minute, per client; a
+// person who mistypes a token is not held up, a script guessing is.
+var DefaultSignInLimit = SignInLimit{Every: 10 * time.Second, Burst: 10, Clients: 4096}
+
+// signInLimiter keeps one token bucket (x/time/rate) per client in an LRU
+// cache of fixed size (hashicorp/golang-lru).
+type signInLimiter struct {
+	cfg     SignInLimit
+	mu      sync.Mutex // makes get-or-create and take one step
+	clients *lru.Cache[netip.Prefix, *rate.Limiter]
+}
+
+func newSignInLimiter(cfg SignInLimit) *signInLimiter {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	clients, err := lru.New[netip.Prefix, *rate.Limiter](cfg.Clients)
+	if err != nil {
+		panic("handlers: SignInLimit.Clients must be positive")
+	}
+	return &signInLimiter{cfg: cfg, clients: clients}
+}
+
+// allow takes one attempt from client's bucket; when it is empty it says how
+// long until the next attempt is allowed.
+func (l *signInLimiter) allow(client netip.Prefix) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lim, ok := l.clients.Get(client)
+	if !ok {
+		lim = rate.NewLimiter(rate.Every(l.cfg.Every), l.cfg.Burst)
+		l.clients.Add(client, lim)
+	}
+	now := l.cfg.Now()
+	if lim.AllowN(now, 1) {
+		return true, 0
+	}
+	missing := 1 - lim.TokensAt(now)
+	return false, time.Duration(missing * float64(l.cfg.Every))
+}
+
+// clientOf is who a request comes from for the limit: the connection's
+// address, never X-Forwarded-For or X-Real-IP, which any client can write
+// (echo's RealIP trusts them). An IPv6 client is its /64, the block one
+// subscriber usually holds. Behind a load balancer every client shares the
+// balancer's address, and so one budget.
+func clientOf(r *http.Request) netip.Prefix {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Prefix{} // one shared bucket for whatever this is
+	}
+	addr = addr.Unmap()
+	bits := 32
+	if addr.Is6() {
+		bits = 64
+	}
+	p, _ := addr.Prefix(bits)
+	return p
+}
+
+// isSignInAttempt tells the requests that may try a credential: every
+// request to /login but the bare page (GET or HEAD without a token). Counting
+// by exclusion keeps a method the route table might map onto a handler later
+// (HEAD, say) from becoming an unlimited way in.
+func isSignInAttempt(c echo.Context) bool {
+	if c.Path() != loginPath {
+		return false
+	}
+	r := c.Request()
+	page := r.Method == http.MethodGet || r.Method == http.MethodHead
+	return !page || r.URL.Query().Has("token")
+}
+
+// limitSignIns answers 429, with Retry-After and a page saying when to try
+// again, to a client over its sign-in budget, before its body is read or the
+// API server is asked anything. It runs after routing (c.Path()).
+func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if !isSignInAttempt(c) {
+				return next(c)
+			}
+			ok, wait := l.allow(clientOf(c.Request()))
+			if ok {
+				return next(c)
+			}
+			secs := int(math.Ceil(wait.Seconds()))
+			if secs < 1 {
+				secs = 1
+			}
+			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+			return render(c, http.StatusTooManyRequests, pages.Login(model.LoginPage{
+				Title: "Too many sign-in attempts",
+				Message: "clusterdesk refuses sign-in attempts from your address for " + strconv.Itoa(secs) +
+					" seconds: there were too many in a short time. Wait, then reload this page and sign in again.",
+				// The mode's instructions; token mode's form goes without a
+				// CSRF token (the csrf middleware has not run: it reads the
+				// body), so a retry relies on the browser's Sec-Fetch-Site.
+				Mode: string(h.gate.Mode),
+			}))
+		}
+	}
+}
+
+// signInLimit is d.SignInLimit, or DefaultSignInLimit when it is not set.
+func (d Deps) signInLimit() SignInLimit {
+	l := d.SignInLimit
+	if l.Every <= 0 || l.Burst <= 0 {
+		l.Every, l.Burst = DefaultSignInLimit.Every, DefaultSignInLimit.Burst
+	}
+	if l.Clients <= 0 {
+		l.Clients = DefaultSignInLimit.Clients
+	}
+	return l
+}
