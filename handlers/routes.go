@@ -27,6 +27,7 @@ func New(deps Deps) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
+	e.Use(strictTransport) // HSTS over TLS (hsts.go)
 	e.Use(explainBodyLimit)
 	e.Use(bodyLimit()) // maxBody, or editorBody on the editor's routes (edit_limit.go)
 	e.Use(bufferChunkedBody)
