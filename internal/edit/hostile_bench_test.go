@@ -146,13 +146,8 @@ func TestDifferingLines(t *testing.T) {
 // TestProblemParsesOnce: an answer with 1,000 field causes places them all in
 // the text with one parse of it.
 func TestProblemParsesOnce(t *testing.T) {
+	err, flat := manyCauses(1000)
 	text := hugeText(1000, "v")
-	causes := make([]metav1.StatusCause, 1000)
-	for i := range causes {
-		causes[i] = metav1.StatusCause{Field: fmt.Sprintf("key%d", i), Message: "bad"}
-	}
-	err := apierrors.NewInvalid(schema.GroupKind{Kind: "X"}, "x", nil)
-	err.ErrStatus.Details.Causes = causes
 	parses := 0
 	orig := parseYAML
 	parseYAML = func(s string) (*yaml.Node, error) { parses++; return orig(s) }
@@ -165,7 +160,7 @@ func TestProblemParsesOnce(t *testing.T) {
 		t.Fatalf("%d causes", len(p.Causes))
 	}
 	parses = 0
-	p = Problem(err, strings.ReplaceAll(text, "  key", "key"))
+	p = Problem(err, flat)
 	if parses != 1 || p.Causes[999].Line != 1000 {
 		t.Fatalf("%d parses; cause 999 at line %d, want 1 parse and line 1000", parses, p.Causes[999].Line)
 	}
@@ -173,5 +168,26 @@ func TestProblemParsesOnce(t *testing.T) {
 	IgnoredProblem([]IgnoredChange{{Field: "key1"}, {Field: "key2"}, {Field: "key3"}}, text)
 	if parses != 1 {
 		t.Fatalf("IgnoredProblem: %d parses for 3 fields, want 1", parses)
+	}
+	runBenchOnce(t, BenchmarkProblemManyCauses)
+}
+
+// manyCauses is an Invalid answer with n field causes, and the text they are in.
+func manyCauses(n int) (error, string) {
+	causes := make([]metav1.StatusCause, n)
+	for i := range causes {
+		causes[i] = metav1.StatusCause{Field: fmt.Sprintf("key%d", i), Message: "bad"}
+	}
+	err := apierrors.NewInvalid(schema.GroupKind{Kind: "X"}, "x", nil)
+	err.ErrStatus.Details.Causes = causes
+	return err, strings.ReplaceAll(hugeText(n, "v"), "  key", "key")
+}
+
+// BenchmarkProblemManyCauses maps 1,000 field causes to lines of a 1,000-line text.
+func BenchmarkProblemManyCauses(b *testing.B) {
+	err, text := manyCauses(1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Problem(err, text)
 	}
 }
