@@ -451,7 +451,7 @@ func (h *Handlers) previewFlowSchema(c echo.Context, p model.FlowSchemaFormPage,
 		from = "the version you started (" + f.ResourceVersion + ")"
 	}
 	d := edit.Diff("What the API server would store (dry run)", from, "after "+saveLabel(p.Create), before, after)
-	if len(d.Lines) == 0 {
+	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the FlowSchema as it is."
 	}
 	p.Preview = &d

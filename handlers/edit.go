@@ -334,7 +334,7 @@ func (h *Handlers) previewDiff(f editForm, result *unstructured.Unstructured, fr
 		return model.Diff{}, err
 	}
 	d := edit.Diff("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
-	if len(d.Lines) == 0 {
+	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the object as it is."
 	}
 	return d, nil

@@ -24,7 +24,7 @@ func Diff(title, fromLabel, toLabel, from, to string) model.Diff {
 		return d
 	}
 	if err := checkDiffWork(from, to); err != nil {
-		d.Note = tooLargeNote(err.(*TooLargeError))
+		d.Note, d.TooLarge = tooLargeNote(err.(*TooLargeError)), true
 		return d
 	}
 	u, err := udiff.ToUnifiedDiff(fromLabel, toLabel, from, udiff.Lines(from, to), contextLines)

@@ -105,7 +105,7 @@ func TestHostileBaseIsRefused(t *testing.T) {
 func TestHugeDiffSaysTooLarge(t *testing.T) {
 	from, to := hugeText(20000, "a"), hugeText(20000, "b")
 	d := Diff("t", "from", "to", from, to)
-	if len(d.Lines) != 0 || !strings.Contains(d.Note, "Too large to diff: 20000 × 20000 lines differ") {
+	if len(d.Lines) != 0 || !d.TooLarge || !strings.Contains(d.Note, "Too large to diff: 20000 × 20000 lines differ") {
 		t.Fatalf("diff of 20,000 × 20,000 changed lines: %d lines, note %q", len(d.Lines), d.Note)
 	}
 	var tl *TooLargeError
@@ -114,7 +114,7 @@ func TestHugeDiffSaysTooLarge(t *testing.T) {
 	}
 	// A small change inside a huge text is diffed: only what differs counts.
 	edited := strings.Replace(from, "key10000: a-10000\n", "key10000: changed\n", 1)
-	if d := Diff("t", "from", "to", from, edited); d.Added != 1 || d.Removed != 1 {
+	if d := Diff("t", "from", "to", from, edited); d.Added != 1 || d.Removed != 1 || d.TooLarge {
 		t.Fatalf("one changed line in 20,000: +%d -%d, note %q", d.Added, d.Removed, d.Note)
 	}
 	if got, err := Rebase(from, edited, from+"  tail: x\n"); err != nil || !strings.Contains(got, "key10000: changed") {
