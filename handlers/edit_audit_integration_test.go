@@ -28,6 +28,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
+	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
@@ -338,5 +339,52 @@ func TestActivityCSVNeutralisesFormulaCells(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no row for %s in the export:\n%.2000s", name, body)
+	}
+}
+
+// TestFlowSchemaFormAuditIgnoresForgedBase: the FlowSchema form carries a
+// base too (for its preview and conflict diffs); a forged one must not hide
+// the change from the audit line either.
+func TestFlowSchemaFormAuditIgnoresForgedBase(t *testing.T) {
+	ac := newAuditConsole(t, testcluster.Admin, false)
+	sess := ac.login(t)
+	name := uniq("forged-fs")
+	fs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin)).FlowcontrolV1().FlowSchemas()
+	t.Cleanup(func() { _ = fs.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	if rec := ac.post(t, sess, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(fsForm(name)), "save")); rec.Code != http.StatusSeeOther {
+		t.Fatalf("create: status %d", rec.Code)
+	}
+	// The API server writes the new FlowSchema's status once; wait for it, so
+	// that the edit below starts from the settled version.
+	waitFor(t, "the status of "+name, 20*time.Second, func() bool {
+		got, err := fs.Get(context.Background(), name, metav1.GetOptions{})
+		return err == nil && len(got.Status.Conditions) > 0
+	})
+	code, doc, _ := ac.get(t, sess, flowSchemaFormPath(name))
+	if code != http.StatusOK {
+		t.Fatalf("form: status %d", code)
+	}
+	v := browserValues(doc.Find(`form[data-testid="fsform"]`))
+	if v.Get("precedence") != "4321" || v.Get("base") == "" {
+		t.Fatalf("form values: precedence %q, base %d bytes", v.Get("precedence"), len(v.Get("base")))
+	}
+	real, err := edit.DecodeBase(v.Get("base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The browser claims it started from what it is about to store.
+	v.Set("base", edit.EncodeBase(strings.Replace(real, "matchingPrecedence: 4321", "matchingPrecedence: 4322", 1)))
+	v.Set("precedence", "4322")
+	if rec := ac.post(t, sess, flowSchemaFormPath(name), withOp(v, "save")); rec.Code != http.StatusSeeOther {
+		t.Fatalf("save: status %d: %.300s", rec.Code, rec.Body.String())
+	}
+	var saved *audit.Record
+	for _, r := range ac.records(t, name) {
+		if r.Verb == "update" && !r.DryRun {
+			saved = &r
+		}
+	}
+	if saved == nil || saved.Result != audit.ResultOK || !strings.Contains(saved.Diff, "-  matchingPrecedence: 4321\n+  matchingPrecedence: 4322") {
+		t.Fatalf("the update's audit line hides the change: %+v", saved)
 	}
 }
