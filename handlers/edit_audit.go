@@ -50,9 +50,9 @@ func (h *Handlers) audit(c echo.Context, r writeRecord) {
 	rec.RVBefore = r.Before // auditBefore may have found it
 	rec.APIVersion = h.auditAPIVersion(r)
 	rec.UID = auditUID(r.To, r.From)
-	if !audit.IsNil(r.To) || r.Verb == "delete" {
-		// A write that returned no object changed nothing to diff (a
-		// deletion's "after" is nothing, by design).
+	if r.Err == nil && (!audit.IsNil(r.To) || r.Verb == "delete") {
+		// A refused write changed nothing: a diff would claim it did. A
+		// deletion's "after" is nothing, by design.
 		before, after := h.auditTexts(r)
 		rec.SetDiff(before, after)
 	}

@@ -66,9 +66,9 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 	}
 	ctx := c.Request().Context()
 	res, err := h.deps.Editor.Delete(ctx, k, name, types.UID(uid), true)
-	// The object as it was before, found once for both records: after the
-	// deletion the cache no longer holds it.
-	rec := writeRecord{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err}
+	// The object as the API server holds it before, read once for both
+	// records (edit_before.go); the cache at any version if it cannot be read.
+	rec := writeRecord{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err}.from(h.serverBefore(c, k, name))
 	h.auditBefore(c, &rec)
 	h.audit(c, rec)
 	if err == nil {
