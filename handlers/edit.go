@@ -433,8 +433,8 @@ func (h *Handlers) rebase(c echo.Context, t editTarget) error {
 		text, err = edit.Rebase(base, f.yaml, curText)
 		var tooLarge *edit.TooLargeError
 		if errors.As(err, &tooLarge) {
-			return h.editProblem(c, p, &edit.InputError{Title: "Too large to rebase", Message: "Your text and the current version " +
-				tooLarge.Error() + ". Your text is unchanged; use “Keep my text, start from current” and review the change with kubectl diff."})
+			return h.editProblem(c, p, &edit.InputError{Title: "Too large to rebase", Message: "A rebase compares your text and the current version " +
+				"with the version you started from, and they are " + tooLarge.Error() + ". Your text is unchanged; use “Keep my text, start from current” and review the change with kubectl diff."})
 		}
 		if errors.Is(err, edit.ErrOverlap) {
 			p.Problems = append(p.Problems, model.EditError{Title: "Cannot rebase automatically", Local: true,
