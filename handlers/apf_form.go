@@ -208,7 +208,7 @@ func (h *Handlers) postFlowSchemaForm(c echo.Context, create bool) error {
 		obj.SetResourceVersion(f.ResourceVersion)
 	}
 	// Save runs the dry run first too: a refused object is shown, not half written.
-	res, rec, err := h.writeFlowSchema(c, k, obj, create, f.ResourceVersion, true)
+	res, rec, err := h.writeFlowSchema(c, k, obj, live, f.ResourceVersion, true)
 	if apierrors.IsConflict(err) && !create {
 		// The API server writes a FlowSchema's status itself (its Dangling
 		// condition, right after creation): a new version that reads the same
@@ -216,7 +216,7 @@ func (h *Handlers) postFlowSchemaForm(c echo.Context, create bool) error {
 		if rv, same := h.unchangedSince(c, k, f); same {
 			obj.SetResourceVersion(rv)
 			f.ResourceVersion, p.Form.ResourceVersion = rv, rv
-			res, rec, err = h.writeFlowSchema(c, k, obj, create, rv, true)
+			res, rec, err = h.writeFlowSchema(c, k, obj, live, rv, true)
 		}
 	}
 	p.Warnings = warningBanners(res.Warnings)
@@ -233,7 +233,7 @@ func (h *Handlers) postFlowSchemaForm(c echo.Context, create bool) error {
 		return h.previewFlowSchema(c, p, res.Object, op, changes != nil)
 	}
 
-	res, rec, err = h.writeFlowSchema(c, k, obj, create, f.ResourceVersion, false)
+	res, rec, err = h.writeFlowSchema(c, k, obj, live, f.ResourceVersion, false)
 	p.Warnings = warningBanners(res.Warnings)
 	if err != nil {
 		return h.flowSchemaFormFailed(c, p, err)
@@ -257,8 +257,11 @@ func (h *Handlers) postFlowSchemaForm(c echo.Context, create bool) error {
 	return h.flashAndRedirect(c, "Saved", msg, warnings, objectURL(k, name))
 }
 
-// writeFlowSchema creates or updates obj as the user and logs the write.
-func (h *Handlers) writeFlowSchema(c echo.Context, k kube.Kind, obj *unstructured.Unstructured, create bool, before string, dryRun bool) (kube.WriteResult, writeRecord, error) {
+// writeFlowSchema creates (live is nil) or updates obj as the user and logs
+// the write; live is the object the API server returned before it, the
+// record's "before" (never the form's base).
+func (h *Handlers) writeFlowSchema(c echo.Context, k kube.Kind, obj, live *unstructured.Unstructured, before string, dryRun bool) (kube.WriteResult, writeRecord, error) {
+	create := live == nil
 	ctx := c.Request().Context()
 	var res kube.WriteResult
 	var err error
@@ -269,6 +272,7 @@ func (h *Handlers) writeFlowSchema(c echo.Context, k kube.Kind, obj *unstructure
 	} else {
 		res, err = h.deps.Editor.Update(ctx, k, obj, dryRun)
 		rec = updateRecord(obj.GetName(), k, before, dryRun, res, err)
+		rec.From = live
 	}
 	h.audit(c, rec)
 	return res, rec, err
@@ -447,7 +451,7 @@ func (h *Handlers) previewFlowSchema(c echo.Context, p model.FlowSchemaFormPage,
 		from = "the version you started (" + f.ResourceVersion + ")"
 	}
 	d := edit.Diff("What the API server would store (dry run)", from, "after "+saveLabel(p.Create), before, after)
-	if len(d.Lines) == 0 {
+	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the FlowSchema as it is."
 	}
 	p.Preview = &d

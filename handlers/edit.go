@@ -24,6 +24,7 @@ type editForm struct {
 	yaml            string // normalized to \n line breaks
 	resourceVersion string // the version the user started from
 	base            string // EncodeBase of the text the user started from
+	baseText        string // base decoded, once per request; it only drives what the user is shown
 	showStatus      bool
 	write           model.WriteMode // how an existing object is written
 	force           bool            // server-side apply takes over fields other managers own
@@ -37,7 +38,7 @@ func readEditForm(c echo.Context) (editForm, error) {
 		return editForm{}, err
 	}
 	f := c.Request().PostForm
-	return editForm{
+	form := editForm{
 		yaml:            edit.Normalize(f.Get("yaml")),
 		resourceVersion: f.Get("resourceVersion"),
 		base:            f.Get("base"),
@@ -45,7 +46,12 @@ func readEditForm(c echo.Context) (editForm, error) {
 		write:           writeMode(f.Get("write")),
 		force:           f.Get("force") == "1",
 		forceConfirmed:  f.Get("forceConfirm") == "1",
-	}, nil
+	}
+	var err error
+	if form.baseText, err = decodeFormBase(form.base); err != nil {
+		return editForm{}, err
+	}
+	return form, nil
 }
 
 func apiVersion(k kube.Kind) string {
@@ -237,10 +243,11 @@ func (h *Handlers) update(c echo.Context, t editTarget, dryRun bool) error {
 	}
 	obj.SetResourceVersion(f.resourceVersion)
 	ctx := c.Request().Context()
+	before := h.serverBefore(c, k, name)
 	// Apply runs the dry run too, and stops if it shows that the server would
 	// silently keep its own value of a field the user changed.
 	res, err := h.deps.Editor.Update(ctx, k, obj, true)
-	h.audit(c, updateRecord(name, k, f.resourceVersion, true, res, err))
+	h.audit(c, updateRecord(name, k, f.resourceVersion, true, res, err).from(before))
 	p.Warnings = res.Warnings
 	if err != nil {
 		return h.updateFailed(c, p, k, f, err)
@@ -250,7 +257,7 @@ func (h *Handlers) update(c echo.Context, t editTarget, dryRun bool) error {
 	}
 
 	res, err = h.deps.Editor.Update(ctx, k, obj, false)
-	rec := updateRecord(name, k, f.resourceVersion, false, res, err)
+	rec := updateRecord(name, k, f.resourceVersion, false, res, err).from(before)
 	h.audit(c, rec)
 	p.Warnings = res.Warnings
 	if err != nil {
@@ -310,12 +317,9 @@ func (h *Handlers) updateFailed(c echo.Context, p model.EditPage, k kube.Kind, f
 // compare with.
 func (h *Handlers) ignored(f editForm, mine, result *unstructured.Unstructured) []edit.IgnoredChange {
 	base := map[string]any{}
-	if f.base != "" {
-		text, err := edit.DecodeBase(f.base)
-		if err != nil {
-			return nil
-		}
-		if base, err = edit.Fields(text); err != nil {
+	if f.baseText != "" {
+		var err error
+		if base, err = edit.Fields(f.baseText); err != nil {
 			return nil
 		}
 	}
@@ -329,14 +333,8 @@ func (h *Handlers) previewDiff(f editForm, result *unstructured.Unstructured, fr
 	if err != nil {
 		return model.Diff{}, err
 	}
-	before := ""
-	if f.base != "" {
-		if before, err = edit.DecodeBase(f.base); err != nil {
-			return model.Diff{}, echo.NewHTTPError(http.StatusBadRequest, err.Error())
-		}
-	}
-	d := edit.Diff("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), before, after)
-	if len(d.Lines) == 0 {
+	d := edit.Diff("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
+	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the object as it is."
 	}
 	return d, nil
@@ -388,10 +386,7 @@ func (h *Handlers) showConflict(c echo.Context, p model.EditPage, k kube.Kind, f
 	if err != nil {
 		return err
 	}
-	base, err := edit.DecodeBase(f.base)
-	if err != nil {
-		base = ""
-	}
+	base := f.baseText
 	var st apierrors.APIStatus
 	errors.As(cause, &st)
 	p.Conflict = &model.Conflict{
@@ -434,11 +429,13 @@ func (h *Handlers) rebase(c echo.Context, t editTarget) error {
 	rv := current.GetResourceVersion()
 	text := f.yaml
 	if c.FormValue("mode") != "mine" {
-		base, err := edit.DecodeBase(f.base)
-		if err != nil {
-			return h.editProblem(c, p, &edit.InputError{Title: "Cannot rebase", Message: err.Error()})
-		}
+		base := f.baseText
 		text, err = edit.Rebase(base, f.yaml, curText)
+		var tooLarge *edit.TooLargeError
+		if errors.As(err, &tooLarge) {
+			return h.editProblem(c, p, &edit.InputError{Title: "Too large to rebase", Message: "A rebase compares your text and the current version " +
+				"with the version you started from, and they are " + tooLarge.Error() + ". Your text is unchanged; use “Keep my text, start from current” and review the change with kubectl diff."})
+		}
 		if errors.Is(err, edit.ErrOverlap) {
 			p.Problems = append(p.Problems, model.EditError{Title: "Cannot rebase automatically", Local: true,
 				Message: "Your changes and the changes on the server touch the same lines. Your text is unchanged; edit it against the current version shown beside it, then use “Keep my text, start from current”."})
@@ -489,7 +486,7 @@ func (h *Handlers) create(c echo.Context, t editTarget) error {
 		return err
 	}
 	dryRun := c.Request().PostForm.Get("op") == "preview"
-	f.resourceVersion, f.base = "", ""
+	f.resourceVersion, f.base, f.baseText = "", "", ""
 	p := h.targetPage(c, t, false)
 	p.YAML = f.yaml
 	k := t.kind

@@ -4,12 +4,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/audit"
-	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
@@ -25,12 +23,10 @@ type writeRecord struct {
 
 	Reason string // the approver's own text on a CSR decision
 	// From and To are the object before and after the write (nil when there
-	// is none, or it is not known); they give the diff and the UID.
+	// is none, or it is not known); they give the diff and the UID. Both come
+	// from the API server (or its cache), never from the browser: the person
+	// audited must not be able to write their own "before" (edit_before.go).
 	From, To runtime.Object
-	// FromText is the editor text the user started from, when From is not
-	// known; WithStatus says whether it shows status (else To's is left out).
-	FromText   string
-	WithStatus bool
 }
 
 // audit records one write (dry runs, denials and failures included) with who
@@ -54,24 +50,22 @@ func (h *Handlers) audit(c echo.Context, r writeRecord) {
 	rec.RVBefore = r.Before // auditBefore may have found it
 	rec.APIVersion = h.auditAPIVersion(r)
 	rec.UID = auditUID(r.To, r.From)
-	before, after := h.auditTexts(r)
-	rec.SetDiff(before, after)
+	if r.Err == nil && (!audit.IsNil(r.To) || r.Verb == "delete") {
+		// A refused write changed nothing: a diff would claim it did. A
+		// deletion's "after" is nothing, by design.
+		before, after := h.auditTexts(r)
+		rec.SetDiff(before, after)
+	}
 	h.deps.Audit.Record(rec)
 }
 
 // auditBefore finds the object before the write when the call site did not
-// give it: for an update, the editor text the form started from, else the
-// cached object if it is at the version the write started from; for a
-// deletion, the cached object.
-func (h *Handlers) auditBefore(c echo.Context, r *writeRecord) {
-	if !audit.IsNil(r.From) || r.FromText != "" || r.Verb == "create" {
+// give it: the cached object if it is at the version the write started from
+// (for a deletion, whatever version it has). Never the form's base: that is
+// the browser's word.
+func (h *Handlers) auditBefore(_ echo.Context, r *writeRecord) {
+	if !audit.IsNil(r.From) || r.Verb == "create" {
 		return
-	}
-	if f := c.Request().PostForm; f != nil && f.Get("base") != "" && r.Before != "" {
-		if text, err := edit.DecodeBase(f.Get("base")); err == nil {
-			r.FromText, r.WithStatus = text, f.Get("status") == "1"
-			return
-		}
 	}
 	for _, k := range kube.AllKinds() {
 		if k.Singular != r.Kind {
@@ -95,35 +89,13 @@ func (h *Handlers) auditBefore(c echo.Context, r *writeRecord) {
 // resourceVersion and PEM data (audit.ObjectText).
 func (h *Handlers) auditTexts(r writeRecord) (before, after string) {
 	var err error
-	to := r.To
-	if audit.IsNil(r.From) && r.FromText != "" {
-		if before, err = scrubbedYAML(r.FromText); err != nil {
-			before = ""
-		}
-		if u, ok := to.(*unstructured.Unstructured); ok && u != nil && !r.WithStatus {
-			u = u.DeepCopy()
-			unstructured.RemoveNestedField(u.Object, "status")
-			to = u
-		}
-	} else if before, err = audit.ObjectText(r.From); err != nil {
+	if before, err = audit.ObjectText(r.From); err != nil {
 		h.deps.Log.Warn("audit: cannot render the object before the write", "kind", r.Kind, "name", r.Name, "err", err)
 	}
-	if after, err = audit.ObjectText(to); err != nil {
+	if after, err = audit.ObjectText(r.To); err != nil {
 		h.deps.Log.Warn("audit: cannot render the object after the write", "kind", r.Kind, "name", r.Name, "err", err)
 	}
 	return before, after
-}
-
-// scrubbedYAML re-renders editor text as audit.ObjectText renders objects.
-func scrubbedYAML(text string) (string, error) {
-	var m map[string]any
-	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
-		return "", err
-	}
-	if m == nil {
-		return "", nil
-	}
-	return audit.ObjectText(&unstructured.Unstructured{Object: m})
 }
 
 // auditAPIVersion is the written object's apiVersion, from the objects or the

@@ -66,9 +66,9 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 	}
 	ctx := c.Request().Context()
 	res, err := h.deps.Editor.Delete(ctx, k, name, types.UID(uid), true)
-	// The object as it was before, found once for both records: after the
-	// deletion the cache no longer holds it.
-	rec := writeRecord{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err}
+	// The object as the API server holds it before, read once for both
+	// records (edit_before.go); the cache at any version if it cannot be read.
+	rec := writeRecord{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err}.from(h.serverBefore(c, k, name))
 	h.auditBefore(c, &rec)
 	h.audit(c, rec)
 	if err == nil {
@@ -105,7 +105,8 @@ func (h *Handlers) bareDeletePage(c echo.Context, t editTarget) model.DeletePage
 
 // deletePage reads the live object, dry-runs its deletion and lists what goes
 // with it. A refused dry run is shown on the page (no confirmation box), not
-// returned as an error; the returned object is the live one.
+// returned as an error; the returned object is the live one. It writes
+// nothing to the audit trail.
 func (h *Handlers) deletePage(c echo.Context, t editTarget, typed string) (model.DeletePage, *unstructured.Unstructured, error) {
 	k, name := t.kind, t.name
 	ctx := c.Request().Context()
@@ -115,8 +116,10 @@ func (h *Handlers) deletePage(c echo.Context, t editTarget, typed string) (model
 	}
 	p := h.bareDeletePage(c, t)
 	p.UID, p.Typed = string(obj.GetUID()), typed
+	// Showing the page is not an action: this dry run is not recorded (no audit
+	// line, no Event), or every visit, prefetch or crawler would write to the
+	// trail. The POST that deletes records its own dry run and deletion.
 	res, err := h.deps.Editor.Delete(ctx, k, name, obj.GetUID(), true)
-	h.audit(c, writeRecord{Verb: "delete", Kind: k.Singular, Name: name, Before: obj.GetResourceVersion(), DryRun: true, Err: err, From: obj})
 	p.Warnings = res.Warnings
 	if err != nil {
 		p.Problems = append(p.Problems, edit.Problem(err, ""))

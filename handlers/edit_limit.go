@@ -7,6 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/clusterdesk/clusterdesk/internal/edit"
 )
 
 // editorBody bounds the bodies of the routes that carry an editor's text (and
@@ -18,8 +20,9 @@ import (
 // edited, while every other route keeps maxBody (1 MiB).
 const editorBody = "6MiB"
 
-// editorBodyBytes is editorBody in bytes, for the page's script.
-const editorBodyBytes = 6 << 20
+// editorBodyBytes is editorBody in bytes, for the page's script. It is also
+// the most a form's starting version may expand to (edit.MaxText).
+const editorBodyBytes = edit.MaxText
 
 // editorBodyRoutes are the route templates (c.Path()) whose bodies get editorBody.
 var editorBodyRoutes = map[string]bool{

@@ -28,8 +28,9 @@ func (h *Handlers) serverSideApply(c echo.Context, t editTarget, p model.EditPag
 	k, name := t.kind, t.name
 	obj.SetResourceVersion("")
 	ctx := c.Request().Context()
+	before := h.serverBefore(c, k, name)
 	res, err := h.deps.Editor.Apply(ctx, k, obj, true, f.force)
-	h.audit(c, applyRecord(name, k, f, true, res, err))
+	h.audit(c, applyRecord(name, k, f, true, res, err).from(before))
 	p.Warnings = res.Warnings
 	if err != nil {
 		return h.applyFailed(c, p, f, err)
@@ -38,7 +39,7 @@ func (h *Handlers) serverSideApply(c echo.Context, t editTarget, p model.EditPag
 		return err
 	}
 	res, err = h.deps.Editor.Apply(ctx, k, obj, false, f.force)
-	rec := applyRecord(name, k, f, false, res, err)
+	rec := applyRecord(name, k, f, false, res, err).from(before)
 	h.audit(c, rec)
 	p.Warnings = res.Warnings
 	if err != nil {

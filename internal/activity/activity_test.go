@@ -260,6 +260,13 @@ func TestCSVCell(t *testing.T) {
 		"kubectl":                  "kubectl",
 		"":                         "",
 		"a=b":                      "a=b",
+		// The first non-blank character counts: spreadsheets skip the blanks.
+		" =cmd|' /C calc'!A0": "' =cmd|' /C calc'!A0",
+		"   +1":               "'   +1",
+		"\n@SUM(A1)":          "'\n@SUM(A1)",
+		"\u00a0-1":            "'\u00a0-1",
+		"  kubectl":           "  kubectl",
+		"   ":                 "   ",
 	} {
 		if got := CSVCell(in); got != want {
 			t.Errorf("CSVCell(%q) = %q, want %q", in, got, want)

@@ -37,16 +37,23 @@ func WriteCSV(w io.Writer, entries []Entry) error {
 	return cw.Error()
 }
 
-// CSVCell neutralises a cell a spreadsheet would evaluate: one starting with
-// = + - @ (or a tab or carriage return, which some strip before looking) gets
-// a leading apostrophe, as OWASP's CSV injection guidance says. Names and
-// managers are chosen by whoever creates objects, so they are untrusted.
+// CSVCell neutralises a cell a spreadsheet would evaluate: one whose first
+// non-blank character is = + - @ (or that starts with a tab or carriage
+// return, which some strip before looking) gets a leading apostrophe, as
+// OWASP's CSV injection guidance says. Spreadsheets skip leading spaces
+// before reading a formula, so " =cmd|..." is as live as "=cmd|...". Names,
+// field managers and users are chosen by whoever writes objects, so they are
+// untrusted.
 func CSVCell(s string) string {
-	if s == "" {
+	t := strings.TrimLeft(s, " \t\r\n\v\f\u00a0\u3000")
+	if t == "" {
 		return s
 	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
+	if t != s && (s[0] == '\t' || s[0] == '\r') {
+		return "'" + s
+	}
+	switch t[0] {
+	case '=', '+', '-', '@':
 		return "'" + s
 	}
 	return s

@@ -30,6 +30,7 @@ func ApplyConflicts(err error, text string) (out []model.ManagerConflict, ok boo
 	if st.Details == nil {
 		return nil, false
 	}
+	at := NewLocator(text)
 	for _, c := range st.Details.Causes {
 		if c.Type != metav1.CauseTypeFieldManagerConflict {
 			continue
@@ -43,7 +44,7 @@ func ApplyConflicts(err error, text string) (out []model.ManagerConflict, ok boo
 			out = append(out, model.ManagerConflict{Manager: manager})
 			i = len(out) - 1
 		}
-		out[i].Fields = append(out[i].Fields, model.Cause{Field: c.Field, Message: c.Message, Line: Locate(text, c.Field)})
+		out[i].Fields = append(out[i].Fields, model.Cause{Field: c.Field, Message: c.Message, Line: at.Line(c.Field)})
 	}
 	return out, len(out) > 0
 }

@@ -8,10 +8,6 @@ import (
 	"io"
 )
 
-// maxBase bounds a decoded base text: the API server stores objects up to about
-// 3 MiB, so more than this is not a text clusterdesk wrote.
-const maxBase = 8 << 20
-
 // EncodeBase packs the text the user started from into a hidden form field. It
 // travels with the form (clusterdesk keeps no state between requests, so any
 // replica can answer) and is only ever used to show what changed on the server
@@ -25,7 +21,9 @@ func EncodeBase(text string) string {
 	return base64.RawURLEncoding.EncodeToString(buf.Bytes())
 }
 
-// DecodeBase unpacks a field written by EncodeBase.
+// DecodeBase unpacks a field written by EncodeBase. The field comes from the
+// browser: it stops decompressing at MaxText and then returns ErrBaseTooLarge
+// (a gzip stream expands a thousandfold, so the body limit alone bounds nothing).
 func DecodeBase(field string) (string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(field)
 	if err != nil {
@@ -35,12 +33,12 @@ func DecodeBase(field string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the form's starting version is damaged: %w", err)
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxBase+1))
+	out, err := io.ReadAll(io.LimitReader(zr, MaxText+1))
 	if err != nil {
 		return "", fmt.Errorf("the form's starting version is damaged: %w", err)
 	}
-	if len(out) > maxBase {
-		return "", fmt.Errorf("the form's starting version is larger than %d bytes", maxBase)
+	if len(out) > MaxText {
+		return "", ErrBaseTooLarge
 	}
 	return string(out), nil
 }

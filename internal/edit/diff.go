@@ -23,6 +23,10 @@ func Diff(title, fromLabel, toLabel, from, to string) model.Diff {
 		d.Note = "No difference."
 		return d
 	}
+	if err := checkDiffWork(from, to); err != nil {
+		d.Note, d.TooLarge = tooLargeNote(err.(*TooLargeError)), true
+		return d
+	}
 	u, err := udiff.ToUnifiedDiff(fromLabel, toLabel, from, udiff.Lines(from, to), contextLines)
 	if err != nil {
 		// Cannot happen: the edits were computed from the same text.
@@ -62,6 +66,12 @@ func Diff(title, fromLabel, toLabel, from, to string) model.Diff {
 		}
 	}
 	return d
+}
+
+// tooLargeNote is what the diff view says instead of a diff too costly to compute.
+func tooLargeNote(e *TooLargeError) string {
+	return fmt.Sprintf("Too large to diff: %d × %d lines differ, more than clusterdesk compares in one request. "+
+		"Review the change with kubectl diff.", e.From, e.To)
 }
 
 // span formats a hunk range as diff -u does: "start,len", or "start" for one line.

@@ -145,8 +145,8 @@ func FuzzBase(f *testing.F) {
 		if got, err := DecodeBase(EncodeBase(text)); err != nil || got != text {
 			t.Fatalf("DecodeBase(EncodeBase(%q)) = %q, %v", text, got, err)
 		}
-		if out, err := DecodeBase(field); err == nil && len(out) > maxBase {
-			t.Fatalf("DecodeBase returned %d bytes, over its bound %d", len(out), maxBase)
+		if out, err := DecodeBase(field); err == nil && len(out) > MaxText {
+			t.Fatalf("DecodeBase returned %d bytes, over its bound %d", len(out), MaxText)
 		}
 	})
 }

@@ -52,9 +52,10 @@ func IgnoredProblem(changes []IgnoredChange, text string) model.EditError {
 		Message: "It keeps its own value of the fields below: they cannot be changed after creation, or only the server sets them. " +
 			"Nothing was written. Undo these changes to apply the rest.",
 	}
+	at := NewLocator(text)
 	for _, c := range changes {
 		msg := "you wrote " + c.Wrote + "; the server keeps " + c.Kept
-		p.Causes = append(p.Causes, model.Cause{Field: c.Field, Message: msg, Line: Locate(text, c.Field)})
+		p.Causes = append(p.Causes, model.Cause{Field: c.Field, Message: msg, Line: at.Line(c.Field)})
 	}
 	for _, c := range p.Causes {
 		if c.Line > 0 {

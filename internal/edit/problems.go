@@ -32,15 +32,16 @@ func Problem(err error, text string) model.EditError {
 	}
 	st := status.Status()
 	p := model.EditError{Title: apiTitle(st), Message: st.Message}
+	at := NewLocator(text)
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
-			p.Causes = append(p.Causes, model.Cause{Field: c.Field, Message: c.Message, Line: Locate(text, c.Field)})
+			p.Causes = append(p.Causes, model.Cause{Field: c.Field, Message: c.Message, Line: at.Line(c.Field)})
 		}
 	}
 	if len(p.Causes) == 0 {
 		for _, m := range unknownField.FindAllStringSubmatch(st.Message, -1) {
 			field := m[1] + m[2]
-			p.Causes = append(p.Causes, model.Cause{Field: field, Message: "unknown field", Line: Locate(text, field)})
+			p.Causes = append(p.Causes, model.Cause{Field: field, Message: "unknown field", Line: at.Line(field)})
 		}
 	}
 	for _, c := range p.Causes {

@@ -23,6 +23,13 @@ func Rebase(base, mine, current string) (string, error) {
 	case base == mine:
 		return current, nil
 	}
+	// Two line diffs: each is bounded like Diff's (a *TooLargeError).
+	if err := checkDiffWork(base, mine); err != nil {
+		return "", err
+	}
+	if err := checkDiffWork(base, current); err != nil {
+		return "", err
+	}
 	merged, ok := udiff.Merge(udiff.Lines(base, mine), udiff.Lines(base, current))
 	if !ok {
 		return "", ErrOverlap

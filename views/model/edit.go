@@ -89,8 +89,10 @@ type Diff struct {
 	To      string // label of the new side
 	Added   int
 	Removed int
-	Lines   []DiffLine // empty when the two sides are equal
+	Lines   []DiffLine // empty when the two sides are equal, or too large to diff
 	Note    string     // e.g. "No change: the server would store the object as it is."
+	// TooLarge: the sides differ in too many lines to diff; Note says how many.
+	TooLarge bool
 }
 
 // DiffKind is the kind of a diff line.
