@@ -117,6 +117,9 @@ type Deps struct {
 	Gate *auth.Gate
 	// TokenReview learns who a pasted bearer token is (token mode).
 	TokenReview TokenReviewer
+	// Users drops an identity's per-user clients at its sign-out (logout.go);
+	// nil keeps them until the cache evicts them.
+	Users UserForgetter
 
 	// Audit records every write made through clusterdesk (JSON line and
 	// Kubernetes Event); nil logs one "write" line instead (edit_audit.go).
