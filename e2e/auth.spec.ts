@@ -1,6 +1,6 @@
 // Signing in with the one-time URL; no page without a session.
 import { KINDS } from './support/env';
-import { claimLoginURL, expect, test } from './support/fixtures';
+import { claimLoginURL, expect, signIn, test } from './support/fixtures';
 
 test.use({ autoLogin: false });
 
@@ -41,4 +41,29 @@ test('without a session every page answers 401 with the login page', async ({ pa
     await expect(page.getByTestId('list-table')).toHaveCount(0);
     await expect(page.getByTestId('nav')).toHaveCount(0);
   }
+});
+
+// Issue 14 point 4: "Log out" ends the session in every tab, not only the one
+// that clicked it: another tab's live updates are told session-expired within
+// seconds (and stop), and the cookie they share no longer opens a page.
+test('logging out ends the session in every tab of it', async ({ page, context }) => {
+  await signIn(page, 'admin');
+  const other = await context.newPage();
+  await other.goto('/csrs');
+  await expect(other.locator('body')).toHaveAttribute('data-live-state', 'connected');
+  const saved = (await context.cookies()).find((c) => c.name === 'clusterdesk_session');
+  expect(saved, 'session cookie').toBeDefined();
+
+  await page.goto('/');
+  await page.getByTestId('logout').locator('button[type="submit"]').click();
+  await expect(page.getByTestId('login')).toBeVisible();
+
+  await expect(other.getByTestId('banner-session-expired')).toBeVisible({ timeout: 5_000 });
+  await expect(other.locator('body')).toHaveAttribute('data-live-state', 'ended');
+
+  // The browser dropped the cookie at logout; a copy of it is refused.
+  await context.addCookies([saved!]);
+  const res = await other.goto('/csrs');
+  expect(res!.status(), 'the saved cookie after logout').toBe(401);
+  await expect(other.getByTestId('login')).toBeVisible();
 });

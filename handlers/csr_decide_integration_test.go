@@ -18,6 +18,8 @@ func (ls *liveServer) post(t *testing.T, sess *http.Cookie, path string, form ur
 	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.Header.Set("Sec-Fetch-Site", "same-origin") // what a browser sends for our own forms
+	// and the token the page carries, bound to the session (as htmx sends it).
+	r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ls.e, withCookie(sess)))
 	r.AddCookie(sess)
 	return ls.do(r)
 }

@@ -177,6 +177,7 @@ func (ts *csrTestServer) request(t testing.TB, sess *http.Cookie, method, path s
 	if form != nil {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ts.e, withCookie(sess)))
 	}
 	if hx {
 		r.Header.Set("HX-Request", "true")

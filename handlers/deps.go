@@ -119,6 +119,9 @@ type Deps struct {
 	TokenReview TokenReviewer
 	// SignInLimit bounds each client's sign-in attempts; zero is DefaultSignInLimit.
 	SignInLimit SignInLimit
+	// Users drops an identity's per-user clients at its sign-out (logout.go);
+	// nil keeps them until the cache evicts them.
+	Users UserForgetter
 
 	// Audit records every write made through clusterdesk (JSON line and
 	// Kubernetes Event); nil logs one "write" line instead (edit_audit.go).

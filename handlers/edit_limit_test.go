@@ -51,6 +51,7 @@ func TestEditorRoutesTakeLargerBodies(t *testing.T) {
 			}
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("Sec-Fetch-Site", "same-origin")
+			req.Header.Set("X-CSRF-Token", pageCSRFToken(t, ts.e, withCookie(sess)))
 			req.AddCookie(sess)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

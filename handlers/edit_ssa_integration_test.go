@@ -202,6 +202,7 @@ func (es *editServer) postMultipart(t *testing.T, path string, form url.Values) 
 	r := httptest.NewRequest(http.MethodPost, path, &buf)
 	r.Header.Set("Content-Type", mw.FormDataContentType())
 	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.Header.Set("X-CSRF-Token", pageCSRFToken(t, es.e, withCookie(es.sess)))
 	r.AddCookie(es.sess)
 	return es.do(r)
 }

@@ -42,7 +42,7 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 			if public(c.Request().URL.Path) {
 				return next(c)
 			}
-			id, err := g.Identify(c.Response(), c.Request())
+			id, sess, err := g.IdentifySession(c.Response(), c.Request())
 			if err != nil {
 				if wantsEventStream(c.Request()) {
 					return sessionEnded(c, err, g.Mode)
@@ -54,6 +54,8 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 				switch {
 				case errors.Is(err, auth.ErrExpired):
 					msg = "Your session has expired."
+				case errors.Is(err, auth.ErrSignedOut):
+					msg = "This session was signed out."
 				case errors.Is(err, auth.ErrTokenRejected):
 					msg = "The API server no longer accepts your token, so clusterdesk signed you out."
 				case errors.Is(err, auth.ErrUntrusted), errors.Is(err, auth.ErrNoProxyUser):
@@ -62,6 +64,11 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 				return loginPage(c, http.StatusUnauthorized, msg)
 			}
 			c.Set(sessionContextKey, id.User)
+			if g.Mode == auth.ModeProxy {
+				c.Set(csrfBindingKey, auth.ProxyBinding(id))
+			} else {
+				c.Set(csrfBindingKey, auth.SessionBinding(sess))
+			}
 			c.SetRequest(c.Request().WithContext(kube.WithIdentity(c.Request().Context(), id)))
 			return next(c)
 		}
@@ -73,7 +80,9 @@ func (h *Handlers) loginPage(c echo.Context, status int, msg string) error {
 	p := model.LoginPage{Title: "Sign in to clusterdesk", Mode: string(h.gate.Mode)}
 	switch h.gate.Mode {
 	case auth.ModeToken:
-		p.CSRFToken, _ = c.Get(csrfContextKey).(string)
+		// The form is posted before there is a session: its token is bound
+		// to a pre-session (login CSRF, csrf.go).
+		p.CSRFToken = h.preSessionToken(c)
 		p.Message = strings.TrimSpace(msg + " Paste a Kubernetes bearer token to sign in.")
 	case auth.ModeProxy:
 		p.Message = strings.TrimSpace(msg + " Sign in through your organisation's proxy.")

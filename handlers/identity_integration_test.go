@@ -103,10 +103,7 @@ func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person)
 		c := sessionCookie(t, rec)
 		s.sign = func(r *http.Request) { r.AddCookie(c) }
 	case auth.ModeToken:
-		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {p.token}}.Encode()))
-		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		r.Header.Set("Sec-Fetch-Site", "same-origin")
-		c := sessionCookie(t, s.do(r))
+		c := sessionCookie(t, s.do(tokenSignInRequest(t, s.e, p.token)))
 		s.sign = func(r *http.Request) { r.AddCookie(c) }
 	case auth.ModeProxy:
 		s.sign = func(r *http.Request) {
@@ -150,12 +147,14 @@ func (s *signedInServer) get(t *testing.T, path string) (int, *goquery.Document)
 	return rec.Code, doc
 }
 
-// post sends a same-origin form (the CSRF check passes as for a browser).
+// post sends a same-origin form with the page's CSRF token (the check passes
+// as for a browser).
 func (s *signedInServer) post(t *testing.T, path string, form url.Values) *httptest.ResponseRecorder {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.Header.Set("X-CSRF-Token", pageCSRFToken(t, s.e, s.sign))
 	s.sign(r)
 	return s.do(r)
 }

@@ -37,6 +37,7 @@ func TestOversizedBodyIsRefusedEarly(t *testing.T) {
 	defer conn.Close()
 	head := "POST /csrs/some-csr/approve HTTP/1.1\r\nHost: " + srv.Listener.Addr().String() + "\r\n" +
 		"Content-Type: application/x-www-form-urlencoded\r\nSec-Fetch-Site: same-origin\r\n" +
+		"X-CSRF-Token: " + pageCSRFToken(t, ts.e, withCookie(sess)) + "\r\n" +
 		"Cookie: " + sess.Name + "=" + sess.Value + "\r\n" +
 		fmt.Sprintf("Content-Length: %d\r\n\r\n", 2*mib)
 	if _, err := io.WriteString(conn, head+"message="+strings.Repeat("x", 1024)); err != nil {
@@ -94,6 +95,7 @@ func TestBodyLimitBoundary(t *testing.T) {
 			}
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("Sec-Fetch-Site", "same-origin")
+			req.Header.Set("X-CSRF-Token", pageCSRFToken(t, ts.e, withCookie(sess)))
 			req.AddCookie(sess)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -76,9 +75,10 @@ func (h *Handlers) events(c echo.Context) error {
 	if sub.Since == "" {
 		sub.Since = q.Get("since")
 	}
-	sub.Check = func(ctx context.Context) bool { return h.stillMayList(ctx, granted) }
+	sub.Check = func(ctx context.Context) bool { return !h.revoked(sess) && h.stillMayList(ctx, granted) }
 	// Tabs of one sign-in count together; one tab over the limit is told why.
-	sub.Owner = sess.User + "\x00" + sess.SID + "\x00" + sess.IssuedAt.Format(time.RFC3339Nano)
+	// Logout ends the owner's streams (streamOwner, logout.go).
+	sub.Owner = streamOwner(sess)
 	sub.Refusal = []live.Message{tooManyStreams()}
 	lv.streams.Serve(c.Response(), r, sub)
 	return nil
@@ -145,10 +145,23 @@ func sessionEnded(c echo.Context, err error, mode auth.Mode) error {
 	if errors.Is(err, auth.ErrExpired) {
 		title = "Your session has expired"
 	}
+	// A session signed out (its cookie copied, or a tab reconnecting) gets a
+	// 401 like every page: its open tabs were told at logout (endStreams). An
+	// expired one gets 200, so that EventSource reads the event and the page
+	// says why its updates stopped.
+	status := http.StatusOK
+	if errors.Is(err, auth.ErrSignedOut) {
+		status = http.StatusUnauthorized
+	}
+	return live.ReplyStatus(c.Response(), status, sessionEndedMessage(title, msg))
+}
+
+// sessionEndedMessage is the session-expired event carrying a banner.
+func sessionEndedMessage(title, msg string) live.Message {
 	banner := model.Banner{Tone: model.ToneWarning, Title: title, Message: msg, TestID: "banner-session-expired"}
-	return live.Reply(c.Response(), live.Message{
+	return live.Message{
 		Topic: statusTopic, Event: sessionEndedEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner})),
-	})
+	}
 }
 
 // tooManyStreamsEvent tells a tab that it gets no live updates because its

@@ -27,6 +27,8 @@ import (
 type LiveStreams interface {
 	Serve(w http.ResponseWriter, r *http.Request, sub live.Subscription)
 	Cursor() string
+	// End closes an owner's streams after sending msgs (logout.go).
+	End(owner string, msgs ...live.Message) int
 }
 
 // Topics and event names of live updates. A kind's count topic carries its nav

@@ -34,19 +34,3 @@ func (h *Handlers) login(c echo.Context) error {
 	}
 	return redirectSeeOther(c, "/")
 }
-
-// logout ends the session (in token mode the server forgets the token too).
-func (h *Handlers) logout(c echo.Context) error {
-	h.gate.SignOut(c.Response(), c.Request())
-	p := model.LoginPage{Title: "Signed out", Mode: string(h.gate.Mode)}
-	switch h.gate.Mode {
-	case auth.ModeToken:
-		p.CSRFToken, _ = c.Get(csrfContextKey).(string)
-		p.Message = "clusterdesk has forgotten your token. To sign in again, paste a token."
-	case auth.ModeProxy:
-		p.Message = "clusterdesk keeps no session in proxy mode: sign out at your organisation's proxy."
-	default:
-		p.Message = "To sign in again, open the newest one-time login URL that clusterdesk printed in its terminal."
-	}
-	return render(c, http.StatusOK, pages.Login(p))
-}

@@ -38,24 +38,6 @@ func public(path string) bool {
 	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/")
 }
 
-// csrf protects every non-GET route (Secure cookie when served over TLS): same-origin browsers are recognised by
-// Sec-Fetch-Site, everything else must echo the token from the _csrf cookie in
-// the form field _csrf or the X-CSRF-Token header. Any failure is a 403.
-func csrf(secure bool) echo.MiddlewareFunc {
-	return middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
-		ContextKey:     csrfContextKey,
-		CookieName:     "clusterdesk_csrf",
-		CookiePath:     "/",
-		CookieSecure:   secure,
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteStrictMode,
-		ErrorHandler: func(err error, c echo.Context) error {
-			return echo.NewHTTPError(http.StatusForbidden, "This form is out of date or did not come from clusterdesk (CSRF check failed). Reload the page and try again.")
-		},
-	})
-}
-
 // refuseInReadOnly is put on every mutating route: in --read-only mode the
 // server refuses the write whatever the page showed.
 func refuseInReadOnly(readOnly bool) echo.MiddlewareFunc {

@@ -20,7 +20,8 @@ import (
 // Handlers serves the pages.
 type Handlers struct {
 	deps Deps
-	gate *auth.Gate // who a request is (identity.go)
+	gate *auth.Gate     // who a request is (identity.go)
+	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 }
 
 func (h *Handlers) home(c echo.Context) error {

@@ -18,6 +18,7 @@ const maxBody = "1MiB"
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	h := &Handlers{deps: deps, gate: gateFor(deps)}
+	h.csrf = csrfSessions(deps, h.gate)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = h.errorHandler
@@ -34,12 +35,12 @@ func New(deps Deps) *echo.Echo {
 	e.Use(requireIdentity(h.gate, h.loginPage))
 	// Only now is a body read: nothing a client without a session sends is buffered.
 	e.Use(bufferChunkedBody)
-	e.Use(csrf(h.gate.Sessions != nil && h.gate.Sessions.Secure))
+	e.Use(csrfGuard(h.csrf)) // origin check and session-bound token (csrf.go)
 
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
 	e.GET("/login", h.login)
-	// Token mode's sign-in form; CSRF-checked like every POST (login CSRF).
+	// Token mode's sign-in form; CSRF-checked like every POST, by a pre-session (login CSRF).
 	e.POST("/login", h.loginWithToken)
 	// The bundle goes out gzip-compressed: the page weight budget
 	// (views/layout/budget_test.go) counts compressed bytes.

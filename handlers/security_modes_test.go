@@ -76,23 +76,37 @@ func newModeServer(t *testing.T, mode auth.Mode, readOnly bool) *modeServer {
 		c := ms.tokenLogin(t, goodToken, http.StatusSeeOther)
 		ms.sign = func(r *http.Request) { r.AddCookie(c) }
 	case auth.ModeProxy:
-		ms.sign = func(r *http.Request) {
-			r.Header.Set(auth.DefaultProxySecretHeader, proxySecret)
-			r.Header.Set("X-Forwarded-User", "alice@example.com")
-			r.Header.Set("X-Forwarded-Groups", "team-a")
-		}
+		ms.sign = proxySign("alice@example.com")
 	}
 	return ms
 }
 
-// tokenLogin posts token to the sign-in form (same-origin, so CSRF passes)
-// and returns the session cookie when want is a redirect.
+// proxySign signs a request as user, through the trusted proxy.
+func proxySign(user string) func(*http.Request) {
+	return func(r *http.Request) {
+		r.Header.Set(auth.DefaultProxySecretHeader, proxySecret)
+		r.Header.Set("X-Forwarded-User", user)
+		r.Header.Set("X-Forwarded-Groups", "team-a")
+	}
+}
+
+// otherSign signs a request as another session of the mode (proxy mode: another user).
+func (ms *modeServer) otherSign(t *testing.T) func(*http.Request) {
+	switch ms.mode {
+	case auth.ModeLocal:
+		return withCookie(ms.login(t))
+	case auth.ModeToken:
+		return withCookie(ms.tokenLogin(t, goodToken, http.StatusSeeOther))
+	}
+	return proxySign("bob@example.com")
+}
+
+// tokenLogin posts token to the sign-in form as the browser does (same
+// origin, the form's pre-session token, so CSRF passes) and returns the
+// session cookie when want is a redirect.
 func (ms *modeServer) tokenLogin(t *testing.T, token string, want int) *http.Cookie {
 	t.Helper()
-	r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {token}}.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.Header.Set("Sec-Fetch-Site", "same-origin")
-	rec := ms.do(r)
+	rec := ms.do(tokenSignInRequest(t, ms.e, token))
 	if rec.Code != want {
 		t.Fatalf("token sign-in: status %d, want %d", rec.Code, want)
 	}
@@ -143,19 +157,19 @@ func TestEveryModeChecksCSRFOnEveryPost(t *testing.T) {
 	for _, mode := range allModes {
 		t.Run(string(mode), func(t *testing.T) {
 			ms := newModeServer(t, mode, false)
+			own := pageCSRFToken(t, ms.e, ms.sign)
+			other := pageCSRFToken(t, ms.e, ms.otherSign(t))
+			if own == other {
+				t.Fatal("two sessions got the same CSRF token")
+			}
 			for _, rt := range ms.e.Routes() {
 				if rt.Method != http.MethodPost {
 					continue
 				}
-				for _, site := range []string{"", "cross-site"} {
-					r := httptest.NewRequest(http.MethodPost, concrete(rt.Path), strings.NewReader(url.Values{"message": {"x"}, "token": {goodToken}}.Encode()))
-					r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-					if site != "" {
-						r.Header.Set("Sec-Fetch-Site", site)
-					}
-					ms.sign(r)
-					if rec := ms.do(r); rec.Code != http.StatusForbidden {
-						t.Errorf("%s, Sec-Fetch-Site %q without CSRF token: status %d, want 403", rt.Path, site, rec.Code)
+				for _, f := range forgeries(own, other) {
+					r := f.request(concrete(rt.Path), url.Values{"message": {"x"}, "token": {goodToken}}, ms.sign)
+					if rec := ms.do(r); !refusedForCSRF(rec) {
+						t.Errorf("%s, %s: status %d, want 403 from the CSRF check", rt.Path, f.name, rec.Code)
 					}
 				}
 			}
@@ -176,6 +190,7 @@ func TestEveryModeRefusesWritesInReadOnly(t *testing.T) {
 				}
 				r := httptest.NewRequest(http.MethodPost, concrete(rt.Path), nil)
 				r.Header.Set("Sec-Fetch-Site", "same-origin")
+				r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ms.e, ms.sign))
 				ms.sign(r)
 				rec := ms.do(r)
 				if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "read-only") {
@@ -222,9 +237,8 @@ func TestTokenModeRefusesBadTokensAndForgetsOnLogout(t *testing.T) {
 	}
 
 	// A token in the query string is not read.
-	q := httptest.NewRequest(http.MethodPost, "/login?token="+goodToken, strings.NewReader(""))
-	q.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	q.Header.Set("Sec-Fetch-Site", "same-origin")
+	q := tokenSignInRequest(t, ms.e, "")
+	q.URL.RawQuery = "token=" + goodToken
 	if rec := ms.do(q); rec.Code != http.StatusBadRequest {
 		t.Fatalf("token in the URL: status %d, want 400", rec.Code)
 	}
@@ -232,6 +246,7 @@ func TestTokenModeRefusesBadTokensAndForgetsOnLogout(t *testing.T) {
 	cookie := ms.tokenLogin(t, goodToken, http.StatusSeeOther)
 	out := httptest.NewRequest(http.MethodPost, "/logout", nil)
 	out.Header.Set("Sec-Fetch-Site", "same-origin")
+	out.Header.Set("X-CSRF-Token", pageCSRFToken(t, ms.e, withCookie(cookie)))
 	out.AddCookie(cookie)
 	if rec := ms.do(out); rec.Code != http.StatusOK {
 		t.Fatalf("logout: %d", rec.Code)

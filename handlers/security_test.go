@@ -108,20 +108,20 @@ func TestEveryRouteNeedsASession(t *testing.T) {
 func TestEveryMutatingRouteNeedsCSRF(t *testing.T) {
 	ts := newTestServer(t, false)
 	sess := ts.login(t)
+	own := pageCSRFToken(t, ts.e, withCookie(sess))
+	other := pageCSRFToken(t, ts.e, withCookie(ts.login(t)))
+	if own == other {
+		t.Fatal("two sessions got the same CSRF token")
+	}
 	for _, rt := range ts.e.Routes() {
 		if rt.Method != http.MethodPost {
 			continue
 		}
 		t.Run(rt.Path, func(t *testing.T) {
-			for _, site := range []string{"", "cross-site"} {
-				r := httptest.NewRequest(http.MethodPost, concrete(rt.Path), strings.NewReader(url.Values{"message": {"x"}}.Encode()))
-				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				if site != "" {
-					r.Header.Set("Sec-Fetch-Site", site)
-				}
-				r.AddCookie(sess)
-				if rec := ts.do(r); rec.Code != http.StatusForbidden {
-					t.Fatalf("Sec-Fetch-Site %q without token: status %d, want 403", site, rec.Code)
+			for _, f := range forgeries(own, other) {
+				r := f.request(concrete(rt.Path), url.Values{"message": {"x"}}, withCookie(sess))
+				if rec := ts.do(r); !refusedForCSRF(rec) {
+					t.Errorf("%s: status %d, want 403 from the CSRF check: %.200s", f.name, rec.Code, rec.Body.String())
 				}
 			}
 		})
@@ -141,7 +141,9 @@ func TestReadOnlyRefusesEveryMutatingRoute(t *testing.T) {
 		}
 		t.Run(rt.Path, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, concrete(rt.Path), nil)
-			r.Header.Set("Sec-Fetch-Site", "same-origin") // passes CSRF: the read-only guard must still refuse
+			// Passes CSRF: the read-only guard must still refuse.
+			r.Header.Set("Sec-Fetch-Site", "same-origin")
+			r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ts.e, withCookie(sess)))
 			r.AddCookie(sess)
 			rec := ts.do(r)
 			if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "read-only") {

@@ -17,12 +17,18 @@ export async function pendingCSRs(page: Page, signer?: string): Promise<string[]
 }
 
 /**
- * A pending CSR's name: the first one the console lists, or a new one made
- * through the API (then returned with created: true, for the caller to delete).
+ * A pending CSR's name: the first one the console lists whose page does not
+ * say it cannot be decided (the devcluster seeds one with an invalid request,
+ * which the API server refuses to approve or deny; once the other seeded ones
+ * are decided it would be listed first), or a new one made through the API
+ * (then returned with created: true, for the caller to delete).
  */
 export async function pendingCSR(page: Page, info: TestInfo, prefix: string, signer: string, anySigner = false): Promise<{ name: string; created: boolean }> {
   const listed = await pendingCSRs(page, anySigner ? undefined : signer);
-  if (listed.length) return { name: listed[0], created: false };
+  for (const name of listed) {
+    await page.goto(`/csrs/${name}`);
+    if ((await page.getByText('It cannot be approved or denied').count()) === 0) return { name, created: false };
+  }
 
   const name = `${prefix}-${Date.now().toString(36)}`;
   info.annotations.push({ type: 'note', description: `no pending ${anySigner ? '' : signer + ' '}CSR was listed; created ${name} through the API` });

@@ -76,22 +76,31 @@ func (g *Gate) Check() error {
 }
 
 // Identify returns who r is, refreshing its session's idle clock on w. Errors
-// are ErrNoSession, ErrExpired (local, token) or ErrUntrusted, ErrNoProxyUser (proxy).
+// are ErrNoSession, ErrExpired, ErrSignedOut (local, token) or ErrUntrusted,
+// ErrNoProxyUser (proxy).
 func (g *Gate) Identify(w http.ResponseWriter, r *http.Request) (kube.Identity, error) {
+	id, _, err := g.IdentifySession(w, r)
+	return id, err
+}
+
+// IdentifySession is Identify that also returns the session (zero in proxy
+// mode, which has none), whose id binds CSRF tokens and names event streams.
+func (g *Gate) IdentifySession(w http.ResponseWriter, r *http.Request) (kube.Identity, Session, error) {
 	if g.Mode == ModeProxy {
-		return g.Proxy.Identify(r)
+		id, err := g.Proxy.Identify(r)
+		return id, Session{}, err
 	}
 	sess, err := g.Sessions.Check(w, r)
 	if err != nil {
-		return kube.Identity{}, err
+		return kube.Identity{}, Session{}, err
 	}
 	if g.Mode != ModeToken {
-		return kube.Identity{User: sess.User, Act: kube.ActAsConsole}, nil
+		return kube.Identity{User: sess.User, Act: kube.ActAsConsole}, sess, nil
 	}
 	id, ok := g.Store.Get(sess.SID)
 	if sess.SID == "" || !ok {
 		// Signed out elsewhere, idle, or the console restarted.
-		return kube.Identity{}, ErrExpired
+		return kube.Identity{}, Session{}, ErrExpired
 	}
 	if g.Recheck != nil && g.Store.Due(sess.SID, g.RecheckEvery) {
 		// Only a clear "unauthorized" ends the session: an API server that
@@ -99,10 +108,10 @@ func (g *Gate) Identify(w http.ResponseWriter, r *http.Request) (kube.Identity, 
 		if err := g.Recheck(r.Context(), id.Token); apierrors.IsUnauthorized(err) {
 			g.Store.Delete(sess.SID)
 			g.Sessions.End(w)
-			return kube.Identity{}, ErrTokenRejected
+			return kube.Identity{}, Session{}, ErrTokenRejected
 		}
 	}
-	return id, nil
+	return id, sess, nil
 }
 
 // SignIn starts a token-mode session for id (which holds the token): the token
@@ -119,14 +128,27 @@ func (g *Gate) SignIn(w http.ResponseWriter, r *http.Request, id kube.Identity) 
 	return g.Sessions.StartWith(w, id.User, sid)
 }
 
-// SignOut ends r's session: the cookie is cleared and, in token mode, the
-// token forgotten.
-func (g *Gate) SignOut(w http.ResponseWriter, r *http.Request) {
+// SignOut ends r's session everywhere: its id is revoked (so a copy of the
+// cookie no longer works), the cookie cleared and, in token mode, the token
+// forgotten. It returns the session it ended (zero if r had none), whose
+// other resources (event streams, per-user clients) the caller ends too. An
+// error means the revocation may not hold; the rest is done regardless.
+func (g *Gate) SignOut(w http.ResponseWriter, r *http.Request) (Session, error) {
 	if g.Sessions == nil {
-		return
+		return Session{}, nil
 	}
-	if sess, err := g.Sessions.Peek(r); err == nil && sess.SID != "" && g.Store != nil {
+	defer g.Sessions.End(w)
+	sess, err := g.Sessions.Peek(r)
+	if err != nil {
+		return Session{}, nil
+	}
+	if sess.SID != "" && g.Store != nil {
 		g.Store.Delete(sess.SID)
 	}
-	g.Sessions.End(w)
+	if g.Sessions.Revocations != nil {
+		if err := g.Sessions.Revocations.Revoke(sess.ID, g.Sessions.Until(sess)); err != nil {
+			return sess, fmt.Errorf("revoke session: %w", err)
+		}
+	}
+	return sess, nil
 }

@@ -117,9 +117,14 @@ func TestGateTokenModeKeepsTheTokenServerSide(t *testing.T) {
 		t.Fatalf("Identify = %+v, %v", got, err)
 	}
 
-	g.SignOut(httptest.NewRecorder(), requestWith(cookie))
-	if _, err := g.Identify(httptest.NewRecorder(), requestWith(cookie)); !errors.Is(err, ErrExpired) {
+	if _, err := g.SignOut(httptest.NewRecorder(), requestWith(cookie)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Identify(httptest.NewRecorder(), requestWith(cookie)); !errors.Is(err, ErrSignedOut) {
 		t.Fatalf("after sign-out the old cookie still works: %v", err)
+	}
+	if g.Store.Len() != 0 {
+		t.Fatal("the store kept the token after sign-out")
 	}
 	if _, err := g.Identify(httptest.NewRecorder(), requestWith(nil)); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("no cookie: %v", err)

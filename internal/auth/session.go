@@ -4,6 +4,7 @@ package auth
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"time"
@@ -21,8 +22,12 @@ const (
 
 // Session is what the cookie carries. It holds no Kubernetes credential: in
 // local mode the console acts with its kubeconfig's identity; in token mode SID
-// names the server-side Store entry that holds the user's token.
+// names the server-side Store entry that holds the user's token. ID names the
+// session itself in every mode: sign-out revokes it (Revoker) and CSRF tokens
+// are bound to it (csrf.go). It is not the Store key, so neither can be
+// derived from the other.
 type Session struct {
+	ID       string    `json:"id"`
 	User     string    `json:"u"`
 	SID      string    `json:"s,omitempty"`
 	IssuedAt time.Time `json:"i"`
@@ -36,13 +41,19 @@ type Sessions struct {
 	Idle     time.Duration // a session unused this long is over
 	Absolute time.Duration // a session this old is over, used or not
 	Secure   bool          // set the Secure attribute (served over TLS)
-	now      func() time.Time
+	// Revocations holds the ids of sessions signed out before their cookie
+	// expired: the cookie alone would otherwise keep working (a copy of it
+	// survives "Log out"). NewSessions sets an in-memory one.
+	Revocations Revoker
+	csrfKey     []byte // keys the CSRF tokens (csrf.go)
+	now         func() time.Time
 }
 
 // Errors a request's session can have.
 var (
 	ErrNoSession = errors.New("no session")
 	ErrExpired   = errors.New("session expired")
+	ErrSignedOut = errors.New("signed out")
 )
 
 // NewSessions makes a session manager with fresh random keys: restarting the
@@ -52,7 +63,10 @@ func NewSessions() *Sessions {
 		codec:    securecookie.New(randomKey(32), randomKey(32)).SetSerializer(securecookie.JSONEncoder{}),
 		Idle:     15 * time.Minute,
 		Absolute: 8 * time.Hour,
-		now:      time.Now,
+		// Replicas need a shared Revoker and shared keys (the team-service issue).
+		Revocations: NewMemoryRevoker(DefaultRevocations),
+		csrfKey:     randomKey(32),
+		now:         time.Now,
 	}
 }
 
@@ -72,7 +86,7 @@ func (s *Sessions) Start(w http.ResponseWriter, user string) error {
 // StartWith writes a new session cookie for user naming the server-side session sid.
 func (s *Sessions) StartWith(w http.ResponseWriter, user, sid string) error {
 	now := s.now()
-	return s.write(w, Session{User: user, SID: sid, IssuedAt: now, LastSeen: now})
+	return s.write(w, Session{ID: hex.EncodeToString(randomKey(16)), User: user, SID: sid, IssuedAt: now, LastSeen: now})
 }
 
 // Name is the session cookie's name: SecureCookieName when Secure is set.
@@ -110,6 +124,9 @@ func (s *Sessions) Check(w http.ResponseWriter, r *http.Request) (Session, error
 	if now.Sub(sess.IssuedAt) > s.Absolute || now.Sub(sess.LastSeen) > s.Idle {
 		return Session{}, ErrExpired
 	}
+	if s.Revocations != nil && s.Revocations.Revoked(sess.ID) {
+		return Session{}, ErrSignedOut
+	}
 	if now.Sub(sess.LastSeen) > time.Minute {
 		sess.LastSeen = now
 		if err := s.write(w, sess); err != nil {
@@ -126,11 +143,16 @@ func (s *Sessions) Peek(r *http.Request) (Session, error) {
 		return Session{}, ErrNoSession
 	}
 	var sess Session
-	if err := s.codec.Decode(CookieName, c.Value, &sess); err != nil {
+	// A session without an id could be neither revoked nor bound to CSRF tokens.
+	if err := s.codec.Decode(CookieName, c.Value, &sess); err != nil || sess.ID == "" {
 		return Session{}, ErrNoSession
 	}
 	return sess, nil
 }
+
+// Until is when sess ends at the latest (its absolute expiry): a revocation
+// need not be kept longer.
+func (s *Sessions) Until(sess Session) time.Time { return sess.IssuedAt.Add(s.Absolute) }
 
 // End clears the session cookie.
 func (s *Sessions) End(w http.ResponseWriter) {

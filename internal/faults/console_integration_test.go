@@ -128,9 +128,25 @@ func (c *console) get(t *testing.T, path string) (int, *goquery.Document) {
 	return resp.StatusCode, doc
 }
 
-// post sends a form as the browser does from a clusterdesk page (same origin).
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// post sends a form as the browser does from a clusterdesk page (same origin,
+// with the page's CSRF token).
 func (c *console) post(t *testing.T, path string, form url.Values) (int, *goquery.Document) {
 	t.Helper()
+	if form.Get("_csrf") == "" {
+		// The token every page carries for its forms, bound to this session.
+		_, doc := c.get(t, "/")
+		tok, _ := doc.Find(`meta[name="csrf-token"]`).Attr("content")
+		form = cloneValues(form)
+		form.Set("_csrf", tok)
+	}
 	req, err := http.NewRequest(http.MethodPost, c.srv.URL+path, strings.NewReader(form.Encode()))
 	if err != nil {
 		t.Fatal(err)

@@ -193,3 +193,16 @@ func (a UserAccess) Can(ctx context.Context, verb, group, resource, subresource,
 	}
 	return ok, err
 }
+
+// Forget drops the clients kept for id (its sign-out): a token-mode client
+// holds the user's bearer token, which must not outlive the session in memory.
+// Another session of the same identity builds them again on its next request.
+func (u *Users) Forget(id Identity) {
+	if id.Act == ActAsConsole || (id.User == "" && id.Token == "") {
+		return
+	}
+	u.clients.Remove(cacheKey(id))
+}
+
+// Kept is how many identities' clients are kept (tests of sign-out, metrics).
+func (u *Users) Kept() int { return u.clients.Len() }

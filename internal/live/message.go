@@ -74,11 +74,18 @@ func parseCursor(epoch, s string) (seq uint64, ok bool) {
 // the events. retry asks the browser to wait before it reconnects, should the page
 // not close the connection itself.
 func Reply(w http.ResponseWriter, msgs ...Message) error {
+	return ReplyStatus(w, http.StatusOK, msgs...)
+}
+
+// ReplyStatus is Reply with another status: a client that reads the stream
+// sees the events, and one that checks the status (or a browser's
+// EventSource, which then stops) sees the refusal.
+func ReplyStatus(w http.ResponseWriter, status int, msgs ...Message) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	var b bytes.Buffer
 	b.WriteString("retry: 60000\n\n")
 	for _, m := range msgs {

@@ -134,6 +134,7 @@ type conn struct {
 	evicted  atomic.Bool
 	attached bool // receiving messages (under Streams.mu)
 	done     bool // Serve is returning (under Streams.mu)
+	ended    bool // its owner's session ended (End, under Streams.mu)
 }
 
 // NewStreams returns Streams and starts its heartbeat; Close stops it.
@@ -242,7 +243,7 @@ func (s *Streams) attach(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.conns[id]
-	if c == nil || c.done || c.evicted.Load() {
+	if c == nil || c.done || c.ended || c.evicted.Load() {
 		return
 	}
 	now := []byte(cursor(s.epoch, s.seq))
