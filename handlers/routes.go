@@ -28,7 +28,7 @@ func New(deps Deps) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
-	e.Use(strictTransport) // HSTS over TLS (hsts.go)
+	e.Use(strictTransport)                                      // HSTS over TLS (hsts.go)
 	e.Use(h.limitSignIns(newSignInLimiter(deps.signInLimit()))) // before any body is read (signin_limit.go)
 	e.Use(explainBodyLimit)
 	e.Use(bodyLimit()) // maxBody, editorBody on the editor's routes, loginBody on /login (edit_limit.go)

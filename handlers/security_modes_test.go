@@ -51,6 +51,7 @@ func newModeServer(t *testing.T, mode auth.Mode, readOnly bool) *modeServer {
 	deps := Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
 		Writer: ts.writer, Sessions: sessions, User: "tester", ReadOnly: readOnly, Gate: gate,
+		SignInLimit: routeTableSignInLimit,
 	}
 	switch mode {
 	case auth.ModeLocal:

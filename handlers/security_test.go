@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -38,6 +39,11 @@ func (w *recordingWriter) DecideCSR(context.Context, string, bool, string, strin
 	return nil, nil
 }
 
+// routeTableSignInLimit lets the route-table tests send their dozens of forged
+// /login posts from one test address: they test the CSRF check, which a 429
+// from the sign-in limit (tested on its own in signin_limit_test.go) would hide.
+var routeTableSignInLimit = SignInLimit{Every: time.Millisecond, Burst: 10000, Clients: 16}
+
 type testServer struct {
 	e      *echo.Echo
 	writer *recordingWriter
@@ -51,6 +57,7 @@ func newTestServer(t *testing.T, readOnly bool) *testServer {
 	ts.e = New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
 		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", ReadOnly: readOnly,
+		SignInLimit: routeTableSignInLimit,
 	})
 	return ts
 }

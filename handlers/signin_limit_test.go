@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -27,10 +26,11 @@ func frozenLimit(burst int) SignInLimit {
 	return SignInLimit{Every: time.Minute, Burst: burst, Clients: 64, Now: func() time.Time { return now }}
 }
 
-func tokenLoginRequest(token, remote string) *http.Request {
-	r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {token}}.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.Header.Set("Sec-Fetch-Site", "same-origin")
+// tokenLoginRequest is a browser's post of the sign-in form (with the form's
+// pre-session cookie and CSRF token, fetched by an uncounted GET /login) from
+// the client address remote.
+func tokenLoginRequest(t testing.TB, h http.Handler, token, remote string) *http.Request {
+	r := tokenSignInRequest(t, h, token)
 	r.RemoteAddr = remote
 	return r
 }
@@ -53,7 +53,7 @@ func TestTokenSignInFloodIsLimitedPerClient(t *testing.T) {
 	})
 	codes := map[int]int{}
 	for i := range 1000 {
-		r := tokenLoginRequest("bad-token-"+strconv.Itoa(i), "203.0.113.9:40000")
+		r := tokenLoginRequest(t, e, "bad-token-"+strconv.Itoa(i), "203.0.113.9:40000")
 		// A client cannot pose as many by naming other addresses.
 		r.Header.Set("X-Forwarded-For", "198.51.100."+strconv.Itoa(i%250))
 		r.Header.Set("X-Real-IP", "198.51.100."+strconv.Itoa(i%250))
@@ -77,7 +77,7 @@ func TestTokenSignInFloodIsLimitedPerClient(t *testing.T) {
 	}
 
 	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, tokenLoginRequest(goodToken, "192.0.2.77:5555"))
+	e.ServeHTTP(rec, tokenLoginRequest(t, e, goodToken, "192.0.2.77:5555"))
 	if rec.Code != http.StatusSeeOther {
 		t.Errorf("another client's sign-in: status %d, want 303", rec.Code)
 	}
@@ -191,7 +191,7 @@ func TestSignInBodyIsSmall(t *testing.T) {
 		},
 	})
 	body := "token=" + strings.Repeat("a", 100<<10)
-	r := tokenLoginRequest("", "203.0.113.9:1")
+	r := tokenLoginRequest(t, e, "", "203.0.113.9:1")
 	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), -1 // chunked: no length to check first
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, r)
