@@ -269,10 +269,16 @@ func TestSignInFloodOnTheDevcluster(t *testing.T) {
 		Timeout:       clientPatience,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+	// The flood replays one sign-in form (its pre-session cookie and CSRF
+	// token), as a script would: the limit, not the CSRF check, must stop it.
+	cookies, csrf := signInForm(t, a.handler)
 	codes := map[int]int{}
 	for i := range 1000 {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+a.addr+"/login",
-			strings.NewReader(url.Values{"token": {"made-up-token-" + strconv.Itoa(i)}}.Encode()))
+			strings.NewReader(url.Values{"token": {"made-up-token-" + strconv.Itoa(i)}, "_csrf": {csrf}}.Encode()))
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
 		req.Header.Set("X-Forwarded-For", "198.51.100."+strconv.Itoa(i%250))
@@ -296,9 +302,7 @@ func TestSignInFloodOnTheDevcluster(t *testing.T) {
 	}
 
 	// Someone else, from another address, with a real token.
-	r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {staticUser(t, testcluster.Auditor).token}}.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r := tokenSignInRequest(t, a.handler, staticUser(t, testcluster.Auditor).token)
 	r.RemoteAddr = "192.0.2.50:1234"
 	rec := httptest.NewRecorder()
 	a.handler.ServeHTTP(rec, r)
