@@ -195,7 +195,7 @@ func TestConsoleCutOffFromTheAPIServer(t *testing.T) {
 		t.Errorf("the editor apply that failed changed the CSIDriver: labels %v", d.Labels)
 	}
 	// And the same writes now succeed.
-	if code, doc := c.post(t, "/csrs/"+before+"/approve", url.Values{"message": {"after the cut"}}); code != http.StatusSeeOther {
+	if code, doc := c.post(t, "/csrs/"+before+"/approve", url.Values{"uid": {beforeUID}, "message": {"after the cut"}}); code != http.StatusSeeOther {
 		t.Errorf("approve after the cut: status %d: %s", code, text(doc))
 	}
 	if code, doc := c.post(t, applyURL, form); code != http.StatusSeeOther {
