@@ -33,10 +33,13 @@ function replaceRow(cur, row) {
   const box = row.querySelector(SELECT);
   const old = cur.querySelector(SELECT);
   if (box && !old) box.remove();
-  if (box && old && old.checked && box.value === old.value) box.checked = true;
+  const same = box && old && box.value === old.value;
+  if (same && old.checked) box.checked = true;
   if ('current' in cur.dataset) row.dataset.current = '';
   cur.replaceWith(row);
   htmx.process(row);
+  // The bulk form counts the ticked rows (csr-queue.js recounts on a box's change).
+  if (box && old && old.checked && !same) box.dispatchEvent(new Event('change', { bubbles: true }));
 }
 
 // updateTabs sets the tab badges and, for a view that shows all its rows, the
