@@ -131,10 +131,10 @@ func TestAuditTrailRecordsCSRDecisions(t *testing.T) {
 	refused := testcluster.CreateCSR(t, testcluster.CSR{Signer: "example.com/custom"})
 	ac.waitCached(t, allowed, refused)
 
-	if rec := ac.post(t, sess, "/csrs/"+allowed+"/approve", url.Values{"message": {"ticket OPS-1"}}); rec.Code != http.StatusSeeOther {
+	if rec := ac.post(t, sess, "/csrs/"+allowed+"/approve", url.Values{"uid": {ac.uid(t, allowed)}, "message": {"ticket OPS-1"}}); rec.Code != http.StatusSeeOther {
 		t.Fatalf("approve: status %d", rec.Code)
 	}
-	if rec := ac.post(t, sess, "/csrs/"+refused+"/approve", url.Values{"message": {"not mine"}}); rec.Code != http.StatusForbidden {
+	if rec := ac.post(t, sess, "/csrs/"+refused+"/approve", url.Values{"uid": {ac.uid(t, refused)}, "message": {"not mine"}}); rec.Code != http.StatusForbidden {
 		t.Fatalf("approve for another signer: status %d, want 403", rec.Code)
 	}
 

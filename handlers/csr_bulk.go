@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 
@@ -30,18 +29,19 @@ const bulkWorkers = 4
 
 // bulkOutcome is one CSR's result.
 type bulkOutcome struct {
-	name     string
+	ref      csrRef
 	warnings []string
 	err      error
 	capture  *kube.CSRCapture // the CSR before and after, for the audit trail
 }
 
 // bulkDecideCSRs approves or denies every selected CSR (POST /csrs/bulk with
-// names, action=approve|deny and an optional message) as the signed-in user,
-// each through its own /approval write, and answers with the queue and a
-// result per CSR. A failure for one CSR does not stop the others; the failed
-// ones stay selected and the message stays in the form, so nothing typed or
-// chosen is lost. The status is 200 when anything succeeded; when nothing did,
+// names, each "<uid>/<name>", action=approve|deny and an optional message) as
+// the signed-in user, each through its own /approval write on the object with
+// that UID, and answers with the queue and a result per CSR. A failure for one
+// CSR does not stop the others; the failed ones stay selected (unless the name
+// now holds another request, which the person has not reviewed) and the
+// message stays in the form, so nothing typed or chosen is lost. The status is 200 when anything succeeded; when nothing did,
 // the failures' common status (403 when all were forbidden), else 422.
 func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	form, err := c.FormParams()
@@ -60,14 +60,17 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	if len(text) > maxReasonLen {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
 	}
-	names := bulkNames(form)
-	if len(names) > maxBulk {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%d requests were selected; decide at most %d at once.", len(names), maxBulk))
+	refs, err := bulkRefs(form)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	if len(refs) > maxBulk {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%d requests were selected; decide at most %d at once.", len(refs), maxBulk))
 	}
 	ret, _ := url.ParseQuery(form.Get("return"))
 	q := present.ParseCSRQueueQuery(ret)
 
-	if len(names) == 0 {
+	if len(refs) == 0 {
 		page, _, err := h.csrQueuePage(c, q, nil)
 		if err != nil {
 			return err
@@ -79,19 +82,27 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	}
 
 	verb, reason, msg := h.csrDecision(h.user(c), approve, text)
-	outcomes := h.decideAll(c.Request().Context(), names, approve, reason, msg)
+	outcomes := h.decideAll(c.Request().Context(), refs, approve, reason, msg)
 
 	result := model.CSRBulkResult{Verb: verb}
 	var failed []string
 	for _, o := range outcomes {
-		h.audit(c, csrRecord(verb, o.name, text, o.capture, o.err))
-		item := model.CSRBulkItem{Name: o.name, Href: "/csrs/" + url.PathEscape(o.name), OK: o.err == nil, Warnings: o.warnings}
-		if o.err == nil {
+		name := o.ref.Name
+		h.audit(c, csrRecord(verb, name, text, o.capture, o.err))
+		item := model.CSRBulkItem{Name: name, Href: "/csrs/" + url.PathEscape(name), OK: o.err == nil, Warnings: o.warnings}
+		var replaced *kube.ReplacedError
+		switch {
+		case o.err == nil:
 			result.Succeeded++
 			item.Message = strings.ToLower(verb) + "."
-		} else {
+		case errors.As(o.err, &replaced):
+			// Not pre-selected again: the new request has not been reviewed.
 			result.Failed++
-			failed = append(failed, o.name)
+			item.Replaced = true
+			item.Message = "not " + strings.ToLower(verb) + ": " + csrReplacedText
+		default:
+			result.Failed++
+			failed = append(failed, model.CSRSelectValue(string(o.ref.UID), name))
 			item.Message = "not " + strings.ToLower(verb) + ": " + apiMessage(o.err)
 		}
 		result.Items = append(result.Items, item)
@@ -108,35 +119,22 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	return render(c, bulkStatus(outcomes), pages.CSRQueue(page))
 }
 
-// bulkNames reads the selected names (names, or names[] as some clients send
-// them), without blanks and duplicates, in the order given.
-func bulkNames(form url.Values) []string {
-	var out []string
-	for _, n := range append(form["names"], form["names[]"]...) {
-		n = strings.TrimSpace(n)
-		if n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // decideAll decides every CSR with a few workers and returns the outcomes in
-// the order of names.
-func (h *Handlers) decideAll(ctx context.Context, names []string, approve bool, reason, msg string) []bulkOutcome {
-	out := make([]bulkOutcome, len(names))
+// the order of refs.
+func (h *Handlers) decideAll(ctx context.Context, refs []csrRef, approve bool, reason, msg string) []bulkOutcome {
+	out := make([]bulkOutcome, len(refs))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(bulkWorkers, len(names)) {
+	for range min(bulkWorkers, len(refs)) {
 		wg.Go(func() {
 			for i := range next {
 				cctx, capture := kube.WithCSRCapture(ctx)
-				w, err := h.deps.Writer.DecideCSR(cctx, names[i], approve, reason, msg)
-				out[i] = bulkOutcome{name: names[i], warnings: w, err: err, capture: capture}
+				w, err := h.deps.Writer.DecideCSR(cctx, refs[i].Name, refs[i].UID, approve, reason, msg)
+				out[i] = bulkOutcome{ref: refs[i], warnings: w, err: err, capture: capture}
 			}
 		})
 	}
-	for i := range names {
+	for i := range refs {
 		next <- i
 	}
 	close(next)

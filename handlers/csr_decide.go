@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 	certificatesv1 "k8s.io/api/certificates/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -18,28 +20,30 @@ import (
 // maxReasonLen bounds the free text an approver writes into the condition message.
 const maxReasonLen = 1024
 
-// csrActions offers Approve and Deny only where they can succeed: not in
-// read-only mode, not on a decided CSR, and only if RBAC lets the user approve
-// for this signer. The POST handler enforces all of it again.
-func (h *Handlers) csrActions(c echo.Context, name string) []model.Action {
-	csr, err := h.deps.Cluster.CSR(name)
-	if err != nil || present.CSRDecided(csr) {
+// csrActions offers Approve and Deny for the CSR the page shows, only where
+// they can succeed: not in read-only mode, not on a decided CSR, and only if
+// RBAC lets the user approve for this signer. Both carry the CSR's UID, so they
+// decide this object and no other under the same name. The POST handler and
+// the API server enforce all of it again.
+func (h *Handlers) csrActions(c echo.Context, obj *certificatesv1.CertificateSigningRequest) []model.Action {
+	if obj == nil || present.CSRDecided(obj) {
 		return nil
 	}
 	// The API server validates spec.request on every write, so a request that
 	// does not decode can be neither approved nor denied.
-	if _, err := csrDecodes.Decode(csr.Spec.Request); err != nil {
+	if _, err := csrDecodes.Decode(obj.Spec.Request); err != nil {
 		return nil
 	}
 	mayDecide := h.csrMayDecide(c)
-	if mayDecide == nil || !mayDecide(csr.Spec.SignerName) {
+	if mayDecide == nil || !mayDecide(obj.Spec.SignerName) {
 		return nil
 	}
+	name := obj.Name
 	base := "/csrs/" + url.PathEscape(name)
 	return []model.Action{
-		{Label: "Approve", URL: base + "/approve", Tone: model.ToneOK, TestID: "approve", WithReason: true,
-			Confirm: "Approve " + name + "? The signer " + csr.Spec.SignerName + " will issue a certificate."},
-		{Label: "Deny", URL: base + "/deny", Tone: model.ToneError, TestID: "deny", WithReason: true,
+		{Label: "Approve", URL: base + "/approve", Tone: model.ToneOK, TestID: "approve", WithReason: true, UID: string(obj.UID),
+			Confirm: "Approve " + name + "? The signer " + obj.Spec.SignerName + " will issue a certificate."},
+		{Label: "Deny", URL: base + "/deny", Tone: model.ToneError, TestID: "deny", WithReason: true, UID: string(obj.UID),
 			Confirm: "Deny " + name + "? A decision cannot be undone."},
 	}
 }
@@ -48,18 +52,27 @@ func (h *Handlers) approveCSR(c echo.Context) error { return h.decideCSR(c, true
 func (h *Handlers) denyCSR(c echo.Context) error    { return h.decideCSR(c, false) }
 
 // decideCSR writes an Approved or Denied condition through the /approval
-// subresource as the signed-in user, then redirects to the CSR with the result
-// and any API server warnings.
+// subresource as the signed-in user, on the CSR whose UID the form carries,
+// then redirects to the CSR with the result and any API server warnings. When
+// the name now holds another request, it answers 409 with that request shown.
 func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	name := c.Param("name")
+	uid, err := parseCSRUID(c.FormValue("uid"))
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
 	text := strings.TrimSpace(c.FormValue("message"))
 	if len(text) > maxReasonLen {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
 	}
 	verb, reason, msg := h.csrDecision(h.user(c), approve, text)
 	ctx, capture := kube.WithCSRCapture(c.Request().Context())
-	warnings, err := h.deps.Writer.DecideCSR(ctx, name, approve, reason, msg)
+	warnings, err := h.deps.Writer.DecideCSR(ctx, name, uid, approve, reason, msg)
 	h.audit(c, csrRecord(verb, name, text, capture, err))
+	var replaced *kube.ReplacedError
+	if errors.As(err, &replaced) {
+		return h.csrReplaced(c, replaced)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,7 +102,8 @@ func (h *Handlers) csrDecision(user string, approve bool, text string) (verb, re
 
 // csrMayDecide returns a function reporting whether the signed-in user may
 // approve and deny CSRs of a signer (update on certificatesigningrequests/approval
-// and approve on signers/<signer>, by SelfSubjectAccessReview), remembering
+// and approve on signers/<signer> or signers/<domain>/*, by
+// SelfSubjectAccessReview, as csr.SignerAuthzNames explains), remembering
 // answers for this request. It returns nil when the user may decide nothing:
 // read-only mode, or no right to update approvals at all. An access review
 // that fails hides the buttons; the server still decides on a POST.
@@ -106,17 +120,20 @@ func (h *Handlers) csrMayDecide(c echo.Context) func(signer string) bool {
 	if !canUpdate {
 		return nil
 	}
-	answers := map[string]bool{}
-	return func(signer string) bool {
-		if ok, seen := answers[signer]; seen {
+	answers := map[string]bool{} // by resource name: signers of one domain share the wildcard's
+	may := func(resourceName string) bool {
+		if ok, seen := answers[resourceName]; seen {
 			return ok
 		}
-		ok, err := h.deps.Access.Can(ctx, "approve", "certificates.k8s.io", "signers", "", signer)
+		ok, err := h.deps.Access.Can(ctx, "approve", "certificates.k8s.io", "signers", "", resourceName)
 		if err != nil {
-			h.deps.Log.Warn("access review failed", "check", "approve signers", "signer", signer, "err", err)
+			h.deps.Log.Warn("access review failed", "check", "approve signers", "signer", resourceName, "err", err)
 		}
-		answers[signer] = ok && err == nil
-		return answers[signer]
+		answers[resourceName] = ok && err == nil
+		return answers[resourceName]
+	}
+	return func(signer string) bool {
+		return slices.ContainsFunc(csr.SignerAuthzNames(signer), may)
 	}
 }
 

@@ -3,12 +3,16 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
@@ -22,6 +26,29 @@ func (ls *liveServer) post(t *testing.T, sess *http.Cookie, path string, form ur
 	r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ls.e, withCookie(sess)))
 	r.AddCookie(sess)
 	return ls.do(r)
+}
+
+// uid is the UID of the CSR name as the console shows it (its cache), which
+// every decision form carries.
+func (ls *liveServer) uid(t *testing.T, name string) string {
+	t.Helper()
+	c, err := ls.cache.CSR(name)
+	if err != nil {
+		t.Fatalf("the console does not show %s: %v", name, err)
+	}
+	return string(c.UID)
+}
+
+// liveUID is the UID of the CSR name on the API server, for tests whose
+// console keeps its cache to itself.
+func liveUID(t *testing.T, name string) string {
+	t.Helper()
+	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	c, err := cs.CertificatesV1().CertificateSigningRequests().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get CSR %s: %v", name, err)
+	}
+	return string(c.UID)
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -47,7 +74,7 @@ func TestApproveCSRIssuesACertificate(t *testing.T) {
 		t.Fatal("a pending CSR should offer approve and deny to admin")
 	}
 
-	rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{"message": {"looks right"}})
+	rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{"uid": {ls.uid(t, name)}, "message": {"looks right"}})
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("approve: status %d: %s", rec.Code, rec.Body.String())
 	}
@@ -67,7 +94,7 @@ func TestApproveCSRIssuesACertificate(t *testing.T) {
 		t.Error("a decided CSR must not offer approve again")
 	}
 
-	rec = ls.post(t, sess, "/csrs/"+name+"/deny", url.Values{})
+	rec = ls.post(t, sess, "/csrs/"+name+"/deny", url.Values{"uid": {ls.uid(t, name)}})
 	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "already") {
 		t.Fatalf("deny after approve: status %d, want 409 saying it is already decided", rec.Code)
 	}
@@ -83,7 +110,7 @@ func TestApproverIsRefusedForAnotherSigner(t *testing.T) {
 	if doc.Find(`[data-testid="action-approve"]`).Length() != 0 {
 		t.Error("approver may not approve for example.com/custom: no button expected")
 	}
-	rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{})
+	rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{"uid": {ls.uid(t, name)}})
 	if rec.Code != http.StatusForbidden {
 		t.Fatalf("forged approve: status %d, want 403", rec.Code)
 	}

@@ -9,6 +9,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/labstack/echo/v4"
 
@@ -43,6 +44,20 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	raw, err := h.deps.Cluster.Object(kind.ID, name)
+	if err != nil {
+		return err
+	}
+	page, err := h.csrDetailPage(c, kind, obj, raw)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, pages.CSRDetail(page))
+}
+
+// csrDetailPage lays out obj, with raw as its YAML, and the decisions the user
+// may take on that very object (its UID travels with them).
+func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object) (model.CSRDetailPage, error) {
 	// The duplicate check compares with the other CSRs; without them the page
 	// still shows, only without that finding.
 	all, err := h.deps.Cluster.CSRs()
@@ -50,17 +65,13 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 		all = nil
 	}
 	page := present.CSRDetailPage(obj, all, h.csrDetailChecksEnv(c, obj), time.Now())
-	raw, err := h.deps.Cluster.Object(kind.ID, name)
-	if err != nil {
-		return err
+	if err = setYAML(&page.DetailPage, kind.ID, obj.Name, raw); err != nil {
+		return model.CSRDetailPage{}, err
 	}
-	if err = setYAML(&page.DetailPage, kind.ID, name, raw); err != nil {
-		return err
-	}
-	page.Chrome = h.chrome(c, name, kind.ID,
-		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
-	page.Actions = h.csrActions(c, name)
-	return render(c, http.StatusOK, pages.CSRDetail(page))
+	page.Chrome = h.chrome(c, obj.Name, kind.ID,
+		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: obj.Name})
+	page.Actions = h.csrActions(c, obj)
+	return page, nil
 }
 
 // csrCertificate downloads the issued certificate (status.certificate) as a

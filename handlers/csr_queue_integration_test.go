@@ -28,10 +28,21 @@ func (ls *liveServer) waitCached(t *testing.T, names ...string) {
 	})
 }
 
-// bulk posts the bulk form and parses the answer.
+// bulk posts the bulk form for the named CSRs, each with its UID as the
+// console shows it, and parses the answer.
 func (ls *liveServer) bulk(t *testing.T, sess *http.Cookie, action string, names ...string) (int, *goquery.Document) {
 	t.Helper()
-	rec := ls.post(t, sess, "/csrs/bulk", url.Values{"names": names, "action": {action}, "message": {"bulk from the integration test"}})
+	var refs []string
+	for _, n := range names {
+		refs = append(refs, ls.uid(t, n)+"/"+n)
+	}
+	return ls.bulkRefs(t, sess, action, refs...)
+}
+
+// bulkRefs posts the bulk form with selection values ("<uid>/<name>") as given.
+func (ls *liveServer) bulkRefs(t *testing.T, sess *http.Cookie, action string, refs ...string) (int, *goquery.Document) {
+	t.Helper()
+	rec := ls.post(t, sess, "/csrs/bulk", url.Values{"names": refs, "action": {action}, "message": {"bulk from the integration test"}})
 	doc, err := goquery.NewDocumentFromReader(rec.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +69,7 @@ func TestBulkApproveReportsTheOneAlreadyDenied(t *testing.T) {
 	sess := ls.login(t)
 	a, b, denied := testcluster.CreateCSR(t, apiClient.With("a")), testcluster.CreateCSR(t, apiClient.With("b")), testcluster.CreateCSR(t, apiClient.With("denied"))
 	ls.waitCached(t, a, b, denied)
-	if rec := ls.post(t, sess, "/csrs/"+denied+"/deny", url.Values{"message": {"not this one"}}); rec.Code != http.StatusSeeOther {
+	if rec := ls.post(t, sess, "/csrs/"+denied+"/deny", url.Values{"uid": {ls.uid(t, denied)}, "message": {"not this one"}}); rec.Code != http.StatusSeeOther {
 		t.Fatalf("deny: status %d", rec.Code)
 	}
 
@@ -118,10 +129,10 @@ func TestApproverMayApproveClientButNotKubeletServing(t *testing.T) {
 	ls.waitCached(t, client, serving)
 
 	_, doc, _ := ls.get(t, sess, "/csrs?state=pending")
-	if doc.Find(`[data-testid="row-select"][value="`+client+`"]`).Length() != 1 {
+	if doc.Find(`[data-testid="row-select"][value="`+ls.uid(t, client)+"/"+client+`"]`).Length() != 1 {
 		t.Error("the approver may select the kube-apiserver-client CSR")
 	}
-	if doc.Find(`[data-testid="row-select"][value="`+serving+`"]`).Length() != 0 {
+	if doc.Find(`[data-testid="list-row"][data-name="`+serving+`"] [data-testid="row-select"]`).Length() != 0 {
 		t.Error("the approver may not select the kubelet-serving CSR")
 	}
 	// The checks flag the serving request: requested by admin, not by the node.
@@ -155,7 +166,7 @@ func TestApproverMayApproveClientButNotKubeletServing(t *testing.T) {
 		t.Errorf("the refused CSR is untouched: %+v", c.Status.Conditions)
 	}
 	// The single-CSR route refuses as well, with the API server's message.
-	rec := ls.post(t, sess, "/csrs/"+serving+"/approve", url.Values{})
+	rec := ls.post(t, sess, "/csrs/"+serving+"/approve", url.Values{"uid": {ls.uid(t, serving)}})
 	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "forbidden") {
 		t.Errorf("single approve: status %d", rec.Code)
 	}
@@ -192,7 +203,7 @@ func TestAuditorSeesNoDecisionsAndIsRefused(t *testing.T) {
 	if ok, text := bulkResult(res, name); ok != "false" || !strings.Contains(text, "forbidden") {
 		t.Errorf("the refusal is reported: %s %q", ok, text)
 	}
-	if rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{}); rec.Code != http.StatusForbidden {
+	if rec := ls.post(t, sess, "/csrs/"+name+"/approve", url.Values{"uid": {ls.uid(t, name)}}); rec.Code != http.StatusForbidden {
 		t.Errorf("forged approve: status %d, want 403", rec.Code)
 	}
 	c, _ := ls.cache.CSR(name)

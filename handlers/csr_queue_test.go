@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csr"
@@ -90,16 +92,18 @@ type scriptedWriter struct {
 	mu      sync.Mutex
 	errs    map[string]error
 	decided []string
+	uids    []types.UID // the UID each decided call carried
 	msgs    []string
 }
 
-func (w *scriptedWriter) DecideCSR(_ context.Context, name string, _ bool, _, message string) ([]string, error) {
+func (w *scriptedWriter) DecideCSR(_ context.Context, name string, uid types.UID, _ bool, _, message string) ([]string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.errs[name]; err != nil {
 		return nil, err
 	}
 	w.decided = append(w.decided, name)
+	w.uids = append(w.uids, uid)
 	w.msgs = append(w.msgs, message)
 	return []string{"a warning for " + name}, nil
 }
@@ -126,7 +130,7 @@ func pemFor(t testing.TB, cn string, orgs ...string) []byte {
 
 func fakeCSR(t testing.TB, name, signer, user string, created time.Time, conds ...certificatesv1.RequestConditionType) *certificatesv1.CertificateSigningRequest {
 	c := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(created)},
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: uidFor(name), CreationTimestamp: metav1.NewTime(created)},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			SignerName: signer, Username: user, Request: pemFor(t, user),
 			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
@@ -137,6 +141,16 @@ func fakeCSR(t testing.TB, name, signer, user string, created time.Time, conds .
 	}
 	return c
 }
+
+// uidFor is a fixed UUID per name, as the API server would give a CSR.
+func uidFor(name string) types.UID {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", h.Sum64()&(1<<48-1)))
+}
+
+// ref is the bulk form's selection value of the fake CSR name.
+func ref(name string) string { return string(uidFor(name)) + "/" + name }
 
 type csrTestServer struct {
 	testServer
@@ -212,7 +226,7 @@ func TestCSRQueueHandler(t *testing.T) {
 		t.Errorf("queue order %v", names)
 	}
 	boxes := doc.Find(`[data-testid="row-select"]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("value", "") })
-	if strings.Join(boxes, ",") != "p1" {
+	if strings.Join(boxes, ",") != ref("p1") {
 		t.Errorf("only p1 (a signer the user may decide, pending) is selectable: %v", boxes)
 	}
 	if doc.Find(`[data-testid="bulk-form"]`).Length() != 1 {
@@ -249,7 +263,7 @@ func TestCSRBulkHandler(t *testing.T) {
 	ts.writer.errs["b"] = apierrors.NewConflict(gr, "b", fmt.Errorf("it is already denied; approval and denial are permanent"))
 
 	rec, doc := ts.request(t, sess, http.MethodPost, "/csrs/bulk", url.Values{
-		"names": {"a", "b", "c", "a"}, "action": {"approve"}, "message": {"batch"}, "return": {"state=pending"},
+		"names": {ref("a"), ref("b"), ref("c"), ref("a")}, "action": {"approve"}, "message": {"batch"}, "return": {"state=pending"},
 	}, false)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("partial success: status %d", rec.Code)
@@ -265,7 +279,12 @@ func TestCSRBulkHandler(t *testing.T) {
 	if len(ts.writer.decided) != 2 || !strings.Contains(ts.writer.msgs[0], "Approved by tester via clusterdesk: batch") {
 		t.Errorf("decided %v with %v", ts.writer.decided, ts.writer.msgs)
 	}
-	if doc.Find(`[data-testid="row-select"][value="b"]`).AttrOr("checked", "none") == "none" {
+	for i, n := range ts.writer.decided {
+		if ts.writer.uids[i] != uidFor(n) {
+			t.Errorf("%s was decided with UID %q, want the one selected, %q", n, ts.writer.uids[i], uidFor(n))
+		}
+	}
+	if doc.Find(`[data-testid="row-select"][value="`+ref("b")+`"]`).AttrOr("checked", "none") == "none" {
 		t.Error("the failed CSR stays selected")
 	}
 	if doc.Find(`[data-testid="bulk-message"]`).AttrOr("value", "") != "batch" {
@@ -281,11 +300,13 @@ func TestCSRBulkHandler(t *testing.T) {
 	// Everything refused alike: the status says so.
 	ts.writer.errs["a"] = apierrors.NewForbidden(gr, "a", fmt.Errorf("no"))
 	ts.writer.errs["b"] = apierrors.NewForbidden(gr, "b", fmt.Errorf("no"))
-	rec, _ = ts.request(t, sess, http.MethodPost, "/csrs/bulk", url.Values{"names": {"a", "b"}, "action": {"deny"}}, false)
+	rec, _ = ts.request(t, sess, http.MethodPost, "/csrs/bulk", url.Values{"names": {ref("a"), ref("b")}, "action": {"deny"}}, false)
 	if rec.Code != http.StatusForbidden {
 		t.Errorf("all forbidden: status %d, want 403", rec.Code)
 	}
 
+	// Refused forms write nothing, which only shows if a write could succeed.
+	ts.writer.errs = map[string]error{}
 	cases := []struct {
 		name string
 		form url.Values
@@ -293,14 +314,20 @@ func TestCSRBulkHandler(t *testing.T) {
 		want string
 	}{
 		{"nothing selected", url.Values{"action": {"approve"}}, http.StatusBadRequest, "Nothing selected"},
-		{"unknown action", url.Values{"names": {"a"}, "action": {"delete"}}, http.StatusBadRequest, "Approve selected"},
-		{"message too long", url.Values{"names": {"a"}, "action": {"deny"}, "message": {strings.Repeat("x", maxReasonLen+1)}}, http.StatusBadRequest, "at most"},
+		{"unknown action", url.Values{"names": {ref("a")}, "action": {"delete"}}, http.StatusBadRequest, "Approve selected"},
+		{"message too long", url.Values{"names": {ref("a")}, "action": {"deny"}, "message": {strings.Repeat("x", maxReasonLen+1)}}, http.StatusBadRequest, "at most"},
+		{"a name without its UID", url.Values{"names": {ref("a"), "b"}, "action": {"approve"}}, http.StatusBadRequest, "does not say which request"},
+		{"a malformed UID", url.Values{"names": {"not-a-uid/a"}, "action": {"approve"}}, http.StatusBadRequest, "does not carry the UID"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			before := len(ts.writer.decided)
 			rec, _ := ts.request(t, sess, http.MethodPost, "/csrs/bulk", tc.form, false)
 			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
 				t.Errorf("status %d, want %d mentioning %q", rec.Code, tc.code, tc.want)
+			}
+			if len(ts.writer.decided) != before {
+				t.Errorf("a refused form decided %v", ts.writer.decided[before:])
 			}
 		})
 	}

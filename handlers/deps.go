@@ -57,7 +57,7 @@ type Access interface {
 
 // CSRDecider approves or denies CSRs as the signed-in user.
 type CSRDecider interface {
-	DecideCSR(ctx context.Context, name string, approve bool, reason, message string) (warnings []string, err error)
+	DecideCSR(ctx context.Context, name string, uid types.UID, approve bool, reason, message string) (warnings []string, err error)
 }
 
 // ObjectEditor reads and writes whole objects as the signed-in user: the YAML

@@ -249,11 +249,13 @@ func TestEachSignInModeReadsAndWritesAsTheUser(t *testing.T) {
 
 			// A write through the CSR writer: approve a pending CSR.
 			name := testcluster.CreateCSR(t, testcluster.CSR{Suffix: string(tc.mode)})
+			var uid string // as the page shows it
 			waitFor(t, "the approve button", 15*time.Second, func() bool {
 				code, doc := s.get(t, "/csrs/"+name)
+				uid = doc.Find(`[data-testid="action-approve-form"] input[name="uid"]`).AttrOr("value", "")
 				return code == http.StatusOK && doc.Find(`[data-testid="action-approve"]`).Length() > 0
 			})
-			if rec := s.post(t, "/csrs/"+name+"/approve", url.Values{"message": {"identity test"}}); rec.Code != http.StatusSeeOther {
+			if rec := s.post(t, "/csrs/"+name+"/approve", url.Values{"uid": {uid}, "message": {"identity test"}}); rec.Code != http.StatusSeeOther {
 				t.Fatalf("approve: status %d: %s", rec.Code, rec.Body.String()[:min(400, rec.Body.Len())])
 			}
 			csr, err := admin.CertificatesV1().CertificateSigningRequests().Get(context.Background(), name, metav1.GetOptions{})
@@ -290,7 +292,7 @@ func TestTokenModeControlsFollowTheUsersRights(t *testing.T) {
 	if _, doc := auditor.get(t, "/csrs/"+name); doc.Find(`[data-testid="action-approve"]`).Length() != 0 {
 		t.Error("the auditor is offered Approve")
 	}
-	if rec := auditor.post(t, "/csrs/"+name+"/approve", nil); rec.Code != http.StatusForbidden {
+	if rec := auditor.post(t, "/csrs/"+name+"/approve", url.Values{"uid": {liveUID(t, name)}}); rec.Code != http.StatusForbidden {
 		t.Fatalf("auditor approve: status %d, want the API server's 403", rec.Code)
 	}
 

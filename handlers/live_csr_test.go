@@ -19,7 +19,7 @@ import (
 )
 
 // The CSR queue's live rows are the queue's own rows (state, subject,
-// findings, selection box), rendered once per change for every open queue,
+// findings, selection box with the CSR's UID), rendered once per change for every open queue,
 // with the state tabs' counts over all CSRs.
 func TestLiveRenderCSRQueueRows(t *testing.T) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -32,6 +32,7 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 	}
 	cl := newLiveCluster("pending-a", "issued-b", "pending-c")
 	for _, c := range cl.csrs {
+		c.UID = uidFor(c.Name)
 		c.Spec.Request = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 		c.Spec.SignerName = certificatesv1.KubeAPIServerClientSignerName
 		c.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
@@ -49,7 +50,7 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 	d := doc(t, rows.Data)
 
 	a := d.Find(`tr#row-csrs-pending-a[data-csr-row][data-state="pending"]`)
-	if a.Length() != 1 || a.Find(`[data-testid="row-select"][value="pending-a"]`).Length() != 1 ||
+	if a.Length() != 1 || a.Find(`[data-testid="row-select"][value="`+ref("pending-a")+`"]`).Length() != 1 ||
 		!strings.Contains(a.Find(`[data-testid="row-subject"]`).Text(), "live-user") {
 		t.Errorf("pending row: want the queue's row with its selection box and decoded subject: %q", rows.Data)
 	}

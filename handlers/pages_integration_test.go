@@ -30,7 +30,13 @@ type liveServer struct {
 
 func newLiveServer(t *testing.T, identity string, readOnly bool) *liveServer {
 	t.Helper()
-	cfg := testcluster.RestConfig(t, identity)
+	return newLiveServerAs(t, testcluster.RestConfig(t, identity), identity, readOnly)
+}
+
+// newLiveServerAs is newLiveServer acting with cfg (e.g. admin impersonating a
+// test's own user) and showing identity as the user's name.
+func newLiveServerAs(t *testing.T, cfg *rest.Config, identity string, readOnly bool) *liveServer {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cache, err := kube.NewCache(cfg, log)
 	if err != nil {

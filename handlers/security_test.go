@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -34,7 +35,7 @@ func (denyAll) Can(context.Context, string, string, string, string, string) (boo
 
 type recordingWriter struct{ calls int }
 
-func (w *recordingWriter) DecideCSR(context.Context, string, bool, string, string) ([]string, error) {
+func (w *recordingWriter) DecideCSR(context.Context, string, types.UID, bool, string, string) ([]string, error) {
 	w.calls++
 	return nil, nil
 }

@@ -54,6 +54,13 @@ func TestConsoleCutOffFromTheAPIServer(t *testing.T) {
 	approved := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "approved", Client: other})
 	driver := createCSIDriver(t, other)
 	c.waitCached(t, before, gone, approved)
+	// A decision carries the UID of the CSR as shown; without one it is a 400,
+	// which would hide what this test is after (the unreachable answer).
+	shown, err := c.cache.CSR(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beforeUID := string(shown.UID)
 	poll(t, "the cache to hold the CSIDriver", 30*time.Second, func() bool { _, err := c.cache.CSIDriver(driver); return err == nil })
 	if code, doc := c.get(t, "/csrs"); code != http.StatusOK || !strings.Contains(doc.Text(), before) || doc.Find(`[data-testid="banner-stale"]`).Length() != 0 {
 		t.Fatalf("before the cut: /csrs status %d, lists %s: %v, stale banner: %d", code, before,
@@ -115,9 +122,9 @@ func TestConsoleCutOffFromTheAPIServer(t *testing.T) {
 			t.Errorf("%s during the cut: status %d; want a 5xx saying the cluster cannot be reached, got: %s", what, code, body)
 		}
 	}
-	code, doc := c.post(t, "/csrs/"+before+"/approve", url.Values{"message": {"during the cut"}})
+	code, doc := c.post(t, "/csrs/"+before+"/approve", url.Values{"uid": {beforeUID}, "message": {"during the cut"}})
 	unreachable("approve", code, text(doc))
-	code, doc = c.post(t, "/csrs/bulk", url.Values{"action": {"approve"}, "names": {before}, "message": {"during the cut"}})
+	code, doc = c.post(t, "/csrs/bulk", url.Values{"action": {"approve"}, "names": {beforeUID + "/" + before}, "message": {"during the cut"}})
 	unreachable("bulk approve", code, text(doc))
 	code, doc = c.post(t, applyURL, form)
 	unreachable("editor apply", code, text(doc))
@@ -188,7 +195,7 @@ func TestConsoleCutOffFromTheAPIServer(t *testing.T) {
 		t.Errorf("the editor apply that failed changed the CSIDriver: labels %v", d.Labels)
 	}
 	// And the same writes now succeed.
-	if code, doc := c.post(t, "/csrs/"+before+"/approve", url.Values{"message": {"after the cut"}}); code != http.StatusSeeOther {
+	if code, doc := c.post(t, "/csrs/"+before+"/approve", url.Values{"uid": {beforeUID}, "message": {"after the cut"}}); code != http.StatusSeeOther {
 		t.Errorf("approve after the cut: status %d: %s", code, text(doc))
 	}
 	if code, doc := c.post(t, applyURL, form); code != http.StatusSeeOther {

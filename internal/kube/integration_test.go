@@ -4,6 +4,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"strings"
@@ -140,8 +141,9 @@ func TestClusterDecideCSR(t *testing.T) {
 		ExpirationSeconds: ptr.To[int32](600), Client: admin})
 
 	waitFor(t, 5*time.Second, "the cache to see the new CSR", func() bool { _, err := c.CSR(name); return err == nil })
+	seen, _ := c.CSR(name)
 
-	warnings, err := w.DecideCSR(ctx, name, true, "", "integration test")
+	warnings, err := w.DecideCSR(ctx, name, seen.UID, true, "", "integration test")
 	if err != nil {
 		t.Fatalf("approve: %v (warnings %q)", err, warnings)
 	}
@@ -155,7 +157,7 @@ func TestClusterDecideCSR(t *testing.T) {
 		t.Fatalf("conditions after approve: %+v", live.Status.Conditions)
 	}
 
-	_, err = w.DecideCSR(ctx, name, false, "", "too late")
+	_, err = w.DecideCSR(ctx, name, seen.UID, false, "", "too late")
 	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "already approved") {
 		t.Fatalf("deny after approve: %v, want a Conflict saying it is already approved", err)
 	}
@@ -165,4 +167,37 @@ func TestClusterDecideCSR(t *testing.T) {
 		csr, err := c.CSR(name)
 		return err == nil && csrDecision(csr) == "approved"
 	})
+}
+
+// The API server itself refuses an approval whose metadata.uid is not the live
+// object's: DecideCSR relies on that precondition, not on a check of its own.
+func TestClusterDecideCSRRefusesAReplacedCSR(t *testing.T) {
+	w, err := NewWriter(testcluster.RestConfig(t, testcluster.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	name := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "replaced"})
+	seen, err := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newUID := testcluster.RecreateCSR(t, name, testcluster.CSR{CommonName: "system:node:it-impostor", Organizations: []string{"system:nodes"}})
+
+	_, err = w.DecideCSR(ctx, name, seen.UID, true, "", "reviewed the old one")
+	var replaced *ReplacedError
+	if !errors.As(err, &replaced) || !apierrors.IsConflict(err) || replaced.Current.UID != newUID {
+		t.Fatalf("approve with the old UID: %v, want a ReplacedError (a Conflict) naming the new object %s", err, newUID)
+	}
+	// The refusal is the API server's precondition (its wording is not a
+	// contract, so only logged): "Precondition failed: UID in precondition …".
+	t.Logf("the API server answered: %v", replaced.Err)
+	live, err := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.UID != newUID || len(live.Status.Conditions) != 0 {
+		t.Errorf("the new CSR: UID %s, conditions %+v; want %s untouched", live.UID, live.Status.Conditions, newUID)
+	}
 }

@@ -14,12 +14,12 @@ import (
 type UserWriter struct{ Users *Users }
 
 // DecideCSR is Writer.DecideCSR as the identity in ctx.
-func (w UserWriter) DecideCSR(ctx context.Context, name string, approve bool, reason, message string) ([]string, error) {
+func (w UserWriter) DecideCSR(ctx context.Context, name string, uid types.UID, approve bool, reason, message string) ([]string, error) {
 	c, err := w.Users.For(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return c.Writer.DecideCSR(ctx, name, approve, reason, message)
+	return c.Writer.DecideCSR(ctx, name, uid, approve, reason, message)
 }
 
 // UserEditor is Editor acting as the identity in each call's context.

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -44,12 +46,18 @@ func NewWriter(cfg *rest.Config) (*Writer, error) {
 
 // DecideCSR approves (approve=true) or denies the CSR name through its /approval
 // subresource, adding an Approved or Denied condition with reason (ReasonApproved or
-// ReasonDenied if empty) and message. It reads the live object, not the cache, and
-// refuses with a Conflict error when the CSR is already approved or denied: those
-// conditions are permanent and mutually exclusive. A write conflict (someone else
-// updated the CSR meanwhile) is retried from a fresh read, so a concurrent decision is
-// reported as "already decided". It returns the API server's warnings, also on error.
-func (w *Writer) DecideCSR(ctx context.Context, name string, approve bool, reason, message string) ([]string, error) {
+// ReasonDenied if empty) and message. uid is the UID of the CSR as the person saw it:
+// the write carries it, so the API server refuses it when the live object under name
+// is another one, and DecideCSR answers with a *ReplacedError holding the live object.
+// It reads the live object, not the cache, and refuses with a Conflict error when the
+// CSR is already approved or denied: those conditions are permanent and mutually
+// exclusive. A write conflict (someone else updated the CSR meanwhile) is retried from
+// a fresh read, so a concurrent decision is reported as "already decided"; a refused
+// UID is never retried. It returns the API server's warnings, also on error.
+func (w *Writer) DecideCSR(ctx context.Context, name string, uid types.UID, approve bool, reason, message string) ([]string, error) {
+	if uid == "" {
+		return nil, fmt.Errorf("deciding %q: the UID of the request as reviewed is missing", name)
+	}
 	ctx, warnings := withWarnings(ctx)
 	cond := certificatesv1.CertificateSigningRequestCondition{
 		Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue,
@@ -63,22 +71,51 @@ func (w *Writer) DecideCSR(ctx context.Context, name string, approve bool, reaso
 	}
 
 	csrs := w.client.CertificatesV1().CertificateSigningRequests()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	// Only a resourceVersion conflict of our own write is worth another read:
+	// "already decided" is final, and so is a replaced object (UIDs are never reused).
+	wrote := false
+	retryable := func(err error) bool {
+		var replaced *ReplacedError
+		return wrote && apierrors.IsConflict(err) && !errors.As(err, &replaced)
+	}
+	err := retry.OnError(retry.DefaultRetry, retryable, func() error {
+		wrote = false
 		csr, err := csrs.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		captureCSR(ctx, csr, false)
-		if decided := csrDecision(csr); decided != "" {
+		live := csr.DeepCopy()
+		// A decided CSR is refused here only if it is the one reviewed; another
+		// object under the name is the API server's to refuse, below.
+		if decided := csrDecision(csr); decided != "" && csr.UID == uid {
 			return apierrors.NewConflict(
 				schema.GroupResource{Group: certificatesv1.GroupName, Resource: "certificatesigningrequests"}, name,
 				fmt.Errorf("it is already %s; approval and denial are permanent", decided))
 		}
 		cond.LastUpdateTime = metav1.Now()
 		csr.Status.Conditions = append(csr.Status.Conditions, cond)
+		// The UID reviewed, not the one just read, is the write's precondition:
+		// the API server checks it atomically with the write, where a check of
+		// the read here would leave a window for a delete and re-create.
+		// Upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/update.go
+		// (defaultUpdatedObjectInfo.Preconditions takes metadata.uid of the body)
+		// and staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
+		// (Store.Update passes it to GuaranteedUpdate as storage.Preconditions;
+		// a mismatch is answered 409 Conflict through storeerr.InterpretUpdateError).
+		csr.UID = uid
+		wrote = true
 		stored, err := csrs.UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
 		if err == nil {
 			captureCSR(ctx, stored, true)
+			return nil
+		}
+		// The Conflict's message is not a contract; the UIDs are. When the object
+		// just read is another one, the refusal is the UID precondition. When it is
+		// the one reviewed, the conflict is a resourceVersion race and is retried;
+		// a replacement in between is then met by the next read and write.
+		if apierrors.IsConflict(err) && live.UID != uid {
+			return &ReplacedError{Name: name, Seen: uid, Current: live, Err: err}
 		}
 		return err
 	})

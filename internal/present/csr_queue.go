@@ -141,7 +141,9 @@ type CSRQueueEnv struct {
 	// PageSize is the rows one page renders (0: PageSize). Filters, tabs,
 	// counts and sort run over every CSR; only the rows are paged.
 	PageSize int
-	// Selected pre-selects rows, e.g. the CSRs a bulk decision failed for.
+	// Selected pre-selects rows, e.g. the CSRs a bulk decision failed for, by
+	// their selection value (model.CSRRow.SelectValue: UID and name), so a CSR
+	// replaced under the same name is not ticked for the person.
 	Selected []string
 	// Cache keeps per-CSR work between views (nil: none kept).
 	Cache *CSRQueueCache
@@ -264,7 +266,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	for _, it := range kept {
 		row := *it.build(dups, env).row
 		row.Selectable = it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
-		row.Selected = row.Selectable && selected[row.Name]
+		row.Selected = row.Selectable && selected[row.SelectValue()]
 		page.Rows = append(page.Rows, row)
 	}
 
@@ -337,7 +339,7 @@ func (it *queueItem) build(dups map[string][]string, env CSRQueueEnv) *queueItem
 		requester.Title = "groups: " + strings.Join(c.Spec.Groups, ", ")
 	}
 
-	row := &model.CSRRow{State: it.state, Subject: f.subject, SubjectBad: f.req == nil}
+	row := &model.CSRRow{State: it.state, Subject: f.subject, SubjectBad: f.req == nil, UID: string(c.UID)}
 	row.Findings = findingModels(it.check(dups, env))
 	row.Row = model.Row{
 		ID:   "row-csrs-" + c.Name,

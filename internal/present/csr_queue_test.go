@@ -18,6 +18,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -47,7 +48,7 @@ func pemRequest(t testing.TB, cn string, orgs ...string) []byte {
 // decided is when it was approved or denied.
 func qcsr(t testing.TB, name, signer, user, cn string, created time.Time, state string, decided time.Time, orgs ...string) *certificatesv1.CertificateSigningRequest {
 	c := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(created)},
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(created)},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			SignerName: signer, Username: user, Groups: []string{"system:authenticated", "team-" + user},
 			Request: pemRequest(t, cn, orgs...),
@@ -227,11 +228,20 @@ func TestCSRQueueSelection(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := queueFixture(t, now)
 	onlyAPIClient := func(s string) bool { return s == apiClient }
-	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: onlyAPIClient, Selected: []string{"masters", "pending-old", "issued-old"}})
+	// pending-young was selected as another object than the one now under its
+	// name (deleted and created again): it is not ticked for the person.
+	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: onlyAPIClient,
+		Selected: []string{"uid-masters/masters", "uid-pending-old/pending-old", "uid-issued-old/issued-old", "uid-before/pending-young"}})
 	selectable := map[string]bool{}
 	selected := map[string]bool{}
 	for _, r := range p.Rows {
 		selectable[r.Name], selected[r.Name] = r.Selectable, r.Selected
+		if r.UID != "uid-"+r.Name || r.SelectValue() != "uid-"+r.Name+"/"+r.Name {
+			t.Errorf("row %s carries UID %q, selection value %q", r.Name, r.UID, r.SelectValue())
+		}
+	}
+	if selected["pending-young"] {
+		t.Error("a row selected under another UID is not pre-selected")
 	}
 	if !selectable["masters"] || !selectable["pending-young"] || selectable["pending-old"] || selectable["issued-old"] {
 		t.Errorf("only pending rows of signers the user may decide are selectable: %v", selectable)

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -70,6 +72,56 @@ func CreateCSR(t testing.TB, s CSR) string {
 		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	return name
+}
+
+// RecreateCSR deletes the CSR name (created by this test) and creates another
+// one under the same name from s, as someone racing an approver would, and
+// returns the new object's UID. CreateCSR's cleanup deletes it by name.
+func RecreateCSR(t testing.TB, name string, s CSR) types.UID {
+	t.Helper()
+	if s.Signer == "" {
+		s.Signer = certificatesv1.KubeAPIServerClientSignerName
+	}
+	if s.CommonName == "" {
+		s.CommonName = "clusterdesk-it"
+	}
+	if s.Usages == nil {
+		s.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
+	}
+	cs := s.Client
+	if cs == nil {
+		cs = kubernetes.NewForConfigOrDie(RestConfig(t, Admin))
+	}
+	ctx := context.Background()
+	csrs := cs.CertificatesV1().CertificateSigningRequests()
+	old, err := csrs.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("recreate CSR %s: %v", name, err)
+	}
+	if err := csrs.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &old.UID}}); err != nil {
+		t.Fatalf("recreate CSR %s: delete: %v", name, err)
+	}
+	// CSRs have no finalizers, but a create that races the delete would
+	// answer AlreadyExists; retry until the name is free.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		created, err := csrs.Create(ctx, &certificatesv1.CertificateSigningRequest{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: certificatesv1.CertificateSigningRequestSpec{
+				Request: CSRRequest(t, s), SignerName: s.Signer, Usages: s.Usages, ExpirationSeconds: s.ExpirationSeconds,
+			},
+		}, metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			if created.UID == old.UID {
+				t.Fatalf("recreate CSR %s: the new object has the old UID %s", name, old.UID)
+			}
+			return created.UID
+		case !apierrors.IsAlreadyExists(err) || time.Now().After(deadline):
+			t.Fatalf("recreate CSR %s: create: %v", name, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // CSRRequest returns a PEM PKCS#10 request for a fresh P-256 key with the

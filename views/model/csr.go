@@ -70,6 +70,7 @@ type CSRRow struct {
 	SubjectBad bool   // Subject is a decode error
 	Findings   []CSRFinding
 	State      string // the state key, as in CSRFilter.State
+	UID        string // metadata.uid of the CSR shown: a decision is refused for any other object
 	Selectable bool   // pending, and the user may decide for its signer
 	Selected   bool   // pre-selected (it failed in the last bulk decision)
 }
@@ -96,6 +97,7 @@ type CSRBulkItem struct {
 	Name     string
 	Href     string
 	OK       bool
+	Replaced bool     // refused: the name now holds another request than the one selected
 	Message  string   // what happened, or the API server's refusal
 	Warnings []string // the API server's Warning headers
 }
@@ -110,3 +112,12 @@ type CSRDetailPage struct {
 	// CertificateHref downloads status.certificate as PEM; "" until issued.
 	CertificateHref string
 }
+
+// SelectValue is the value of the row's selection box: "<uid>/<name>", so the
+// bulk form says which object was ticked, not only which name (a name can be
+// deleted and created again; a UID never comes back). Neither part can hold a
+// "/": names are DNS subdomains, UIDs are UUIDs.
+func (r CSRRow) SelectValue() string { return CSRSelectValue(r.UID, r.Name) }
+
+// CSRSelectValue is the selection value of the CSR name with metadata.uid uid.
+func CSRSelectValue(uid, name string) string { return uid + "/" + name }

@@ -182,6 +182,9 @@ type Action struct {
 	Confirm string // confirmation question; "" for none
 	// WithReason shows a text input "message" the server writes into the result.
 	WithReason bool
+	// UID is sent as the field "uid": the metadata.uid of the object the page
+	// shows, so the server acts on that object only ("" sends none).
+	UID string
 }
 
 // ErrorPage is rendered by the one HTTP error handler.

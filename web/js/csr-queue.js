@@ -76,6 +76,11 @@ function updateCount(doc) {
   }
 }
 
+// nameOf is the CSR name in a selection box's value, "<uid>/<name>".
+function nameOf(box) {
+  return box.value.slice(box.value.indexOf('/') + 1);
+}
+
 // confirmFor words the question behaviours.js asks before the form submits.
 function confirmFor(action, names) {
   const verb = action === 'approve' ? 'Approve' : 'Deny';
@@ -89,7 +94,7 @@ function confirmFor(action, names) {
 // prepare sets the confirmation for the chosen action, or refuses when
 // nothing is ticked (the server would answer "Nothing selected").
 function prepare(doc, form, action) {
-  const names = ticked(doc).map((b) => b.value);
+  const names = ticked(doc).map(nameOf);
   if (!names.length) {
     say(doc, 'Tick a pending request first (x ticks the current row).');
     return false;

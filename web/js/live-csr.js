@@ -25,16 +25,21 @@ function queueView(table) {
 
 // replaceRow swaps a row for its new version, keeping what belongs to this
 // page: the selection box only where the page offered one (it depends on the
-// user's rights, which the shared fragment does not know), a ticked box, and
-// the keyboard's current row.
+// user's rights, which the shared fragment does not know), a ticked box if it
+// is still the same request (its value carries the UID: a request deleted and
+// created again under the name was not what the person ticked), and the
+// keyboard's current row.
 function replaceRow(cur, row) {
   const box = row.querySelector(SELECT);
   const old = cur.querySelector(SELECT);
   if (box && !old) box.remove();
-  if (box && old && old.checked) box.checked = true;
+  const same = box && old && box.value === old.value;
+  if (same && old.checked) box.checked = true;
   if ('current' in cur.dataset) row.dataset.current = '';
   cur.replaceWith(row);
   htmx.process(row);
+  // The bulk form counts the ticked rows (csr-queue.js recounts on a box's change).
+  if (box && old && old.checked && !same) box.dispatchEvent(new Event('change', { bubbles: true }));
 }
 
 // updateTabs sets the tab badges and, for a view that shows all its rows, the

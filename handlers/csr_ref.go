@@ -1,0 +1,89 @@
+package handlers
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// csrRef names one CSR as the person saw it: its name and the UID of the
+// object shown. Every approve and deny carries one, so that a request deleted
+// and created again under the same name is refused rather than decided.
+type csrRef struct {
+	Name string
+	UID  types.UID
+}
+
+// parseCSRUID reads the uid field of a single decision. The API server makes
+// UIDs as UUIDs, so anything else did not come from a page of ours.
+func parseCSRUID(v string) (types.UID, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", fmt.Errorf("The decision does not say which request it is for (the form field uid is missing); reload the request and decide again.")
+	}
+	if !isUUID(v) {
+		return "", fmt.Errorf("The form field uid (%.40q) is not the UID of a request; reload the request and decide again.", v)
+	}
+	return types.UID(v), nil
+}
+
+// parseCSRRef reads one bulk selection, "<uid>/<name>" (model.CSRRow.SelectValue).
+func parseCSRRef(v string) (csrRef, error) {
+	uid, name, ok := strings.Cut(strings.TrimSpace(v), "/")
+	if !ok || name == "" {
+		return csrRef{}, fmt.Errorf("The selection %.80q does not say which request it is for (a UID and a name); reload the queue and select again.", v)
+	}
+	u, err := parseCSRUID(uid)
+	if err != nil {
+		return csrRef{}, fmt.Errorf("The selection %.80q does not carry the UID of a request; reload the queue and select again.", v)
+	}
+	return csrRef{Name: name, UID: u}, nil
+}
+
+// bulkRefs reads the selected CSRs (names, or names[] as some clients send
+// them), each "<uid>/<name>", without blanks and duplicates, in the order
+// given. One name selected with two UIDs contradicts itself and is refused.
+func bulkRefs(form url.Values) ([]csrRef, error) {
+	var out []csrRef
+	seen := map[string]types.UID{}
+	for _, v := range append(form["names"], form["names[]"]...) {
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		ref, err := parseCSRRef(v)
+		if err != nil {
+			return nil, err
+		}
+		if uid, dup := seen[ref.Name]; dup {
+			if uid != ref.UID {
+				return nil, fmt.Errorf("%s is selected twice, as two different requests; reload the queue and select again.", ref.Name)
+			}
+			continue
+		}
+		seen[ref.Name] = ref.UID
+		out = append(out, ref)
+	}
+	return out, nil
+}
+
+// isUUID reports whether s is a UUID in its canonical text form
+// (8-4-4-4-12 hexadecimal digits), as the API server writes metadata.uid.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
