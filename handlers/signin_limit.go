@@ -24,8 +24,8 @@ const loginPath = "/login"
 // 16 KiB) and a CSRF token, percent-encoded. It is read before anyone is known.
 const loginBody = "64KiB"
 
-// SignInLimit is how many sign-in attempts one client may make: Burst at
-// once, then one per Every. A sign-in attempt is a POST /login (token mode:
+// SignInLimit is how many failed sign-in attempts one client may make: Burst
+// at once, then one per Every (a successful one is given back). A sign-in attempt is a POST /login (token mode:
 // each one costs a SelfSubjectReview on the API server) or a GET /login with a
 // token (local mode's one-time URL).
 type SignInLimit struct {
@@ -63,22 +63,29 @@ func newSignInLimiter(cfg SignInLimit) *signInLimiter {
 	return &signInLimiter{cfg: cfg, clients: clients}
 }
 
-// allow takes one attempt from client's bucket; when it is empty it says how
-// long until the next attempt is allowed.
-func (l *signInLimiter) allow(client netip.Prefix) (bool, time.Duration) {
+// take takes one attempt from client's bucket. When the bucket is empty it
+// says how long until the next attempt is allowed; otherwise it returns a
+// refund that gives the attempt back (a sign-in that succeeded).
+func (l *signInLimiter) take(client netip.Prefix) (refund func(), ok bool, wait time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lim, ok := l.clients.Get(client)
-	if !ok {
+	lim, found := l.clients.Get(client)
+	if !found {
 		lim = rate.NewLimiter(rate.Every(l.cfg.Every), l.cfg.Burst)
 		l.clients.Add(client, lim)
 	}
 	now := l.cfg.Now()
-	if lim.AllowN(now, 1) {
-		return true, 0
+	r := lim.ReserveN(now, 1)
+	if !r.OK() || r.DelayFrom(now) > 0 {
+		r.CancelAt(now)
+		missing := 1 - lim.TokensAt(now)
+		return nil, false, time.Duration(missing * float64(l.cfg.Every))
 	}
-	missing := 1 - lim.TokensAt(now)
-	return false, time.Duration(missing * float64(l.cfg.Every))
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		r.CancelAt(l.cfg.Now())
+	}, true, 0
 }
 
 // clientOf is who a request comes from for the limit: the connection's
@@ -126,9 +133,13 @@ func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
 			if !isSignInAttempt(c) {
 				return next(c)
 			}
-			ok, wait := l.allow(clientOf(c.Request()))
+			refund, ok, wait := l.take(clientOf(c.Request()))
 			if ok {
-				return next(c)
+				err := next(c)
+				if signedIn(c, err) {
+					refund()
+				}
+				return err
 			}
 			secs := int(math.Ceil(wait.Seconds()))
 			if secs < 1 {
@@ -146,6 +157,16 @@ func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
 			}))
 		}
 	}
+}
+
+// signedIn reports whether a sign-in attempt succeeded: both sign-ins answer
+// a redirect into the console, every failure (refused token, used login URL,
+// CSRF, body too large) a 4xx. A success gives its attempt back, so a person
+// (or a test suite) that signs in many browsers from one address is never
+// held up; only failures spend the budget. The attempt is taken before the
+// handler runs, so a flood of concurrent guesses cannot overshoot the budget.
+func signedIn(c echo.Context, err error) bool {
+	return err == nil && c.Response().Committed && c.Response().Status == http.StatusSeeOther
 }
 
 // signInLimit is d.SignInLimit, or DefaultSignInLimit when it is not set.

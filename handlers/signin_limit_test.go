@@ -120,13 +120,40 @@ func TestLocalLoginURLFloodIsLimited(t *testing.T) {
 	}
 }
 
+// TestSuccessfulSignInsAreNotLimited: a person (or a test suite) signing in
+// 100 browsers from one address with one-time login URLs is never held up:
+// only failed attempts spend the budget. One failure after them still counts.
+func TestSuccessfulSignInsAreNotLimited(t *testing.T) {
+	var token string
+	e := New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
+		Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { token = tok }), User: "console",
+		SignInLimit: frozenLimit(2),
+	})
+	get := func(tok string) int {
+		r := httptest.NewRequest(http.MethodGet, "/login?token="+tok, nil)
+		r.RemoteAddr = "198.51.100.7:4444"
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, r)
+		return rec.Code
+	}
+	for i := range 100 {
+		if c := get(token); c != http.StatusSeeOther {
+			t.Fatalf("sign-in %d with a fresh login URL: status %d, want 303", i+1, c)
+		}
+	}
+	if a, b, c := get("guess-1"), get("guess-2"), get("guess-3"); a != http.StatusUnauthorized || b != http.StatusUnauthorized || c != http.StatusTooManyRequests {
+		t.Errorf("three guesses after 100 sign-ins: %d %d %d, want 401 401 429 (the burst of 2 is for failures)", a, b, c)
+	}
+}
+
 // TestSignInLimiterMemoryIsBounded: a client spraying addresses does not
 // grow the limiter past its Clients.
 func TestSignInLimiterMemoryIsBounded(t *testing.T) {
 	l := newSignInLimiter(SignInLimit{Every: time.Minute, Burst: 1, Clients: 100})
 	for i := range 100000 {
 		a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
-		l.allow(netip.PrefixFrom(a, 32))
+		l.take(netip.PrefixFrom(a, 32))
 	}
 	if n := l.clients.Len(); n > 100 {
 		t.Fatalf("limiter remembers %d clients, want at most 100", n)
