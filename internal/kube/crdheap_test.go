@@ -137,7 +137,8 @@ func liveHeap() int64 {
 // BenchmarkCRDCacheHeap reports the CRD cache's heap per 1,000 real-world
 // CRDs (MiB/1000crds), with each version's schema decoded in the cache (the
 // transform before schemas were packed: kube.StripForCache) and with the
-// informers' transform. Run with -benchtime=1x: one estate is ~200 MB of JSON.
+// informers' transform (kube.Transform: schemas packed). Run with
+// -benchtime=1x: one estate is ~200 MB of JSON.
 func BenchmarkCRDCacheHeap(b *testing.B) {
 	const n = 1000
 	for _, tc := range []struct {
@@ -145,6 +146,7 @@ func BenchmarkCRDCacheHeap(b *testing.B) {
 		transform cache.TransformFunc
 	}{
 		{"schemas=decoded", kube.StripForCache},
+		{"schemas=packed", kube.Transform(kube.NewCRDSchemas())},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var mib float64
@@ -153,5 +155,24 @@ func BenchmarkCRDCacheHeap(b *testing.B) {
 			}
 			b.ReportMetric(mib, "MiB/1000crds")
 		})
+	}
+}
+
+// crdHeapBudget is the CRD cache's heap budget per 1,000 CRDs (issue 15), less
+// a margin for the Go runtime's and the fixtures' variation.
+const crdHeapBudget = 40
+
+// TestCRDCacheHeap holds the CRD cache to its memory budget: every real-world
+// CRD once (the mix of an estate, the largest included), through the
+// informers' transform.
+func TestCRDCacheHeap(t *testing.T) {
+	n := len(realCRDJSON(t))
+	if n < 140 {
+		t.Fatalf("only %d CRD fixtures", n)
+	}
+	got := heapPer1000(t, n, kube.Transform(kube.NewCRDSchemas()))
+	t.Logf("%.1f MiB per 1,000 CRDs", got)
+	if got > crdHeapBudget {
+		t.Errorf("the CRD cache holds %.1f MiB per 1,000 real-world CRDs, over the %d MiB budget", got, crdHeapBudget)
 	}
 }

@@ -56,9 +56,10 @@ func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInforme
 	// No resync: nothing here reconciles, so periodic replays of the store would only
 	// wake the live hub for nothing.
 	inf := cache.NewSharedIndexInformerWithOptions(lw, obj, cache.SharedIndexInformerOptions{ObjectDescription: k.Singular})
-	// What no page uses stays out of the cache (see stripForCache). SetTransform
-	// fails only on a started informer, and this one is new.
-	if err := inf.SetTransform(stripForCache); err != nil {
+	// What no page uses stays out of the cache, and CRD schemas stay packed
+	// (see Transform). SetTransform fails only on a started informer, and this
+	// one is new.
+	if err := inf.SetTransform(Transform(c.schemas)); err != nil {
 		panic(fmt.Sprintf("kube: %s informer: %v", k.ID, err))
 	}
 	return inf
