@@ -20,7 +20,8 @@ import (
 const SchemaStubPrefix = "(schema packed in clusterdesk's cache: "
 
 // CRDSchemas holds the openAPIV3Schemas the CRD cache takes out of its
-// objects, as deflated JSON, for exactly as long as the cached object lives.
+// objects, as deflated JSON, for exactly as long as the cached object (its
+// stub) lives.
 //
 // Decoded, real-world schemas are ~95% of a CRD's heap: ~500 MiB per 1,000
 // CRDs (Argo Workflows' are 2.8 MB of YAML each), against a 512 MiB pod.
@@ -30,44 +31,39 @@ const SchemaStubPrefix = "(schema packed in clusterdesk's cache: "
 // request, no second RBAC check, no stale-versus-live mismatch), and they
 // keep working while the API server is away.
 //
-// A pack is keyed by the cached object's pointer, weakly, and dropped by a
-// runtime cleanup once that object is unreachable: no event handler has to
-// pair evictions with the informer's replacements, and a page holding an
-// older object can still unpack it.
+// Each packed schema is keyed by the stub that replaced it, weakly, and
+// dropped by a runtime cleanup once that stub is unreachable: no event
+// handler has to pair evictions with the informer's replacements, a page
+// holding an older object can still unpack it, and the shallow copies
+// client-go makes of listed items (meta.ExtractListWithAlloc, the pager)
+// share the stub, hence the schema. A deep copy has stubs of its own, with
+// no schema behind them: unpack the cached object itself.
 type CRDSchemas struct {
 	mu    sync.Mutex
-	packs map[weak.Pointer[apiextensionsv1.CustomResourceDefinition]]*schemaPack
-}
-
-// schemaPack is what one cached CRD lost.
-type schemaPack struct {
-	version []int    // per spec.versions entry: index into blobs, -1 for a version not packed
-	blobs   [][]byte // deflated JSON; versions with the same schema share one
+	blobs map[weak.Pointer[apiextensionsv1.JSONSchemaProps]][]byte // deflated JSON
 }
 
 // NewCRDSchemas returns an empty store.
 func NewCRDSchemas() *CRDSchemas {
-	return &CRDSchemas{packs: map[weak.Pointer[apiextensionsv1.CustomResourceDefinition]]*schemaPack{}}
+	return &CRDSchemas{blobs: map[weak.Pointer[apiextensionsv1.JSONSchemaProps]][]byte{}}
 }
 
-// Len is the number of CRDs with packed schemas still held.
+// Len is the number of packed schemas still held.
 func (s *CRDSchemas) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.packs)
+	return len(s.blobs)
 }
 
 // Pack moves each version's openAPIV3Schema of c into s and leaves a stub
 // whose description gives the schema's size and digest, so that a changed
-// schema still changes the cached object (the activity pages diff them). c
-// must be the object the cache will hold: its pointer is the key. Pack is
+// schema still changes the cached object (the activity pages diff them).
+// Versions with the same schema share one compressed copy. Pack is
 // idempotent; a schema that cannot be encoded (never, for a decoded object)
 // stays in c.
 func (s *CRDSchemas) Pack(c *apiextensionsv1.CustomResourceDefinition) {
-	p := &schemaPack{version: make([]int, len(c.Spec.Versions))}
-	bySum := map[[sha256.Size]byte]int{}
+	bySum := map[[sha256.Size]byte][]byte{}
 	for i := range c.Spec.Versions {
-		p.version[i] = -1
 		v := &c.Spec.Versions[i]
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || IsSchemaStub(v.Schema.OpenAPIV3Schema) {
 			continue
@@ -77,69 +73,58 @@ func (s *CRDSchemas) Pack(c *apiextensionsv1.CustomResourceDefinition) {
 			continue
 		}
 		sum := sha256.Sum256(raw)
-		idx, ok := bySum[sum]
+		blob, ok := bySum[sum]
 		if !ok {
-			blob, err := deflate(raw)
-			if err != nil {
+			if blob, err = deflate(raw); err != nil {
 				continue
 			}
-			idx = len(p.blobs)
-			p.blobs = append(p.blobs, blob)
-			bySum[sum] = idx
+			bySum[sum] = blob
 		}
-		p.version[i] = idx
-		v.Schema.OpenAPIV3Schema = &apiextensionsv1.JSONSchemaProps{
+		stub := &apiextensionsv1.JSONSchemaProps{
 			Description: fmt.Sprintf("%s%d bytes of JSON, sha256 %s; clusterdesk decodes it for the pages that show it)",
 				SchemaStubPrefix, len(raw), hex.EncodeToString(sum[:8])),
 		}
-	}
-	if len(p.blobs) == 0 {
-		return
-	}
-	key := weak.Make(c)
-	s.mu.Lock()
-	_, had := s.packs[key]
-	s.packs[key] = p
-	s.mu.Unlock()
-	if !had {
-		runtime.AddCleanup(c, s.drop, key)
+		key := weak.Make(stub)
+		s.mu.Lock()
+		s.blobs[key] = blob
+		s.mu.Unlock()
+		runtime.AddCleanup(stub, s.drop, key)
+		v.Schema.OpenAPIV3Schema = stub
 	}
 }
 
-func (s *CRDSchemas) drop(key weak.Pointer[apiextensionsv1.CustomResourceDefinition]) {
+func (s *CRDSchemas) drop(key weak.Pointer[apiextensionsv1.JSONSchemaProps]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.packs, key)
+	delete(s.blobs, key)
 }
 
 // Unpack returns a deep copy of c with every packed schema decoded: the CRD
-// as the API server served it. c must be the cached object itself, not a
-// copy (a copy's stubs have no pack: an error). A CRD with nothing packed is
-// returned copied.
+// as the API server served it. c must be the cached object (or a shallow
+// copy), not a deep copy, whose stubs have no schema: an error. A CRD with
+// nothing packed is returned copied.
 func (s *CRDSchemas) Unpack(c *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
-	s.mu.Lock()
-	p := s.packs[weak.Make(c)]
-	s.mu.Unlock()
 	out := c.DeepCopy()
-	decoded := map[int]*apiextensionsv1.JSONSchemaProps{}
-	for i := range out.Spec.Versions {
-		v := &out.Spec.Versions[i]
+	decoded := map[*byte]*apiextensionsv1.JSONSchemaProps{} // by blob: versions sharing one decode it once
+	for i, v := range c.Spec.Versions {
 		if v.Schema == nil || !IsSchemaStub(v.Schema.OpenAPIV3Schema) {
 			continue
 		}
-		if p == nil || i >= len(p.version) || p.version[i] < 0 {
-			return nil, fmt.Errorf("the schema of %s %s is not in clusterdesk's cache (unpacking a copy of the cached object?)", c.Name, v.Name)
+		s.mu.Lock()
+		blob, ok := s.blobs[weak.Make(v.Schema.OpenAPIV3Schema)]
+		s.mu.Unlock()
+		if !ok || len(blob) == 0 {
+			return nil, fmt.Errorf("the schema of %s %s is not in clusterdesk's cache (unpacking a deep copy of the cached object?)", c.Name, v.Name)
 		}
-		idx := p.version[i]
-		if d, ok := decoded[idx]; ok {
-			v.Schema.OpenAPIV3Schema = d.DeepCopy()
+		if d, ok := decoded[&blob[0]]; ok {
+			out.Spec.Versions[i].Schema.OpenAPIV3Schema = d.DeepCopy()
 			continue
 		}
 		var props apiextensionsv1.JSONSchemaProps
-		if err := json.NewDecoder(flate.NewReader(bytes.NewReader(p.blobs[idx]))).Decode(&props); err != nil {
+		if err := json.NewDecoder(flate.NewReader(bytes.NewReader(blob))).Decode(&props); err != nil {
 			return nil, fmt.Errorf("unpack the schema of %s %s: %w", c.Name, v.Name, err)
 		}
-		decoded[idx], v.Schema.OpenAPIV3Schema = &props, &props
+		decoded[&blob[0]], out.Spec.Versions[i].Schema.OpenAPIV3Schema = &props, &props
 	}
 	return out, nil
 }

@@ -38,7 +38,8 @@ func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInforme
 		lw = listWatch[*flowcontrolv1beta3.PriorityLevelConfigurationList](c.k8s.FlowcontrolV1beta3().PriorityLevelConfigurations(), report)
 		obj = &flowcontrolv1beta3.PriorityLevelConfiguration{}
 	case CRDs + "/v1":
-		lw = listWatch[*apiextensionsv1.CustomResourceDefinitionList](c.ext.ApiextensionsV1().CustomResourceDefinitions(), report)
+		lw = listWatch[*apiextensionsv1.CustomResourceDefinitionList](pagedCRDs{
+			client: c.ext.ApiextensionsV1().CustomResourceDefinitions(), transform: Transform(c.schemas)}, report)
 		obj = &apiextensionsv1.CustomResourceDefinition{}
 	case Webhooks + "/v1":
 		lw = listWatch[*admissionregistrationv1.ValidatingWebhookConfigurationList](c.k8s.AdmissionregistrationV1().ValidatingWebhookConfigurations(), report)
