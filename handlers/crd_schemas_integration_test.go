@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/crd"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -113,6 +114,7 @@ func TestActivityShowsASchemaChange(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = crds.Delete(context.Background(), c.Name, metav1.DeleteOptions{}) })
 	waitFor(t, "the cache to see the CRD", 10*time.Second, func() bool { _, err := ac.cache.CRD(c.Name); return err == nil })
+	before := stubDigest(t, ac.liveServer, c.Name)
 	for {
 		c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = apiextensionsv1.JSONSchemaProps{Type: "object", Description: "after"}
 		_, err = crds.Update(ctx, c, metav1.UpdateOptions{})
@@ -124,24 +126,55 @@ func TestActivityShowsASchemaChange(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var after string
+	waitFor(t, "the cache to see the new schema", 10*time.Second, func() bool {
+		after = stubDigest(t, ac.liveServer, c.Name)
+		return after != before
+	})
+	// The diff shows the stub's digest replaced (other updates, of the
+	// status, come and go meanwhile).
+	changed := func(diff string) bool {
+		var removed, added bool
+		for line := range strings.Lines(diff) {
+			removed = removed || strings.HasPrefix(line, "-") && strings.Contains(line, before)
+			added = added || strings.HasPrefix(line, "+") && strings.Contains(line, after)
+		}
+		return removed && added
+	}
 	waitFor(t, "the activity log to see the schema change", 10*time.Second, func() bool {
 		for _, e := range ac.store.History("crds", c.Name) {
-			if strings.Contains(e.Diff, "sha256") {
+			if e.Op == activity.OpUpdated && changed(e.Diff) {
 				return true
 			}
 		}
 		return false
 	})
 	code, doc, _ := ac.get(t, sess, "/crds/"+c.Name+"/history")
-	var added, removed string
-	doc.Find(`[data-testid="history-entry"]`).EachWithBreak(func(_ int, e *goquery.Selection) bool {
-		added = e.Find(`[data-testid="diff-line"][data-kind="added"]`).Text()
-		removed = e.Find(`[data-testid="diff-line"][data-kind="removed"]`).Text()
-		return !strings.Contains(added, "sha256")
+	found := false
+	doc.Find(`[data-testid="history-entry"]`).Each(func(_ int, e *goquery.Selection) {
+		added := e.Find(`[data-testid="diff-line"][data-kind="added"]`).Text()
+		removed := e.Find(`[data-testid="diff-line"][data-kind="removed"]`).Text()
+		found = found || strings.Contains(added, after) && strings.Contains(removed, before)
 	})
-	if code != http.StatusOK || !strings.Contains(added, "sha256") || !strings.Contains(removed, "sha256") {
-		t.Errorf("history: status %d; the schema change's diff adds %q, removes %q", code, added, removed)
+	if code != http.StatusOK || !found {
+		t.Errorf("history: status %d; no entry's diff replaces schema digest %s with %s", code, before, after)
 	}
+}
+
+// stubDigest is the schema digest the cache's stub of name's first version gives.
+func stubDigest(t *testing.T, ls *liveServer, name string) string {
+	t.Helper()
+	c, err := ls.cache.CRD(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Description
+	_, rest, ok := strings.Cut(d, "sha256 ")
+	digest, _, _ := strings.Cut(rest, ";")
+	if !ok || !kube.IsSchemaStub(c.Spec.Versions[0].Schema.OpenAPIV3Schema) || len(digest) != 16 {
+		t.Fatalf("stub %q", d)
+	}
+	return digest
 }
 
 func getDoc(t *testing.T, ls *liveServer, sess *http.Cookie, path string) (int, *goquery.Document) {
