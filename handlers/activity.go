@@ -191,12 +191,10 @@ func (h *Handlers) history(c echo.Context) error {
 		entries = h.deps.Activity.History(string(k.ID), name)
 	}
 	var managed []activity.Entry
-	obj, objErr := h.deps.Cluster.Object(k.ID, name)
+	m, objErr := h.deps.Cluster.Meta(k.ID, name)
 	if objErr == nil {
-		if m, ok := obj.(metav1.Object); ok {
-			managed = activity.Filter(activity.FromManagedFields(string(k.ID), name, m.GetResourceVersion(), m.GetManagedFields()),
-				activity.Query{}, func(string) bool { return true })
-		}
+		managed = activity.Filter(activity.FromManagedFields(string(k.ID), name, m.GetResourceVersion(), m.GetManagedFields()),
+			activity.Query{}, func(string) bool { return true })
 	}
 	if format := activityFormat(c, ""); format != "" {
 		return h.export(c, format, "clusterdesk-history-"+string(k.ID)+"-"+name, append(entries, managed...))

@@ -66,6 +66,7 @@ func (c *csrCluster) CSR(name string) (*certificatesv1.CertificateSigningRequest
 	}
 	return nil, apierrors.NewNotFound(schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}, name)
 }
+func (c *csrCluster) Meta(_ kube.KindID, name string) (metav1.Object, error) { return c.CSR(name) }
 func (c *csrCluster) Object(_ kube.KindID, name string) (runtime.Object, error) {
 	it, err := c.CSR(name)
 	if err != nil {

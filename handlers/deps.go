@@ -33,6 +33,9 @@ type Cluster interface {
 	Status(id kube.KindID) kube.KindStatus
 	Kind(id kube.KindID) (kube.Kind, bool)
 	Object(id kube.KindID, name string) (runtime.Object, error)
+	// Meta is a cached object's metadata, for what needs no more: cheap,
+	// where Object decodes a CRD's schemas.
+	Meta(id kube.KindID, name string) (metav1.Object, error)
 
 	CSRs() ([]*certificatesv1.CertificateSigningRequest, error)
 	CSR(name string) (*certificatesv1.CertificateSigningRequest, error)
@@ -41,7 +44,10 @@ type Cluster interface {
 	PriorityLevels() ([]*flowcontrolv1.PriorityLevelConfiguration, error)
 	PriorityLevel(name string) (*flowcontrolv1.PriorityLevelConfiguration, error)
 	CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error)
+	// CRDs and CRD keep each version's schema as a stub (kube.IsSchemaStub);
+	// CRDWithSchemas decodes them, for the pages that show schemas.
 	CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error)
+	CRDWithSchemas(name string) (*apiextensionsv1.CustomResourceDefinition, error)
 	Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error)
 	Webhook(name string) (*admissionregistrationv1.ValidatingWebhookConfiguration, error)
 	MutatingWebhooks() ([]*admissionregistrationv1.MutatingWebhookConfiguration, error)

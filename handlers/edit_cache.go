@@ -5,7 +5,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,11 +22,7 @@ const cacheWait = 3 * time.Second
 // write started from includes the write.
 func (h *Handlers) awaitCache(c echo.Context, id kube.KindID, name string, done func(rv string) bool) {
 	h.pollCache(c, func() bool {
-		obj, err := h.deps.Cluster.Object(id, name)
-		if err != nil {
-			return false
-		}
-		m, err := meta.Accessor(obj)
+		m, err := h.deps.Cluster.Meta(id, name)
 		return err == nil && done(m.GetResourceVersion())
 	})
 }
@@ -35,15 +30,14 @@ func (h *Handlers) awaitCache(c echo.Context, id kube.KindID, name string, done 
 // awaitGone waits until the cache no longer holds kind/name with uid.
 func (h *Handlers) awaitGone(c echo.Context, id kube.KindID, name, uid string) {
 	h.pollCache(c, func() bool {
-		obj, err := h.deps.Cluster.Object(id, name)
+		m, err := h.deps.Cluster.Meta(id, name)
 		if apierrors.IsNotFound(err) {
 			return true
 		}
 		if err != nil {
 			return errors.Is(err, kube.ErrNotSynced) // nothing to wait for
 		}
-		m, err := meta.Accessor(obj)
-		return err == nil && string(m.GetUID()) != uid
+		return string(m.GetUID()) != uid
 	})
 }
 

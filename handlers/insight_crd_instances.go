@@ -15,9 +15,10 @@ import (
 
 // crdDetail shows a CRD with how many custom resources it holds (one
 // metadata-only LIST of one item, as the user; the API server reports the
-// rest in remainingItemCount) and a link to their table.
+// rest in remainingItemCount) and a link to their table. Its versions table
+// counts each schema's fields: the schemas are decoded.
 func (h *Handlers) crdDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
-	crd, err := h.deps.Cluster.CRD(name)
+	crd, err := h.deps.Cluster.CRDWithSchemas(name)
 	if err != nil {
 		return model.DetailPage{}, err
 	}

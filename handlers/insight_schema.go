@@ -13,8 +13,9 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// crdSchema shows one version's schema of a CRD from the cache, focused on
-// the field in the path query parameter.
+// crdSchema shows one version's schema of a CRD from the cache (decoded from
+// its packed form, once per view), focused on the field in the path query
+// parameter.
 func (h *Handlers) crdSchema(c echo.Context) error {
 	kind, ok := h.deps.Cluster.Kind(kube.CRDs)
 	if !ok {
@@ -24,7 +25,7 @@ func (h *Handlers) crdSchema(c echo.Context) error {
 	if !h.mayList(c, kind) {
 		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
 	}
-	obj, err := h.deps.Cluster.CRD(name)
+	obj, err := h.deps.Cluster.CRDWithSchemas(name)
 	if err != nil {
 		return err
 	}

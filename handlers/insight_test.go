@@ -17,6 +17,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -29,7 +30,9 @@ import (
 // fixtureCluster serves the shared real-world manifests as if from the cache.
 type fixtureCluster struct {
 	emptyCluster
-	crds     map[string]*apiextensionsv1.CustomResourceDefinition
+	crds     map[string]*apiextensionsv1.CustomResourceDefinition // whole, as in the fixtures
+	cached   map[string]*apiextensionsv1.CustomResourceDefinition // schemas packed, as kube.Cache keeps them
+	schemas  *kube.CRDSchemas
 	webhooks map[string]*admissionregistrationv1.ValidatingWebhookConfiguration
 	drivers  map[string]*storagev1.CSIDriver
 	mutating map[string]*admissionregistrationv1.MutatingWebhookConfiguration
@@ -50,10 +53,41 @@ func notFound(resource, name string) error {
 }
 
 func (f fixtureCluster) CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
-	if c, ok := f.crds[name]; ok {
+	if c, ok := f.cached[name]; ok {
 		return c, nil
 	}
 	return nil, notFound("customresourcedefinitions", name)
+}
+
+func (f fixtureCluster) CRDWithSchemas(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	c, err := f.CRD(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.schemas.Unpack(c)
+}
+
+func (f fixtureCluster) Meta(id kube.KindID, name string) (metav1.Object, error) {
+	if id == kube.CRDs {
+		return f.CRD(name)
+	}
+	o, err := f.Object(id, name)
+	if err != nil {
+		return nil, err
+	}
+	return o.(metav1.Object), nil
+}
+
+// packCRDs returns copies of crds with their schemas packed into schemas, as
+// kube.Cache's informer keeps them.
+func packCRDs(schemas *kube.CRDSchemas, crds map[string]*apiextensionsv1.CustomResourceDefinition) map[string]*apiextensionsv1.CustomResourceDefinition {
+	out := make(map[string]*apiextensionsv1.CustomResourceDefinition, len(crds))
+	for name, c := range crds {
+		cp := c.DeepCopy()
+		schemas.Pack(cp)
+		out[name] = cp
+	}
+	return out
 }
 
 func (f fixtureCluster) Webhook(name string) (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
@@ -73,7 +107,7 @@ func (f fixtureCluster) CSIDriver(name string) (*storagev1.CSIDriver, error) {
 func (f fixtureCluster) Object(id kube.KindID, name string) (runtime.Object, error) {
 	switch id {
 	case kube.CRDs:
-		return f.CRD(name)
+		return f.CRDWithSchemas(name)
 	case kube.Webhooks:
 		return f.Webhook(name)
 	case kube.CSIDrivers:
@@ -130,7 +164,9 @@ func newFixtureServer(t testing.TB) (*testServer, fixtureCluster) {
 			webhooks: loadFixtures(t, "validatingwebhookconfigurations", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) string { return c.Name }),
 			drivers:  loadFixtures(t, "csidrivers", func(c *storagev1.CSIDriver) string { return c.Name }),
 			mutating: loadFixtures(t, "mutatingwebhookconfigurations", func(c *admissionregistrationv1.MutatingWebhookConfiguration) string { return c.Name }),
+			schemas:  kube.NewCRDSchemas(),
 		}
+		fixtures.cached = packCRDs(fixtures.schemas, fixtures.crds)
 	})
 	fc := fixtures
 	if len(fc.crds) == 0 {

@@ -67,7 +67,7 @@ var pagesByKind = map[kube.KindID]kindPages{
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
 	// The CRD page counts its custom resources as the user (insight_crd_instances.go).
-	kube.CRDs: withLive(pagesFor(Cluster.CRDs, Cluster.CRD, present.CRDList, plain(present.CRDDetail)), (*Handlers).crdDetail),
+	kube.CRDs: withLive(pagesFor(Cluster.CRDs, Cluster.CRDWithSchemas, present.CRDList, plain(present.CRDDetail)), (*Handlers).crdDetail),
 	kube.Webhooks: withLive(pagesFor(Cluster.Webhooks, Cluster.Webhook, present.WebhookList,
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)

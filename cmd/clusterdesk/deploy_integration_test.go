@@ -25,6 +25,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -184,6 +185,37 @@ func TestDeployManifestsServerDryRun(t *testing.T) {
 				t.Errorf("%s Deployment args %q lack %s", tc.name, got, want)
 			}
 		}
+		checkMemLimit(t, tc.name, c[0].(map[string]any))
+	}
+}
+
+// checkMemLimit checks that a container sets GOMEMLIMIT between half and 90%
+// of its memory limit: under it, so that the collector, not the kernel, acts
+// first, with room for what is not heap.
+func checkMemLimit(t *testing.T, name string, container map[string]any) {
+	t.Helper()
+	limitText, _, _ := unstructured.NestedString(container, "resources", "limits", "memory")
+	limit, err := resource.ParseQuantity(limitText)
+	if err != nil {
+		t.Errorf("%s: memory limit %q: %v", name, limitText, err)
+		return
+	}
+	env, _, _ := unstructured.NestedSlice(container, "env")
+	var soft int64
+	for _, e := range env {
+		if m := e.(map[string]any); m["name"] == "GOMEMLIMIT" {
+			v, _ := m["value"].(string)
+			// GOMEMLIMIT's suffixes are the binary units of resource quantities, plus B.
+			q, err := resource.ParseQuantity(strings.TrimSuffix(v, "B"))
+			if err != nil {
+				t.Errorf("%s: GOMEMLIMIT %q: %v", name, v, err)
+				return
+			}
+			soft = q.Value()
+		}
+	}
+	if soft < limit.Value()/2 || soft > limit.Value()*9/10 {
+		t.Errorf("%s: GOMEMLIMIT is %d bytes, want between 50%% and 90%% of the %s memory limit", name, soft, limitText)
 	}
 }
 

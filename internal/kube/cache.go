@@ -53,6 +53,8 @@ type Cache struct {
 	k8s    kubernetes.Interface
 	ext    apiextensionsclient.Interface
 	access *Access
+	// schemas holds the CRD schemas the cache's objects leave out (Transform).
+	schemas *CRDSchemas
 
 	mu         sync.RWMutex
 	discovered bool
@@ -90,11 +92,12 @@ func NewCache(cfg *rest.Config, log *slog.Logger) (*Cache, error) {
 		return nil, fmt.Errorf("cache client: %w", err)
 	}
 	c := &Cache{
-		log:    log,
-		k8s:    k8s,
-		ext:    ext,
-		access: newAccess(k8s.AuthorizationV1().SelfSubjectAccessReviews()),
-		kinds:  map[KindID]*kindState{},
+		log:     log,
+		k8s:     k8s,
+		ext:     ext,
+		access:  newAccess(k8s.AuthorizationV1().SelfSubjectAccessReviews()),
+		schemas: NewCRDSchemas(),
+		kinds:   map[KindID]*kindState{},
 	}
 	for _, k := range AllKinds() {
 		c.kinds[k.ID] = &kindState{kind: k, state: StateSyncing}

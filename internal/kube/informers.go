@@ -38,7 +38,8 @@ func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInforme
 		lw = listWatch[*flowcontrolv1beta3.PriorityLevelConfigurationList](c.k8s.FlowcontrolV1beta3().PriorityLevelConfigurations(), report)
 		obj = &flowcontrolv1beta3.PriorityLevelConfiguration{}
 	case CRDs + "/v1":
-		lw = listWatch[*apiextensionsv1.CustomResourceDefinitionList](c.ext.ApiextensionsV1().CustomResourceDefinitions(), report)
+		lw = listWatch[*apiextensionsv1.CustomResourceDefinitionList](pagedCRDs{
+			client: c.ext.ApiextensionsV1().CustomResourceDefinitions(), transform: Transform(c.schemas)}, report)
 		obj = &apiextensionsv1.CustomResourceDefinition{}
 	case Webhooks + "/v1":
 		lw = listWatch[*admissionregistrationv1.ValidatingWebhookConfigurationList](c.k8s.AdmissionregistrationV1().ValidatingWebhookConfigurations(), report)
@@ -56,9 +57,10 @@ func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInforme
 	// No resync: nothing here reconciles, so periodic replays of the store would only
 	// wake the live hub for nothing.
 	inf := cache.NewSharedIndexInformerWithOptions(lw, obj, cache.SharedIndexInformerOptions{ObjectDescription: k.Singular})
-	// What no page uses stays out of the cache (see stripForCache). SetTransform
-	// fails only on a started informer, and this one is new.
-	if err := inf.SetTransform(stripForCache); err != nil {
+	// What no page uses stays out of the cache, and CRD schemas stay packed
+	// (see Transform). SetTransform fails only on a started informer, and this
+	// one is new.
+	if err := inf.SetTransform(Transform(c.schemas)); err != nil {
 		panic(fmt.Sprintf("kube: %s informer: %v", k.ID, err))
 	}
 	return inf

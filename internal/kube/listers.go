@@ -36,14 +36,28 @@ func (c *Cache) CSR(name string) (*certificatesv1.CertificateSigningRequest, err
 	return get[*certificatesv1.CertificateSigningRequest](c, CSRs, name)
 }
 
-// CRDs returns every CustomResourceDefinition.
+// CRDs returns every CustomResourceDefinition. Each version's openAPIV3Schema
+// is a stub (IsSchemaStub): the cache keeps schemas packed (CRDSchemas).
 func (c *Cache) CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return list[*apiextensionsv1.CustomResourceDefinition](c, CRDs)
 }
 
-// CRD returns one CustomResourceDefinition.
+// CRD returns one CustomResourceDefinition, its schemas stubs as in CRDs: for
+// what needs no schema (names, scope, versions, status).
 func (c *Cache) CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	return get[*apiextensionsv1.CustomResourceDefinition](c, CRDs, name)
+}
+
+// CRDWithSchemas returns a deep copy of one CustomResourceDefinition with
+// every version's schema decoded, for the pages that show schemas. It costs
+// the decoding of those schemas (milliseconds to tens of milliseconds for
+// the largest real CRDs): call it once per page view, not per row.
+func (c *Cache) CRDWithSchemas(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	crd, err := c.CRD(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.schemas.Unpack(crd)
 }
 
 // CSIDrivers returns every CSIDriver.
@@ -120,15 +134,34 @@ func (c *Cache) PriorityLevel(name string) (*flowcontrolv1.PriorityLevelConfigur
 
 // Object returns a deep copy of one cached object as the API server served it, with
 // apiVersion and kind set to the served version (flowcontrol v1beta3 stays v1beta3),
-// for the YAML view.
+// for the YAML view and audit records. A CRD's schemas are decoded, which costs
+// (see CRDWithSchemas): what needs only metadata reads Meta.
 func (c *Cache) Object(id KindID, name string) (runtime.Object, error) {
 	obj, k, err := lookup(c, id, name)
 	if err != nil {
 		return nil, err
 	}
-	out := obj.(runtime.Object).DeepCopyObject()
+	var out runtime.Object
+	if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		if out, err = c.schemas.Unpack(crd); err != nil {
+			return nil, err
+		}
+	} else {
+		out = obj.(runtime.Object).DeepCopyObject()
+	}
 	out.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Singular})
 	return out, nil
+}
+
+// Meta returns the metadata of one cached object (uid, resourceVersion,
+// managedFields): the cache's own, not a copy, so callers must not modify it.
+// It costs nothing, for what polls or reads no more than that.
+func (c *Cache) Meta(id KindID, name string) (metav1.Object, error) {
+	obj, _, err := lookup(c, id, name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(metav1.Object), nil
 }
 
 // cached is what informers store for every kind.

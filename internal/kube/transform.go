@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 // LastAppliedAnnotation is kubectl's copy of the whole object as last applied.
@@ -106,3 +108,16 @@ func cutBelow(node map[string]any, depth int) bool {
 
 // StripForCache is stripForCache, for tests and benchmarks.
 var StripForCache = stripForCache
+
+// Transform is every informer's cache.TransformFunc: stripForCache, then, for
+// a CRD, each version's schema packed into schemas (crdschemas.go). Exported
+// for benchmarks that fill a store as the informers do.
+func Transform(schemas *CRDSchemas) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		obj, err := stripForCache(obj)
+		if c, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok && err == nil {
+			schemas.Pack(c)
+		}
+		return obj, err
+	}
+}

@@ -1,0 +1,174 @@
+package kube_test
+
+import (
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+// TestCRDSchemasRoundTripEveryRealCRD packs and unpacks every real-world
+// CRD: what the pages get back is what the API server served.
+func TestCRDSchemasRoundTripEveryRealCRD(t *testing.T) {
+	s := kube.NewCRDSchemas()
+	for i, fixture := range realCRDJSON(t) {
+		want := estateCRD(t, fixture, i)
+		cached := want.DeepCopy()
+		out, err := kube.Transform(s)(cached)
+		if err != nil || out != any(cached) {
+			t.Fatalf("%s: Transform = %v, %v", want.Name, out, err)
+		}
+		for _, v := range cached.Spec.Versions {
+			if v.Schema != nil && !kube.IsSchemaStub(v.Schema.OpenAPIV3Schema) {
+				t.Errorf("%s %s: schema kept decoded", want.Name, v.Name)
+			}
+		}
+		if raw, _ := json.Marshal(cached); len(raw) > 64<<10 {
+			t.Errorf("%s: the cached object is still %d bytes of JSON", want.Name, len(raw))
+		}
+		got, err := s.Unpack(cached)
+		if err != nil {
+			t.Fatalf("%s: %v", want.Name, err)
+		}
+		if !equality.Semantic.DeepEqual(got, want) {
+			t.Errorf("%s: unpacked CRD differs from the served one", want.Name)
+		}
+		if got == cached {
+			t.Errorf("%s: Unpack returned the cached object, not a copy", want.Name)
+		}
+	}
+}
+
+func TestCRDSchemasPack(t *testing.T) {
+	s := kube.NewCRDSchemas()
+	fixture := realCRDJSON(t)[0] // the largest
+	c := estateCRD(t, fixture, 0)
+	c.Spec.Versions = append(c.Spec.Versions, *c.Spec.Versions[0].DeepCopy(), apiextensionsv1.CustomResourceDefinitionVersion{Name: "v0"})
+	c.Spec.Versions[1].Name = "v2"
+	want := c.DeepCopy()
+	s.Pack(c)
+	stub := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Description
+	if !strings.HasPrefix(stub, kube.SchemaStubPrefix) || !strings.Contains(stub, "bytes of JSON, sha256 ") {
+		t.Errorf("stub says %q", stub)
+	}
+	if c.Spec.Versions[1].Schema.OpenAPIV3Schema.Description != stub || c.Spec.Versions[2].Schema != nil {
+		t.Errorf("same schema, same stub; no schema stays none: %+v", c.Spec.Versions[1:])
+	}
+
+	// Idempotent: a second pass changes nothing and keeps the pack.
+	again := c.DeepCopy()
+	s.Pack(c)
+	if !equality.Semantic.DeepEqual(again, c) {
+		t.Error("a second Pack changed the object")
+	}
+	if got, err := s.Unpack(c); err != nil || !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("unpack after a second Pack: %v", err)
+	}
+
+	// A copy of the cached object has stubs but no pack: an error, not stubs shown as schemas.
+	if _, err := s.Unpack(c.DeepCopy()); err == nil {
+		t.Error("unpacking a copy succeeded")
+	}
+
+	// A changed schema changes the cached object (the activity pages diff the stubs).
+	changed := estateCRD(t, fixture, 0)
+	changed.Spec.Versions[0].Schema.OpenAPIV3Schema.Description += " (edited)"
+	s.Pack(changed)
+	if changed.Spec.Versions[0].Schema.OpenAPIV3Schema.Description == stub {
+		t.Error("a changed schema leaves the same stub")
+	}
+
+	// Not a CRD, or a CRD without schemas: nothing packed, nothing to unpack.
+	bare := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1"}}}}
+	n := s.Len()
+	s.Pack(bare)
+	if got, err := s.Unpack(bare); err != nil || s.Len() != n || !equality.Semantic.DeepEqual(got, bare) {
+		t.Errorf("a CRD without schemas: %v, %d packs (was %d)", err, s.Len(), n)
+	}
+	runtime.KeepAlive(c)
+	runtime.KeepAlive(changed)
+}
+
+// TestCRDSchemasDropWithTheObject: a pack lives as long as its cached object.
+func TestCRDSchemasDropWithTheObject(t *testing.T) {
+	s := kube.NewCRDSchemas()
+	fixtures := realCRDJSON(t)
+	kept := estateCRD(t, fixtures[1], 1)
+	s.Pack(kept)
+	held := s.Len()
+	func() {
+		gone := estateCRD(t, fixtures[0], 0)
+		s.Pack(gone)
+	}()
+	if held == 0 || s.Len() <= held {
+		t.Fatalf("%d packed schemas, then %d", held, s.Len())
+	}
+	// Cleanups run on their own goroutine after a collection; a bounded
+	// number of collections, not a time, decides.
+	for i := 0; i < 100 && s.Len() > held; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if s.Len() != held {
+		t.Errorf("%d packed schemas after the object was dropped, want %d", s.Len(), held)
+	}
+	if _, err := s.Unpack(kept); err != nil {
+		t.Errorf("the live object's pack went: %v", err)
+	}
+	runtime.KeepAlive(kept)
+}
+
+// TestCRDSchemasShallowCopies: client-go's list extraction copies items
+// shallowly; the copy unpacks.
+func TestCRDSchemasShallowCopies(t *testing.T) {
+	s := kube.NewCRDSchemas()
+	list := &apiextensionsv1.CustomResourceDefinitionList{Items: []apiextensionsv1.CustomResourceDefinition{*estateCRD(t, realCRDJSON(t)[0], 0)}}
+	want := list.Items[0].DeepCopy()
+	s.Pack(&list.Items[0])
+	items, err := meta.ExtractListWithAlloc(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list = nil
+	runtime.GC()
+	got, err := s.Unpack(items[0].(*apiextensionsv1.CustomResourceDefinition))
+	if err != nil || !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("shallow copy: %v", err)
+	}
+}
+
+// BenchmarkCRDSchemasUnpack is what a page showing schemas pays for the
+// largest real-world CRD (Argo's CronWorkflow) beyond the decoded cache of
+// old: inflating and decoding its schema.
+func BenchmarkCRDSchemasUnpack(b *testing.B) {
+	s := kube.NewCRDSchemas()
+	fixture := realCRDJSON(b)[0]
+	c := estateCRD(b, fixture, 0)
+	s.Pack(c)
+	b.ReportMetric(float64(len(fixture)), "json-bytes")
+	for b.Loop() {
+		if _, err := s.Unpack(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCRDSchemasPack is what the informer's transform adds per LIST or
+// watch event of the largest real-world CRD.
+func BenchmarkCRDSchemasPack(b *testing.B) {
+	s := kube.NewCRDSchemas()
+	fixture := realCRDJSON(b)[0]
+	c := estateCRD(b, fixture, 0)
+	for b.Loop() {
+		b.StopTimer()
+		cp := c.DeepCopy()
+		b.StartTimer()
+		s.Pack(cp)
+	}
+}
