@@ -25,7 +25,7 @@ const loginPath = "/login"
 const loginBody = "64KiB"
 
 // SignInLimit is how many failed sign-in attempts one client may make: Burst
-// at once, then one per Every (a successful one is given back). A sign-in attempt is a POST /login (token mode:
+// at once, then one per Every (a successful one costs nothing). A sign-in attempt is a POST /login (token mode:
 // each one costs a SelfSubjectReview on the API server) or a GET /login with a
 // token (local mode's one-time URL).
 type SignInLimit struct {
@@ -48,43 +48,56 @@ var DefaultSignInLimit = SignInLimit{Every: 10 * time.Second, Burst: 10, Clients
 // cache of fixed size (hashicorp/golang-lru).
 type signInLimiter struct {
 	cfg     SignInLimit
-	mu      sync.Mutex // makes get-or-create and take one step
-	clients *lru.Cache[netip.Prefix, *rate.Limiter]
+	mu      sync.Mutex // guards the cache and every client's inFlight
+	clients *lru.Cache[netip.Prefix, *signInClient]
+}
+
+// signInClient is one client's budget: the bucket that failed attempts
+// spend, and the attempts being answered now. An attempt is let in only if
+// the bucket could pay for it and every other attempt in flight, so a flood
+// of concurrent guesses cannot overshoot the budget while a success costs
+// nothing. (rate.Reservation.Cancel cannot give back a token once its time
+// has passed, so "take, then refund a success" does not work.)
+type signInClient struct {
+	bucket   *rate.Limiter
+	inFlight int
 }
 
 func newSignInLimiter(cfg SignInLimit) *signInLimiter {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	clients, err := lru.New[netip.Prefix, *rate.Limiter](cfg.Clients)
+	clients, err := lru.New[netip.Prefix, *signInClient](cfg.Clients)
 	if err != nil {
 		panic("handlers: SignInLimit.Clients must be positive")
 	}
 	return &signInLimiter{cfg: cfg, clients: clients}
 }
 
-// take takes one attempt from client's bucket. When the bucket is empty it
-// says how long until the next attempt is allowed; otherwise it returns a
-// refund that gives the attempt back (a sign-in that succeeded).
-func (l *signInLimiter) take(client netip.Prefix) (refund func(), ok bool, wait time.Duration) {
+// take lets one attempt of client in, or says how long until one would be.
+// The returned done must be called when the attempt is answered, with
+// whether it failed: a failure spends a token (the bucket may go into debt,
+// which later attempts wait out), a success spends nothing.
+func (l *signInLimiter) take(client netip.Prefix) (done func(failed bool), ok bool, wait time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lim, found := l.clients.Get(client)
+	cl, found := l.clients.Get(client)
 	if !found {
-		lim = rate.NewLimiter(rate.Every(l.cfg.Every), l.cfg.Burst)
-		l.clients.Add(client, lim)
+		cl = &signInClient{bucket: rate.NewLimiter(rate.Every(l.cfg.Every), l.cfg.Burst)}
+		l.clients.Add(client, cl)
 	}
 	now := l.cfg.Now()
-	r := lim.ReserveN(now, 1)
-	if !r.OK() || r.DelayFrom(now) > 0 {
-		r.CancelAt(now)
-		missing := 1 - lim.TokensAt(now)
+	if missing := float64(cl.inFlight+1) - cl.bucket.TokensAt(now); missing > 0 {
 		return nil, false, time.Duration(missing * float64(l.cfg.Every))
 	}
-	return func() {
+	cl.inFlight++
+	return func(failed bool) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		r.CancelAt(l.cfg.Now())
+		cl.inFlight--
+		if failed {
+			cl.bucket.ReserveN(l.cfg.Now(), 1) // never waited on: it only records the spend
+		}
 	}, true, 0
 }
 
@@ -133,12 +146,10 @@ func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
 			if !isSignInAttempt(c) {
 				return next(c)
 			}
-			refund, ok, wait := l.take(clientOf(c.Request()))
+			done, ok, wait := l.take(clientOf(c.Request()))
 			if ok {
 				err := next(c)
-				if signedIn(c, err) {
-					refund()
-				}
+				done(!signedIn(c, err))
 				return err
 			}
 			secs := int(math.Ceil(wait.Seconds()))
@@ -161,10 +172,9 @@ func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
 
 // signedIn reports whether a sign-in attempt succeeded: both sign-ins answer
 // a redirect into the console, every failure (refused token, used login URL,
-// CSRF, body too large) a 4xx. A success gives its attempt back, so a person
+// CSRF, body too large) a 4xx. Only failures spend the budget, so a person
 // (or a test suite) that signs in many browsers from one address is never
-// held up; only failures spend the budget. The attempt is taken before the
-// handler runs, so a flood of concurrent guesses cannot overshoot the budget.
+// held up.
 func signedIn(c echo.Context, err error) bool {
 	return err == nil && c.Response().Committed && c.Response().Status == http.StatusSeeOther
 }

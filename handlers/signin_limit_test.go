@@ -125,10 +125,15 @@ func TestLocalLoginURLFloodIsLimited(t *testing.T) {
 // only failed attempts spend the budget. One failure after them still counts.
 func TestSuccessfulSignInsAreNotLimited(t *testing.T) {
 	var token string
+	// A clock that moves a millisecond per reading (refills are an hour away):
+	// a frozen clock would hide a refund that only works at the instant of
+	// the attempt.
+	clock := time.Now()
+	limit := SignInLimit{Every: time.Hour, Burst: 2, Clients: 64, Now: func() time.Time { clock = clock.Add(time.Millisecond); return clock }}
 	e := New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
 		Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { token = tok }), User: "console",
-		SignInLimit: frozenLimit(2),
+		SignInLimit: limit,
 	})
 	get := func(tok string) int {
 		r := httptest.NewRequest(http.MethodGet, "/login?token="+tok, nil)
@@ -227,5 +232,28 @@ func TestSignInBodyIsSmall(t *testing.T) {
 	}
 	if reviews.Load() != 0 {
 		t.Error("the oversized sign-in reached the token review")
+	}
+}
+
+// TestConcurrentGuessesCannotOvershoot: attempts in flight count against the
+// budget before they fail, so a burst of 2 lets 2 concurrent guesses in, not
+// every one that arrives before the first is answered.
+func TestConcurrentGuessesCannotOvershoot(t *testing.T) {
+	l := newSignInLimiter(frozenLimit(2))
+	client := netip.MustParsePrefix("203.0.113.0/32")
+	var dones []func(bool)
+	for range 50 {
+		if done, ok, _ := l.take(client); ok {
+			dones = append(dones, done)
+		}
+	}
+	if len(dones) != 2 {
+		t.Fatalf("%d of 50 concurrent attempts let in with a burst of 2", len(dones))
+	}
+	for _, done := range dones {
+		done(true)
+	}
+	if _, ok, wait := l.take(client); ok || wait <= 0 {
+		t.Errorf("after 2 failures the bucket is empty: ok=%v wait=%v", ok, wait)
 	}
 }
