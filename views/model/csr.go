@@ -150,3 +150,34 @@ func (r CSRRow) SelectValue() string { return CSRSelectValue(r.UID, r.Name) }
 
 // CSRSelectValue is the selection value of the CSR name with metadata.uid uid.
 func CSRSelectValue(uid, name string) string { return uid + "/" + name }
+
+// CSRGroupPreview is what a group action on a storm will do, request by
+// request, before it is done: the confirm form carries exactly these
+// requests with their UIDs.
+type CSRGroupPreview struct {
+	Chrome Chrome
+	Group  CSRGroup
+	Action string // "approve-newest" or "deny-all"
+	Title  string // the action in words
+	Items  []CSRGroupDecision
+	// Approve and Deny count the decisions in Items.
+	Approve, Deny int
+	// Left is how many of the storm's requests stay pending after this step
+	// (a step decides a bounded number); Note says what to do about them.
+	Left      int
+	Note      string
+	DecideURL string
+	Back      string // the storm's filtered queue
+}
+
+// CSRGroupDecision is one request of a group action and what it will get.
+type CSRGroupDecision struct {
+	Name    string
+	UID     string
+	Href    string
+	Age     string
+	Approve bool
+}
+
+// SelectValue is the decision's "<uid>/<name>", as the bulk form's boxes carry.
+func (d CSRGroupDecision) SelectValue() string { return CSRSelectValue(d.UID, d.Name) }
