@@ -8,6 +8,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -18,24 +19,30 @@ import (
 // decided requests of 300 users.
 func stormShape(tb testing.TB, now time.Time, storm, decided int) []*certificatesv1.CertificateSigningRequest {
 	items := make([]*certificatesv1.CertificateSigningRequest, 0, storm+decided)
-	// One request body for the whole storm, as a kubelet reusing its key sends;
-	// the grouping never looks at the body's bytes, only the decoded subject.
-	body := pemRequest(tb, "system:node:storm", "system:nodes")
-	for i := range storm {
-		c := qcsr(tb, fmt.Sprintf("storm-%05d", i), certificatesv1.KubeAPIServerClientKubeletSignerName, "system:node:storm", "",
-			now.Add(-time.Duration(i)*time.Second), CSRPending, time.Time{})
-		c.Spec.Request = body
-		items = append(items, c)
+	// Copies of a few templates: signing 50,000 requests would take the test
+	// its time. One request body for the whole storm, as a kubelet reusing its
+	// key sends; the grouping reads the decoded subject, not the bytes.
+	like := func(t *certificatesv1.CertificateSigningRequest, name string, created time.Time) *certificatesv1.CertificateSigningRequest {
+		c := t.DeepCopy()
+		c.Name, c.UID, c.CreationTimestamp.Time = name, types.UID("uid-"+name), created
+		return c
 	}
-	states := []string{CSRIssued, CSRDenied}
-	bodies := map[int][]byte{}
+	kubelet := qcsr(tb, "storm", certificatesv1.KubeAPIServerClientKubeletSignerName, "system:node:storm", "system:node:storm",
+		now, CSRPending, time.Time{}, "system:nodes")
+	for i := range storm {
+		items = append(items, like(kubelet, fmt.Sprintf("storm-%05d", i), now.Add(-time.Duration(i)*time.Second)))
+	}
+	var users [300][2]*certificatesv1.CertificateSigningRequest
+	for u := range users {
+		users[u][0] = qcsr(tb, "t", apiClient, fmt.Sprintf("user-%03d", u), fmt.Sprintf("user-%03d", u), now, CSRIssued, now)
+		users[u][1] = users[u][0].DeepCopy()
+		users[u][1].Status = qcsr(tb, "t", apiClient, "x", "x", now, CSRDenied, now).Status
+	}
 	for i := range decided {
-		c := qcsr(tb, fmt.Sprintf("csr-%05d", i), apiClient, fmt.Sprintf("user-%03d", i%300), "", now.Add(-time.Duration(i)*time.Minute),
-			states[i%2], now.Add(-time.Duration(i)*time.Second))
-		if bodies[i%300] == nil {
-			bodies[i%300] = pemRequest(tb, fmt.Sprintf("user-%03d", i%300))
+		c := like(users[i%300][i%2], fmt.Sprintf("csr-%05d", i), now.Add(-time.Duration(i)*time.Minute))
+		for j := range c.Status.Conditions {
+			c.Status.Conditions[j].LastUpdateTime.Time = now.Add(-time.Duration(i) * time.Second)
 		}
-		c.Spec.Request = bodies[i%300]
 		items = append(items, c)
 	}
 	return items
