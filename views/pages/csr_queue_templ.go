@@ -482,7 +482,7 @@ func csrBulkForm(p model.CSRQueuePage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "Deny selected</button><p class=\"basis-full text-xs text-muted\"><span data-bulk-count aria-live=\"polite\" data-testid=\"bulk-count\">Tick the pending requests to decide.</span> <span class=\"max-md:hidden\">Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> approve, <kbd>d</kbd> deny.</span></p></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "Deny selected</button><p class=\"basis-full text-xs text-muted\"><span data-bulk-count aria-live=\"polite\" data-testid=\"bulk-count\">Tick the pending requests to decide.</span> <span class=\"max-md:hidden\">Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> approve, <kbd>d</kbd> deny; on a group row, <kbd>a</kbd>/<kbd>d</kbd> preview its group action.</span></p></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
