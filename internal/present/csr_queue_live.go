@@ -95,14 +95,13 @@ func CSRQueueLive(items []*certificatesv1.CertificateSigningRequest, names []str
 					genv.MayDecide = func(string) bool { return true }
 					out.Rows = append(out.Rows, *groupRow(it, storms, genv))
 				}
-			} else {
+			} else if old := before.ByID(id); old != nil {
+				// A storm no more: its row goes, and what is left of it is a
+				// row of its own again.
 				out.Removed = append(out.Removed, "row-csrs-group-"+id)
-				// What is left of it is a row of its own again.
-				if old := before.ByID(id); old != nil {
-					for _, m := range old.Members {
-						if j := find(m.Name); j >= 0 && storms.UID(m.Name) != "" && !slices.Contains(names, m.Name) {
-							out.Rows = append(out.Rows, liveRow(items[j], facts[j], storms, env))
-						}
+				for _, m := range old.Members {
+					if j := find(m.Name); j >= 0 && storms.UID(m.Name) != "" && !slices.Contains(names, m.Name) {
+						out.Rows = append(out.Rows, liveRow(items[j], facts[j], storms, env))
 					}
 				}
 			}
