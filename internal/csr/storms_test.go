@@ -74,7 +74,9 @@ func TestGroupStormsLinear(t *testing.T) {
 		t.Errorf("duplicates %d", d)
 	}
 	allocs := testing.AllocsPerRun(3, func() { GroupStorms(ps) })
-	if allocs > 100 {
+	// Map growth allocates a few times per doubling; one list per request
+	// (what the old duplicates map did) would be thousands.
+	if allocs > n/10 {
 		t.Errorf("grouping %d requests allocated %.0f times; it should not allocate per request", n, allocs)
 	}
 }
