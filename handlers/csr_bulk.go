@@ -30,6 +30,7 @@ const bulkWorkers = 4
 // bulkOutcome is one CSR's result.
 type bulkOutcome struct {
 	ref      csrRef
+	verb     string // "Approved" or "Denied"
 	warnings []string
 	err      error
 	capture  *kube.CSRCapture // the CSR before and after, for the audit trail
@@ -82,31 +83,13 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	}
 
 	verb, reason, msg := h.csrDecision(h.user(c), approve, text)
-	outcomes := h.decideAll(c.Request().Context(), refs, approve, reason, msg)
-
-	result := model.CSRBulkResult{Verb: verb}
-	var failed []string
-	for _, o := range outcomes {
-		name := o.ref.Name
-		h.audit(c, csrRecord(verb, name, text, o.capture, o.err))
-		item := model.CSRBulkItem{Name: name, Href: "/csrs/" + url.PathEscape(name), OK: o.err == nil, Warnings: o.warnings}
-		var replaced *kube.ReplacedError
-		switch {
-		case o.err == nil:
-			result.Succeeded++
-			item.Message = strings.ToLower(verb) + "."
-		case errors.As(o.err, &replaced):
-			// Not pre-selected again: the new request has not been reviewed.
-			result.Failed++
-			item.Replaced = true
-			item.Message = "not " + strings.ToLower(verb) + ": " + csrReplacedText
-		default:
-			result.Failed++
-			failed = append(failed, model.CSRSelectValue(string(o.ref.UID), name))
-			item.Message = "not " + strings.ToLower(verb) + ": " + apiMessage(o.err)
-		}
-		result.Items = append(result.Items, item)
+	jobs := make([]csrJob, len(refs))
+	for i, ref := range refs {
+		jobs[i] = csrJob{ref: ref, approve: approve, verb: verb, reason: reason, msg: msg}
 	}
+	outcomes := h.decideAll(c.Request().Context(), jobs)
+
+	result, failed := h.bulkResult(c, verb, text, outcomes)
 
 	page, _, err := h.csrQueuePage(c, q, failed)
 	if err != nil {
@@ -119,22 +102,60 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	return render(c, bulkStatus(outcomes), pages.CSRQueue(page))
 }
 
-// decideAll decides every CSR with a few workers and returns the outcomes in
-// the order of refs.
-func (h *Handlers) decideAll(ctx context.Context, refs []csrRef, approve bool, reason, msg string) []bulkOutcome {
-	out := make([]bulkOutcome, len(refs))
+// bulkResult audits every outcome and words it for the page, one line per
+// CSR; failed lists the selections to tick again (not the replaced ones: the
+// request now under the name has not been reviewed).
+func (h *Handlers) bulkResult(c echo.Context, verb, text string, outcomes []bulkOutcome) (model.CSRBulkResult, []string) {
+	result := model.CSRBulkResult{Verb: verb}
+	var failed []string
+	for _, o := range outcomes {
+		name, did := o.ref.Name, strings.ToLower(o.verb)
+		h.audit(c, csrRecord(o.verb, name, text, o.capture, o.err))
+		item := model.CSRBulkItem{Name: name, Href: "/csrs/" + url.PathEscape(name), OK: o.err == nil, Warnings: o.warnings}
+		var replaced *kube.ReplacedError
+		switch {
+		case o.err == nil:
+			result.Succeeded++
+			item.Message = did + "."
+		case errors.As(o.err, &replaced):
+			result.Failed++
+			item.Replaced = true
+			item.Message = "not " + did + ": " + csrReplacedText
+		default:
+			result.Failed++
+			failed = append(failed, model.CSRSelectValue(string(o.ref.UID), name))
+			item.Message = "not " + did + ": " + apiMessage(o.err)
+		}
+		result.Items = append(result.Items, item)
+	}
+	return result, failed
+}
+
+// csrJob is one decision to write: which request, approve or deny, and the
+// condition's reason and message.
+type csrJob struct {
+	ref               csrRef
+	approve           bool
+	verb, reason, msg string
+}
+
+// decideAll decides every job with a few workers, each as its own /approval
+// write on the object with the job's UID, and returns the outcomes in order.
+func (h *Handlers) decideAll(ctx context.Context, jobs []csrJob) []bulkOutcome {
+	out := make([]bulkOutcome, len(jobs))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(bulkWorkers, len(refs)) {
+	for range min(bulkWorkers, len(jobs)) {
 		wg.Go(func() {
 			for i := range next {
+				j := jobs[i]
 				cctx, capture := kube.WithCSRCapture(ctx)
-				w, err := h.deps.Writer.DecideCSR(cctx, refs[i].Name, refs[i].UID, approve, reason, msg)
-				out[i] = bulkOutcome{ref: refs[i], warnings: w, err: err, capture: capture}
+				w, err := h.deps.Writer.DecideCSR(cctx, j.ref.Name, j.ref.UID, j.approve, j.reason, j.msg)
+				out[i] = bulkOutcome{ref: j.ref, verb: j.verb, warnings: w, err: err, capture: capture}
 			}
 		})
 	}
-	for i := range refs {
+	for i := range jobs {
 		next <- i
 	}
 	close(next)

@@ -58,14 +58,10 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 // csrDetailPage lays out obj, with raw as its YAML, and the decisions the user
 // may take on that very object (its UID travels with them).
 func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object) (model.CSRDetailPage, error) {
-	// The duplicate check compares with the other CSRs; without them the page
-	// still shows, only without that finding.
-	all, err := h.deps.Cluster.CSRs()
-	if err != nil {
-		all = nil
-	}
-	page := present.CSRDetailPage(obj, all, h.csrDetailChecksEnv(c, obj), time.Now())
-	if err = setYAML(&page.DetailPage, kind.ID, obj.Name, raw); err != nil {
+	// The duplicates finding reads the storm index, built once per change of
+	// the CSRs (csr_storms.go), not a scan of every CSR per view.
+	page := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), h.csrDetailChecksEnv(c, obj), time.Now())
+	if err := setYAML(&page.DetailPage, kind.ID, obj.Name, raw); err != nil {
 		return model.CSRDetailPage{}, err
 	}
 	page.Chrome = h.chrome(c, obj.Name, kind.ID,

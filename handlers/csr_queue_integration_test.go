@@ -64,6 +64,16 @@ func bulkResult(doc *goquery.Document, name string) (ok string, text string) {
 
 var apiClient = testcluster.CSR{Signer: certificatesv1.KubeAPIServerClientSignerName, CommonName: "it-user", Organizations: []string{"it"}}
 
+// alone is s.With(suffix) with a CN of its own. Pending requests of one
+// signer, subject and requester are a retry storm, which the queue shows as
+// one group row without selection boxes; tests that select requests one by
+// one give each its own subject.
+func alone(s testcluster.CSR, suffix string) testcluster.CSR {
+	s = s.With(suffix)
+	s.CommonName += "-" + suffix
+	return s
+}
+
 func TestBulkApproveReportsTheOneAlreadyDenied(t *testing.T) {
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)

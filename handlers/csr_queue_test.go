@@ -95,14 +95,19 @@ type scriptedWriter struct {
 	decided []string
 	uids    []types.UID // the UID each decided call carried
 	msgs    []string
+	approve map[string]bool // name → approved (false: denied)
 }
 
-func (w *scriptedWriter) DecideCSR(_ context.Context, name string, uid types.UID, _ bool, _, message string) ([]string, error) {
+func (w *scriptedWriter) DecideCSR(_ context.Context, name string, uid types.UID, approve bool, _, message string) ([]string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.errs[name]; err != nil {
 		return nil, err
 	}
+	if w.approve == nil {
+		w.approve = map[string]bool{}
+	}
+	w.approve[name] = approve
 	w.decided = append(w.decided, name)
 	w.uids = append(w.uids, uid)
 	w.msgs = append(w.msgs, message)

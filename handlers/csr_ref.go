@@ -46,9 +46,14 @@ func parseCSRRef(v string) (csrRef, error) {
 // them), each "<uid>/<name>", without blanks and duplicates, in the order
 // given. One name selected with two UIDs contradicts itself and is refused.
 func bulkRefs(form url.Values) ([]csrRef, error) {
+	return parseRefs(append(form["names"], form["names[]"]...))
+}
+
+// parseRefs reads selections, each "<uid>/<name>", as bulkRefs does.
+func parseRefs(values []string) ([]csrRef, error) {
 	var out []csrRef
 	seen := map[string]types.UID{}
-	for _, v := range append(form["names"], form["names[]"]...) {
+	for _, v := range values {
 		if strings.TrimSpace(v) == "" {
 			continue
 		}

@@ -164,7 +164,7 @@ func TestQueueRowApproveRefusesACSRReplacedSinceViewed(t *testing.T) {
 func TestBulkApproveRefusesOnlyTheReplacedCSR(t *testing.T) {
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	a, b, c := testcluster.CreateCSR(t, apiClient.With("a")), testcluster.CreateCSR(t, apiClient.With("b")), testcluster.CreateCSR(t, apiClient.With("c"))
+	a, b, c := testcluster.CreateCSR(t, alone(apiClient, "a")), testcluster.CreateCSR(t, alone(apiClient, "b")), testcluster.CreateCSR(t, alone(apiClient, "c"))
 	ls.waitCached(t, a, b, c)
 	// The three rows, found by the test's name prefix (CreateCSR's naming).
 	_, doc, _ := ls.get(t, sess, "/csrs?state=pending&q="+url.QueryEscape(strings.ToLower("it-"+t.Name())))

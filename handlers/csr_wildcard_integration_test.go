@@ -101,7 +101,7 @@ func TestWildcardSignerApproverMayDecide(t *testing.T) {
 
 	mine := testcluster.CSR{Signer: domain + "/issuer", CommonName: "it-wildcard", Organizations: []string{"it"},
 		Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}}
-	single, bulkA, bulkB := testcluster.CreateCSR(t, mine.With("single")), testcluster.CreateCSR(t, mine.With("bulk-a")), testcluster.CreateCSR(t, mine.With("bulk-b"))
+	single, bulkA, bulkB := testcluster.CreateCSR(t, alone(mine, "single")), testcluster.CreateCSR(t, alone(mine, "bulk-a")), testcluster.CreateCSR(t, alone(mine, "bulk-b"))
 	other := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "other", Signer: "other-" + domain + "/issuer"})
 	ls.waitCached(t, single, bulkA, bulkB, other)
 

@@ -30,10 +30,19 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// pending-c asks for another subject: two pending requests of one subject
+	// and requester would be a storm, one group row (TestLiveRenderCSRStorm).
+	other, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "live-other"}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cl := newLiveCluster("pending-a", "issued-b", "pending-c")
 	for _, c := range cl.csrs {
 		c.UID = uidFor(c.Name)
 		c.Spec.Request = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+		if c.Name == "pending-c" {
+			c.Spec.Request = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: other})
+		}
 		c.Spec.SignerName = certificatesv1.KubeAPIServerClientSignerName
 		c.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
 	}

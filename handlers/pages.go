@@ -22,6 +22,8 @@ type Handlers struct {
 	deps Deps
 	gate *auth.Gate     // who a request is (identity.go)
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
+	// csrStorms is the storm index for pages of one CSR (csr_storms.go).
+	csrStorms *csrStormIndex
 }
 
 func (h *Handlers) home(c echo.Context) error {

@@ -17,7 +17,7 @@ const maxBody = "1MiB"
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
-	h := &Handlers{deps: deps, gate: gateFor(deps)}
+	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster)}
 	h.csrf = csrfSessions(deps, h.gate)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -58,6 +58,7 @@ func New(deps Deps) *echo.Echo {
 	// The CSR queue replaces the generic list; static segments win over :kind.
 	e.GET("/csrs", h.csrQueue)
 	e.GET("/csrs/:name/certificate", h.csrCertificate)
+	e.GET("/csrs/groups/:id", h.csrGroupPreview)
 	// FlowSchemas in evaluation order, and the request classifier.
 	e.GET("/flowschemas", h.flowSchemas)
 	e.GET(present.ClassifyPath, h.classify)
@@ -84,6 +85,7 @@ func New(deps Deps) *echo.Echo {
 	mutating.POST("/csrs/:name/approve", h.approveCSR)
 	mutating.POST("/csrs/:name/deny", h.denyCSR)
 	mutating.POST("/csrs/bulk", h.bulkDecideCSRs)
+	mutating.POST("/csrs/groups/:id/decide", h.csrGroupDecide)
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused.
 	mutating.GET("/:kind/new", h.newObject)

@@ -110,9 +110,12 @@ export function certificateRequest(commonName: string, organization: string): st
 
 const CSR_API = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 
-/** Creates a pending CSR for signerName as the devcluster admin. */
-export async function createCSR(name: string, signerName: string): Promise<void> {
-  const request = certificateRequest(name, 'clusterdesk-e2e');
+/**
+ * Creates a pending CSR for signerName as the devcluster admin, for CN
+ * commonName (default: the name; several with one CN are a storm).
+ */
+export async function createCSR(name: string, signerName: string, commonName = name): Promise<void> {
+  const request = certificateRequest(commonName, 'clusterdesk-e2e');
   const res = await call('POST', CSR_API, {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',

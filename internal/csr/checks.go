@@ -75,9 +75,9 @@ type Env struct {
 	// MaxDuration overrides the longest certificate a signer issues; signers
 	// absent from it use SignerMaxDuration.
 	MaxDuration map[string]time.Duration
-	// Duplicates are the names of the other pending CSRs for the same signer
-	// and subject (see Duplicates).
-	Duplicates []string
+	// Duplicates is how many other pending CSRs share the signer and subject
+	// (see Storms.Duplicates).
+	Duplicates int
 }
 
 // DefaultSigningDuration is kube-controller-manager's --cluster-signing-duration
@@ -359,45 +359,18 @@ func CheckRequester(spec Spec, req *Request) []Finding {
 	return []Finding{{"requester-subject", Warning, fmt.Sprintf("Requested by %s for CN %s: make sure %s may obtain a certificate for that identity.", spec.Username, orNone(req.CommonName), spec.Username)}}
 }
 
-// CheckDuplicates flags other pending requests for the same signer and subject.
-func CheckDuplicates(others []string) []Finding {
-	if len(others) == 0 {
+// CheckDuplicates flags other pending requests for the same signer and
+// subject. It says how many, never which: in a storm of thousands, a list of
+// names per request grows with the square of the storm (Storms finds them).
+func CheckDuplicates(others int) []Finding {
+	if others <= 0 {
 		return nil
 	}
 	noun := "request"
-	if len(others) > 1 {
+	if others > 1 {
 		noun = "requests"
 	}
-	return []Finding{{"duplicate", Warning, fmt.Sprintf("%d other pending %s for the same signer and subject: %s. Approve at most one.", len(others), noun, strings.Join(others, ", "))}}
-}
-
-// Pending is a pending CSR as Duplicates groups it.
-type Pending struct {
-	Name    string
-	Signer  string
-	Subject string // Request.Subject
-}
-
-// Duplicates maps each pending CSR's name to the names of the other pending
-// CSRs with the same signer and subject, sorted. The same subject under two
-// signers (a node's client and serving certificates) is not a duplicate.
-func Duplicates(pending []Pending) map[string][]string {
-	groups := map[[2]string][]string{}
-	for _, p := range pending {
-		k := [2]string{p.Signer, p.Subject}
-		groups[k] = append(groups[k], p.Name)
-	}
-	out := map[string][]string{}
-	for _, names := range groups {
-		if len(names) < 2 {
-			continue
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			out[n] = slices.DeleteFunc(slices.Clone(names), func(o string) bool { return o == n })
-		}
-	}
-	return out
+	return []Finding{{"duplicate", Warning, fmt.Sprintf("%d other pending %s for this signer and subject. Approve at most one.", others, noun)}}
 }
 
 func listOrNone(ss []string) string {

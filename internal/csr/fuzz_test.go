@@ -148,7 +148,7 @@ func fuzzEnv(node string, addrs ...string) Env {
 			return nil, false
 		},
 		MaxDuration: map[string]time.Duration{"example.com/custom": time.Hour},
-		Duplicates:  []string{"csr-b", "csr-c"},
+		Duplicates:  2,
 	}
 }
 

@@ -23,6 +23,7 @@ type CSRQueueQuery struct {
 	Signer    string // signer: exact
 	Requester string // requester: part of the username or a group
 	Age       string // age: one of csrAges' keys
+	Group     string // group: a storm's or a duplicate set's ID (csr.Storms), its members one row each
 	Sort      string // sort: a column key; "" is queue order
 	Desc      bool   // dir=desc
 	Page      int    // page: 1-based; 0 is the first page
@@ -37,6 +38,7 @@ func ParseCSRQueueQuery(v url.Values) CSRQueueQuery {
 		Signer:    strings.TrimSpace(v.Get("signer")),
 		Requester: strings.TrimSpace(v.Get("requester")),
 		Age:       v.Get("age"),
+		Group:     v.Get("group"),
 		Sort:      v.Get("sort"),
 		Desc:      v.Get("dir") == "desc",
 		Page:      parsePage(v),
@@ -49,6 +51,9 @@ func ParseCSRQueueQuery(v url.Values) CSRQueueQuery {
 	}
 	if !slices.ContainsFunc(csrQueueColumns, func(c column) bool { return c.Key == q.Sort }) {
 		q.Sort = ""
+	}
+	if !validGroupID(q.Group) {
+		q.Group = ""
 	}
 	return q
 }
@@ -67,6 +72,7 @@ func (q CSRQueueQuery) Values() url.Values {
 	set("signer", q.Signer)
 	set("requester", q.Requester)
 	set("age", q.Age)
+	set("group", q.Group)
 	set("sort", q.Sort)
 	if q.Desc {
 		v.Set("dir", "desc")
@@ -158,7 +164,9 @@ type queueItem struct {
 	state    string
 	status   model.Badge
 	decided  time.Time
-	bad      bool // pending, but spec.request does not decode: nobody can decide it
+	bad      bool       // pending, but spec.request does not decode: nobody can decide it
+	storm    *csr.Storm // set on the item that stands for its storm's group row
+	checksOf *queueItem // for a group row: the request whose checks it shows
 	findings []csr.Finding
 	checked  bool
 	row      *model.CSRRow
@@ -173,17 +181,9 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	if cache == nil {
 		cache = &CSRQueueCache{}
 	}
-	facts := cache.facts(items)
-	// Duplicates are among pending requests that decode.
-	var pending []csr.Pending
-	for i, c := range items {
-		if f := facts[i]; f.state == CSRPending {
-			if f.decoded(c, env.Checks).req != nil {
-				pending = append(pending, csr.Pending{Name: c.Name, Signer: c.Spec.SignerName, Subject: f.req.Subject})
-			}
-		}
-	}
-	dups := csr.Duplicates(pending)
+	// One map lookup per CSR; the grouping itself is rebuilt only when the
+	// CSRs changed since the last view.
+	facts, storms := cache.load(items, env.Checks)
 	ageLimit, _ := csrAgeLimit(q.Age)
 	needle := strings.ToLower(q.Filter)
 	requester := strings.ToLower(q.Requester)
@@ -191,7 +191,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	page := model.CSRQueuePage{
 		Title:  "CertificateSigningRequests",
 		Action: action,
-		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age},
+		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group},
 		Sort:   cmp.Or(q.Sort, csrQueueSortDefault),
 		Desc:   q.Desc,
 		Total:  len(items),
@@ -200,6 +200,10 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	counts := map[string]int{}
 	signers := map[string]int{}
 	var kept []*queueItem
+	// Item records come in chunks rather than one allocation each: a view of
+	// 50,000 CSRs otherwise spends its time in the allocator and the GC; a
+	// chunk bounds what a narrow filter allocates for nothing.
+	var slab []queueItem
 	for i, c := range items {
 		signers[c.Spec.SignerName]++
 		f := facts[i]
@@ -218,11 +222,18 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 		if requester != "" && !requesterMatches(c, requester) {
 			continue
 		}
-		it := &queueItem{c: c, f: f, state: state, status: f.status, decided: f.decided}
+		if q.Group != "" && !storms.InSet(q.Group, c.Name) {
+			continue
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]queueItem, 0, min(1024, len(items)))
+		}
+		slab = append(slab, queueItem{c: c, f: f, state: state, status: f.status, decided: f.decided})
+		it := &slab[len(slab)-1]
 		if state == CSRPending {
 			it.bad = f.decoded(c, env.Checks).req == nil
 		}
-		if needle != "" && !it.matches(needle, dups, env) {
+		if needle != "" && !it.matches(needle, storms, env) {
 			continue
 		}
 		counts[state]++
@@ -234,7 +245,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 
 	if page.Sort == "checks" {
 		for _, it := range kept {
-			it.check(dups, env)
+			it.check(storms, env)
 		}
 	}
 	slices.SortStableFunc(kept, func(a, b *queueItem) int {
@@ -249,6 +260,13 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	})
 
 	page.Matched = len(kept)
+	// A storm is one row, where its first request in this order would be; a
+	// view of one group shows its requests one by one.
+	if q.Group == "" {
+		kept = collapseStorms(kept, storms)
+	} else if st := storms.ByID(q.Group); st != nil {
+		page.Group = groupModel(st, nil, env)
+	}
 	view := q.Values()
 	lo, hi, pager := paginate(q.Page, cmp.Or(env.PageSize, PageSize), len(kept), func(n int) string { return withPage(action, view, n) })
 	page.Pager, page.View = pager, withPage(action, view, pager.Page)
@@ -264,8 +282,8 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 		selected[n] = true
 	}
 	for _, it := range kept {
-		row := *it.build(dups, env).row
-		row.Selectable = it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
+		row := *it.build(storms, env).row
+		row.Selectable = it.storm == nil && it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
 		row.Selected = row.Selectable && selected[row.SelectValue()]
 		page.Rows = append(page.Rows, row)
 	}
@@ -290,10 +308,13 @@ func requesterMatches(c *certificatesv1.CertificateSigningRequest, needle string
 	return slices.ContainsFunc(c.Spec.Groups, func(g string) bool { return strings.Contains(strings.ToLower(g), needle) })
 }
 
-// check runs the checks once.
-func (it *queueItem) check(dups map[string][]string, env CSRQueueEnv) []csr.Finding {
+// check runs the checks once, and adds how many other pending requests share
+// the signer and subject (a map lookup in the storm index).
+func (it *queueItem) check(storms *csr.Storms, env CSRQueueEnv) []csr.Finding {
 	if !it.checked {
-		it.findings, _ = it.f.check(it.c, dups[it.c.Name], env.Checks)
+		base, _ := it.f.check(it.c, env.Checks)
+		n, _ := storms.Duplicates(it.c.Name)
+		it.findings = withDuplicates(base, n)
 		it.checked = true
 	}
 	return it.findings
@@ -314,19 +335,26 @@ func (it *queueItem) stateCell(now time.Time) model.Cell {
 // matches what the row shows, and only that: a person must be able to see
 // why a row matched. The parts that depend on nothing else are searched
 // first, from the cache; the age, the wait and the findings after.
-func (it *queueItem) matches(needle string, dups map[string][]string, env CSRQueueEnv) bool {
+func (it *queueItem) matches(needle string, storms *csr.Storms, env CSRQueueEnv) bool {
 	if strings.Contains(it.f.decoded(it.c, env.Checks).static, needle) {
 		return true
 	}
-	if _, text := it.f.check(it.c, dups[it.c.Name], env.Checks); strings.Contains(text, needle) {
+	if _, text := it.f.check(it.c, env.Checks); strings.Contains(text, needle) {
 		return true
+	}
+	if n, _ := storms.Duplicates(it.c.Name); n > 0 {
+		for _, m := range findingModels(csr.CheckDuplicates(n)) {
+			if strings.Contains(strings.ToLower(m.Label+" "+m.Message), needle) {
+				return true
+			}
+		}
 	}
 	ageC, _ := ageCell(it.c.CreationTimestamp, env.Now)
 	return strings.Contains(strings.ToLower(ageC.Text), needle) || strings.Contains(strings.ToLower(it.stateCell(env.Now).Text), needle)
 }
 
 // build lays out the row once.
-func (it *queueItem) build(dups map[string][]string, env CSRQueueEnv) *queueItem {
+func (it *queueItem) build(storms *csr.Storms, env CSRQueueEnv) *queueItem {
 	if it.row != nil {
 		return it
 	}
@@ -339,8 +367,14 @@ func (it *queueItem) build(dups map[string][]string, env CSRQueueEnv) *queueItem
 		requester.Title = "groups: " + strings.Join(c.Spec.Groups, ", ")
 	}
 
+	if it.storm != nil {
+		it.row = groupRow(it, storms, env)
+		return it
+	}
 	row := &model.CSRRow{State: it.state, Subject: f.subject, SubjectBad: f.req == nil, UID: string(c.UID)}
-	row.Findings = findingModels(it.check(dups, env))
+	row.Findings = findingModels(it.check(storms, env))
+	_, dupID := storms.Duplicates(c.Name)
+	linkDuplicates(row.Findings, dupID)
 	row.Row = model.Row{
 		ID:   "row-csrs-" + c.Name,
 		Name: c.Name,

@@ -26,6 +26,16 @@ import (
 type CSRQueueCache struct {
 	mu      sync.Mutex
 	entries map[*certificatesv1.CertificateSigningRequest]*csrFacts
+	// view counts the calls of load; an entry stamped with the previous
+	// count was in the previous set of objects.
+	view    uint64
+	lastLen int
+	// storms groups the pending requests of the last set of objects: rebuilt
+	// only when that set changes, so a view of an unchanged cluster reads it.
+	storms *csr.Storms
+	// before is the index the last rebuild replaced: a live update asks it
+	// which storm a deleted request was in.
+	before *csr.Storms
 }
 
 // csrFacts is what the queue knows of one CSR object, computed once.
@@ -41,22 +51,28 @@ type csrFacts struct {
 	dur        string // requested duration
 	static     string // lower-cased search text that depends on nothing but the object
 
+	seen uint64 // the CSRQueueCache.view this object was last given in
+
 	checkMu     sync.Mutex
 	checked     bool
-	dupsFor     []string // the duplicates the findings were computed with
-	findings    []csr.Finding
-	findingText string // the findings as the row shows them, lower-cased, for the filter
+	findings    []csr.Finding // all but the duplicates finding, which depends on other requests
+	findingText string        // the findings as the row shows them, lower-cased, for the filter
 }
 
-// facts returns the facts of every item, in order, creating the missing ones.
+// load returns the facts of every item, in order, creating the missing ones,
+// and the storm index of the items. The index is rebuilt (O(n)) only when the
+// set of objects differs from the previous call's: the informer hands out a
+// new object for every change, so the same pointers mean the same cluster.
 // Entries of objects no longer given (deleted, or replaced by a new version)
 // are dropped once they are as many as the live ones.
-func (c *CSRQueueCache) facts(items []*certificatesv1.CertificateSigningRequest) []*csrFacts {
+func (c *CSRQueueCache) load(items []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv) ([]*csrFacts, *csr.Storms) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
 		c.entries = make(map[*certificatesv1.CertificateSigningRequest]*csrFacts, len(items))
 	}
+	c.view++
+	changed := c.storms == nil || len(items) != c.lastLen
 	out := make([]*csrFacts, len(items))
 	for i, it := range items {
 		f := c.entries[it]
@@ -64,7 +80,13 @@ func (c *CSRQueueCache) facts(items []*certificatesv1.CertificateSigningRequest)
 			f = &csrFacts{state: CSRState(it), status: CSRStatus(it), decided: decidedAt(it)}
 			c.entries[it] = f
 		}
+		changed = changed || f.seen != c.view-1
+		f.seen = c.view
 		out[i] = f
+	}
+	c.lastLen = len(items)
+	if changed {
+		c.before, c.storms = c.storms, groupStorms(items, out, env)
 	}
 	if len(c.entries) > 2*len(items)+64 {
 		next := make(map[*certificatesv1.CertificateSigningRequest]*csrFacts, len(items))
@@ -73,7 +95,32 @@ func (c *CSRQueueCache) facts(items []*certificatesv1.CertificateSigningRequest)
 		}
 		c.entries = next
 	}
-	return out
+	return out, c.storms
+}
+
+// Storms returns the storm index of items (see load): cheap when the items
+// are the ones the last call was given.
+func (c *CSRQueueCache) Storms(items []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv) *csr.Storms {
+	_, s := c.load(items, env)
+	return s
+}
+
+// groupStorms groups the pending requests that decode.
+func groupStorms(items []*certificatesv1.CertificateSigningRequest, facts []*csrFacts, env CSRChecksEnv) *csr.Storms {
+	var pending []csr.Pending
+	for i, c := range items {
+		if f := facts[i]; f.state == CSRPending && f.decoded(c, env).req != nil {
+			pending = append(pending, csr.Pending{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
+				Subject: f.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
+		}
+	}
+	return csr.GroupStorms(pending)
+}
+
+// CSRStorms groups the pending requests of items, without a cache (tests,
+// and callers that hold no CSRQueueCache).
+func CSRStorms(items []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv) *csr.Storms {
+	return (&CSRQueueCache{}).Storms(items, env)
 }
 
 // Len returns how many CSR objects the cache holds facts for.
@@ -103,25 +150,35 @@ func (f *csrFacts) decoded(c *certificatesv1.CertificateSigningRequest, env CSRC
 	return f
 }
 
-// check runs the checks once for the duplicates given; a CSR whose duplicates
-// changed (another request came or went) is checked again. It returns the
+// check runs the checks but the duplicates finding once (it is the only one
+// that depends on other requests; see withDuplicates). It returns the
 // findings and their text as the row shows them, lower-cased.
-func (f *csrFacts) check(c *certificatesv1.CertificateSigningRequest, dups []string, env CSRChecksEnv) ([]csr.Finding, string) {
+func (f *csrFacts) check(c *certificatesv1.CertificateSigningRequest, env CSRChecksEnv) ([]csr.Finding, string) {
 	f.decoded(c, env)
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
-	if !f.checked || !slices.Equal(f.dupsFor, dups) {
+	if !f.checked {
 		f.findings = csr.Check(csr.SpecOf(c), f.req, csr.Env{
 			NodeAddresses: env.NodeAddresses,
 			MaxDuration:   env.MaxDuration,
-			Duplicates:    dups,
 		})
 		var sb strings.Builder
 		for _, m := range findingModels(f.findings) {
 			sb.WriteString(strings.ToLower(m.Label + " " + m.Message))
 			sb.WriteByte('\n')
 		}
-		f.checked, f.dupsFor, f.findingText = true, dups, sb.String()
+		f.checked, f.findingText = true, sb.String()
 	}
 	return f.findings, f.findingText
+}
+
+// withDuplicates adds the duplicates finding to fs (a new slice; fs is shared).
+func withDuplicates(fs []csr.Finding, others int) []csr.Finding {
+	d := csr.CheckDuplicates(others)
+	if len(d) == 0 {
+		return fs
+	}
+	out := append(slices.Clone(fs), d...)
+	csr.SortFindings(out)
+	return out
 }

@@ -115,26 +115,13 @@ func (e CSRChecksEnv) decode(b []byte) (*csr.Request, error) {
 	return csr.Decode(b)
 }
 
-// duplicatePending groups the pending CSRs of items by signer and subject.
-func duplicatePending(items []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv) map[string][]string {
-	var pending []csr.Pending
-	for _, c := range items {
-		if CSRState(c) != CSRPending {
-			continue
-		}
-		if req, err := env.decode(c.Spec.Request); err == nil {
-			pending = append(pending, csr.Pending{Name: c.Name, Signer: c.Spec.SignerName, Subject: req.Subject})
-		}
-	}
-	return csr.Duplicates(pending)
-}
-
-// checkCSR runs the signer-aware checks on one CSR. Decided CSRs are checked
+// checkCSR runs the signer-aware checks on one CSR, with how many other
+// pending requests share its signer and subject. Decided CSRs are checked
 // too: the findings explain, after the fact, what was approved.
-func checkCSR(c *certificatesv1.CertificateSigningRequest, req *csr.Request, dups map[string][]string, env CSRChecksEnv) []csr.Finding {
+func checkCSR(c *certificatesv1.CertificateSigningRequest, req *csr.Request, duplicates int, env CSRChecksEnv) []csr.Finding {
 	return csr.Check(csr.SpecOf(c), req, csr.Env{
 		NodeAddresses: env.NodeAddresses,
 		MaxDuration:   env.MaxDuration,
-		Duplicates:    dups[c.Name],
+		Duplicates:    duplicates,
 	})
 }

@@ -35,9 +35,11 @@ func CSRStatus(c *certificatesv1.CertificateSigningRequest) model.Badge {
 	case CSRApproved:
 		return model.Badge{Text: "Approved, not issued", Tone: model.TonePending, Hint: "approved, but the signer has not issued a certificate yet"}
 	default:
-		return model.Badge{Text: "Pending", Tone: model.TonePending, Hint: "waiting for approval"}
+		return pendingBadge
 	}
 }
+
+var pendingBadge = model.Badge{Text: "Pending", Tone: model.TonePending, Hint: "waiting for approval"}
 
 func requestedDuration(c *certificatesv1.CertificateSigningRequest) (string, string) {
 	if c.Spec.ExpirationSeconds == nil {

@@ -164,8 +164,10 @@ func TestCSRQueueCache(t *testing.T) {
 	withDup := append(slices.Clone(items), dup)
 	p = CSRQueue(withDup, CSRQueueQuery{Filter: "masters-again"}, CSRQueueEnv{Now: now, Cache: cache})
 	q := CSRQueue(withDup, CSRQueueQuery{Filter: "masters-again"}, CSRQueueEnv{Now: now})
-	if !reflect.DeepEqual(p, q) || p.Matched != 2 {
-		t.Errorf("the duplicate finding names the other request on both rows: %v vs %v", names(p), names(q))
+	// The duplicate finding counts the other request rather than naming it,
+	// so only masters-again matches; with masters it is one storm, one row.
+	if !reflect.DeepEqual(p, q) || p.Matched != 1 || len(p.Rows) != 1 || p.Rows[0].Group == nil || p.Rows[0].Group.Count != 2 {
+		t.Errorf("the duplicate is one storm row with the cache and without: %v vs %v", names(p), names(q))
 	}
 	// Many views over a shrinking set keep the cache bounded.
 	for range 3 {

@@ -23,8 +23,11 @@ import (
 )
 
 // CSR describes a CertificateSigningRequest for CreateCSR. Zero fields get
-// defaults: a kube-apiserver-client request for CN "clusterdesk-it" with client
-// auth and digital signature usages, created as admin.
+// defaults: a kube-apiserver-client request for CN = the CSR's own name with
+// client auth and digital signature usages, created as admin. The CN is unique
+// so that a test's requests (and those of tests running beside it on a shared
+// devcluster) are no retry storm, which the queue shows as one group row,
+// unless a test asks for one by giving the same CommonName.
 type CSR struct {
 	Suffix            string // part of the generated name, to tell a test's CSRs apart
 	Signer            string
@@ -45,8 +48,9 @@ func CreateCSR(t testing.TB, s CSR) string {
 	if s.Signer == "" {
 		s.Signer = certificatesv1.KubeAPIServerClientSignerName
 	}
+	name := csrName(t.Name(), s.Suffix)
 	if s.CommonName == "" {
-		s.CommonName = "clusterdesk-it"
+		s.CommonName = name
 	}
 	if s.Usages == nil {
 		s.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
@@ -55,7 +59,6 @@ func CreateCSR(t testing.TB, s CSR) string {
 	if cs == nil {
 		cs = kubernetes.NewForConfigOrDie(RestConfig(t, Admin))
 	}
-	name := csrName(t.Name(), s.Suffix)
 	_, err := cs.CertificatesV1().CertificateSigningRequests().Create(context.Background(), &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
@@ -83,7 +86,7 @@ func RecreateCSR(t testing.TB, name string, s CSR) types.UID {
 		s.Signer = certificatesv1.KubeAPIServerClientSignerName
 	}
 	if s.CommonName == "" {
-		s.CommonName = "clusterdesk-it"
+		s.CommonName = name
 	}
 	if s.Usages == nil {
 		s.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}

@@ -32,6 +32,8 @@ type CSRQueuePage struct {
 	Message string
 	// Return is the query string of this view, so a bulk decision comes back to it.
 	Return string
+	// Group is the storm this view is filtered to (group=), if it is one.
+	Group *CSRGroup
 }
 
 // CSRFilter is what the queue is narrowed by.
@@ -41,6 +43,7 @@ type CSRFilter struct {
 	Signer    string // exact signer name, "" for any
 	Requester string // part of spec.username or of one of spec.groups
 	Age       string // "", lt1h, lt24h, gt1h, gt24h, gt7d
+	Group     string // a storm's or duplicate set's ID: only its pending requests
 }
 
 // CSRTab is one state tab with the number of CSRs in that state (under the
@@ -73,6 +76,28 @@ type CSRRow struct {
 	UID        string // metadata.uid of the CSR shown: a decision is refused for any other object
 	Selectable bool   // pending, and the user may decide for its signer
 	Selected   bool   // pre-selected (it failed in the last bulk decision)
+	// Group, when set, makes the row stand for a storm: pending requests with
+	// one signer, subject and requester (a client retrying). Name is then the
+	// storm's ID, Href its filtered view, Findings the checks of one request.
+	Group *CSRGroup
+}
+
+// CSRGroup is a storm of pending requests: one signer, subject and requester.
+type CSRGroup struct {
+	ID         string // csr.Storm ID, in URLs
+	Count      int
+	Title      string // "5000 requests from system:node:w"
+	Signer     string
+	Subject    string
+	Requester  string
+	NewestName string
+	OldestName string
+	ChecksOf   string // the request whose findings the row shows
+	Href       string // the queue filtered to the storm
+	// ApproveHref and DenyHref preview "approve the newest, deny the rest" and
+	// "deny all"; "" when the user may not decide for the signer.
+	ApproveHref string
+	DenyHref    string
 }
 
 // CSRFinding is one result of the signer-aware checks, worded for a person.
@@ -81,6 +106,10 @@ type CSRFinding struct {
 	Tone    Tone   // ToneError for danger, ToneWarning, ToneNeutral for information
 	Label   string // "Danger", "Warning", "Note"
 	Message string
+	// Href links what the finding is about (the duplicates: the queue
+	// filtered to them), with LinkText; "" for none.
+	Href     string
+	LinkText string
 }
 
 // CSRBulkResult reports a bulk approve or deny per CSR: what succeeded, what
@@ -121,3 +150,34 @@ func (r CSRRow) SelectValue() string { return CSRSelectValue(r.UID, r.Name) }
 
 // CSRSelectValue is the selection value of the CSR name with metadata.uid uid.
 func CSRSelectValue(uid, name string) string { return uid + "/" + name }
+
+// CSRGroupPreview is what a group action on a storm will do, request by
+// request, before it is done: the confirm form carries exactly these
+// requests with their UIDs.
+type CSRGroupPreview struct {
+	Chrome Chrome
+	Group  CSRGroup
+	Action string // "approve-newest" or "deny-all"
+	Title  string // the action in words
+	Items  []CSRGroupDecision
+	// Approve and Deny count the decisions in Items.
+	Approve, Deny int
+	// Left is how many of the storm's requests stay pending after this step
+	// (a step decides a bounded number); Note says what to do about them.
+	Left      int
+	Note      string
+	DecideURL string
+	Back      string // the storm's filtered queue
+}
+
+// CSRGroupDecision is one request of a group action and what it will get.
+type CSRGroupDecision struct {
+	Name    string
+	UID     string
+	Href    string
+	Age     string
+	Approve bool
+}
+
+// SelectValue is the decision's "<uid>/<name>", as the bulk form's boxes carry.
+func (d CSRGroupDecision) SelectValue() string { return CSRSelectValue(d.UID, d.Name) }

@@ -1,6 +1,8 @@
 // Keyboard work on the CSR approval queue (/csrs): j/k move through the rows,
 // x ticks the current row, a/d approve or deny the ticked rows (or the current
-// one when none is ticked), Enter opens the current row. The queue works
+// one when none is ticked), Enter opens the current row. On a storm's group
+// row, a and d open the preview of "approve the newest, deny the rest" and of
+// "deny all" (where the confirm button has the focus: Enter confirms). The queue works
 // without this file: the checkboxes and buttons are a plain form.
 //
 // It installs itself on import and does nothing on pages without the queue.
@@ -103,7 +105,22 @@ function prepare(doc, form, action) {
   return true;
 }
 
+// actOnGroup opens the preview of a group action when the current row is a
+// storm's and nothing is ticked; it reports whether it did.
+function actOnGroup(doc, action) {
+  const row = currentRow(doc);
+  if (!row || !('csrGroup' in row.dataset) || ticked(doc).length) return false;
+  const href = action === 'approve' ? row.dataset.approveHref : row.dataset.denyHref;
+  if (!href) {
+    say(doc, 'You may not decide requests of this signer.');
+    return true;
+  }
+  window.location.assign(href);
+  return true;
+}
+
 function act(doc, action) {
+  if (actOnGroup(doc, action)) return;
   const form = doc.querySelector(FORM);
   if (!form) return;
   if (!ticked(doc).length) {

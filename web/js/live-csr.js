@@ -7,7 +7,7 @@
 // or of one whose state moved it within the view).
 import htmx from './htmx.js';
 
-const FILTERS = ['q', 'signer', 'requester', 'age'];
+const FILTERS = ['q', 'signer', 'requester', 'age', 'group'];
 const SELECT = '[data-testid="row-select"]';
 
 // queueView is the view the table shows, from its data-view-url.
@@ -30,6 +30,13 @@ function queueView(table) {
 // created again under the name was not what the person ticked), and the
 // keyboard's current row.
 function replaceRow(cur, row) {
+  // A storm's group row: its actions, like a selection box, only where the
+  // page offered them.
+  if ('csrGroup' in row.dataset && !cur.dataset.approveHref) {
+    row.querySelectorAll('[data-testid="group-approve-newest"], [data-testid="group-deny-all"]').forEach((a) => a.parentElement.remove());
+    delete row.dataset.approveHref;
+    delete row.dataset.denyHref;
+  }
   const box = row.querySelector(SELECT);
   const old = cur.querySelector(SELECT);
   if (box && !old) box.remove();
