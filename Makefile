@@ -70,9 +70,16 @@ test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integrati
 	$(MAKE) --no-print-directory fuzz-short
 	cd devcluster && go test -count=1 ./...
 	rm -rf $(CACHE)/devcluster-test
+	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e'
+	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e && $(BENCH_SHORT)'
 	$(COMPAT_RUN)
+
+# BENCH_SHORT is a short round of the live-update benchmark, run by make test so
+# that a change breaking it fails CI: 50 tabs (each its own session) for 5 s; it
+# fails when a tab does not subscribe or an event misses a tab. No timing is
+# asserted (the machine is shared). About 15 s.
+BENCH_SHORT = $(BIN)/clusterdesk-bench -clients 50 -duration 5s -stalled=false
 
 # COMPAT_RUN starts a second devcluster with kube-apiserver v1.28.15 (demo data,
 # no fixtures) and runs the FlowSchema integration tests on it (scripts/test-compat.sh).
@@ -119,7 +126,7 @@ bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 Flow
 BENCH_SCALE_CSRS ?= 50000
 
 .PHONY: bench
-bench: build devcluster bench-pages ## Live-update benchmark: 1, 100 and 1,000 SSE clients on a fresh devcluster (loopback, ~3 min)
+bench: build devcluster bench-pages ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session) on a fresh devcluster (loopback, ~4 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench $(BIN)/clusterdesk-bench
