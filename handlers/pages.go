@@ -22,6 +22,7 @@ type Handlers struct {
 	deps Deps
 	gate *auth.Gate     // who a request is (identity.go)
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
+	dups *csrDups       // pending CSRs grouped once per change (csr_dups.go)
 }
 
 func (h *Handlers) home(c echo.Context) error {

@@ -368,8 +368,17 @@ func CheckDuplicates(others []string) []Finding {
 	if len(others) > 1 {
 		noun = "requests"
 	}
-	return []Finding{{"duplicate", Warning, fmt.Sprintf("%d other pending %s for the same signer and subject: %s. Approve at most one.", len(others), noun, strings.Join(others, ", "))}}
+	// A retry storm has thousands of duplicates with names up to 253
+	// characters: naming them all would make the finding megabytes long.
+	shown, more := others, ""
+	if len(others) > maxDuplicatesNamed {
+		shown, more = others[:maxDuplicatesNamed], fmt.Sprintf(" and %d more", len(others)-maxDuplicatesNamed)
+	}
+	return []Finding{{"duplicate", Warning, fmt.Sprintf("%d other pending %s for the same signer and subject: %s%s. Approve at most one.", len(others), noun, strings.Join(shown, ", "), more)}}
 }
+
+// maxDuplicatesNamed is how many duplicates a finding names.
+const maxDuplicatesNamed = 10
 
 // Pending is a pending CSR as Duplicates groups it.
 type Pending struct {

@@ -1,6 +1,7 @@
 package csr
 
 import (
+	"fmt"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -431,5 +432,18 @@ func TestMemo(t *testing.T) {
 	_, _ = m.Decode([]byte("more junk"))
 	if m.Len() != 1 {
 		t.Errorf("a full memo starts over: len %d", m.Len())
+	}
+}
+
+// TestCheckDuplicatesStormStaysShort: a storm's thousands of 253-character
+// names must not make one finding megabytes long.
+func TestCheckDuplicatesStormStaysShort(t *testing.T) {
+	var others []string
+	for i := range 5000 {
+		others = append(others, fmt.Sprintf("%0253d", i))
+	}
+	f := CheckDuplicates(others)
+	if len(f) != 1 || len(f[0].Message) > 4000 || !strings.Contains(f[0].Message, "5000 other pending requests") || !strings.Contains(f[0].Message, "and 4990 more") {
+		t.Fatalf("finding %d bytes: %.300q", len(f[0].Message), f[0].Message)
 	}
 }

@@ -12,8 +12,15 @@ import (
 // CSRDetailPage lays out one CSR with the checks' findings beside its request.
 // all is every CSR in the cache (for the duplicate-subject check); it may be nil.
 func CSRDetailPage(c *certificatesv1.CertificateSigningRequest, all []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv, now time.Time) model.CSRDetailPage {
+	return CSRDetailPageWith(c, duplicatePending(all, env)[c.Name], env, now)
+}
+
+// CSRDetailPageWith is CSRDetailPage given the CSR's duplicates (the other
+// pending requests for its signer and subject, see CSRDuplicateIndex), so a
+// page view need not group every CSR in the cluster.
+func CSRDetailPageWith(c *certificatesv1.CertificateSigningRequest, others []string, env CSRChecksEnv, now time.Time) model.CSRDetailPage {
 	p := model.CSRDetailPage{DetailPage: CSRDetail(c, now)}
-	dups := duplicatePending(all, env)
+	dups := map[string][]string{c.Name: others}
 	req, err := env.decode(c.Spec.Request)
 	if err != nil {
 		req = nil
