@@ -23,6 +23,8 @@ type Handlers struct {
 	gate *auth.Gate     // who a request is (identity.go)
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	dups *csrDups       // pending CSRs grouped once per change (csr_dups.go)
+	// backends remembers webhook Service lookups per user briefly (insight_backends.go).
+	backends *backendCache
 }
 
 func (h *Handlers) home(c echo.Context) error {

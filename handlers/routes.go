@@ -17,7 +17,7 @@ const maxBody = "1MiB"
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
-	h := &Handlers{deps: deps, gate: gateFor(deps), dups: newCSRDups(deps.Cluster)}
+	h := &Handlers{deps: deps, gate: gateFor(deps), dups: newCSRDups(deps.Cluster), backends: newBackendCache()}
 	h.csrf = csrfSessions(deps, h.gate)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

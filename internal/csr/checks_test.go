@@ -1,7 +1,6 @@
 package csr
 
 import (
-	"fmt"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
