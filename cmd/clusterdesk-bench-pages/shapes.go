@@ -68,7 +68,7 @@ func runShapes(ctx context.Context, o options, dir, fixtures string, logf func(s
 	if res.CSRs, err = countCSRs(ctx, k8s); err != nil {
 		return nil, err
 	}
-	crdList, err := ext.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	crdList, err := ext.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,8 @@ func shapePages(c shapeCounts, crds crdShapes, server string, csrs, crdCount int
 }
 
 func countCSRs(ctx context.Context, k8s kubernetes.Interface) (int, error) {
-	l, err := k8s.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	// A quorum read: the watch cache ("0") may lag the creates just made.
+	l, err := k8s.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return 0, err
 	}

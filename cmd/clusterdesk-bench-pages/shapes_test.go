@@ -89,3 +89,14 @@ func TestShapePages(t *testing.T) {
 		t.Errorf("%d lists, %d details", lists, details)
 	}
 }
+
+func TestShortenKeepsTableRowsReadable(t *testing.T) {
+	long := "/csrs/" + stormCSRName(0)
+	got := shorten(long + " (storm)")
+	if len(got) > 100 || !strings.HasPrefix(got, "/csrs/storm-00000.") || !strings.Contains(got, " chars]") {
+		t.Errorf("shorten = %q", got)
+	}
+	if shorten("/crds/x.y") != "/crds/x.y" {
+		t.Error("a short path must stay as it is")
+	}
+}

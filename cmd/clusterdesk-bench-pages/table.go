@@ -71,7 +71,7 @@ func writeReport(w io.Writer, header string, rows []row, s startup) {
 	fmt.Fprintln(tw, "page\tobjects\tp50\tp99\tbytes\tn\t\traw: what\tp50\tp99\tbytes\tn\tp50 ratio\ttarget\t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n",
-			r.Page, r.Objects, ms(r.Console.P50), ms(r.Console.P99), size(r.Console.Bytes), r.Console.N,
+			shorten(r.Page), r.Objects, ms(r.Console.P50), ms(r.Console.P99), size(r.Console.Bytes), r.Console.N,
 			r.What, ms(r.Raw.P50), ms(r.Raw.P99), size(r.Raw.Bytes), r.Raw.N, ratio(r.Raw.P50, r.Console.P50), verdict(r))
 	}
 	_ = tw.Flush()
@@ -127,6 +127,19 @@ func writeShapes(w io.Writer, s *shapesResult) {
 	fmt.Fprintf(w, "shapes memory: console ready %s, first /csrs %s after process start; RSS %s after sync (< 300 MiB %s), %s after %d page views (< 300 MiB %s); Go heap live at the last GC %s after sync, %s after the views\n",
 		ms(s.Ready), ms(s.First), size(s.RSSSynced), rssOK(s.RSSSynced), size(s.RSSViewed), pageViews, rssOK(s.RSSViewed),
 		size(int64(s.HeapSynced)<<20), size(int64(s.HeapViewed)<<20))
+}
+
+// shorten keeps a table row readable when its page has a 253-character name:
+// the middle of a long path segment gives way to "…".
+func shorten(page string) string {
+	const keep = 24
+	parts := strings.Split(page, "/")
+	for i, p := range parts {
+		if len(p) > 2*keep+8 {
+			parts[i] = fmt.Sprintf("%s…%s[%d chars]", p[:keep], p[len(p)-keep:], len(p))
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 // ms formats a duration in milliseconds with sensible precision.
