@@ -211,7 +211,9 @@ func fixtureCRDs(fixtures string) ([]*apiextensionsv1.CustomResourceDefinition, 
 // crdShapes names and builds the generated CRDs: the i-th is the fixture
 // i mod n (the largest first) under group g<i>.shapes…; the second has a
 // 253-character name, the third a 256 KiB annotation.
-type crdShapes struct{ fixtures []*apiextensionsv1.CustomResourceDefinition }
+type crdShapes struct {
+	fixtures []*apiextensionsv1.CustomResourceDefinition
+}
 
 func (cs crdShapes) group(i int) string {
 	if i == 1 {
