@@ -67,6 +67,8 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 .PHONY: test
 test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integration (real devcluster) and browser tests, short rounds of both benchmarks, and the APF tests on Kubernetes 1.28
 	go test -count=1 $(GO_PKGS)
+	@# Every Go benchmark once, timing nothing: a benchmark that breaks fails here (about 30 s).
+	go test -count=1 -run '^$$' -bench . -benchtime 1x $(GO_PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	cd devcluster && go test -count=1 ./...
 	rm -rf $(CACHE)/devcluster-test
