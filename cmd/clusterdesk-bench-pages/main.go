@@ -51,6 +51,7 @@ type options struct {
 	shapesDir  string // the shapes' devcluster ("" skips them)
 	shapes     shapeCounts
 	quick      bool
+	shapesOnly bool
 	workers    int
 	memoryOnly bool
 }
@@ -72,6 +73,7 @@ func run(args []string) error {
 	fs.IntVar(&o.shapes.CRDs, "shape-crds", 2000, "CRDs in the shapes cluster: the real schemas under generated groups, the largest first")
 	fs.IntVar(&o.shapes.ManyVersionCRDs, "shape-many-version-crds", 5, "CRDs with 30 versions")
 	fs.IntVar(&o.workers, "workers", 32, "concurrent creates when seeding the shapes' CSRs")
+	fs.BoolVar(&o.shapesOnly, "shapes-only", false, "measure only the shapes (-shapes-dir), not the main cluster")
 	fs.BoolVar(&o.quick, "quick", false, "a short round with tiny counts (make test runs it so the benchmark cannot rot); its figures mean nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -80,6 +82,12 @@ func run(args []string) error {
 		o.counts = seedCounts{CSRs: 20, FlowSchemas: 5, Webhooks: 3}
 		o.shapes = shapeCounts{CSRs: 30, Decided: 15, Storm: 10, SANs: 2, CRDs: 4, ManyVersionCRDs: 1}
 		o.requests, o.limit = 3, 10*time.Second
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench-pages: "+format+"\n", args...) }
+	if o.shapesOnly {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		return shapesReport(ctx, o, logf)
 	}
 	dir := os.Getenv("DEVCLUSTER_DIR")
 	if dir == "" {
@@ -94,7 +102,6 @@ func run(args []string) error {
 	cfg.UserAgent = "clusterdesk-bench"
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench-pages: "+format+"\n", args...) }
 
 	k8s, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -180,14 +187,6 @@ func run(args []string) error {
 	st.HeapMiB, st.GCs = con.heap()
 	con.stop()
 
-	var shapes *shapesResult
-	if o.shapesDir != "" {
-		if shapes, err = runShapes(ctx, o, o.shapesDir, os.Getenv("FIXTURES"), logf); err != nil {
-			return fmt.Errorf("shapes: %w", err)
-		}
-		rows = append(rows, shapes.Rows...)
-	}
-
 	load, _ := os.ReadFile("/proc/loadavg")
 	header := fmt.Sprintf("clusterdesk page benchmark, %s: Kubernetes %s devcluster on loopback; %s; %d CPUs, load %s\n"+
 		"console: %s over HTTP with a session, full pages; raw: the API server's JSON LIST/GET as the devcluster admin through client-go's transport (gzip as it negotiates), fetch only, no decoding; "+
@@ -195,9 +194,23 @@ func run(args []string) error {
 		time.Now().Format("2006-01-02 15:04"), version.GitVersion, inv.summary(), runtime.NumCPU(),
 		strings.Join(strings.Fields(string(load))[:3], " "), o.binary)
 	writeReport(os.Stdout, header, rows, st)
-	if shapes != nil {
-		writeShapes(os.Stdout, shapes)
+	// The main table is out before the shapes start: they take long, and a
+	// failure there keeps what was measured here.
+	return shapesReport(ctx, o, logf)
+}
+
+// shapesReport measures and prints the shapes, when asked for.
+func shapesReport(ctx context.Context, o options, logf func(string, ...any)) error {
+	if o.shapesDir == "" {
+		return nil
 	}
+	shapes, err := runShapes(ctx, o, o.shapesDir, os.Getenv("FIXTURES"), logf)
+	if err != nil {
+		return fmt.Errorf("shapes: %w", err)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(os.Stdout, "\nthe worst realistic shapes, %s; load %s\n", time.Now().Format("2006-01-02 15:04"), strings.Join(strings.Fields(string(load))[:3], " "))
+	writeShapes(os.Stdout, shapes)
 	return nil
 }
 

@@ -67,14 +67,7 @@ type startup struct {
 // writeReport prints the one table and the startup and memory lines.
 func writeReport(w io.Writer, header string, rows []row, s startup) {
 	fmt.Fprintln(w, header)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "page\tobjects\tp50\tp99\tbytes\tn\t\traw: what\tp50\tp99\tbytes\tn\tp50 ratio\ttarget\t")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n",
-			shorten(r.Page), r.Objects, ms(r.Console.P50), ms(r.Console.P99), size(r.Console.Bytes), r.Console.N,
-			r.What, ms(r.Raw.P50), ms(r.Raw.P99), size(r.Raw.Bytes), r.Raw.N, ratio(r.Raw.P50, r.Console.P50), verdict(r))
-	}
-	_ = tw.Flush()
+	writeRows(w, rows)
 	fmt.Fprintf(w, "startup: listening %s, ready (cache synced) %s, first page (%s) %s after process start\n",
 		ms(s.Listening), ms(s.Ready), s.FirstPagePath, ms(s.FirstPage))
 	per := func(b int64) string {
@@ -92,6 +85,18 @@ func writeReport(w io.Writer, header string, rows []row, s startup) {
 			fmt.Fprintf(w, "SLOW: %s takes over 1 s (p50 %s, p99 %s) with %d objects\n", r.Page, ms(r.Console.P50), ms(r.Console.P99), r.Objects)
 		}
 	}
+}
+
+// writeRows prints the table of pages beside their raw fetches.
+func writeRows(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "page\tobjects\tp50\tp99\tbytes\tn\t\traw: what\tp50\tp99\tbytes\tn\tp50 ratio\ttarget\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n",
+			shorten(r.Page), r.Objects, ms(r.Console.P50), ms(r.Console.P99), size(r.Console.Bytes), r.Console.N,
+			r.What, ms(r.Raw.P50), ms(r.Raw.P99), size(r.Raw.Bytes), r.Raw.N, ratio(r.Raw.P50, r.Console.P50), verdict(r))
+	}
+	_ = tw.Flush()
 }
 
 // writeKindHeaps prints the cache heap per kind.
@@ -115,6 +120,7 @@ func writeKindHeaps(w io.Writer, heaps []kindHeap) {
 // sync and after the page views against the RSS target.
 func writeShapes(w io.Writer, s *shapesResult) {
 	c := s.Counts
+	writeRows(w, s.Rows)
 	fmt.Fprintf(w, "shapes: a second devcluster with %d CSRs (asked: %d, of them %d decided, a storm of %d pending kubelet-serving requests of one node with 253-character names, %d with %d SANs, 1 with a 256 KiB annotation) "+
 		"and %d CRDs (asked: %d from the real schemas under generated groups, the largest first, one with a 253-character name, one with a 256 KiB annotation; %d with %d versions); seeding this run took %s\n",
 		s.CSRs, c.CSRs, min(c.Decided, c.regular()), c.Storm, c.SANs, sansPerCSR, s.CRDs, c.CRDs, c.ManyVersionCRDs, manyVersions, s.SeedTime.Round(time.Second))
