@@ -65,14 +65,24 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 ## ---- test -----------------------------------------------------------------
 
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integration (real devcluster) and browser tests, and the APF tests on Kubernetes 1.28
+test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integration (real devcluster) and browser tests, short rounds of both benchmarks, and the APF tests on Kubernetes 1.28
 	go test -count=1 $(GO_PKGS)
+	@# Every Go benchmark once, timing nothing: a benchmark that breaks fails here (about 30 s).
+	go test -count=1 -run '^$$' -bench . -benchtime 1x $(GO_PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	cd devcluster && go test -count=1 ./...
 	rm -rf $(CACHE)/devcluster-test
+	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
+	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e'
+	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e && $(BENCH_SHORT) && { $(BENCH_PAGES_QUICK); }'
 	$(COMPAT_RUN)
+
+# BENCH_SHORT is a short round of the live-update benchmark, run by make test so
+# that a change breaking it fails CI: 50 tabs (each its own session) for 5 s; it
+# fails when a tab does not subscribe or an event misses a tab. No timing is
+# asserted (the machine is shared). About 15 s.
+BENCH_SHORT = $(BIN)/clusterdesk-bench -clients 50 -duration 5s -stalled=false
 
 # COMPAT_RUN starts a second devcluster with kube-apiserver v1.28.15 (demo data,
 # no fixtures) and runs the FlowSchema integration tests on it (scripts/test-compat.sh).
@@ -109,17 +119,26 @@ e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is mis
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 .PHONY: bench-pages
-bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; pages vs raw LIST, startup, memory; then /csrs over 50,000 CSRs on a second devcluster (loopback; first run seeds ~4 min)
-	go build -o $(BIN)/clusterdesk-bench-pages ./internal/bench
+bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; then the worst shapes (50,000 CSRs with a 5,000 storm, 2,000 CRDs, long names, 200 SANs, 256 KiB annotations) on a second devcluster; pages vs raw LIST/GET, memory, targets (loopback; first run seeds for long)
+	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-bench-pages --seed \
-	  bash -c 'main="$$DEVCLUSTER_DIR"; exec scripts/with-devcluster.sh $(CACHE)/devcluster-bench-scale \
-	    env DEVCLUSTER_DIR="$$main" $(BIN)/clusterdesk-bench-pages --binary bin/clusterdesk --scale-dir $(CACHE)/devcluster-bench-scale --scale-csrs $(BENCH_SCALE_CSRS)'
+	  bash -c 'main="$$DEVCLUSTER_DIR"; exec scripts/with-devcluster.sh $(CACHE)/devcluster-bench-shapes \
+	    env DEVCLUSTER_DIR="$$main" $(BIN)/clusterdesk-bench-pages --binary bin/clusterdesk --shapes-dir $(CACHE)/devcluster-bench-shapes $(BENCH_SHAPES)'
 
-# BENCH_SCALE_CSRS is the CSR count of bench-pages' scale case (kept between runs in .cache/devcluster-bench-scale).
-BENCH_SCALE_CSRS ?= 50000
+# BENCH_SHAPES overrides the shapes' counts, e.g. BENCH_SHAPES="--shape-crds 300 --shape-csrs 10000 --shape-decided 9000 --shape-storm 1000"
+# for a machine that cannot seed 2,000 CRDs (kept between runs in .cache/devcluster-bench-shapes).
+BENCH_SHAPES ?=
+
+# BENCH_PAGES_QUICK is bench-pages with tiny counts, run by make test inside its
+# devcluster (the main cluster) with a second devcluster for the shapes: it
+# fails when a page of the benchmark does not answer. No timing is asserted.
+# About 40 s.
+BENCH_PAGES_QUICK = main="$$DEVCLUSTER_DIR"; rm -rf $(CACHE)/devcluster-test-shapes; \
+	scripts/with-devcluster.sh $(CACHE)/devcluster-test-shapes env DEVCLUSTER_DIR="$$main" \
+	  $(BIN)/clusterdesk-bench-pages --quick --binary bin/clusterdesk --shapes-dir $(CACHE)/devcluster-test-shapes
 
 .PHONY: bench
-bench: build devcluster bench-pages ## Live-update benchmark: 1, 100 and 1,000 SSE clients on a fresh devcluster (loopback, ~3 min)
+bench: build devcluster bench-pages ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session) on a fresh devcluster (loopback, ~4 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench $(BIN)/clusterdesk-bench
@@ -134,4 +153,4 @@ check: assets ## vet, templ generate + git diff (generated code is committed), u
 
 .PHONY: clean
 clean: ## Remove build output and devcluster state (keeps the built control plane)
-	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-$(COMPAT_VERSION)
+	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-$(COMPAT_VERSION) $(CACHE)/devcluster-test-shapes

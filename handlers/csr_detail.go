@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,9 +59,19 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 // csrDetailPage lays out obj, with raw as its YAML, and the decisions the user
 // may take on that very object (its UID travels with them).
 func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object) (model.CSRDetailPage, error) {
-	// The duplicates finding reads the storm index, built once per change of
-	// the CSRs (csr_storms.go), not a scan of every CSR per view.
-	page := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), h.csrDetailChecksEnv(c, obj), time.Now())
+	// The page costs about a GET of the CSR: the duplicates finding reads the
+	// storm index, built once per change of the CSRs (csr_storms.go), and the Node comparison, a GET as the user,
+	// loads after the page (csr_node.go).
+	page := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), csrChecksEnv(), time.Now())
+	if node := kubeletServingNode(obj); node != "" && h.deps.Lookup != nil {
+		page.Findings = slices.DeleteFunc(page.Findings, func(f model.CSRFinding) bool { return f.Check == nodeUnknownCheck })
+		page.NodeCheck = model.CSRNodeCheck{Href: csrNodeCheckHref(obj.Name), Node: node}
+	}
+	return h.csrDetailLayout(c, kind, obj, raw, page)
+}
+
+// csrDetailLayout adds the chrome, YAML and actions to a CSR's page.
+func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object, page model.CSRDetailPage) (model.CSRDetailPage, error) {
 	if err := setYAML(&page.DetailPage, kind.ID, obj.Name, raw); err != nil {
 		return model.CSRDetailPage{}, err
 	}
@@ -89,21 +100,35 @@ func (h *Handlers) csrCertificate(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/pem-certificate-chain", obj.Status.Certificate)
 }
 
-// csrDetailChecksEnv adds, for a kubelet-serving CSR, the addresses of the Node
-// it names, read with one GET as the user: the queue leaves them out (a GET per
-// row), the detail page can afford it. If the Node cannot be read (forbidden,
-// unreachable) the check says the Node is unknown rather than missing.
-func (h *Handlers) csrDetailChecksEnv(c echo.Context, obj *certificatesv1.CertificateSigningRequest) present.CSRChecksEnv {
-	env := csrChecksEnv()
-	if h.deps.Lookup == nil || obj.Spec.SignerName != certificatesv1.KubeletServingSignerName {
-		return env
+// nodeUnknownCheck is the finding of a kubelet-serving CSR whose Node was
+// not looked up; on the detail page the deferred Node check replaces it.
+const nodeUnknownCheck = "node-unknown"
+
+// kubeletServingNode names the Node a kubelet-serving CSR asks a certificate
+// for ("" for other CSRs, or a request that names no node).
+func kubeletServingNode(obj *certificatesv1.CertificateSigningRequest) string {
+	if obj.Spec.SignerName != certificatesv1.KubeletServingSignerName {
+		return ""
 	}
 	req, err := csrDecodes.Decode(obj.Spec.Request)
-	if err != nil {
-		return env
+	if err != nil || len(req.DNSNames)+len(req.IPAddresses) == 0 {
+		return ""
 	}
 	node, isNode := strings.CutPrefix(req.CommonName, "system:node:")
-	if !isNode || node == "" {
+	if !isNode {
+		return ""
+	}
+	return node
+}
+
+// csrDetailChecksEnv adds, for a kubelet-serving CSR, the addresses of the Node
+// it names, read with one GET as the user (the Node check, csr_node.go). If
+// the Node cannot be read (forbidden, unreachable) the check says the Node is
+// unknown rather than missing.
+func (h *Handlers) csrDetailChecksEnv(c echo.Context, obj *certificatesv1.CertificateSigningRequest) present.CSRChecksEnv {
+	env := csrChecksEnv()
+	node := kubeletServingNode(obj)
+	if h.deps.Lookup == nil || node == "" {
 		return env
 	}
 	addrs, found, err := h.deps.Lookup.NodeAddresses(c.Request().Context(), node)

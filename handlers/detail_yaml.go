@@ -37,21 +37,40 @@ func yamlNote(yaml string) string {
 // setYAML puts obj's YAML into a detail page: inline when small, else a link
 // the page loads it from on demand.
 func setYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
+	key := yamlKey(kind, name, obj)
+	e, ok := yamlMemo.Get(key)
+	if !ok || key == "" {
+		var err error
+		if e, err = objectYAMLEntry(obj); err != nil {
+			return err
+		}
+		if key != "" {
+			yamlMemo.Add(key, e)
+		}
+	}
+	if e.size != "" {
+		p.YAMLHref = "/" + string(kind) + "/" + url.PathEscape(name) + "/yaml"
+		p.YAMLSize = e.size
+		return nil
+	}
+	p.YAML, p.YAMLNote = e.yaml, e.note
+	return nil
+}
+
+// objectYAMLEntry renders obj's YAML part of a detail page.
+func objectYAMLEntry(obj runtime.Object) (yamlEntry, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
-		return err
+		return yamlEntry{}, err
 	}
 	if len(raw) > yamlInlineMax {
-		p.YAMLHref = "/" + string(kind) + "/" + url.PathEscape(name) + "/yaml"
-		p.YAMLSize = "a " + yamlSize(len(raw)) + " object"
-		return nil
+		return yamlEntry{size: "a " + yamlSize(len(raw)) + " object"}, nil
 	}
 	y, err := kube.YAML(obj)
 	if err != nil {
-		return err
+		return yamlEntry{}, err
 	}
-	p.YAML, p.YAMLNote = y, yamlNote(y)
-	return nil
+	return yamlEntry{yaml: y, note: yamlNote(y)}, nil
 }
 
 func yamlSize(n int) string {

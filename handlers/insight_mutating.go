@@ -48,7 +48,7 @@ func (h *Handlers) hookBackends(ctx context.Context, hooks []admission.Hook) pre
 		if _, done := out[key]; done {
 			continue
 		}
-		out[key] = h.backend(ctx, key)
+		out[key] = h.backends.get(ctx, key, h.backend)
 	}
 	return out
 }

@@ -24,6 +24,8 @@ type Handlers struct {
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	// csrStorms is the storm index for pages of one CSR (csr_storms.go).
 	csrStorms *csrStormIndex
+	// backends remembers webhook Service lookups per user briefly (insight_backends.go).
+	backends *backendCache
 }
 
 func (h *Handlers) home(c echo.Context) error {

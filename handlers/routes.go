@@ -17,7 +17,7 @@ const maxBody = "1MiB"
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
-	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster)}
+	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster), backends: newBackendCache()}
 	h.csrf = csrfSessions(deps, h.gate)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -59,6 +59,8 @@ func New(deps Deps) *echo.Echo {
 	e.GET("/csrs", h.csrQueue)
 	e.GET("/csrs/:name/certificate", h.csrCertificate)
 	e.GET("/csrs/groups/:id", h.csrGroupPreview)
+	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
+	e.GET("/csrs/:name/node-check", h.csrNodeCheck)
 	// FlowSchemas in evaluation order, and the request classifier.
 	e.GET("/flowschemas", h.flowSchemas)
 	e.GET(present.ClassifyPath, h.classify)

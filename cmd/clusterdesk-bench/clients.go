@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -52,12 +53,35 @@ type client struct {
 	seen   []int64      // per CSR, the last write counted
 	lat    []sample     // one per write seen (read after done)
 	got    atomic.Int64 // len(lat), for reading while the client runs
+	// refused: the console refused the tab over its session's tab limit.
+	refused atomic.Bool
 }
 
 var rowPrefix = []byte(`id="row-csrs-`)
 
-// dial opens the CSR stream with the session, as a tab on /csrs does.
-func dial(hc *http.Client, base, cookie string, b *board) (*client, error) {
+// newSession signs a simulated browser in: a session of its own.
+func newSession(hc *http.Client, sessionURL string) (string, error) {
+	resp, err := hc.Get(sessionURL)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("new session: status %d: %s", resp.StatusCode, raw)
+	}
+	return string(raw), nil
+}
+
+// dial signs a new browser in and opens the CSR stream, as a tab on /csrs does.
+func dial(hc *http.Client, base, sessionURL string, b *board) (*client, error) {
+	cookie, err := newSession(hc, sessionURL)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/events?kinds=csrs&rows=csrs", nil)
 	if err != nil {
@@ -76,6 +100,8 @@ func dial(hc *http.Client, base, cookie string, b *board) (*client, error) {
 		cancel()
 		return nil, fmt.Errorf("/events: status %d", resp.StatusCode)
 	}
+	// A tab over the per-session limit gets a stream that says so and nothing
+	// else: it would never say hello, so name the cause instead of timing out.
 	c := &client{cancel: cancel, hello: make(chan struct{}), done: make(chan struct{}), seen: make([]int64, len(b.latest))}
 	go func() {
 		defer close(c.done)
@@ -89,6 +115,9 @@ func dial(hc *http.Client, base, cookie string, b *board) (*client, error) {
 			switch ev.Event {
 			case "hello":
 				close(c.hello)
+			case "too-many-streams":
+				c.refused.Store(true)
+				return
 			case "csrs-rows":
 				c.record(ev, b)
 			}
@@ -129,8 +158,9 @@ func (c *client) close() {
 	<-c.done
 }
 
-// connect opens n clients, a few at a time, and waits until each is subscribed.
-func connect(hc *http.Client, base, cookie string, b *board, n int) ([]*client, error) {
+// connect opens n clients, each a browser of its own, a few at a time, and
+// waits until each is subscribed.
+func connect(hc *http.Client, base, sessionURL string, b *board, n int) ([]*client, error) {
 	clients := make([]*client, n)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
@@ -141,7 +171,7 @@ func connect(hc *http.Client, base, cookie string, b *board, n int) ([]*client, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c, err := dial(hc, base, cookie, b)
+			c, err := dial(hc, base, sessionURL, b)
 			if err != nil {
 				errs <- err
 				return
@@ -159,6 +189,12 @@ func connect(hc *http.Client, base, cookie string, b *board, n int) ([]*client, 
 	for _, c := range clients {
 		select {
 		case <-c.hello:
+		case <-c.done:
+			closeAll(clients)
+			if c.refused.Load() {
+				return nil, fmt.Errorf("the console refused a client over its session's tab limit")
+			}
+			return nil, fmt.Errorf("a client's stream ended before it subscribed")
 		case <-deadline:
 			closeAll(clients)
 			return nil, fmt.Errorf("not all %d clients subscribed within 60 s", n)
@@ -177,7 +213,11 @@ func closeAll(cs []*client) {
 
 // stall opens a stream that is never read, with a small receive buffer so the
 // server's writes to it block after kilobytes rather than megabytes.
-func stall(base, cookie string) (net.Conn, error) {
+func stall(hc *http.Client, base, sessionURL string) (net.Conn, error) {
+	cookie, err := newSession(hc, sessionURL)
+	if err != nil {
+		return nil, err
+	}
 	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
 		if err := rc.Control(func(fd uintptr) {

@@ -27,9 +27,9 @@ import (
 
 // serverInfo is what the serving child tells the parent on its first line.
 type serverInfo struct {
-	URL    string `json:"url"`
-	Stats  string `json:"stats"`
-	Cookie string `json:"cookie"` // the session cookie, "name=value"
+	URL     string `json:"url"`
+	Stats   string `json:"stats"`
+	Session string `json:"session"` // answers a fresh session cookie, "name=value", per GET
 }
 
 // serverStats is what the child's stats endpoint answers.
@@ -73,14 +73,6 @@ func serve() error {
 	}
 
 	sessions := auth.NewSessions()
-	rec := httptest.NewRecorder()
-	if err := sessions.Start(rec, "bench"); err != nil {
-		return err
-	}
-	cookies := rec.Result().Cookies()
-	if len(cookies) == 0 {
-		return errors.New("no session cookie")
-	}
 
 	srv := &http.Server{
 		Handler: handlers.New(handlers.Deps{
@@ -116,9 +108,29 @@ func serve() error {
 			Goroutines: runtime.NumGoroutine(), RSSBytes: rss(), HeapBytes: ms.HeapInuse, Live: streams.Stats(),
 		})
 	}))
+	// Every simulated browser signs in on its own, as each person's browser
+	// does after redeeming a one-time login URL (Sessions.Start is what that
+	// redemption calls): the console allows a session only
+	// live.DefaultMaxPerOwner tabs, and a real crowd of tabs is many people.
+	// Minted here rather than through GET /login because the sign-in limit
+	// (rightly) throttles thousands of sign-ins from one address.
+	mux.HandleFunc("/session", func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		if err := sessions.Start(rec, "bench"); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		cookies := rec.Result().Cookies()
+		if len(cookies) == 0 {
+			http.Error(w, "no session cookie", http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.WriteString(w, cookies[0].Name+"="+cookies[0].Value)
+	})
 	go func() { _ = http.Serve(statsLn, mux) }()
 
-	info := serverInfo{URL: "http://" + ln.Addr().String(), Stats: "http://" + statsLn.Addr().String() + "/stats", Cookie: cookies[0].Name + "=" + cookies[0].Value}
+	statsBase := "http://" + statsLn.Addr().String()
+	info := serverInfo{URL: "http://" + ln.Addr().String(), Stats: statsBase + "/stats", Session: statsBase + "/session"}
 	if err := json.NewEncoder(os.Stdout).Encode(info); err != nil {
 		return err
 	}

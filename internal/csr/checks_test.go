@@ -415,3 +415,12 @@ func TestMemo(t *testing.T) {
 		t.Errorf("a full memo starts over: len %d", m.Len())
 	}
 }
+
+// TestCheckDuplicatesStormStaysShort: a storm's thousands of duplicates are
+// counted, never named, so one finding stays a sentence long.
+func TestCheckDuplicatesStormStaysShort(t *testing.T) {
+	f := CheckDuplicates(5000)
+	if len(f) != 1 || len(f[0].Message) > 200 || !strings.Contains(f[0].Message, "5000 other pending requests") {
+		t.Fatalf("finding %d bytes: %.300q", len(f[0].Message), f[0].Message)
+	}
+}

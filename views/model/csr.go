@@ -140,6 +140,22 @@ type CSRDetailPage struct {
 	ChecksNote string
 	// CertificateHref downloads status.certificate as PEM; "" until issued.
 	CertificateHref string
+	// NodeCheck loads the comparison of a kubelet-serving request's SANs with
+	// its Node after the page (a GET as the user); zero: none to load.
+	NodeCheck CSRNodeCheck
+}
+
+// CSRNodeCheck is where a kubelet-serving CSR's Node comparison loads from.
+type CSRNodeCheck struct {
+	Href string // the fragment (htmx) or, followed as a link, the page with it
+	Node string
+}
+
+// CSRNodeResult is the Node comparison's answer: its findings, none when the
+// SANs are all the Node's addresses.
+type CSRNodeResult struct {
+	Node     string
+	Findings []CSRFinding
 }
 
 // SelectValue is the value of the row's selection box: "<uid>/<name>", so the

@@ -1,5 +1,6 @@
-// Command bench measures clusterdesk's pages on a big devcluster (make
-// bench-pages runs it under scripts/with-devcluster.sh with FIXTURES). It
+// Command clusterdesk-bench-pages measures clusterdesk's pages on a big
+// devcluster (make bench-pages runs it under scripts/with-devcluster.sh with
+// FIXTURES). It
 // seeds the cluster up to 5,000 CSRs, 500 FlowSchemas and 200 webhook
 // configurations (creating only what a previous run did not leave), checks the
 // real-world CRDs are loaded, starts bin/clusterdesk as a child process on
@@ -7,8 +8,12 @@
 // and the biggest detail pages through the console (p50/p99 over 50 requests
 // with a session) beside the raw LIST or GET from the API server that a
 // dashboard without a cache pays for the same view, and their ratio; the time
-// from process start to ready and to the first page; RSS and Go heap.
-// Nothing leaves the machine.
+// from process start to ready and to the first page; RSS and Go heap. With
+// -shapes-dir it then does the same for the worst realistic shapes on a second
+// devcluster (shapes.go), with RSS and heap after sync and after 100 page
+// views, and marks each row against its target. -quick runs it all with tiny
+// counts (make test does, so that a change breaking it fails CI). Nothing
+// leaves the machine.
 package main
 
 import (
@@ -43,8 +48,10 @@ type options struct {
 	counts     seedCounts
 	requests   int
 	limit      time.Duration
-	scaleDir   string // the scale case's devcluster ("" skips it)
-	scaleCSRs  int
+	shapesDir  string // the shapes' devcluster ("" skips them)
+	shapes     shapeCounts
+	quick      bool
+	shapesOnly bool
 	workers    int
 	memoryOnly bool
 }
@@ -58,12 +65,29 @@ func run(args []string) error {
 	fs.IntVar(&o.counts.Webhooks, "webhooks", 200, "ValidatingWebhookConfigurations to seed")
 	fs.IntVar(&o.requests, "requests", 50, "requests per measurement")
 	fs.DurationVar(&o.limit, "limit", 2*time.Minute, "stop a measurement after this long once it has 20 requests")
-	fs.StringVar(&o.scaleDir, "scale-dir", "", "a second devcluster's directory for the CSR scale case (empty: skip it)")
-	fs.IntVar(&o.scaleCSRs, "scale-csrs", 50000, "CSRs in the scale case")
-	fs.IntVar(&o.workers, "workers", 32, "concurrent creates when seeding the scale case")
-	fs.BoolVar(&o.memoryOnly, "memory-only", false, "seed, print the cache heap per kind and stop")
+	fs.StringVar(&o.shapesDir, "shapes-dir", "", "a second devcluster's directory for the worst realistic shapes (empty: skip them)")
+	fs.IntVar(&o.shapes.CSRs, "shape-csrs", 50000, "CSRs in the shapes cluster, the storm included")
+	fs.IntVar(&o.shapes.Decided, "shape-decided", 45000, "of them approved or denied")
+	fs.IntVar(&o.shapes.Storm, "shape-storm", 5000, "of them a retry storm: pending, one subject, 253-character names")
+	fs.IntVar(&o.shapes.SANs, "shape-sans", 20, "of them requests with 200 DNS names")
+	fs.IntVar(&o.shapes.CRDs, "shape-crds", 2000, "CRDs in the shapes cluster: the real schemas under generated groups, the largest first")
+	fs.IntVar(&o.shapes.ManyVersionCRDs, "shape-many-version-crds", 5, "CRDs with 30 versions")
+	fs.IntVar(&o.workers, "workers", 32, "concurrent creates when seeding the shapes' CSRs")
+	fs.BoolVar(&o.shapesOnly, "shapes-only", false, "measure only the shapes (-shapes-dir), not the main cluster")
+	fs.BoolVar(&o.quick, "quick", false, "a short round with tiny counts (make test runs it so the benchmark cannot rot); its figures mean nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.quick {
+		o.counts = seedCounts{CSRs: 20, FlowSchemas: 5, Webhooks: 3}
+		o.shapes = shapeCounts{CSRs: 30, Decided: 15, Storm: 10, SANs: 2, CRDs: 4, ManyVersionCRDs: 1}
+		o.requests, o.limit = 3, 10*time.Second
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench-pages: "+format+"\n", args...) }
+	if o.shapesOnly {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		return shapesReport(ctx, o, logf)
 	}
 	dir := os.Getenv("DEVCLUSTER_DIR")
 	if dir == "" {
@@ -78,7 +102,6 @@ func run(args []string) error {
 	cfg.UserAgent = "clusterdesk-bench"
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench-pages: "+format+"\n", args...) }
 
 	k8s, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -149,7 +172,7 @@ func run(args []string) error {
 	for _, p := range pagesFor(inv, cfg.Host) {
 		logf("measuring %s", p.page)
 		var r row
-		r.Page, r.What, r.Objects = p.page, p.what, p.objects
+		r.Page, r.What, r.Objects, r.Target = p.label(), p.what, p.objects, p.target
 		if r.Console, err = sample(o.requests, 20, 2, o.limit, func() (int64, error) { return get(con.client, con.baseURL+p.page, nil) }); err != nil {
 			return err
 		}
@@ -164,14 +187,6 @@ func run(args []string) error {
 	st.HeapMiB, st.GCs = con.heap()
 	con.stop()
 
-	var scale *scaleResult
-	if o.scaleDir != "" && o.scaleCSRs > 0 {
-		if scale, err = runScale(ctx, o, o.scaleDir, logf); err != nil {
-			return fmt.Errorf("scale case: %w", err)
-		}
-		rows = append(rows, scale.Rows...)
-	}
-
 	load, _ := os.ReadFile("/proc/loadavg")
 	header := fmt.Sprintf("clusterdesk page benchmark, %s: Kubernetes %s devcluster on loopback; %s; %d CPUs, load %s\n"+
 		"console: %s over HTTP with a session, full pages; raw: the API server's JSON LIST/GET as the devcluster admin through client-go's transport (gzip as it negotiates), fetch only, no decoding; "+
@@ -179,9 +194,23 @@ func run(args []string) error {
 		time.Now().Format("2006-01-02 15:04"), version.GitVersion, inv.summary(), runtime.NumCPU(),
 		strings.Join(strings.Fields(string(load))[:3], " "), o.binary)
 	writeReport(os.Stdout, header, rows, st)
-	if scale != nil {
-		writeScale(os.Stdout, scale)
+	// The main table is out before the shapes start: they take long, and a
+	// failure there keeps what was measured here.
+	return shapesReport(ctx, o, logf)
+}
+
+// shapesReport measures and prints the shapes, when asked for.
+func shapesReport(ctx context.Context, o options, logf func(string, ...any)) error {
+	if o.shapesDir == "" {
+		return nil
 	}
+	shapes, err := runShapes(ctx, o, o.shapesDir, os.Getenv("FIXTURES"), logf)
+	if err != nil {
+		return fmt.Errorf("shapes: %w", err)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(os.Stdout, "\nthe worst realistic shapes, %s; load %s\n", time.Now().Format("2006-01-02 15:04"), strings.Join(strings.Fields(string(load))[:3], " "))
+	writeShapes(os.Stdout, shapes)
 	return nil
 }
 
@@ -270,8 +299,18 @@ func inventory(client *http.Client, host string) (inventoryT, error) {
 // page is one console URL and the API requests that serve the same view.
 type page struct {
 	page, what string
+	note       string // what the page shows, when the URL does not say
 	objects    int
 	raw        []string
+	target     string // targetList or targetDetail
+}
+
+// label is the page as the table names it.
+func (p page) label() string {
+	if p.note == "" {
+		return p.page
+	}
+	return p.page + " (" + p.note + ")"
 }
 
 // pagesFor lists every list page and the biggest detail pages.
@@ -284,9 +323,9 @@ func pagesFor(inv inventoryT, server string) []page {
 		all = append(all, host(k))
 		total += k.count
 	}
-	out = append(out, page{page: "/", what: "LIST all 6 kinds", objects: total, raw: all})
+	out = append(out, page{page: "/", what: "LIST all 6 kinds", objects: total, raw: all, target: targetList})
 	for _, k := range inv.kinds {
-		p := page{page: "/" + k.id, what: "LIST " + k.id, objects: k.count, raw: []string{host(k)}}
+		p := page{page: "/" + k.id, what: "LIST " + k.id, objects: k.count, raw: []string{host(k)}, target: targetList}
 		if k.id == "flowschemas" {
 			// The page shows each FlowSchema's priority level: both lists.
 			pl := inv.kind("prioritylevels")
@@ -301,10 +340,10 @@ func pagesFor(inv inventoryT, server string) []page {
 		}
 		name := url.PathEscape(k.biggest)
 		out = append(out, page{page: "/" + id + "/" + name, what: fmt.Sprintf("GET one (%s JSON)", size(int64(k.biggestBytes))), objects: 1,
-			raw: []string{host(k) + "/" + name}})
+			raw: []string{host(k) + "/" + name}, target: targetDetail})
 		if v, ok := k.storageVersions[k.biggest]; ok && id == "crds" {
 			out = append(out, page{page: "/crds/" + name + "/schema/" + url.PathEscape(v), what: "GET the CRD", objects: 1,
-				raw: []string{host(k) + "/" + name}})
+				raw: []string{host(k) + "/" + name}, target: targetDetail})
 		}
 	}
 	return out

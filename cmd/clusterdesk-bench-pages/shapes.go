@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// The shapes run on a devcluster of their own (make bench-pages starts it
+// beside the main one, without demo data, and keeps its etcd between runs),
+// so that the main table keeps measuring the everyday cluster while this one
+// measures the worst realistic shapes together: the storm, the decided CSRs,
+// thousands of CRDs, long names, many SANs, big annotations.
+
+// shapesResult is what the shapes case adds to the report.
+type shapesResult struct {
+	Counts                 shapeCounts
+	CSRs, CRDs             int           // in the cluster when measured
+	SeedTime               time.Duration // how long this run's seeding took
+	Ready, First           time.Duration // console start to synced, and to the first /csrs page
+	RSSSynced, RSSViewed   int64         // after sync, and after pageViews page views
+	HeapSynced, HeapViewed int           // live heap at the last GC then (MiB)
+	Rows                   []row
+}
+
+// pageViews is how many page views the "after the views" memory reading follows.
+const pageViews = 100
+
+// runShapes seeds the shapes cluster in dir (creating only what is missing),
+// starts the console on it, reads its memory after sync and after 100 page
+// views over the shapes' pages, and measures each page beside the raw LIST or
+// GET of the same objects.
+func runShapes(ctx context.Context, o options, dir, fixtures string, logf func(string, ...any)) (*shapesResult, error) {
+	kubeconfig := filepath.Join(dir, "kubeconfigs", "admin.kubeconfig")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("shapes cluster: %w", err)
+	}
+	cfg.QPS, cfg.Burst = 2000, 4000
+	cfg.UserAgent = "clusterdesk-bench"
+	k8s, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &shapesResult{Counts: o.shapes}
+	start := time.Now()
+	crds, err := seedShapeCRDs(ctx, k8s, ext, fixtures, o.shapes, logf)
+	if err != nil {
+		return nil, err
+	}
+	if err := seedShapeCSRs(ctx, &seeder{k8s: k8s, log: logf, workers: o.workers}, o.shapes); err != nil {
+		return nil, err
+	}
+	res.SeedTime = time.Since(start)
+	if res.CSRs, err = countCSRs(ctx, k8s); err != nil {
+		return nil, err
+	}
+	crdList, err := ext.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res.CRDs = len(crdList.Items)
+
+	logf("shapes: starting %s on %d CSRs and %d CRDs", o.binary, res.CSRs, res.CRDs)
+	con, err := startConsole(ctx, o.binary, kubeconfig, filepath.Join(dir, "bench-pages-clusterdesk.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer con.stop()
+	if err := con.signIn(); err != nil {
+		return nil, err
+	}
+	ready, err := con.waitFor("/readyz", 5*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	res.Ready = ready.Sub(con.started)
+	first, err := con.waitFor("/csrs", 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	res.First = first.Sub(con.started)
+	if res.RSSSynced, err = con.rss(); err != nil {
+		return nil, err
+	}
+	res.HeapSynced, _ = con.heap()
+
+	pages := shapePages(o.shapes, crds, cfg.Host, res.CSRs, res.CRDs)
+	logf("shapes: %d page views", pageViews)
+	for i := range pageViews {
+		if _, err := get(con.client, con.baseURL+pages[i%len(pages)].page, nil); err != nil {
+			return nil, err
+		}
+	}
+	if res.RSSViewed, err = con.rss(); err != nil {
+		return nil, err
+	}
+	res.HeapViewed, _ = con.heap()
+
+	raw, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	jsonAccept := http.Header{"Accept": {"application/json"}}
+	rawStats := map[string]stats{} // the same raw LIST serves several rows: measured once
+	for _, p := range pages {
+		logf("shapes: measuring %s", p.page)
+		r := row{Page: p.label(), What: p.what, Objects: p.objects, Target: p.target}
+		if r.Console, err = sample(o.requests, min(20, o.requests), 2, o.limit, func() (int64, error) { return get(con.client, con.baseURL+p.page, nil) }); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.page, err)
+		}
+		key := fmt.Sprint(p.raw)
+		st, ok := rawStats[key]
+		if !ok {
+			if st, err = sample(o.requests, min(20, o.requests), 1, o.limit, func() (int64, error) { return getAll(raw, p.raw, jsonAccept) }); err != nil {
+				return nil, err
+			}
+			rawStats[key] = st
+		}
+		r.Raw = st
+		res.Rows = append(res.Rows, r)
+	}
+	return res, nil
+}
+
+// shapePages are the shapes' pages: every queue, filter and list beside the
+// raw LIST of the same objects, every odd detail page beside its raw GET.
+func shapePages(c shapeCounts, crds crdShapes, server string, csrs, crdCount int) []page {
+	csrList := server + "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+	crdList := server + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	list := func(path, what string) page {
+		return page{page: path, note: what, what: "LIST csrs", objects: csrs, raw: []string{csrList}, target: targetList}
+	}
+	out := []page{
+		list("/csrs", "first page"),
+		list("/csrs?state=pending", "the pending queue, storm included"),
+		list("/csrs?state=approved", "a decided tab"),
+		list("/csrs?q=bench-team-07", "filtered"),
+		list("/csrs?q="+stormNode, "the storm, filtered"),
+		list("/csrs?page="+fmt.Sprint(max(csrs/100/2, 2)), "a deep page"),
+		{page: "/crds", note: "every CRD", what: "LIST crds", objects: crdCount, raw: []string{crdList}, target: targetList},
+		{page: "/crds?q=g0001", note: "filtered", what: "LIST crds", objects: crdCount, raw: []string{crdList}, target: targetList},
+	}
+	detail := func(kindPath, apiList, name, what string) page {
+		return page{page: "/" + kindPath + "/" + url.PathEscape(name), note: what, what: "GET one", objects: 1,
+			raw: []string{apiList + "/" + url.PathEscape(name)}, target: targetDetail}
+	}
+	if c.Storm > 0 {
+		out = append(out, detail("csrs", csrList, stormCSRName(0), "storm member, 253-char name"))
+	}
+	if c.SANs > 0 {
+		out = append(out, detail("csrs", csrList, sanCSRName(0), "200 SANs"))
+	}
+	out = append(out, detail("csrs", csrList, annotatedCSR, "256 KiB annotation"))
+	if c.CRDs > 0 {
+		out = append(out, detail("crds", crdList, crds.name(0), "the largest real schema"))
+	}
+	if c.CRDs > 1 {
+		out = append(out, detail("crds", crdList, crds.name(1), "253-char name"))
+	}
+	if c.CRDs > 2 {
+		out = append(out, detail("crds", crdList, crds.name(2), "256 KiB annotation"))
+	}
+	if c.ManyVersionCRDs > 0 {
+		out = append(out, detail("crds", crdList, manyVersionName(0), fmt.Sprintf("%d versions", manyVersions)))
+	}
+	return out
+}
+
+func countCSRs(ctx context.Context, k8s kubernetes.Interface) (int, error) {
+	// A quorum read: the watch cache ("0") may lag the creates just made.
+	l, err := k8s.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	return len(l.Items), nil
+}

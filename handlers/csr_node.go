@@ -1,0 +1,56 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// csrNodeCheckHref is where csrNodeCheck answers for the CSR name.
+func csrNodeCheckHref(name string) string {
+	return "/csrs/" + url.PathEscape(name) + "/node-check"
+}
+
+// csrNodeCheck compares a kubelet-serving CSR's DNS names and IPs with its
+// Node's addresses, read as the user (GET /csrs/:name/node-check). The detail
+// page loads it after itself (htmx): the Node GET costs as much as the page,
+// and only this part needs it. Followed as a plain link (no JavaScript) it
+// answers the whole detail page with the comparison in place.
+func (h *Handlers) csrNodeCheck(c echo.Context) error {
+	name := c.Param("name")
+	kind, err := h.csrKind(c, name)
+	if err != nil {
+		return err
+	}
+	obj, err := h.deps.Cluster.CSR(name)
+	if err != nil {
+		return err
+	}
+	env := h.csrDetailChecksEnv(c, obj)
+	full := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), env, time.Now())
+	if isHTMX(c) {
+		r := model.CSRNodeResult{Node: kubeletServingNode(obj)}
+		for _, f := range full.Findings {
+			if strings.HasPrefix(f.Check, "node-") {
+				r.Findings = append(r.Findings, f)
+			}
+		}
+		return render(c, http.StatusOK, pages.CSRNodeCheck(r))
+	}
+	raw, err := h.deps.Cluster.Object(kind.ID, name)
+	if err != nil {
+		return err
+	}
+	page, err := h.csrDetailLayout(c, kind, obj, raw, full)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, pages.CSRDetail(page))
+}
