@@ -26,15 +26,17 @@ func createCSRs(ctx context.Context, cs kubernetes.Interface, prefix string, n i
 	if err != nil {
 		return nil, err
 	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "bench"}}, key)
-	if err != nil {
-		return nil, err
-	}
-	req := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 	var names []string
 	for i := range n {
 		name := fmt.Sprintf("%s-%02d", prefix, i)
-		_, err := cs.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
+		// A subject of its own: identical requests would be one storm, whose
+		// live event is the group's row, not one row per written CSR.
+		der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: name}}, key)
+		if err != nil {
+			return names, err
+		}
+		req := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+		_, err = cs.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/created-by": "clusterdesk-bench"}},
 			Spec: certificatesv1.CertificateSigningRequestSpec{
 				Request: req, SignerName: benchSigner,
