@@ -33,15 +33,25 @@ func (h *Handlers) csrKind(c echo.Context, name string) (kube.Kind, error) {
 	return kind, nil
 }
 
+// csrShown is the CSR name as the cache holds it, once the user may read CSRs
+// (csrKind), with its kind.
+func (h *Handlers) csrShown(c echo.Context, name string) (kube.Kind, *certificatesv1.CertificateSigningRequest, error) {
+	kind, err := h.csrKind(c, name)
+	if err != nil {
+		return kube.Kind{}, nil, err
+	}
+	obj, err := h.deps.Cluster.CSR(name)
+	if err != nil {
+		return kube.Kind{}, nil, err
+	}
+	return kind, obj, nil
+}
+
 // csrDetail shows one CSR (GET /csrs/:name) with the checks' findings beside
 // the request, the decision the user may take, and the issued certificate.
 func (h *Handlers) csrDetail(c echo.Context) error {
 	name := c.Param("name")
-	kind, err := h.csrKind(c, name)
-	if err != nil {
-		return err
-	}
-	obj, err := h.deps.Cluster.CSR(name)
+	kind, obj, err := h.csrShown(c, name)
 	if err != nil {
 		return err
 	}
@@ -85,10 +95,7 @@ func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certific
 // PEM file (GET /csrs/:name/certificate); 404 until the signer has issued one.
 func (h *Handlers) csrCertificate(c echo.Context) error {
 	name := c.Param("name")
-	if _, err := h.csrKind(c, name); err != nil {
-		return err
-	}
-	obj, err := h.deps.Cluster.CSR(name)
+	_, obj, err := h.csrShown(c, name)
 	if err != nil {
 		return err
 	}

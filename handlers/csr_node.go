@@ -25,11 +25,7 @@ func csrNodeCheckHref(name string) string {
 // answers the whole detail page with the comparison in place.
 func (h *Handlers) csrNodeCheck(c echo.Context) error {
 	name := c.Param("name")
-	kind, err := h.csrKind(c, name)
-	if err != nil {
-		return err
-	}
-	obj, err := h.deps.Cluster.CSR(name)
+	kind, obj, err := h.csrShown(c, name)
 	if err != nil {
 		return err
 	}
