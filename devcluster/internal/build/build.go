@@ -69,7 +69,8 @@ func Ensure(ctx context.Context, opts Options) error {
 			fmt.Fprintf(opts.Out, "%s %s is up to date (%s)\n", name, rel.Version, bin)
 			continue
 		}
-		if err := buildOne(ctx, opts.Out, rel, moduleDir, name, bin); err != nil {
+		label := name + " " + rel.Version
+		if err := goBuild(ctx, opts.Out, label, moduleDir, "k8s.io/kubernetes/cmd/"+name, rel.ldflags(), bin); err != nil {
 			return err
 		}
 		if err := os.WriteFile(bin+".stamp", []byte(stamp+"\n"), 0o644); err != nil {
@@ -103,12 +104,11 @@ func fresh(bin, stamp string) bool {
 	return err == nil && strings.TrimSpace(string(got)) == stamp
 }
 
-// buildOne runs `go build -v` for one command. -v names each package as it is
+// goBuild runs `go build -v` for one command. -v names each package as it is
 // compiled, which is the only progress signal go build gives; a cached
 // package is not named, so later builds print few lines and finish fast.
-func buildOne(ctx context.Context, out io.Writer, rel Release, moduleDir, name, bin string) error {
-	pkg := "k8s.io/kubernetes/cmd/" + name
-	fmt.Fprintf(out, "building %s %s from source (first build ~5 min on 2 cores, later builds seconds)…\n", name, rel.Version)
+func goBuild(ctx context.Context, out io.Writer, label, moduleDir, pkg, ldflags, bin string) error {
+	fmt.Fprintf(out, "building %s from source (first build of kube-apiserver ~5 min on 2 cores, later builds seconds)…\n", label)
 	start := time.Now()
 
 	total := countDeps(ctx, moduleDir, pkg)
@@ -123,7 +123,7 @@ func buildOne(ctx context.Context, out io.Writer, rel Release, moduleDir, name, 
 	// is never overwritten in place.
 	tmp := fmt.Sprintf("%s.tmp-%d", bin, os.Getpid())
 	defer os.Remove(tmp)
-	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-o", tmp, "-ldflags", rel.ldflags(), pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-o", tmp, "-ldflags", ldflags, pkg)
 	cmd.Dir = moduleDir
 	cmd.Stdout = log
 	stderr, err := cmd.StderrPipe()

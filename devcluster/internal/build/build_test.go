@@ -87,3 +87,26 @@ func TestLockMakesSecondBuilderWait(t *testing.T) {
 	}
 	unlock2()
 }
+
+func TestSourceStampFollowsProviderSourcesNotTests(t *testing.T) {
+	mod := t.TempDir()
+	write(t, filepath.Join(mod, "go.mod"), "module x\n")
+	write(t, filepath.Join(mod, "main.go"), "package main\n")
+	first, err := sourceStamp(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mod, "main_test.go"), "package main\n")
+	if again, _ := sourceStamp(mod); again != first {
+		t.Error("adding a test changed the stamp: the provider would be rebuilt for nothing")
+	}
+	write(t, filepath.Join(mod, "login.html"), "<form>")
+	withPage, _ := sourceStamp(mod)
+	if withPage == first {
+		t.Error("an embedded page does not change the stamp")
+	}
+	write(t, filepath.Join(mod, "main.go"), "package main // changed\n")
+	if changed, _ := sourceStamp(mod); changed == withPage {
+		t.Error("a source change does not change the stamp")
+	}
+}

@@ -19,14 +19,19 @@ type Release struct {
 	// release, so existing callers find kube-apiserver where they always did.
 	BinSubdir string
 	Commands  []string
+	// AuthenticationConfig tells whether kube-apiserver takes
+	// --authentication-config (structured authentication: alpha in 1.29,
+	// beta in 1.30, GA in 1.34), which devcluster's OpenID provider needs.
+	AuthenticationConfig bool
 }
 
 // Default is the release devcluster's own go.mod pins.
 var Default = Release{
-	Version:  KubeVersion,
-	Minor:    "36",
-	Module:   ".",
-	Commands: Commands,
+	Version:              KubeVersion,
+	Minor:                "36",
+	Module:               ".",
+	Commands:             Commands,
+	AuthenticationConfig: true,
 }
 
 // Releases are the versions `devcluster build --version` and

@@ -43,6 +43,8 @@ type PKI struct {
 	ServingCert, ServingKey string // kube-apiserver serving pair
 	KCMCert, KCMKey         string // controller manager client pair
 	SAPub, SAKey            string // service-account token signing pair
+	OIDCCert, OIDCKey       string // OpenID provider serving pair (loopback)
+	OIDCSigningKey          string // OpenID provider ID-token signing key (RSA)
 }
 
 func layout(dir string) PKI {
@@ -52,6 +54,8 @@ func layout(dir string) PKI {
 		ServingCert: f("apiserver.crt"), ServingKey: f("apiserver.key"),
 		KCMCert: f("controller-manager.crt"), KCMKey: f("controller-manager.key"),
 		SAPub: f("sa.pub"), SAKey: f("sa.key"),
+		OIDCCert: f("oidc.crt"), OIDCKey: f("oidc.key"),
+		OIDCSigningKey: f("oidc-signing.key"),
 	}
 }
 
@@ -87,6 +91,21 @@ func Ensure(dir string) (PKI, error) {
 	}
 	if err := p.ensureSAKeys(); err != nil {
 		return p, fmt.Errorf("service-account keys: %w", err)
+	}
+	// The OpenID provider is reached by kube-apiserver and by browsers on
+	// loopback only, so its certificate names nothing else.
+	oidc := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "devcluster-oidc"},
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if err := p.ensureLeaf(p.OIDCCert, p.OIDCKey, oidc, ca, caKey); err != nil {
+		return p, fmt.Errorf("OpenID provider serving certificate: %w", err)
+	}
+	if err := ensureRSAKey(p.OIDCSigningKey); err != nil {
+		return p, fmt.Errorf("OpenID provider signing key: %w", err)
 	}
 	return p, nil
 }
@@ -163,6 +182,22 @@ func (p PKI) ensureSAKeys() error {
 		return err
 	}
 	return writePEM(p.SAPub, "PUBLIC KEY", pub, 0o644)
+}
+
+// ensureRSAKey writes an RSA key at path unless one is there: ID tokens are
+// signed RS256, the one algorithm every OpenID relying party must accept. It
+// is kept across runs so tokens issued before a restart still verify.
+func ensureRSAKey(path string) error {
+	if _, err := ReadKey(path); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	return writeKey(path, key)
 }
 
 // sign issues tmpl signed by parent's key, filling in serial and validity.

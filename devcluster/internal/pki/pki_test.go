@@ -1,6 +1,7 @@
 package pki
 
 import (
+	"crypto/rsa"
 	"crypto/x509"
 	"os"
 	"path/filepath"
@@ -43,7 +44,27 @@ func TestEnsureCreatesChainThatVerifies(t *testing.T) {
 		t.Errorf("controller-manager client certificate: %v", err)
 	}
 
-	for _, path := range []string{p.CAKey, p.ServingKey, p.KCMKey, p.SAKey} {
+	oidc, err := ReadCert(p.OIDCCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		if _, err := oidc.Verify(x509.VerifyOptions{Roots: roots, DNSName: host}); err != nil {
+			t.Errorf("OpenID provider certificate for %s: %v", host, err)
+		}
+	}
+	if _, err := oidc.Verify(x509.VerifyOptions{Roots: roots, DNSName: "kubernetes.default.svc"}); err == nil {
+		t.Error("OpenID provider certificate is valid for kubernetes.default.svc; it should name loopback only")
+	}
+	signing, err := ReadKey(p.OIDCSigningKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := signing.(*rsa.PrivateKey); !ok {
+		t.Errorf("OpenID signing key is %T, want RSA (RS256)", signing)
+	}
+
+	for _, path := range []string{p.CAKey, p.ServingKey, p.KCMKey, p.SAKey, p.OIDCKey, p.OIDCSigningKey} {
 		if _, err := ReadKey(path); err != nil {
 			t.Errorf("key %s: %v", filepath.Base(path), err)
 		}
@@ -104,7 +125,7 @@ func TestEnsureReissuesLeavesWhenCAIsReplaced(t *testing.T) {
 func readAll(t *testing.T, p PKI) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, path := range []string{p.CACert, p.CAKey, p.ServingCert, p.ServingKey, p.KCMCert, p.KCMKey, p.SAPub, p.SAKey} {
+	for _, path := range []string{p.CACert, p.CAKey, p.ServingCert, p.ServingKey, p.KCMCert, p.KCMKey, p.SAPub, p.SAKey, p.OIDCCert, p.OIDCKey, p.OIDCSigningKey} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
