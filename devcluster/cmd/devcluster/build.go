@@ -32,5 +32,13 @@ func runBuild(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return build.Ensure(ctx, build.Options{ModuleDir: moduleDir, BinDir: abs, Out: os.Stdout, Release: rel})
+	opts := build.Options{ModuleDir: moduleDir, BinDir: abs, Out: os.Stdout, Release: rel}
+	if err := build.Ensure(ctx, opts); err != nil {
+		return err
+	}
+	if !rel.AuthenticationConfig {
+		return nil
+	}
+	_, err = build.EnsureProvider(ctx, opts)
+	return err
 }

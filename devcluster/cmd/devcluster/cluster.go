@@ -36,6 +36,9 @@ type cluster struct {
 	etcd        *etcd.Server
 	apiserver   *procs.Proc
 	kcm         *procs.Proc
+	oidc        *procs.Proc // the OpenID provider; nil on releases without --authentication-config
+	oidcBin     string
+	oidcDetails string // DIR/oidc/oidc.json once the provider runs
 	server      string // https://127.0.0.1:PORT
 	caPEM       []byte
 	users       []access.User
@@ -50,12 +53,23 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	if err := c.prepare(); err != nil {
 		return err
 	}
-	ports, err := freePorts(4)
+	ports, err := freePorts(5)
 	if err != nil {
 		return err
 	}
-	etcdClientPort, etcdPeerPort, apiPort, kcmPort := ports[0], ports[1], ports[2], ports[3]
+	etcdClientPort, etcdPeerPort, apiPort, kcmPort, oidcPort := ports[0], ports[1], ports[2], ports[3], ports[4]
 	c.server = plane.ServerURL(apiPort)
+
+	// The provider comes first: kube-apiserver fetches its discovery
+	// document when it starts (and retries meanwhile, refusing every ID
+	// token), so starting it second would open a window of refused sign-ins.
+	if c.release.AuthenticationConfig {
+		if err := c.startOIDC(ctx, opts, oidcPort); err != nil {
+			return err
+		}
+	} else {
+		fmt.Printf("devcluster: Kubernetes %s has no --authentication-config: no OpenID provider\n", c.release.Version)
+	}
 
 	if c.etcd, err = etcd.Start(filepath.Join(c.dir, "etcd"), filepath.Join(c.layout.LogDir, "etcd.log"), etcdClientPort, etcdPeerPort); err != nil {
 		return err
@@ -99,6 +113,7 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 		PID:         os.Getpid(),
 		Kubeconfigs: kubeconfigs,
 		Etcd:        c.etcd.ClientURL,
+		OIDC:        c.oidcDetails,
 	}); err != nil {
 		return err
 	}
@@ -221,6 +236,9 @@ func (c *cluster) printReady(took time.Duration, kubeconfigs map[string]string) 
 		fmt.Fprintf(&b, "    %-9s %s\n", u.Name, kubeconfigs[u.Name])
 	}
 	fmt.Fprintf(&b, "  try:        KUBECONFIG=%s kubectl get csr\n", kubeconfigs["admin"])
+	if c.oidcDetails != "" {
+		fmt.Fprintf(&b, "  OpenID:     %s (issuer, clients, users and passwords)\n", c.oidcDetails)
+	}
 	fmt.Fprintf(&b, "  ready file: %s\n", c.readyPath())
 	fmt.Fprintf(&b, "  logs:       %s (audit log: %s)\n", c.layout.LogDir, c.layout.AuditLog())
 	fmt.Fprintf(&b, "  Ctrl-C stops; kill -USR1 %d stops kube-apiserver, kill -USR2 %d starts it again\n", os.Getpid(), os.Getpid())
@@ -236,7 +254,7 @@ func (c *cluster) shutdown() {
 	if err := ready.Remove(c.readyPath()); err != nil {
 		fmt.Fprintln(os.Stderr, "devcluster:", err)
 	}
-	for _, p := range []*procs.Proc{c.kcm, c.apiserver} {
+	for _, p := range []*procs.Proc{c.kcm, c.apiserver, c.oidc} {
 		if p == nil {
 			continue
 		}

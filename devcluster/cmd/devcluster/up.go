@@ -22,6 +22,7 @@ type upOptions struct {
 	moduleDir, dir, binDir string
 	seed, fixtures         string
 	release                build.Release
+	oidcLifetime           time.Duration
 }
 
 func runUp(args []string) error {
@@ -36,7 +37,11 @@ func runUp(args []string) error {
 	outages := catchSignals(ctx, cancel)
 
 	c := &cluster{dir: opts.dir, binDir: opts.release.BinDir(opts.binDir), release: opts.release}
-	err = build.Ensure(ctx, build.Options{ModuleDir: opts.moduleDir, BinDir: opts.binDir, Out: os.Stdout, Release: opts.release})
+	buildOpts := build.Options{ModuleDir: opts.moduleDir, BinDir: opts.binDir, Out: os.Stdout, Release: opts.release}
+	err = build.Ensure(ctx, buildOpts)
+	if err == nil && opts.release.AuthenticationConfig {
+		c.oidcBin, err = build.EnsureProvider(ctx, buildOpts)
+	}
 	if err == nil {
 		err = c.start(ctx, opts)
 	}
@@ -70,6 +75,7 @@ func parseUpOptions(args []string) (upOptions, error) {
 	fs.StringVar(&opts.binDir, "bin-dir", defaultBinDir(moduleDir), "where the control-plane binaries are built")
 	fs.StringVar(&opts.seed, "seed", "", `load a built-in data set once ready; "demo" is the only one`)
 	fs.StringVar(&opts.fixtures, "fixtures", "", "directory of YAML manifests to load once ready (webhooks get failurePolicy Ignore)")
+	fs.DurationVar(&opts.oidcLifetime, "oidc-id-token-lifetime", time.Hour, "lifetime of the ID tokens the OpenID provider issues to the clusterdesk and oauth2-proxy clients")
 	version := fs.String("apiserver-version", "1.36", "Kubernetes release to run: 1.36, or 1.28 (kube-apiserver only: no controller manager, so approved CSRs are not issued)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: devcluster up [flags]\n\n"+
@@ -82,6 +88,9 @@ func parseUpOptions(args []string) (upOptions, error) {
 	}
 	if opts.release, err = build.LookupRelease(*version); err != nil {
 		return opts, fmt.Errorf("--apiserver-version: %w", err)
+	}
+	if opts.oidcLifetime <= 0 {
+		return opts, fmt.Errorf("--oidc-id-token-lifetime %s: must be positive", opts.oidcLifetime)
 	}
 	if opts.seed != "" && opts.seed != "demo" {
 		return opts, fmt.Errorf("--seed %q: the only data set is \"demo\"", opts.seed)
@@ -131,12 +140,15 @@ func catchSignals(ctx context.Context, cancel context.CancelFunc) <-chan os.Sign
 // stops or restarts kube-apiserver on SIGUSR1 and SIGUSR2.
 func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
 	for {
-		var apiserverExited, kcmExited <-chan struct{}
+		var apiserverExited, kcmExited, oidcExited <-chan struct{}
 		if !c.outage {
 			apiserverExited = c.apiserver.Done()
 		}
 		if c.kcm != nil { // nil when the release runs without a controller manager
 			kcmExited = c.kcm.Done()
+		}
+		if c.oidc != nil { // nil when the release has no --authentication-config
+			oidcExited = c.oidc.Done()
 		}
 		select {
 		case <-ctx.Done():
@@ -149,6 +161,8 @@ func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
 			return unexpectedExit(c.apiserver)
 		case <-kcmExited:
 			return unexpectedExit(c.kcm)
+		case <-oidcExited:
+			return unexpectedExit(c.oidc)
 		case err := <-c.etcd.Err():
 			return fmt.Errorf("embedded etcd failed: %w", err)
 		}

@@ -42,21 +42,38 @@ func ClusterRoles() []rbacv1.ClusterRole {
 	}
 }
 
+// OIDCGroupPrefix is what kube-apiserver puts before the groups of an OpenID
+// user (idp.Prefix; repeated here because idp imports nothing from access).
+const OIDCGroupPrefix = "oidc:"
+
 // ClusterRoleBindings bind the users to their roles. The approver is also
 // bound to the built-in system:node-bootstrapper (create CSRs) so the demo
-// data has CSRs whose requester is not admin.
+// data has CSRs whose requester is not admin. The OpenID provider's groups
+// get what their token-user counterparts have: admins cluster-admin (the
+// token admin is in system:masters, which no token from outside may claim),
+// approvers and auditors the same roles as approver and auditor.
 func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
-	bind := func(name, role, user string) rbacv1.ClusterRoleBinding {
+	bind := func(name, role string, subjects ...rbacv1.Subject) rbacv1.ClusterRoleBinding {
 		return rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+			Subjects:   subjects,
 		}
 	}
+	user := func(name string) rbacv1.Subject {
+		return rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: name}
+	}
+	group := func(name string) rbacv1.Subject {
+		return rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: OIDCGroupPrefix + name}
+	}
 	return []rbacv1.ClusterRoleBinding{
-		bind("clusterdesk:auditor", "clusterdesk:auditor", "auditor"),
-		bind("clusterdesk:approver", "clusterdesk:approver", "approver"),
-		bind("clusterdesk:approver:csr-requester", "system:node-bootstrapper", "approver"),
+		bind("clusterdesk:auditor", "clusterdesk:auditor", user("auditor")),
+		bind("clusterdesk:approver", "clusterdesk:approver", user("approver")),
+		bind("clusterdesk:approver:csr-requester", "system:node-bootstrapper", user("approver")),
+		bind("clusterdesk:oidc-admins", "cluster-admin", group("clusterdesk-admins")),
+		bind("clusterdesk:oidc-auditors", "clusterdesk:auditor", group("clusterdesk-auditors")),
+		bind("clusterdesk:oidc-approvers", "clusterdesk:approver", group("clusterdesk-approvers")),
+		bind("clusterdesk:oidc-approvers:csr-requester", "system:node-bootstrapper", group("clusterdesk-approvers")),
 	}
 }
 

@@ -23,6 +23,9 @@ type Layout struct {
 	LogDir    string
 	PKI       pki.PKI
 	TokenFile string
+	// AuthenticationConfig is kube-apiserver's --authentication-config file
+	// (the OpenID provider's JWT authenticator); empty runs without one.
+	AuthenticationConfig string
 }
 
 // AuditLog is where the API server writes its audit events, one JSON object per line.
@@ -74,6 +77,9 @@ func APIServer(l Layout, etcdURL string, port int) (*procs.Proc, error) {
 		// console) to go away, and SIGUSR1 or Ctrl-C end in a SIGKILL.
 		"--shutdown-watch-termination-grace-period=2s",
 	}
+	if l.AuthenticationConfig != "" {
+		args = append(args, "--authentication-config="+l.AuthenticationConfig)
+	}
 	return &procs.Proc{
 		Name:    "kube-apiserver",
 		Path:    filepath.Join(l.BinDir, "kube-apiserver"),
@@ -104,6 +110,17 @@ func ControllerManager(l Layout, kubeconfig string, port int) *procs.Proc {
 		Path:    filepath.Join(l.BinDir, "kube-controller-manager"),
 		Args:    args,
 		LogPath: filepath.Join(l.LogDir, "kube-controller-manager.log"),
+	}
+}
+
+// OIDCProvider returns devcluster's OpenID provider (devcluster-oidc, built
+// from devcluster/oidc) serving what configPath describes.
+func OIDCProvider(l Layout, bin, configPath string) *procs.Proc {
+	return &procs.Proc{
+		Name:    "devcluster-oidc",
+		Path:    bin,
+		Args:    []string{"--config=" + configPath},
+		LogPath: filepath.Join(l.LogDir, "oidc.log"),
 	}
 }
 

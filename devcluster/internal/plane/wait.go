@@ -30,6 +30,20 @@ func WaitAPIServer(ctx context.Context, p *procs.Proc, server string, caPEM []by
 	return poll(ctx, p, client, server+"/readyz", "Bearer "+token, timeout)
 }
 
+// WaitOIDCProvider polls the provider's discovery document, verifying its
+// certificate with caPEM as kube-apiserver will, until it answers 200.
+func WaitOIDCProvider(ctx context.Context, p *procs.Proc, issuer string, caPEM []byte, timeout time.Duration) error {
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return errors.New("no CA certificate to verify the OpenID provider with")
+	}
+	client := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}},
+	}
+	return poll(ctx, p, client, issuer+"/.well-known/openid-configuration", "", timeout)
+}
+
 // WaitControllerManager polls the controller manager's /healthz, which it
 // serves without authentication, until it answers 200.
 func WaitControllerManager(ctx context.Context, p *procs.Proc, port int, timeout time.Duration) error {

@@ -19,6 +19,10 @@ type Info struct {
 	// Etcd is the embedded etcd's client URL (plain HTTP on loopback, with
 	// etcd's JSON gateway), for fault tests that compact it.
 	Etcd string `json:"etcd,omitempty"`
+	// OIDC is the path of the OpenID provider's details (DIR/oidc/oidc.json:
+	// issuer, CA file, clients and secrets, users and passwords); empty when
+	// the release runs without one.
+	OIDC string `json:"oidc,omitempty"`
 }
 
 // Write stores info at path atomically: readers see either no file or the
