@@ -4,6 +4,8 @@
 # with DEVCLUSTER_DIR=DIR exported, and stops the cluster however CMD ends.
 # --seed loads the demo data (and $FIXTURES, the shared real-world manifests, when present).
 # $DEVCLUSTER_APISERVER_VERSION (e.g. 1.28) runs that Kubernetes release instead of the default.
+# $DEVCLUSTER_TOOL and $DEVCLUSTER_BIN_DIR override the devcluster binary and the control-plane
+# binaries' directory (default: both in .cache/bin), e.g. to try a devcluster built from a branch.
 set -euo pipefail
 dir=$(realpath -m "$1"); shift
 seed=()
@@ -14,11 +16,12 @@ if [ "${1:-}" = "--seed" ]; then
 fi
 if [ -n "${DEVCLUSTER_APISERVER_VERSION:-}" ]; then seed+=(--apiserver-version "$DEVCLUSTER_APISERVER_VERSION"); fi
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=$root/.cache/bin
+bin=${DEVCLUSTER_BIN_DIR:-$root/.cache/bin}
+tool=${DEVCLUSTER_TOOL:-$bin/devcluster}
 mkdir -p "$dir"
 rm -f "$dir/ready.json"
 
-"$bin/devcluster" up --dir "$dir" --bin-dir "$bin" "${seed[@]}" >"$dir/devcluster.out" 2>&1 &
+"$tool" up --dir "$dir" --bin-dir "$bin" "${seed[@]}" >"$dir/devcluster.out" 2>&1 &
 pid=$!
 stop() {
   kill -TERM "$pid" 2>/dev/null || true

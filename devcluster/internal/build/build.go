@@ -69,8 +69,8 @@ func Ensure(ctx context.Context, opts Options) error {
 			fmt.Fprintf(opts.Out, "%s %s is up to date (%s)\n", name, rel.Version, bin)
 			continue
 		}
-		label := name + " " + rel.Version
-		if err := goBuild(ctx, opts.Out, label, moduleDir, "k8s.io/kubernetes/cmd/"+name, rel.ldflags(), bin); err != nil {
+		fmt.Fprintf(opts.Out, "building %s %s from source (first build ~5 min on 2 cores, later builds seconds)…\n", name, rel.Version)
+		if err := goBuild(ctx, opts.Out, moduleDir, "k8s.io/kubernetes/cmd/"+name, rel.ldflags(), bin); err != nil {
 			return err
 		}
 		if err := os.WriteFile(bin+".stamp", []byte(stamp+"\n"), 0o644); err != nil {
@@ -107,8 +107,7 @@ func fresh(bin, stamp string) bool {
 // goBuild runs `go build -v` for one command. -v names each package as it is
 // compiled, which is the only progress signal go build gives; a cached
 // package is not named, so later builds print few lines and finish fast.
-func goBuild(ctx context.Context, out io.Writer, label, moduleDir, pkg, ldflags, bin string) error {
-	fmt.Fprintf(out, "building %s from source (first build of kube-apiserver ~5 min on 2 cores, later builds seconds)…\n", label)
+func goBuild(ctx context.Context, out io.Writer, moduleDir, pkg, ldflags, bin string) error {
 	start := time.Now()
 
 	total := countDeps(ctx, moduleDir, pkg)

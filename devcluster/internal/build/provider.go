@@ -43,7 +43,8 @@ func EnsureProvider(ctx context.Context, opts Options) (string, error) {
 	if fresh(bin, stamp) {
 		return bin, nil
 	}
-	if err := goBuild(ctx, opts.Out, ProviderCommand, moduleDir, ".", "", bin); err != nil {
+	fmt.Fprintf(opts.Out, "building %s from %s (seconds)…\n", ProviderCommand, moduleDir)
+	if err := goBuild(ctx, opts.Out, moduleDir, ".", "", bin); err != nil {
 		return "", err
 	}
 	return bin, os.WriteFile(bin+".stamp", []byte(stamp+"\n"), 0o644)
