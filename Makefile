@@ -71,11 +71,12 @@ test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integrati
 	go test -count=1 -run '^$$' -bench . -benchtime 1x $(GO_PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	cd devcluster && go test -count=1 ./...
+	cd devcluster/oidc && go test -count=1 ./...
 	rm -rf $(CACHE)/devcluster-test
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && npm run --silent e2e && $(BENCH_SHORT) && { $(BENCH_PAGES_QUICK); }'
+	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && (cd devcluster && go test -count=1 -tags integration ./...) && npm run --silent e2e && $(BENCH_SHORT) && { $(BENCH_PAGES_QUICK); }'
 	$(COMPAT_RUN)
 
 # BENCH_SHORT is a short round of the live-update benchmark, run by make test so
@@ -147,6 +148,7 @@ bench: build devcluster bench-pages ## Live-update benchmark: 1, 100, 1,000 and 
 check: assets ## vet, templ generate + git diff (generated code is committed), unit tests with -race (and the page weight budget, on the built bundle)
 	go vet $(GO_PKGS)
 	cd devcluster && go vet ./...
+	cd devcluster/oidc && go vet ./...
 	go tool templ generate
 	git diff --exit-code -- '*_templ.go' || { echo "generated templ code is out of date: run make generate and commit"; exit 1; }
 	go test -race -count=1 $(GO_PKGS)
