@@ -144,8 +144,16 @@ bench: build devcluster bench-pages ## Live-update benchmark: 1, 100, 1,000 and 
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench $(BIN)/clusterdesk-bench
 
+# GO_MODULES are the repository's Go modules; each must be gofmt-clean and tidy.
+GO_MODULES := . devcluster devcluster/compat/v1.28
+
 .PHONY: check
-check: assets ## vet, templ generate + git diff (generated code is committed), unit tests with -race (and the page weight budget, on the built bundle)
+check: assets ## gofmt, go mod tidy diff, vet, templ generate + git diff (generated code is committed), unit tests with -race (and the page weight budget, on the built bundle; the import rules)
+	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
+	@for m in $(GO_MODULES); do \
+	  (cd $$m && go mod tidy -diff) || { echo "$$m: go.mod/go.sum are not tidy: run go mod tidy there and commit"; exit 1; }; \
+	done
 	go vet $(GO_PKGS)
 	cd devcluster && go vet ./...
 	cd devcluster/oidc && go vet ./...

@@ -50,7 +50,7 @@ func newAuditConsole(t *testing.T, identity string, readOnly bool) *auditConsole
 		t.Fatal(err)
 	}
 	lines := &syncBuffer{}
-	rec := audit.New(audit.Options{Log: log, Lines: lines, Events: events, EventNamespace: "default"})
+	rec := audit.New(audit.Options{Log: log, Lines: lines, Events: audit.KubeEvents(events), EventNamespace: "default"})
 	store := activity.NewStore(activity.Options{Log: log})
 	cache.OnObject(func(ch kube.ObjectChange) {
 		store.Enqueue(activity.Change{Kind: string(ch.Kind), Old: ch.Old, New: ch.New})

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // stormCluster holds a storm of n pending requests from "kubelet-w" (one
@@ -29,7 +30,7 @@ type stormCluster struct {
 
 func newStormCluster(t testing.TB, n int) *stormCluster {
 	now := time.Now()
-	body := pemFor(t, "kubelet-w")
+	body := testfixtures.SubjectPEM(t, "kubelet-w")
 	var items []*certificatesv1.CertificateSigningRequest
 	for i := range n {
 		c := fakeCSR(t, fmt.Sprintf("storm-%d", i), apiClientSigner, "kubelet-w", now.Add(time.Duration(i-n)*time.Minute))

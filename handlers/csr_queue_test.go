@@ -3,12 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -33,6 +27,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // csrCluster is a synced cache holding only CSRs.
@@ -114,31 +109,11 @@ func (w *scriptedWriter) DecideCSR(_ context.Context, name string, uid types.UID
 	return []string{"a warning for " + name}, nil
 }
 
-var (
-	benchKeyOnce sync.Once
-	benchKey     *ecdsa.PrivateKey
-)
-
-func pemFor(t testing.TB, cn string, orgs ...string) []byte {
-	t.Helper()
-	benchKeyOnce.Do(func() {
-		var err error
-		if benchKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
-			panic(err)
-		}
-	})
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: cn, Organization: orgs}}, benchKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
-}
-
 func fakeCSR(t testing.TB, name, signer, user string, created time.Time, conds ...certificatesv1.RequestConditionType) *certificatesv1.CertificateSigningRequest {
 	c := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: uidFor(name), CreationTimestamp: metav1.NewTime(created)},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
-			SignerName: signer, Username: user, Request: pemFor(t, user),
+			SignerName: signer, Username: user, Request: testfixtures.SubjectPEM(t, user),
 			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
 		},
 	}

@@ -1,12 +1,6 @@
 package handlers
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,32 +10,23 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // The CSR queue's live rows are the queue's own rows (state, subject,
 // findings, selection box with the CSR's UID), rendered once per change for every open queue,
 // with the state tabs' counts over all CSRs.
 func TestLiveRenderCSRQueueRows(t *testing.T) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "live-user"}}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	request := testfixtures.SubjectPEM(t, "live-user")
 	// pending-c asks for another subject: two pending requests of one subject
 	// and requester would be a storm, one group row (TestLiveRenderCSRStorm).
-	other, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "live-other"}}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := testfixtures.SubjectPEM(t, "live-other")
 	cl := newLiveCluster("pending-a", "issued-b", "pending-c")
 	for _, c := range cl.csrs {
 		c.UID = uidFor(c.Name)
-		c.Spec.Request = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+		c.Spec.Request = request
 		if c.Name == "pending-c" {
-			c.Spec.Request = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: other})
+			c.Spec.Request = other
 		}
 		c.Spec.SignerName = certificatesv1.KubeAPIServerClientSignerName
 		c.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}

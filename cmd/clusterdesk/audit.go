@@ -84,7 +84,7 @@ func buildAudit(cfg auditConfig, restCfg *rest.Config, cache *kube.Cache, log *s
 		if err != nil {
 			return nil, err
 		}
-		opts.Events = ew
+		opts.Events = audit.KubeEvents(ew)
 	}
 	t.recorder = audit.New(opts)
 	t.activity = activity.NewStore(activity.Options{Log: log})

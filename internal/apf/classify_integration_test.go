@@ -21,6 +21,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // liveCase is one real request, sent as the admin impersonating who, and the
@@ -362,44 +363,16 @@ var (
 	byNamespace = &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByNamespaceType}
 )
 
-func fs(name string, precedence int32, pl string, dm *flowcontrolv1.FlowDistinguisherMethod, rules ...flowcontrolv1.PolicyRulesWithSubjects) *flowcontrolv1.FlowSchema {
-	return &flowcontrolv1.FlowSchema{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: flowcontrolv1.FlowSchemaSpec{
-			MatchingPrecedence:         precedence,
-			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: pl},
-			DistinguisherMethod:        dm,
-			Rules:                      rules,
-		},
-	}
-}
-
-func rule(subjects []flowcontrolv1.Subject, rr []flowcontrolv1.ResourcePolicyRule, nr ...flowcontrolv1.NonResourcePolicyRule) flowcontrolv1.PolicyRulesWithSubjects {
-	return flowcontrolv1.PolicyRulesWithSubjects{Subjects: subjects, ResourceRules: rr, NonResourceRules: nr}
-}
-
-func subjects(ss ...flowcontrolv1.Subject) []flowcontrolv1.Subject { return ss }
-
-func user(name string) flowcontrolv1.Subject {
-	return flowcontrolv1.Subject{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: name}}
-}
-
-func group(name string) flowcontrolv1.Subject {
-	return flowcontrolv1.Subject{Kind: flowcontrolv1.SubjectKindGroup, Group: &flowcontrolv1.GroupSubject{Name: name}}
-}
-
-func sa(ns, name string) flowcontrolv1.Subject {
-	return flowcontrolv1.Subject{Kind: flowcontrolv1.SubjectKindServiceAccount, ServiceAccount: &flowcontrolv1.ServiceAccountSubject{Namespace: ns, Name: name}}
-}
-
-func res(verbs, groups, resources, namespaces []string, cluster bool) []flowcontrolv1.ResourcePolicyRule {
-	return []flowcontrolv1.ResourcePolicyRule{resRule(verbs, groups, resources, namespaces, cluster)}
-}
-
-func resRule(verbs, groups, resources, namespaces []string, cluster bool) flowcontrolv1.ResourcePolicyRule {
-	return flowcontrolv1.ResourcePolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources, Namespaces: namespaces, ClusterScope: cluster}
-}
-
-func nonRes(verbs []string, urls ...string) flowcontrolv1.NonResourcePolicyRule {
-	return flowcontrolv1.NonResourcePolicyRule{Verbs: verbs, NonResourceURLs: urls}
-}
+// Short names for the FlowSchema tables above; the builders are shared with
+// the other packages' tests (internal/testfixtures).
+var (
+	fs       = testfixtures.FlowSchema
+	rule     = testfixtures.Rule
+	subjects = testfixtures.Subjects
+	user     = testfixtures.User
+	group    = testfixtures.Group
+	sa       = testfixtures.ServiceAccount
+	res      = testfixtures.Resources
+	resRule  = testfixtures.ResourceRule
+	nonRes   = testfixtures.NonResourceRule
+)

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 func TestClassifyDefaults(t *testing.T) {
-	fss, pls := defaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	levels := LevelsOf(pls)
 	cases := []struct {
 		name    string
@@ -101,13 +103,13 @@ func traceText(r Result) string {
 
 // TestClassifyTraceReasons pins the wording of the reasons, one per way a rule can miss.
 func TestClassifyTraceReasons(t *testing.T) {
-	fss, pls := defaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	fss = append(fss,
-		schema("ns-only", 150, "global-default", flowcontrolv1.PolicyRulesWithSubjects{
-			Subjects:      []flowcontrolv1.Subject{userSubject("*")},
-			ResourceRules: anyResource([]string{"team-a", "team-b"}, false),
+		testfixtures.FlowSchema("ns-only", 150, "global-default", nil, flowcontrolv1.PolicyRulesWithSubjects{
+			Subjects:      []flowcontrolv1.Subject{testfixtures.User("*")},
+			ResourceRules: testfixtures.AnyResource([]string{"team-a", "team-b"}, false),
 		}),
-		schema("leases-and-urls", 160, "global-default", flowcontrolv1.PolicyRulesWithSubjects{
+		testfixtures.FlowSchema("leases-and-urls", 160, "global-default", nil, flowcontrolv1.PolicyRulesWithSubjects{
 			Subjects: []flowcontrolv1.Subject{groupSubject("*")},
 			ResourceRules: []flowcontrolv1.ResourcePolicyRule{
 				{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"*"}, ClusterScope: true},
@@ -173,23 +175,23 @@ func TestClassifyTraceReasons(t *testing.T) {
 }
 
 func TestClassifyTiesDanglingAndBuiltins(t *testing.T) {
-	fss, pls := defaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	levels := LevelsOf(pls)
 	bobRule := flowcontrolv1.PolicyRulesWithSubjects{
-		Subjects:      []flowcontrolv1.Subject{userSubject("bob")},
-		ResourceRules: anyResource([]string{"*"}, true),
+		Subjects:      []flowcontrolv1.Subject{testfixtures.User("bob")},
+		ResourceRules: testfixtures.AnyResource([]string{"*"}, true),
 	}
 	bob := user("bob").res("get", "", "pods", "", "default")
 
 	t.Run("tie goes to the lower name", func(t *testing.T) {
-		all := append(slices.Clone(fss), schema("bob-b", 300, "workload-low", bobRule), schema("bob-a", 300, "system", bobRule))
+		all := append(slices.Clone(fss), testfixtures.FlowSchema("bob-b", 300, "workload-low", nil, bobRule), testfixtures.FlowSchema("bob-a", 300, "system", nil, bobRule))
 		r := Classify(all, levels, bob)
 		if r.FlowSchema.Name != "bob-a" || r.PriorityLevelName != "system" {
 			t.Fatalf("got %s, want bob-a", r.FlowSchema.Name)
 		}
 	})
 	t.Run("dangling FlowSchema is skipped", func(t *testing.T) {
-		all := append(slices.Clone(fss), schema("bob-ghost", 50, "no-such-level", bobRule))
+		all := append(slices.Clone(fss), testfixtures.FlowSchema("bob-ghost", 50, "no-such-level", nil, bobRule))
 		r := Classify(all, levels, bob)
 		if r.FlowSchema.Name != "global-default" {
 			t.Fatalf("got %s, want global-default", r.FlowSchema.Name)
@@ -208,8 +210,8 @@ func TestClassifyTiesDanglingAndBuiltins(t *testing.T) {
 		}
 	})
 	t.Run("without priority levels the Dangling condition decides", func(t *testing.T) {
-		ghost := schema("bob-ghost", 50, "no-such-level", bobRule)
-		noCondition := schema("bob-unknown", 60, "also-missing", bobRule)
+		ghost := testfixtures.FlowSchema("bob-ghost", 50, "no-such-level", nil, bobRule)
+		noCondition := testfixtures.FlowSchema("bob-unknown", 60, "also-missing", nil, bobRule)
 		ghost.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: flowcontrolv1.FlowSchemaConditionDangling, Status: flowcontrolv1.ConditionTrue}}
 		r := Classify(append(slices.Clone(fss), ghost, noCondition), nil, bob)
 		if r.FlowSchema.Name != "bob-unknown" || r.PriorityLevel != nil || r.PriorityLevelName != "also-missing" || r.Distinguisher.Known {

@@ -9,6 +9,8 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // fuzzFixturesDir is the shared real-world manifests beside the repository.
@@ -18,23 +20,7 @@ const fuzzFixturesDir = "../../../shared/fixtures/real"
 // a v1.36.3 apiserver's defaults (testdata) and the real-world fixtures. It
 // also returns the raw text of each real-world file, as seeds.
 func fuzzObjects(f *testing.F) (schemas []*flowcontrolv1.FlowSchema, levels []*flowcontrolv1.PriorityLevelConfiguration, fsTexts, plTexts [][]byte) {
-	var fsl flowcontrolv1.FlowSchemaList
-	var pll flowcontrolv1.PriorityLevelConfigurationList
-	for path, into := range map[string]any{"testdata/default-flowschemas.yaml": &fsl, "testdata/default-prioritylevels.yaml": &pll} {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if err := yaml.Unmarshal(raw, into); err != nil {
-			f.Fatalf("%s: %v", path, err)
-		}
-	}
-	for i := range fsl.Items {
-		schemas = append(schemas, &fsl.Items[i])
-	}
-	for i := range pll.Items {
-		levels = append(levels, &pll.Items[i])
-	}
+	schemas, levels = testfixtures.DefaultAPF(f)
 	read := func(kind string) [][]byte {
 		files, err := filepath.Glob(filepath.Join(fuzzFixturesDir, kind, "*.yaml"))
 		if err != nil || len(files) == 0 {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 func TestMatchSubject(t *testing.T) {
@@ -15,19 +17,19 @@ func TestMatchSubject(t *testing.T) {
 		req  Request
 		want bool
 	}{
-		{"user by name", userSubject("bob"), bob, true},
-		{"other user", userSubject("alice"), bob, false},
-		{"any user", userSubject("*"), bob, true},
+		{"user by name", testfixtures.User("bob"), bob, true},
+		{"other user", testfixtures.User("alice"), bob, false},
+		{"any user", testfixtures.User("*"), bob, true},
 		{"group", groupSubject("devs"), bob, true},
 		{"implicit authenticated group", groupSubject(GroupAuthenticated), bob, true},
 		{"other group", groupSubject("ops"), bob, false},
 		{"any group, even with no groups", groupSubject("*"), Request{User: "x"}, true},
-		{"service account by name", saSubject("kube-system", "deployment-controller"), sa, true},
-		{"service account, other name", saSubject("kube-system", "job-controller"), sa, false},
-		{"service account, any name in the namespace", saSubject("kube-system", "*"), sa, true},
-		{"namespace is matched whole, not as a prefix", saSubject("kube", "*"), sa, false},
-		{"service account subject against a plain user", saSubject("kube-system", "*"), user("system:kube-system:x"), false},
-		{"service account user matched as a user name", userSubject("system:serviceaccount:kube-system:deployment-controller"), sa, true},
+		{"service account by name", testfixtures.ServiceAccount("kube-system", "deployment-controller"), sa, true},
+		{"service account, other name", testfixtures.ServiceAccount("kube-system", "job-controller"), sa, false},
+		{"service account, any name in the namespace", testfixtures.ServiceAccount("kube-system", "*"), sa, true},
+		{"namespace is matched whole, not as a prefix", testfixtures.ServiceAccount("kube", "*"), sa, false},
+		{"service account subject against a plain user", testfixtures.ServiceAccount("kube-system", "*"), user("system:kube-system:x"), false},
+		{"service account user matched as a user name", testfixtures.User("system:serviceaccount:kube-system:deployment-controller"), sa, true},
 		{"service account groups", groupSubject("system:serviceaccounts:kube-system"), sa, true},
 		{"kind without its member", flowcontrolv1.Subject{Kind: flowcontrolv1.SubjectKindUser}, bob, false},
 		{"member without its kind", flowcontrolv1.Subject{User: &flowcontrolv1.UserSubject{Name: "bob"}}, bob, false},

@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 func TestSequenceDefaults(t *testing.T) {
-	fss, pls := defaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	var got []string
 	for _, e := range Sequence(fss, LevelsOf(pls)) {
 		got = append(got, e.FlowSchema.Name)
@@ -28,12 +30,12 @@ func TestSequenceDefaults(t *testing.T) {
 func TestSequenceTiesAndPositions(t *testing.T) {
 	rule := flowcontrolv1.PolicyRulesWithSubjects{}
 	in := []*flowcontrolv1.FlowSchema{
-		schema("b", 500, "exempt", rule),
-		schema("Z", 500, "exempt", rule), // byte order: upper case sorts before lower case
-		schema("a", 500, "missing", rule),
-		schema("first", 2, "exempt", rule),
-		schema("a-10", 10, "exempt", rule),
-		schema("a-9", 9, "exempt", rule), // numeric precedence, not text
+		testfixtures.FlowSchema("b", 500, "exempt", nil, rule),
+		testfixtures.FlowSchema("Z", 500, "exempt", nil, rule), // byte order: upper case sorts before lower case
+		testfixtures.FlowSchema("a", 500, "missing", nil, rule),
+		testfixtures.FlowSchema("first", 2, "exempt", nil, rule),
+		testfixtures.FlowSchema("a-10", 10, "exempt", nil, rule),
+		testfixtures.FlowSchema("a-9", 9, "exempt", nil, rule), // numeric precedence, not text
 	}
 	seq := Sequence(in, Levels{})
 	var names []string
@@ -59,11 +61,11 @@ func TestSequenceTiesAndPositions(t *testing.T) {
 }
 
 func TestLess(t *testing.T) {
-	a, b := schema("kube-controller-manager", 800, "", flowcontrolv1.PolicyRulesWithSubjects{}), schema("kube-scheduler", 800, "", flowcontrolv1.PolicyRulesWithSubjects{})
+	a, b := testfixtures.FlowSchema("kube-controller-manager", 800, "", nil, flowcontrolv1.PolicyRulesWithSubjects{}), testfixtures.FlowSchema("kube-scheduler", 800, "", nil, flowcontrolv1.PolicyRulesWithSubjects{})
 	if !Less(a, b) || Less(b, a) {
 		t.Error("equal precedence: the lower name goes first")
 	}
-	c := schema("aaa", 900, "", flowcontrolv1.PolicyRulesWithSubjects{})
+	c := testfixtures.FlowSchema("aaa", 900, "", nil, flowcontrolv1.PolicyRulesWithSubjects{})
 	if !Less(b, c) || Less(c, a) {
 		t.Error("lower precedence goes first whatever the name")
 	}

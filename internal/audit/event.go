@@ -7,8 +7,8 @@ import (
 )
 
 // Event is the Kubernetes Event a Record becomes (events.k8s.io/v1 fields),
-// described without client-go so it can be tested here; kube.EventWriter
-// creates it.
+// described without client-go so it can be tested here; Object is the API
+// object kube.EventWriter creates (through KubeEvents).
 type Event struct {
 	Namespace string
 	Regarding Ref

@@ -19,6 +19,8 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 const (
@@ -88,7 +90,7 @@ func (r tmpl) build(t *testing.T) *Request {
 	if key == nil {
 		key = ecKey
 	}
-	req, err := Decode(makeRequest(t, key, cr))
+	req, err := Decode(testfixtures.RequestPEM(t, key, cr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +396,7 @@ func TestDecodeExtensionsAndCA(t *testing.T) {
 
 func TestMemo(t *testing.T) {
 	testKeys(t)
-	pemBytes := makeRequest(t, ecKey, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "m"}})
+	pemBytes := testfixtures.RequestPEM(t, ecKey, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "m"}})
 	m := NewMemo(2)
 	a, err := m.Decode(pemBytes)
 	if err != nil {

@@ -12,16 +12,9 @@ import (
 	"net"
 	"strings"
 	"testing"
-)
 
-func makeRequest(t *testing.T, key any, tmpl *x509.CertificateRequest) []byte {
-	t.Helper()
-	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
-}
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
+)
 
 func TestDecode(t *testing.T) {
 	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -32,12 +25,12 @@ func TestDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubelet := makeRequest(t, ecKey, &x509.CertificateRequest{
+	kubelet := testfixtures.RequestPEM(t, ecKey, &x509.CertificateRequest{
 		Subject:     pkix.Name{CommonName: "system:node:worker-1", Organization: []string{"system:nodes"}},
 		DNSNames:    []string{"worker-1"},
 		IPAddresses: []net.IP{net.ParseIP("10.0.0.7")},
 	})
-	client := makeRequest(t, rsaKey, &x509.CertificateRequest{
+	client := testfixtures.RequestPEM(t, rsaKey, &x509.CertificateRequest{
 		Subject: pkix.Name{CommonName: "alice", Organization: []string{"dev"}},
 	})
 

@@ -1,9 +1,7 @@
 package csr
 
 import (
-	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -14,11 +12,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // The seed corpus of FuzzDecode is in testdata/fuzz/FuzzDecode: requests made
@@ -36,47 +35,21 @@ var fuzzSigners = []string{
 	"example.com/custom",
 }
 
-var (
-	fuzzKeyOnce sync.Once
-	fuzzKey     *ecdsa.PrivateKey
-)
-
-// fuzzSigningKey is one P-256 key for the whole run: signing with it is fast,
-// which keeps the structured fuzzer at thousands of executions a second.
-func fuzzSigningKey(t testing.TB) *ecdsa.PrivateKey {
-	fuzzKeyOnce.Do(func() {
-		var err error
-		if fuzzKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
-			panic(err)
-		}
-	})
-	return fuzzKey
-}
-
-func fuzzPEM(t testing.TB, key any, tmpl *x509.CertificateRequest) []byte {
-	t.Helper()
-	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
-}
-
 // FuzzDecode feeds arbitrary bytes to Decode, as they are (PEM text) and
 // wrapped in a CERTIFICATE REQUEST block (so mutations reach the PKCS#10
 // parser), then runs every signer's checks on whatever decodes.
 func FuzzDecode(f *testing.F) {
-	key := fuzzSigningKey(f)
+	key := testfixtures.SigningKey()
 	_, edKey, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		f.Fatal(err)
 	}
-	kubelet := fuzzPEM(f, key, &x509.CertificateRequest{
+	kubelet := testfixtures.RequestPEM(f, key, &x509.CertificateRequest{
 		Subject:     pkix.Name{CommonName: "system:node:worker-1", Organization: []string{"system:nodes"}},
 		DNSNames:    []string{"worker-1", "worker-1.cluster.internal"},
 		IPAddresses: []net.IP{net.ParseIP("10.0.0.7"), net.ParseIP("fd00::7")},
 	})
-	client := fuzzPEM(f, edKey, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "alice", Organization: []string{"dev", "system:masters"}}})
+	client := testfixtures.RequestPEM(f, edKey, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "alice", Organization: []string{"dev", "system:masters"}}})
 	f.Add(kubelet)
 	f.Add(client)
 	if block, _ := pem.Decode(kubelet); block != nil {
@@ -173,7 +146,7 @@ func checkFindings(t *testing.T, fs []Finding) {
 // mutated DER, and runs the signer checks with a fuzzed spec. What Go's own
 // crypto/x509 creates, Decode must read back faithfully.
 func FuzzCheck(f *testing.F) {
-	key := fuzzSigningKey(f)
+	key := testfixtures.SigningKey()
 	f.Add("system:node:worker-1", "system:nodes", "worker-1,worker-1.internal", "", "", []byte{10, 0, 0, 7}, false, "", []byte(nil), false,
 		uint8(2), "digital signature,key encipherment,server auth", "system:node:worker-1", "system:nodes,system:authenticated", int32(0), "worker-1,10.0.0.7")
 	f.Add("system:node:worker-1", "system:nodes", "", "", "", []byte(nil), false, "", []byte(nil), false,

@@ -1,17 +1,10 @@
 package present
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"maps"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,29 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
-
-var (
-	queueKeyOnce sync.Once
-	queueKey     *ecdsa.PrivateKey
-)
-
-// pemRequest makes a real PKCS#10 request for cn and orgs.
-func pemRequest(t testing.TB, cn string, orgs ...string) []byte {
-	t.Helper()
-	queueKeyOnce.Do(func() {
-		var err error
-		if queueKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
-			panic(err)
-		}
-	})
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: cn, Organization: orgs}}, queueKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
-}
 
 // qcsr builds a CSR for the queue tests: state is one of the state keys,
 // decided is when it was approved or denied.
@@ -51,7 +24,7 @@ func qcsr(t testing.TB, name, signer, user, cn string, created time.Time, state 
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(created)},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			SignerName: signer, Username: user, Groups: []string{"system:authenticated", "team-" + user},
-			Request: pemRequest(t, cn, orgs...),
+			Request: testfixtures.SubjectPEM(t, cn, orgs...),
 			Usages:  []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
 		},
 	}

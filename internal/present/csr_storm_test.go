@@ -11,6 +11,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
@@ -18,7 +19,7 @@ import (
 // "kubelet-w", storm-0 the oldest, created after every fixture request.
 func stormFixture(t testing.TB, now time.Time, n int) []*certificatesv1.CertificateSigningRequest {
 	items := queueFixture(t, now)
-	body := pemRequest(t, "kubelet-w")
+	body := testfixtures.SubjectPEM(t, "kubelet-w")
 	for i := range n {
 		c := qcsr(t, fmt.Sprintf("storm-%d", i), apiClient, "kubelet-w", "", now.Add(time.Duration(i-n)*time.Second), CSRPending, time.Time{})
 		c.Spec.Request = body

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"net"
 	"regexp"
@@ -20,6 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // CSR describes a CertificateSigningRequest for CreateCSR. Zero fields get
@@ -146,11 +147,7 @@ func CSRRequest(t testing.TB, s CSR) []byte {
 		}
 		tmpl.IPAddresses = append(tmpl.IPAddresses, addr)
 	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	return testfixtures.RequestPEM(t, key, tmpl)
 }
 
 var notNameChars = regexp.MustCompile(`[^a-z0-9.-]+`)

@@ -10,7 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"github.com/clusterdesk/clusterdesk/views/components"
-	"github.com/clusterdesk/clusterdesk/views/internal/viewtest"
+	"github.com/clusterdesk/clusterdesk/views/internal/samples"
 	"github.com/clusterdesk/clusterdesk/views/layout"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -78,7 +78,7 @@ func Gallery(c model.Chrome) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.DataTable(viewtest.ListPage().Columns, viewtest.ListPage().Rows, "#gallery-table").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.DataTable(samples.ListPage().Columns, samples.ListPage().Rows, "#gallery-table").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -90,17 +90,17 @@ func Gallery(c model.Chrome) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.KeyValue(viewtest.DetailPage().Fields).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.KeyValue(samples.DetailPage().Fields).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, s := range viewtest.DetailPage().Sections {
+			for _, s := range samples.DetailPage().Sections {
 				templ_7745c5c3_Err = components.SectionView(s).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = components.ConditionsTable(viewtest.DetailPage().Conditions).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.ConditionsTable(samples.DetailPage().Conditions).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -108,7 +108,7 @@ func Gallery(c model.Chrome) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.CodeBlock("gallery-yaml", "YAML", viewtest.DetailPage().YAML).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.CodeBlock("gallery-yaml", "YAML", samples.DetailPage().YAML).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -116,7 +116,7 @@ func Gallery(c model.Chrome) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, a := range viewtest.DetailPage().Actions {
+			for _, a := range samples.DetailPage().Actions {
 				templ_7745c5c3_Err = components.ActionForm(model.Action{Label: a.Label, URL: "/ui", Tone: a.Tone, TestID: "gallery-" + a.TestID, WithReason: a.WithReason, Confirm: a.Confirm}, c.CSRFToken).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -11,10 +11,12 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"golang.org/x/net/html"
+
+	"github.com/clusterdesk/clusterdesk/views/internal/samples"
 )
 
 // XSS is placed into model strings; it must come out as text.
-const XSS = `<script>alert(1)</script>`
+const XSS = samples.XSS
 
 // Render renders c and parses the result. It fails the test on a render error.
 func Render(t testing.TB, c templ.Component) (*goquery.Document, string) {

@@ -1,7 +1,6 @@
 package present
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -9,57 +8,20 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// apfDefaults loads the default FlowSchemas and priority levels of a real
-// v1.36.3 apiserver (internal/apf/testdata).
-func apfDefaults(t *testing.T) ([]*flowcontrolv1.FlowSchema, []*flowcontrolv1.PriorityLevelConfiguration) {
-	t.Helper()
-	var fsl flowcontrolv1.FlowSchemaList
-	var pll flowcontrolv1.PriorityLevelConfigurationList
-	for path, into := range map[string]any{
-		"../apf/testdata/default-flowschemas.yaml":    &fsl,
-		"../apf/testdata/default-prioritylevels.yaml": &pll,
-	} {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := yaml.Unmarshal(raw, into); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var fss []*flowcontrolv1.FlowSchema
-	for i := range fsl.Items {
-		fss = append(fss, &fsl.Items[i])
-	}
-	var pls []*flowcontrolv1.PriorityLevelConfiguration
-	for i := range pll.Items {
-		pls = append(pls, &pll.Items[i])
-	}
-	return fss, pls
-}
-
 func ghostSchema() *flowcontrolv1.FlowSchema {
-	return &flowcontrolv1.FlowSchema{
-		ObjectMeta: metav1.ObjectMeta{Name: "ghost-users"},
-		Spec: flowcontrolv1.FlowSchemaSpec{
-			MatchingPrecedence:         9000,
-			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "no-such-level"},
-			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
-				Subjects:      []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "ghost"}}},
-				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, Namespaces: []string{"*"}}},
-			}},
-		},
-		Status: flowcontrolv1.FlowSchemaStatus{Conditions: []flowcontrolv1.FlowSchemaCondition{{
-			Type: flowcontrolv1.FlowSchemaConditionDangling, Status: flowcontrolv1.ConditionTrue,
-			Message: `This FlowSchema references the PriorityLevelConfiguration object named "no-such-level" but there is no such object`,
-		}}},
-	}
+	fs := testfixtures.FlowSchema("ghost-users", 9000, "no-such-level", nil,
+		testfixtures.Rule(testfixtures.Subjects(testfixtures.User("ghost")), testfixtures.AnyResource([]string{"*"}, false)))
+	fs.Status = flowcontrolv1.FlowSchemaStatus{Conditions: []flowcontrolv1.FlowSchemaCondition{{
+		Type: flowcontrolv1.FlowSchemaConditionDangling, Status: flowcontrolv1.ConditionTrue,
+		Message: `This FlowSchema references the PriorityLevelConfiguration object named "no-such-level" but there is no such object`,
+	}}}
+	return fs
 }
 
 func rowNamesOf(p model.FlowSchemaListPage) []string {
@@ -71,7 +33,7 @@ func rowNamesOf(p model.FlowSchemaListPage) []string {
 }
 
 func TestFlowSchemaOverviewOrderAndRows(t *testing.T) {
-	fss, pls := apfDefaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	fss = append(fss, ghostSchema())
 	p := FlowSchemaOverview(fss, apf.LevelsOf(pls), ListQuery{}, time.Now())
 
@@ -127,7 +89,7 @@ func TestFlowSchemaOverviewOrderAndRows(t *testing.T) {
 }
 
 func TestFlowSchemaOverviewFilterSortAndBuiltins(t *testing.T) {
-	fss, pls := apfDefaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	levels := apf.LevelsOf(pls)
 
 	p := FlowSchemaOverview(fss, levels, ListQuery{Filter: "leases"}, time.Now())
@@ -205,7 +167,7 @@ func TestMaintenanceBadges(t *testing.T) {
 func ptrTo(s string) *string { return &s }
 
 func TestRulesSummary(t *testing.T) {
-	fss, _ := apfDefaults(t)
+	fss, _ := testfixtures.DefaultAPF(t)
 	got := map[string]string{}
 	for _, fs := range fss {
 		got[fs.Name] = RulesSummary(fs.Spec.Rules)

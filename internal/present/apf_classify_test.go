@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -81,7 +82,7 @@ func TestClassifyRequest(t *testing.T) {
 }
 
 func TestClassifyExamplesClassify(t *testing.T) {
-	fss, pls := apfDefaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	want := []string{"exempt", "system-leader-election", "system-node-high", "service-accounts", "probes", "global-default"}
 	exs := ClassifyExamples()
 	if len(exs) != len(want) {
@@ -104,7 +105,7 @@ func TestClassifyExamplesClassify(t *testing.T) {
 }
 
 func TestClassifyResultView(t *testing.T) {
-	fss, pls := apfDefaults(t)
+	fss, pls := testfixtures.DefaultAPF(t)
 	fss = append(fss, ghostSchema())
 	levels := apf.LevelsOf(pls)
 	req, _ := ClassifyRequest(model.ClassifyForm{User: "ghost", Verb: "list", Resource: "pods", Namespace: "default"})
