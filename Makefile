@@ -145,7 +145,7 @@ bench: build devcluster bench-pages ## Live-update benchmark: 1, 100, 1,000 and 
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench $(BIN)/clusterdesk-bench
 
 # GO_MODULES are the repository's Go modules; each must be gofmt-clean and tidy.
-GO_MODULES := . devcluster devcluster/compat/v1.28
+GO_MODULES := . devcluster devcluster/compat/v1.28 devcluster/oidc
 
 .PHONY: check
 check: assets ## gofmt, go mod tidy diff, vet, templ generate + git diff (generated code is committed), unit tests with -race (and the page weight budget, on the built bundle; the import rules)
