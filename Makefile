@@ -114,9 +114,16 @@ fuzz: ## Run each fuzz target for FUZZ_LONG (3m)
 	$(MAKE) --no-print-directory fuzz-short FUZZTIME=$(FUZZ_LONG)
 
 .PHONY: e2e-deps
-e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is missing
+e2e-deps: deps haproxy ## Install Debian's Chromium (browser tests) and HAProxy (failover tests) when missing
 	@command -v /usr/bin/chromium >/dev/null || { echo "installing chromium from Debian"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# The failover tests and the replicas bench run consoles behind a real HAProxy
+# (internal/fleet): Debian's, as a team would deploy it.
+.PHONY: haproxy
+haproxy: ## Install Debian's HAProxy when it is missing (the failover tests' balancer)
+	@command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || { echo "installing haproxy from Debian"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
 
 .PHONY: bench-pages
 bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; then the worst shapes (50,000 CSRs with a 5,000 storm, 2,000 CRDs, long names, 200 SANs, 256 KiB annotations) on a second devcluster; pages vs raw LIST/GET, memory, targets (loopback; first run seeds for long)
