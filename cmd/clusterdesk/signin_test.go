@@ -196,7 +196,7 @@ func TestBuildSignIn(t *testing.T) {
 		t.Errorf("TLS listener URL %q", url)
 	}
 	si, err = buildSignIn(with(func(c *signInConfig) { c.mode = "token" }), restCfg, nil, "admin")
-	if err != nil || si.gate.Store == nil || si.review == nil || !si.users.Strict || si.sessions.Secure {
+	if err != nil || si.gate.Mode != auth.ModeToken || si.review == nil || !si.users.Strict || si.sessions.Secure {
 		t.Fatalf("token mode: %v", err)
 	}
 	si, err = buildSignIn(with(func(c *signInConfig) { c.mode = "local" }), restCfg, nil, "admin")

@@ -84,13 +84,14 @@ func (s *SharedRevoker) SetReady(ready func() bool) {
 	s.mu.Unlock()
 }
 
-// Ready reports whether the revocations in the cluster are known: before, a
-// session might be one signed out, and Sessions.Check refuses every one.
+// Ready reports whether the revocations in the cluster are known (false
+// until SetReady): before, a session might be one signed out, and
+// Sessions.Check refuses every one.
 func (s *SharedRevoker) Ready() bool {
 	s.mu.RLock()
 	ready := s.ready
 	s.mu.RUnlock()
-	return ready == nil || ready()
+	return ready != nil && ready()
 }
 
 // OnRevoke calls f with the name (SessionRevocationName) of each session
