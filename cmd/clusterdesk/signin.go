@@ -8,8 +8,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,9 +78,9 @@ type signIn struct {
 	// the replicas through the cluster (startRevocations).
 	revocations *kube.Revocations
 	revoker     *auth.SharedRevoker
-	users    *kube.Users
-	tls      *tls.Config // nil: plain HTTP
-	review   handlers.TokenReviewer
+	users       *kube.Users
+	tls         *tls.Config // nil: plain HTTP
+	review      handlers.TokenReviewer
 }
 
 // buildSignIn checks the settings and builds the gate, the per-user clients

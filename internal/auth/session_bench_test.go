@@ -79,7 +79,6 @@ func BenchmarkSealSession(b *testing.B) {
 	}
 }
 
-
 // BenchmarkIdentifyTokenSession is the whole per-request identification in
 // token mode (Gate.IdentifySession over BenchmarkCheckSharedSession's setup,
 // without the once-per-5-minutes token review).
