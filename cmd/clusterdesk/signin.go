@@ -182,8 +182,11 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 	return out, nil
 }
 
-// podNamespace is the namespace of the pod the console runs in, "" outside one.
-func podNamespace() string {
+// podNamespace is the namespace of the pod the console runs in, "" outside
+// one (a variable: tests run where a pod's files may exist).
+var podNamespace = readPodNamespace
+
+func readPodNamespace() string {
 	b, err := os.ReadFile(filepath.Join(kube.ServiceAccountDir, "namespace"))
 	if err != nil {
 		return ""
