@@ -56,6 +56,8 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 					msg = "Your session has expired."
 				case errors.Is(err, auth.ErrSignedOut):
 					msg = "This session was signed out."
+				case errors.Is(err, auth.ErrNotReady):
+					msg = "clusterdesk has just started and does not yet know which sessions were signed out. Try again in a moment."
 				case errors.Is(err, auth.ErrTokenRejected):
 					msg = "The API server no longer accepts your token, so clusterdesk signed you out."
 				case errors.Is(err, auth.ErrUntrusted), errors.Is(err, auth.ErrNoProxyUser):
@@ -130,6 +132,12 @@ func (h *Handlers) loginWithToken(c echo.Context) error {
 		return h.loginPage(c, http.StatusUnauthorized, "The API server did not name a user for this token.")
 	}
 	if err := h.gate.SignIn(c.Response(), c.Request(), id); err != nil {
+		if errors.Is(err, auth.ErrSessionTooLarge) {
+			// The token goes sealed into the browser's cookies, which hold
+			// 4 KB each (auth/cookie_parts.go).
+			h.deps.Log.Warn("sign-in refused", "reason", err.Error())
+			return h.loginPage(c, http.StatusRequestEntityTooLarge, "This token is too large for clusterdesk to keep in your browser's cookies.")
+		}
 		return err
 	}
 	h.deps.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", string(h.gate.Mode))

@@ -19,6 +19,7 @@ const maxBody = "1MiB"
 func New(deps Deps) *echo.Echo {
 	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster), backends: newBackendCache()}
 	h.csrf = csrfSessions(deps, h.gate)
+	h.endStreamsOfRemoteSignOuts() // logout.go
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = h.errorHandler

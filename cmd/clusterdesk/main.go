@@ -136,6 +136,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := si.startRevocations(ctx, log); err != nil {
+		return err
+	}
 	ln, baseURL, err := si.listen(cfg.listen)
 	if err != nil {
 		return err
