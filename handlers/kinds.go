@@ -201,6 +201,10 @@ var registeredKinds = []kindPages{
 		plain(func(c *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.MutatingWebhookDetail(c, nil, now)
 		})), (*Handlers).mutatingWebhookDetail)),
+	readOnly(pagesFor(kube.AdmissionPolicies, "v", admissionPolicies,
+		present.PolicyList, policyDetail)),
+	readOnly(pagesFor(kube.AdmissionPolicyBindings, "b", policyBindings,
+		present.BindingList, bindingDetail)),
 	withLive(pagesFor(kube.CSIDrivers, "d", typed(Cluster.CSIDrivers, Cluster.CSIDriver), present.CSIDriverList,
 		plain(func(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
 			return present.CSIDriverDetail(d, nil, now)

@@ -23,6 +23,11 @@ const (
 
 	// MutatingWebhooks are shown read-only (no editor): their pages explain them.
 	MutatingWebhooks KindID = "mutatingwebhooks"
+
+	// The CEL successor to validating webhooks (admissionregistration v1,
+	// Kubernetes 1.30+), shown read-only beside them.
+	AdmissionPolicies       KindID = "validatingadmissionpolicies"
+	AdmissionPolicyBindings KindID = "validatingadmissionpolicybindings"
 )
 
 // Kind describes one kind the console shows. All of them are cluster-scoped.
@@ -98,6 +103,21 @@ var registry = []kindDef{
 		[]readableVersion{
 			{version: "v1", watch: watchWith[admissionregistrationv1.MutatingWebhookConfiguration](func(c *Cache) listWatchClient[*admissionregistrationv1.MutatingWebhookConfigurationList] {
 				return c.k8s.AdmissionregistrationV1().MutatingWebhookConfigurations()
+			})},
+		}},
+	// Served as v1 since Kubernetes 1.30; an older server leaves them "not served".
+	{Kind{ID: AdmissionPolicies, Title: "ValidatingAdmissionPolicies", Singular: "ValidatingAdmissionPolicy",
+		Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[admissionregistrationv1.ValidatingAdmissionPolicy](func(c *Cache) listWatchClient[*admissionregistrationv1.ValidatingAdmissionPolicyList] {
+				return c.k8s.AdmissionregistrationV1().ValidatingAdmissionPolicies()
+			})},
+		}},
+	{Kind{ID: AdmissionPolicyBindings, Title: "ValidatingAdmissionPolicyBindings", Singular: "ValidatingAdmissionPolicyBinding",
+		Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[admissionregistrationv1.ValidatingAdmissionPolicyBinding](func(c *Cache) listWatchClient[*admissionregistrationv1.ValidatingAdmissionPolicyBindingList] {
+				return c.k8s.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
 			})},
 		}},
 	{Kind{ID: CSIDrivers, Title: "CSIDrivers", Singular: "CSIDriver",
