@@ -75,18 +75,21 @@ func paramKindText(pk *admissionregistrationv1.ParamKind) string {
 	return strings.TrimSpace(pk.APIVersion + " " + pk.Kind)
 }
 
-// policyChecking is what the API server's type checking of the expressions
-// says: checked clean, warnings, or not yet done for this generation.
+// policyChecking is what the type checking of the expressions says: checked clean, warnings, or not yet done for this generation.
 func policyChecking(p *admissionregistrationv1.ValidatingAdmissionPolicy) model.Badge {
 	switch {
 	case p.Status.ObservedGeneration < p.Generation || p.Status.TypeChecking == nil:
+		// kube-controller-manager's validatingadmissionpolicy-status-controller
+		// writes status.typeChecking for each generation
+		// (pkg/controller/validatingadmissionpolicystatus); a cluster that
+		// does not run it leaves every policy here.
 		return model.Badge{Text: "Not checked yet", Tone: model.TonePending,
-			Hint: "the API server type-checks the expressions of each generation shortly after a change"}
+			Hint: "kube-controller-manager type-checks each generation's expressions (validatingadmissionpolicy-status-controller); not done yet, or that controller does not run"}
 	case len(p.Status.TypeChecking.ExpressionWarnings) > 0:
 		return model.Badge{Text: plural(len(p.Status.TypeChecking.ExpressionWarnings), "type warning", "type warnings"), Tone: model.ToneWarning,
 			Hint: "status.typeChecking: expressions that may fail against the matched types"}
 	default:
-		return model.Badge{Text: "Checked", Tone: model.ToneOK, Hint: "the API server found no type errors in the expressions"}
+		return model.Badge{Text: "Checked", Tone: model.ToneOK, Hint: "the type checker found no errors in the expressions"}
 	}
 }
 
@@ -116,7 +119,7 @@ func PolicyDetail(p *admissionregistrationv1.ValidatingAdmissionPolicy, bindings
 	if tc := typeWarnings(p); len(tc) > 0 {
 		page.Problems = append(page.Problems, model.Banner{Tone: model.ToneWarning, TestID: "finding-policy-type-warnings",
 			Title:   plural(len(tc), "type warning", "type warnings"),
-			Message: "The API server's type checker warns about expressions that may fail at admission: see Type checking below."})
+			Message: "The type checker warns about expressions that may fail at admission: see Type checking below."})
 	}
 	page.Insights = append(page.Insights,
 		matchInsight("Matches", "policy-match", "Requests the policy is evaluated for; a binding can narrow them further.", s.MatchConstraints, s.MatchConditions),
@@ -208,7 +211,7 @@ func typeCheckingInsight(ws []admissionregistrationv1.ExpressionWarning) model.I
 		}})
 	}
 	return model.Insight{Title: "Type checking", TestID: "policy-type-checking", Table: t,
-		Intro: "status.typeChecking: what the API server found checking the expressions against the matched types."}
+		Intro: "status.typeChecking: what kube-controller-manager found checking the expressions against the matched types."}
 }
 
 func policyBindingsInsight(using []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, unknown bool) model.Insight {
