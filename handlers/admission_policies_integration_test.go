@@ -105,7 +105,7 @@ func TestAdmissionPoliciesListDetailAndLive(t *testing.T) {
 	if list.Find(`tr#row-`+policies+`-`+policy+` a[href="/`+policies+`/`+policy+`"]`).Length() != 1 {
 		t.Errorf("the policy list lacks %s", policy)
 	}
-	if list.Find(`a[href="/` + policies + `/new"]`).Length() != 0 {
+	if list.Find(`a[href="/`+policies+`/new"]`).Length() != 0 {
 		t.Error("the list offers New for a read-only kind")
 	}
 	if get("/"+bindings+"?q="+suffix).Find(`tr#row-`+bindings+`-`+binding).Length() != 1 {
