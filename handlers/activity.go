@@ -67,35 +67,11 @@ func (h *Handlers) activityEntries(allowed map[string]kube.Kind, source string) 
 // cachedObjects lists a kind's objects in the shared cache (none while it is
 // not synced or forbidden to the console).
 func (h *Handlers) cachedObjects(id kube.KindID) []metav1.Object {
-	cl := h.deps.Cluster
-	switch id {
-	case kube.CSRs:
-		return objects(cl.CSRs())
-	case kube.FlowSchemas:
-		return objects(cl.FlowSchemas())
-	case kube.PriorityLevels:
-		return objects(cl.PriorityLevels())
-	case kube.CRDs:
-		return objects(cl.CRDs())
-	case kube.Webhooks:
-		return objects(cl.Webhooks())
-	case kube.MutatingWebhooks:
-		return objects(cl.MutatingWebhooks())
-	case kube.CSIDrivers:
-		return objects(cl.CSIDrivers())
-	}
-	return nil
-}
-
-func objects[T metav1.Object](list []T, err error) []metav1.Object {
+	objs, err := kindObjects(h.deps.Cluster, id)
 	if err != nil {
 		return nil
 	}
-	out := make([]metav1.Object, len(list))
-	for i, o := range list {
-		out[i] = o
-	}
-	return out
+	return objs
 }
 
 // activityFormat is the export asked for: the path's extension or ?format=.

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/views/layout"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -25,7 +26,8 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	}
 	ready := false
 	for _, st := range h.statuses(c) {
-		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: "/" + string(st.Kind.ID), Active: st.Kind.ID == active}
+		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: "/" + string(st.Kind.ID), Active: st.Kind.ID == active,
+			Shortcut: layout.KindShortcut(pagesByKind[st.Kind.ID].shortcut)}
 		if st.State == kube.StateSynced {
 			item.Count = strconv.Itoa(st.Count)
 			ready = true

@@ -18,11 +18,6 @@ import (
 const lookupTimeout = 5 * time.Second
 
 // withLive adds a detail builder that may do direct lookups.
-func withLive(kp kindPages, live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)) kindPages {
-	kp.live = live
-	return kp
-}
-
 // detailPage builds a detail page, with its lookups when the kind has any.
 func (h *Handlers) detailPage(c echo.Context, kp kindPages, name string, now time.Time) (model.DetailPage, error) {
 	if kp.live != nil {

@@ -13,13 +13,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// readOnlyKinds are shown but never edited through the console: no New, Edit or
-// Delete control, and the editor routes answer 404 for them.
-var readOnlyKinds = map[kube.KindID]bool{kube.MutatingWebhooks: true}
-
-// editable reports whether the console offers the editor for kind id.
-func editable(id kube.KindID) bool { return !readOnlyKinds[id] }
-
 // mutatingWebhookDetail shows a MutatingWebhookConfiguration with the Services
 // its webhooks call looked up, as the validating page does.
 func (h *Handlers) mutatingWebhookDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {

@@ -108,8 +108,8 @@ func (h *Handlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if kind.ID == kube.CSRs {
-		return h.csrDetail(c)
+	if kp.page != nil {
+		return kp.page(h, c)
 	}
 	name := c.Param("name")
 	if !h.mayList(c, kind) {

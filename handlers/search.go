@@ -60,23 +60,7 @@ func (h *Handlers) searchSource(c echo.Context, k kube.Kind) present.SearchSourc
 
 // kindNames lists the names of one kind's objects in the cache.
 func kindNames(cl Cluster, id kube.KindID) ([]string, error) {
-	switch id {
-	case kube.CSRs:
-		return names(cl.CSRs())
-	case kube.FlowSchemas:
-		return names(cl.FlowSchemas())
-	case kube.PriorityLevels:
-		return names(cl.PriorityLevels())
-	case kube.CRDs:
-		return names(cl.CRDs())
-	case kube.Webhooks:
-		return names(cl.Webhooks())
-	case kube.MutatingWebhooks:
-		return names(cl.MutatingWebhooks())
-	case kube.CSIDrivers:
-		return names(cl.CSIDrivers())
-	}
-	return nil, nil
+	return names(kindObjects(cl, id))
 }
 
 func names[T metav1.Object](items []T, err error) ([]string, error) {

@@ -14,12 +14,12 @@ func chrome() model.Chrome {
 	c := viewtest.Chrome(false)
 	c.Search = `leader <b>`
 	c.Nav = []model.NavItem{
-		{Kind: "csrs", Label: "CertificateSigningRequests", Href: "/csrs", Count: "3", Active: true},
-		{Kind: "flowschemas", Label: "FlowSchemas", Href: "/flowschemas"},
-		{Kind: "prioritylevels", Label: "PriorityLevelConfigurations", Href: "/prioritylevels"},
-		{Kind: "crds", Label: "CustomResourceDefinitions", Href: "/crds"},
-		{Kind: "validatingwebhooks", Label: "ValidatingWebhookConfigurations", Href: "/validatingwebhooks"},
-		{Kind: "csidrivers", Label: "CSIDrivers", Href: "/csidrivers"},
+		{Kind: "csrs", Label: "CertificateSigningRequests", Href: "/csrs", Count: "3", Active: true, Shortcut: "g c"},
+		{Kind: "flowschemas", Label: "FlowSchemas", Href: "/flowschemas", Shortcut: "g f"},
+		{Kind: "prioritylevels", Label: "PriorityLevelConfigurations", Href: "/prioritylevels", Shortcut: "g p"},
+		{Kind: "crds", Label: "CustomResourceDefinitions", Href: "/crds", Shortcut: "g r"},
+		{Kind: "validatingwebhooks", Label: "ValidatingWebhookConfigurations", Href: "/validatingwebhooks", Shortcut: "g w"},
+		{Kind: "csidrivers", Label: "CSIDrivers", Href: "/csidrivers", Shortcut: "g d"},
 	}
 	return c
 }

@@ -201,7 +201,7 @@ func shortcutsDialog(nav []model.NavItem) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, g := range ShortcutGroups(navKinds(nav)) {
+		for _, g := range ShortcutGroups(nav) {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<section aria-labelledby=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -304,16 +304,6 @@ func shortcutsDialog(nav []model.NavItem) templ.Component {
 		}
 		return nil
 	})
-}
-
-func navKinds(nav []model.NavItem) [][2]string {
-	var out [][2]string
-	for _, it := range nav {
-		if it.Kind != "" {
-			out = append(out, [2]string{it.Kind, it.Label})
-		}
-	}
-	return out
 }
 
 var _ = templruntime.GeneratedTemplate
