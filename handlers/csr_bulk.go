@@ -56,7 +56,7 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 		return invalidDecision(err)
 	}
 	verb, _, _ := decide.Condition("", approve, "")
-	result, failed := bulkResult(verb, outcomes)
+	result, failed := csrBulkResult(verb, outcomes)
 	page, _, err := h.csrQueuePage(c, q, failed)
 	if err != nil {
 		return err
@@ -91,10 +91,10 @@ func invalidDecision(err error) error {
 	return err
 }
 
-// bulkResult words every outcome for the page, one line per CSR; failed lists
+// csrBulkResult words every outcome for the page, one line per CSR; failed lists
 // the selections to tick again (not the replaced ones: the request now under
 // the name has not been reviewed).
-func bulkResult(verb string, outcomes []decide.Decision) (model.CSRBulkResult, []string) {
+func csrBulkResult(verb string, outcomes []decide.Decision) (model.CSRBulkResult, []string) {
 	result := model.CSRBulkResult{Verb: verb}
 	var failed []string
 	for _, o := range outcomes {

@@ -85,7 +85,7 @@ func (h *Handlers) csrGroupDecide(c echo.Context) error {
 	if err != nil {
 		return invalidDecision(err)
 	}
-	result, _ := bulkResult("Decided", outcomes)
+	result, _ := csrBulkResult("Decided", outcomes)
 	page, _, err := h.csrQueuePage(c, present.CSRQueueQuery{}, nil)
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -51,45 +50,4 @@ func (h *Handlers) hookBackends(ctx context.Context, hooks []admission.Hook) pre
 		out[key] = h.backends.get(ctx, key, h.backend)
 	}
 	return out
-}
-
-// mutatingConfigs returns the cached MutatingWebhookConfigurations for the
-// interception form, or a note saying why they are left out (the user may not
-// list them, or the cache cannot serve them).
-func (h *Handlers) mutatingConfigs(c echo.Context) ([]admission.Config, string) {
-	kind, ok := h.deps.Cluster.Kind(kube.MutatingWebhooks)
-	if !ok {
-		return nil, ""
-	}
-	if !h.mayList(c, kind) {
-		return nil, "Your Kubernetes identity may not list MutatingWebhookConfigurations: only validating webhooks are shown."
-	}
-	list, err := h.deps.Cluster.MutatingWebhooks()
-	if err != nil {
-		return nil, "MutatingWebhookConfigurations are left out: " + err.Error()
-	}
-	out := make([]admission.Config, 0, len(list))
-	for _, m := range list {
-		out = append(out, admission.FromMutating(m))
-	}
-	return out, ""
-}
-
-// served reports whether discovery lists r.
-func served(lists []*metav1.APIResourceList, r admission.GVR) bool {
-	gv := r.Version
-	if r.Group != "" {
-		gv = r.Group + "/" + r.Version
-	}
-	for _, l := range lists {
-		if l == nil || l.GroupVersion != gv {
-			continue
-		}
-		for _, res := range l.APIResources {
-			if res.Name == r.Resource {
-				return true
-			}
-		}
-	}
-	return false
 }
