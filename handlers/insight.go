@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/usage"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -55,26 +56,17 @@ func (h *Handlers) backend(ctx context.Context, key admission.BackendKey) admiss
 }
 
 // csiDriverDetail shows a CSIDriver with the objects that use it, counted
-// from LISTs made when the page is viewed (paged, 500 at a time). clusterdesk
-// keeps no informer on StorageClasses, PersistentVolumes, CSINodes or
-// VolumeAttachments: four more watches, and every PV held in memory, for a
-// page that is rarely open, cost more than four LISTs when it is.
+// from LISTs made when the page is viewed (usage.Count).
 func (h *Handlers) csiDriverDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
 	d, err := h.deps.Cluster.CSIDriver(name)
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	var usage *present.CSIUsage
-	if l := h.deps.Lookup; l != nil {
-		ctx, cancel := context.WithTimeout(c.Request().Context(), lookupTimeout)
-		defer cancel()
-		usage = present.NewCSIUsage(d.Name)
-		usage.Fail(present.UsageStorageClasses, lookupErr(l.StorageClasses(ctx, usage.AddStorageClass)))
-		usage.Fail(present.UsagePersistentVolumes, lookupErr(l.PersistentVolumes(ctx, usage.AddPersistentVolume)))
-		usage.Fail(present.UsageCSINodes, lookupErr(l.CSINodes(ctx, usage.AddCSINode)))
-		usage.Fail(present.UsageVolumeAttachments, lookupErr(l.VolumeAttachments(ctx, usage.AddVolumeAttachment)))
+	var users *usage.Driver
+	if h.deps.Lookup != nil {
+		users = usage.Count(c.Request().Context(), h.deps.Lookup, d.Name, lookupTimeout)
 	}
-	return present.CSIDriverDetail(d, usage, now), nil
+	return present.CSIDriverDetail(d, users, now), nil
 }
 
 // lookupErr words a failed lookup for the page: a refusal names the cause.
