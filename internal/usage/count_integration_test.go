@@ -63,7 +63,9 @@ func seedDriver(t *testing.T) string {
 		Spec: storagev1.VolumeAttachmentSpec{Attacher: drv, NodeName: "no-such-node",
 			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr.To(name + "-a")}}}, metav1.CreateOptions{})
 	must(err)
-	t.Cleanup(func() { _ = cs.StorageV1().VolumeAttachments().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.StorageV1().VolumeAttachments().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	return drv
 }
 
