@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/usage"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -33,26 +33,19 @@ func (h *Handlers) detailPage(c echo.Context, kp kindPages, name string, now tim
 }
 
 // webhookDetail shows a ValidatingWebhookConfiguration with the Services its
-// webhooks call looked up: one GET (and one EndpointSlice LIST) per distinct
-// Service, made when the page is viewed.
+// webhooks call looked up (backends.Finder).
 func (h *Handlers) webhookDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
 	cfg, err := h.deps.Cluster.Webhook(name)
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	return present.WebhookDetail(cfg, h.hookBackends(c.Request().Context(), admission.FromValidating(cfg).Hooks), now), nil
+	return present.WebhookDetail(cfg, h.backendFinder().Hooks(c.Request().Context(), admission.FromValidating(cfg).Hooks), now), nil
 }
 
-func (h *Handlers) backend(ctx context.Context, key admission.BackendKey) admission.Backend {
-	st, err := h.deps.Lookup.Service(ctx, key.Namespace, key.Name)
-	switch {
-	case apierrors.IsForbidden(err):
-		return admission.Backend{Err: "your identity may not read it. The API server said: " + err.Error()}
-	case err != nil:
-		h.deps.Log.Warn("webhook service lookup failed", "service", key, "err", err)
-		return admission.Backend{Err: err.Error()}
-	}
-	return admission.Backend{Checked: true, ServiceFound: st.Found, ExternalName: st.ExternalName, ReadyEndpoints: st.ReadyEndpoints}
+// backendFinder looks up webhook Services as the signed-in user, through the
+// per-user cache.
+func (h *Handlers) backendFinder() backends.Finder {
+	return backends.Finder{Lookup: h.deps.Lookup, Cache: h.backends, Log: h.deps.Log, Timeout: lookupTimeout}
 }
 
 // csiDriverDetail shows a CSIDriver with the objects that use it, counted

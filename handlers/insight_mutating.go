@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -26,28 +25,5 @@ func (h *Handlers) mutatingWebhookDetail(c echo.Context, name string, now time.T
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	return present.MutatingWebhookDetail(cfg, h.hookBackends(c.Request().Context(), admission.FromMutating(cfg).Hooks), now), nil
-}
-
-// hookBackends looks up each distinct Service the hooks call (one GET and one
-// EndpointSlice LIST each), for either kind of webhook.
-func (h *Handlers) hookBackends(ctx context.Context, hooks []admission.Hook) present.WebhookBackends {
-	if h.deps.Lookup == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-	defer cancel()
-	out := present.WebhookBackends{}
-	for _, w := range hooks {
-		s := w.ServiceRef()
-		if s == nil {
-			continue
-		}
-		key := admission.BackendKey{Namespace: s.Namespace, Name: s.Name}
-		if _, done := out[key]; done {
-			continue
-		}
-		out[key] = h.backends.get(ctx, key, h.backend)
-	}
-	return out
+	return present.MutatingWebhookDetail(cfg, h.backendFinder().Hooks(c.Request().Context(), admission.FromMutating(cfg).Hooks), now), nil
 }
