@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -24,8 +25,8 @@ type Handlers struct {
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	// csrStorms is the storm index for pages of one CSR (csr_storms.go).
 	csrStorms *csrStormIndex
-	// backends remembers webhook Service lookups per user briefly (insight_backends.go).
-	backends *backendCache
+	// backends remembers webhook Service lookups per user briefly.
+	backends *backends.Cache
 }
 
 func (h *Handlers) home(c echo.Context) error {
