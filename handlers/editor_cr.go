@@ -203,7 +203,7 @@ func (h *Handlers) crInstance(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	obj, err := h.deps.Editor.Get(c.Request().Context(), t.kind, t.name)
+	obj, err := h.editorCase(c).Read(c.Request().Context(), t.kind, t.name)
 	if err != nil {
 		return err
 	}
