@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
-	"github.com/clusterdesk/clusterdesk/internal/editor"
+	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -135,7 +135,7 @@ func decodedBase(field string) string {
 // flowSchemaFormFailed shows a refused request: each field cause of the API
 // server's answer beside its field, the rest (and the message) above the
 // form; a conflict with what changed on the server.
-func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPage, conflict *editor.Conflict, err error) error {
+func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPage, conflict *editing.Conflict, err error) error {
 	if conflict != nil {
 		return h.flowSchemaFormConflict(c, p, conflict, err)
 	}
@@ -171,7 +171,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 // flowSchemaFormConflict answers a 409: the values stay in the form, and
 // beside it what changed on the server since the user opened it, with the
 // offer to start again from the current version keeping the values.
-func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaFormPage, conflict *editor.Conflict, cause error) error {
+func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaFormPage, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
 		p.Problems = append(p.Problems, edit.Problem(cause, ""), edit.Problem(conflict.Err, ""))
 		return h.renderFlowSchemaForm(c, http.StatusConflict, p)

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
-	"github.com/clusterdesk/clusterdesk/internal/editor"
+	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -26,7 +26,7 @@ func (h *Handlers) update(c echo.Context, t editTarget, dryRun bool) error {
 	}
 	p := h.targetPage(c, t, f.showStatus)
 	p.YAML, p.ResourceVersion, p.Base, p.Mode = f.yaml, f.resourceVersion, f.base, f.write
-	out, err := h.editorCase(c).Update(c.Request().Context(), editor.Change{Kind: t.kind, Name: t.name, Text: f.yaml,
+	out, err := h.editorCase(c).Update(c.Request().Context(), editing.Change{Kind: t.kind, Name: t.name, Text: f.yaml,
 		ResourceVersion: f.resourceVersion, BaseText: f.baseText, DryRun: dryRun,
 		Apply: f.write == model.WriteApply, Force: f.force, ForceConfirmed: f.forceConfirmed, Cached: t.cached})
 	p.Warnings = out.Warnings
@@ -62,7 +62,7 @@ func (h *Handlers) create(c echo.Context, t editTarget) error {
 	f.resourceVersion, f.base, f.baseText, f.write = "", "", "", model.WriteUpdate
 	p := h.targetPage(c, t, false)
 	p.YAML = f.yaml
-	out, err := h.editorCase(c).Create(c.Request().Context(), editor.Change{Kind: t.kind, Text: f.yaml,
+	out, err := h.editorCase(c).Create(c.Request().Context(), editing.Change{Kind: t.kind, Text: f.yaml,
 		DryRun: c.Request().PostForm.Get("op") == "preview", Namespaced: t.namespaced, Cached: t.cached})
 	p.Warnings = out.Warnings
 	switch {
@@ -78,7 +78,7 @@ func (h *Handlers) create(c echo.Context, t editTarget) error {
 // showPreview shows a change that stopped after its dry run: the diff, and
 // when the server would silently keep its own value of a field the user
 // changed, those fields (nothing was written).
-func (h *Handlers) showPreview(c echo.Context, p model.EditPage, f editForm, out editor.Outcome, fromLabel string) error {
+func (h *Handlers) showPreview(c echo.Context, p model.EditPage, f editForm, out editing.Outcome, fromLabel string) error {
 	diff, err := h.previewDiff(f, out.Answer, fromLabel)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (h *Handlers) showPreview(c echo.Context, p model.EditPage, f editForm, out
 // changeFailed shows a refused change: a stale update with what changed on
 // the server, a server-side apply conflict with the managers and their fields
 // (and the offer to force), anything else with the API server's message.
-func (h *Handlers) changeFailed(c echo.Context, p model.EditPage, f editForm, out editor.Outcome, err error) error {
+func (h *Handlers) changeFailed(c echo.Context, p model.EditPage, f editForm, out editing.Outcome, err error) error {
 	if out.Conflict != nil {
 		return h.showConflict(c, p, f, out.Conflict, err)
 	}
@@ -110,7 +110,7 @@ func (h *Handlers) changeFailed(c echo.Context, p model.EditPage, f editForm, ou
 // showConflict answers a 409: the user's text stays in the editor, and beside
 // it the difference between the version they started from and the current one,
 // with the offer to rebase onto the current version.
-func (h *Handlers) showConflict(c echo.Context, p model.EditPage, f editForm, conflict *editor.Conflict, cause error) error {
+func (h *Handlers) showConflict(c echo.Context, p model.EditPage, f editForm, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
 		// Deleted meanwhile, or no longer readable: say so, keep the text.
 		p.Problems = append(p.Problems, edit.Problem(cause, p.YAML), edit.Problem(conflict.Err, p.YAML))
@@ -140,7 +140,7 @@ func (h *Handlers) rebase(c echo.Context, t editTarget) error {
 	}
 	p := h.targetPage(c, t, f.showStatus)
 	p.YAML, p.ResourceVersion, p.Base, p.Mode = f.yaml, f.resourceVersion, f.base, f.write
-	r, err := h.editorCase(c).Rebase(c.Request().Context(), editor.Rebase{Kind: t.kind, Name: t.name, Text: f.yaml,
+	r, err := h.editorCase(c).Rebase(c.Request().Context(), editing.Rebase{Kind: t.kind, Name: t.name, Text: f.yaml,
 		BaseText: f.baseText, ShowStatus: f.showStatus, KeepMine: c.FormValue("mode") == "mine"})
 	switch {
 	case errors.Is(err, edit.ErrOverlap):

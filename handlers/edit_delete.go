@@ -11,7 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
-	"github.com/clusterdesk/clusterdesk/internal/editor"
+	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -83,7 +83,7 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 	if uid == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "The form does not say which object you confirmed. Open the delete page again.")
 	}
-	out, err := h.editorCase(c).Delete(ctx, editor.Deletion{Kind: t.kind, Name: t.name, UID: uid, Cached: t.cached})
+	out, err := h.editorCase(c).Delete(ctx, editing.Deletion{Kind: t.kind, Name: t.name, UID: uid, Cached: t.cached})
 	if err != nil {
 		p := h.bareDeletePage(c, t)
 		if out.PlanErr == nil {
@@ -99,7 +99,7 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 
 // deletePage shows a deletion's plan: the confirmation box when its dry run
 // passed, the API server's refusal otherwise, and what goes with the object.
-func (h *Handlers) deletePage(c echo.Context, t editTarget, plan editor.DeletePlan, typed string) model.DeletePage {
+func (h *Handlers) deletePage(c echo.Context, t editTarget, plan editing.DeletePlan, typed string) model.DeletePage {
 	p := h.bareDeletePage(c, t)
 	p.UID, p.Typed = string(plan.Object.GetUID()), typed
 	p.Warnings = plan.Warnings

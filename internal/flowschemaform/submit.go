@@ -16,7 +16,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
-	"github.com/clusterdesk/clusterdesk/internal/editor"
+	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
@@ -30,8 +30,8 @@ type API interface {
 // Service runs the form's requests for one user.
 type Service struct {
 	API   API
-	Cache editor.Cache
-	Audit editor.Auditor
+	Cache editing.Cache
+	Audit editing.Auditor
 }
 
 // Submission is one press of Preview or Save.
@@ -60,8 +60,9 @@ type Outcome struct {
 	// was opened at, or a newer one that differs only in what the server writes.
 	ResourceVersion string
 	Written         bool
-	Name, After     string // the stored FlowSchema and its new resourceVersion
-	Conflict        *editor.Conflict
+	Stored          *unstructured.Unstructured // what the API server stored
+	Name, After     string                     // the stored FlowSchema and its new resourceVersion
+	Conflict        *editing.Conflict
 }
 
 // Read reads a FlowSchema as the user, to fill the form or to rebase it onto
@@ -91,17 +92,17 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	if !sub.Create {
 		obj.SetResourceVersion(sub.ResourceVersion)
 	}
-	write := func(dryRun bool) (kube.WriteResult, editor.Write, error) {
+	write := func(dryRun bool) (kube.WriteResult, editing.Write, error) {
 		var res kube.WriteResult
-		var w editor.Write
+		var w editing.Write
 		var err error
 		if sub.Create {
 			res, err = s.API.Create(ctx, k, obj, dryRun)
-			w = editor.CreateWrite(k, obj, dryRun, res, err)
+			w = editing.CreateWrite(k, obj, dryRun, res, err)
 		} else {
 			res, err = s.API.Update(ctx, k, obj, dryRun)
 			// The record's "before" is the object the API server returned, never the form's base.
-			w = editor.UpdateWrite(k, obj.GetName(), out.ResourceVersion, dryRun, res, err)
+			w = editing.UpdateWrite(k, obj.GetName(), out.ResourceVersion, dryRun, res, err)
 			w.From = live
 		}
 		s.Audit.Record(w)
@@ -140,12 +141,12 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	if err != nil {
 		return s.failed(ctx, sub, out, nil, err)
 	}
-	out.Written, out.Name, out.After = true, w.Name, w.After
+	out.Written, out.Stored, out.Name, out.After = true, res.Object, w.Name, w.After
 	from := out.ResourceVersion
 	if sub.Create {
 		from = ""
 	}
-	editor.AwaitWritten(ctx, s.Cache, k.ID, w.Name, from, w.After)
+	editing.AwaitWritten(ctx, s.Cache, k.ID, w.Name, from, w.After)
 	return out, nil
 }
 
@@ -159,7 +160,7 @@ func (s *Service) failed(ctx context.Context, sub Submission, out Outcome, curre
 		obj, rerr := s.API.Get(ctx, sub.Kind, sub.Name)
 		current = &currentRead{obj: obj, err: rerr, read: true}
 	}
-	out.Conflict = &editor.Conflict{Current: current.obj, Err: current.err}
+	out.Conflict = &editing.Conflict{Current: current.obj, Err: current.err}
 	return out, err
 }
 

@@ -1,11 +1,11 @@
-// Package editor is what the YAML editor's requests do, step by step, as the
+// Package editing is what the YAML editor's requests do, step by step, as the
 // signed-in user: read the object, dry-run the write and stop where the user
 // asked for a preview or the server would ignore part of the change, write it,
 // read the current version after a conflict, rebase onto it, delete with the
 // UID the user saw, and wait until the shared cache shows the write. Every
 // write, dry runs included, goes to the audit trail with its "before" read
 // from the API server. No HTTP, no templates: handlers parse and render.
-package editor
+package editing
 
 import (
 	"context"
