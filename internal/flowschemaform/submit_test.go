@@ -100,9 +100,9 @@ func spec(precedence int32) flowcontrolv1.FlowSchemaSpec {
 // own status write.
 func TestSubmit(t *testing.T) {
 	cases := []struct {
-		name      string
-		create    bool
-		save      bool
+		name       string
+		create     bool
+		save       bool
 		precedence int32
 		// meanwhile changes the stored object after the form was opened:
 		// "status" as the API server does (the Dangling condition), "spec" as a person.
