@@ -154,4 +154,3 @@ func TestEditingOnTheDevcluster(t *testing.T) {
 		t.Errorf("the deletion's record: %+v", last)
 	}
 }
-
