@@ -139,7 +139,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 	if conflict != nil {
 		return h.flowSchemaFormConflict(c, p, conflict, err)
 	}
-	problem := edit.Problem(err, "")
+	problem := problemOf(err, "")
 	var placed []model.Cause
 	var rest []model.Cause
 	for _, cause := range problem.Causes {
@@ -173,7 +173,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 // offer to start again from the current version keeping the values.
 func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaFormPage, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
-		p.Problems = append(p.Problems, edit.Problem(cause, ""), edit.Problem(conflict.Err, ""))
+		p.Problems = append(p.Problems, problemOf(cause, ""), problemOf(conflict.Err, ""))
 		return h.renderFlowSchemaForm(c, http.StatusConflict, p)
 	}
 	current := conflict.Current
@@ -185,7 +185,7 @@ func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaForm
 	p.Conflict = &model.Conflict{
 		Message:        statusMessage(cause),
 		CurrentVersion: current.GetResourceVersion(),
-		Changes: edit.Diff("Changed on the server since you opened the form",
+		Changes: diffOf("Changed on the server since you opened the form",
 			"version "+p.Form.ResourceVersion+" (you started from)", "version "+current.GetResourceVersion()+" (now)", base, curText),
 	}
 	return h.renderFlowSchemaForm(c, http.StatusConflict, p)

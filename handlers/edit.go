@@ -224,7 +224,7 @@ func (h *Handlers) previewDiff(f editForm, result *unstructured.Unstructured, fr
 	if err != nil {
 		return model.Diff{}, err
 	}
-	d := edit.Diff("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
+	d := diffOf("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
 	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the object as it is."
 	}
@@ -247,7 +247,7 @@ func (h *Handlers) editProblem(c echo.Context, p model.EditPage, err error) erro
 		p.Problems = append(p.Problems, model.EditError{Title: u.Title, Message: u.Message, Causes: []model.Cause{{Message: err.Error()}}})
 		return render(c, u.Status, pages.Edit(p))
 	}
-	p.Problems = append(p.Problems, edit.Problem(err, p.YAML))
+	p.Problems = append(p.Problems, problemOf(err, p.YAML))
 	return render(c, problemStatus(err), pages.Edit(p))
 }
 

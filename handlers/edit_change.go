@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/editing"
+	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -85,7 +86,7 @@ func (h *Handlers) showPreview(c echo.Context, p model.EditPage, f editForm, out
 	}
 	p.Preview = &diff
 	if len(out.Ignored) > 0 {
-		p.Problems = append(p.Problems, edit.IgnoredProblem(out.Ignored, f.yaml))
+		p.Problems = append(p.Problems, present.EditError(edit.IgnoredProblem(out.Ignored, f.yaml)))
 		return render(c, http.StatusUnprocessableEntity, pages.Edit(p))
 	}
 	return render(c, http.StatusOK, pages.Edit(p))
@@ -100,7 +101,7 @@ func (h *Handlers) changeFailed(c echo.Context, p model.EditPage, f editForm, ou
 	}
 	if f.write == model.WriteApply {
 		if conflicts, ok := edit.ApplyConflicts(err, f.yaml); ok {
-			p.ApplyConflicts = conflicts
+			p.ApplyConflicts = present.ManagerConflicts(conflicts)
 			return render(c, http.StatusConflict, pages.Edit(p))
 		}
 	}
@@ -113,7 +114,7 @@ func (h *Handlers) changeFailed(c echo.Context, p model.EditPage, f editForm, ou
 func (h *Handlers) showConflict(c echo.Context, p model.EditPage, f editForm, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
 		// Deleted meanwhile, or no longer readable: say so, keep the text.
-		p.Problems = append(p.Problems, edit.Problem(cause, p.YAML), edit.Problem(conflict.Err, p.YAML))
+		p.Problems = append(p.Problems, problemOf(cause, p.YAML), problemOf(conflict.Err, p.YAML))
 		return render(c, http.StatusConflict, pages.Edit(p))
 	}
 	current := conflict.Current
@@ -124,7 +125,7 @@ func (h *Handlers) showConflict(c echo.Context, p model.EditPage, f editForm, co
 	p.Conflict = &model.Conflict{
 		Message:        statusMessage(cause),
 		CurrentVersion: current.GetResourceVersion(),
-		Changes: edit.Diff("Changed on the server since you opened the editor",
+		Changes: diffOf("Changed on the server since you opened the editor",
 			"version "+f.resourceVersion+" (you started from)", "version "+current.GetResourceVersion()+" (now)", f.baseText, curText),
 	}
 	return render(c, http.StatusConflict, pages.Edit(p))
@@ -147,7 +148,7 @@ func (h *Handlers) rebase(c echo.Context, t editTarget) error {
 		p.Problems = append(p.Problems, model.EditError{Title: "Cannot rebase automatically", Local: true,
 			Message: "Your changes and the changes on the server touch the same lines. Your text is unchanged; edit it against the current version shown beside it, then use “Keep my text, start from current”."})
 		p.Conflict = &model.Conflict{CurrentVersion: r.Version,
-			Changes: edit.Diff("Changed on the server since you opened the editor", "version "+f.resourceVersion+" (you started from)", "version "+r.Version+" (now)", f.baseText, r.CurrentText)}
+			Changes: diffOf("Changed on the server since you opened the editor", "version "+f.resourceVersion+" (you started from)", "version "+r.Version+" (now)", f.baseText, r.CurrentText)}
 		return render(c, http.StatusConflict, pages.Edit(p))
 	case err != nil:
 		return h.editProblem(c, p, err)
@@ -165,4 +166,15 @@ func statusMessage(err error) string {
 		return ""
 	}
 	return st.Status().Message
+}
+
+// problemOf explains err as the editor and the forms show it, its field
+// causes placed on the lines of text.
+func problemOf(err error, text string) model.EditError {
+	return present.EditError(edit.Problem(err, text))
+}
+
+// diffOf is the diff view of two texts.
+func diffOf(title, fromLabel, toLabel, from, to string) model.Diff {
+	return present.Diff(edit.Diff(title, fromLabel, toLabel, from, to))
 }

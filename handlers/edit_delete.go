@@ -90,7 +90,7 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 			p = h.deletePage(c, t, out.Plan, typed)
 		} // else the object is gone or unreadable now: the write's own error says more.
 		p.DryRunOK = false
-		p.Problems = append(p.Problems, edit.Problem(err, ""))
+		p.Problems = append(p.Problems, problemOf(err, ""))
 		p.Warnings = append(p.Warnings, out.Warnings...)
 		return render(c, problemStatus(err), pages.Delete(p))
 	}
@@ -104,7 +104,7 @@ func (h *Handlers) deletePage(c echo.Context, t editTarget, plan editing.DeleteP
 	p.UID, p.Typed = string(plan.Object.GetUID()), typed
 	p.Warnings = plan.Warnings
 	if plan.DryRunErr != nil {
-		p.Problems = append(p.Problems, edit.Problem(plan.DryRunErr, ""))
+		p.Problems = append(p.Problems, problemOf(plan.DryRunErr, ""))
 	} else {
 		p.DryRunOK = true
 	}
