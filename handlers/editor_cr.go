@@ -134,15 +134,15 @@ func (h *Handlers) crInstances(c echo.Context) error {
 			p.NewHref += "?namespace=" + url.QueryEscape(ns)
 		}
 	}
-	ctx := c.Request().Context()
-	if count, err := h.deps.Editor.CountCustomResources(ctx, crdObject(crd)); err == nil {
-		p.Count = countText(count)
-	}
 	cont := c.QueryParam("continue")
 	if n, err := strconv.ParseInt(c.QueryParam("limit"), 10, 64); err == nil && n > 0 && n <= maxInstancesPerPage {
 		p.Limit = n
 	}
-	table, err := h.deps.Editor.Table(ctx, k, p.Limit, cont)
+	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, crdObject(crd), p.Limit, cont)
+	if list.CountErr == nil {
+		p.Count = countText(list.Count)
+	}
+	table := list.Table
 	status := http.StatusOK
 	switch {
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
@@ -203,7 +203,7 @@ func (h *Handlers) crInstance(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	obj, err := h.deps.Editor.Get(c.Request().Context(), t.kind, t.name)
+	obj, err := h.editorCase(c).Read(c.Request().Context(), t.kind, t.name)
 	if err != nil {
 		return err
 	}
