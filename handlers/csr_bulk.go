@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -111,7 +112,7 @@ func (h *Handlers) bulkResult(c echo.Context, verb, text string, outcomes []bulk
 	for _, o := range outcomes {
 		name, did := o.ref.Name, strings.ToLower(o.verb)
 		h.audit(c, csrRecord(o.verb, name, text, o.capture, o.err))
-		item := model.CSRBulkItem{Name: name, Href: "/csrs/" + url.PathEscape(name), OK: o.err == nil, Warnings: o.warnings}
+		item := model.CSRBulkItem{Name: name, Href: urls.CSR(name), OK: o.err == nil, Warnings: o.warnings}
 		var replaced *kube.ReplacedError
 		switch {
 		case o.err == nil:

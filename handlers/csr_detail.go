@@ -16,6 +16,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -75,7 +76,7 @@ func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificat
 	page := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), csrChecksEnv(), time.Now())
 	if node := kubeletServingNode(obj); node != "" && h.deps.Lookup != nil {
 		page.Findings = slices.DeleteFunc(page.Findings, func(f model.CSRFinding) bool { return f.Check == nodeUnknownCheck })
-		page.NodeCheck = model.CSRNodeCheck{Href: csrNodeCheckHref(obj.Name), Node: node}
+		page.NodeCheck = model.CSRNodeCheck{Href: urls.CSRNodeCheck(obj.Name), Node: node}
 	}
 	return h.csrDetailLayout(c, kind, obj, raw, page)
 }
@@ -86,7 +87,7 @@ func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certific
 		return model.CSRDetailPage{}, err
 	}
 	page.Chrome = h.chrome(c, obj.Name, kind.ID,
-		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: obj.Name})
+		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: obj.Name})
 	page.Actions = h.csrActions(c, obj)
 	return page, nil
 }

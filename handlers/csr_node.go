@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -12,11 +11,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
-
-// csrNodeCheckHref is where csrNodeCheck answers for the CSR name.
-func csrNodeCheckHref(name string) string {
-	return "/csrs/" + url.PathEscape(name) + "/node-check"
-}
 
 // csrNodeCheck compares a kubelet-serving CSR's DNS names and IPs with its
 // Node's addresses, read as the user (GET /csrs/:name/node-check). The detail

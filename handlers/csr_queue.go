@@ -13,6 +13,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -67,7 +68,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selecte
 	chrome := h.chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
 	forbidden := func(err error) (model.CSRQueuePage, int, error) {
 		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, err))
-		return model.CSRQueuePage{Chrome: chrome, Title: kind.Title, Action: "/csrs", Forbidden: true}, http.StatusForbidden, nil
+		return model.CSRQueuePage{Chrome: chrome, Title: kind.Title, Action: urls.CSRs, Forbidden: true}, http.StatusForbidden, nil
 	}
 	if !h.mayList(c, kind) {
 		return forbidden(nil)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -49,7 +49,7 @@ func setYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Obj
 		}
 	}
 	if e.size != "" {
-		p.YAMLHref = "/" + string(kind) + "/" + url.PathEscape(name) + "/yaml"
+		p.YAMLHref = urls.YAML(kind, name)
 		p.YAMLSize = e.size
 		return nil
 	}

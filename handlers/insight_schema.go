@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -36,8 +37,8 @@ func (h *Handlers) crdSchema(c echo.Context) error {
 		return err
 	}
 	page.Chrome = h.chrome(c, name+" "+version+" schema", kind.ID,
-		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)},
-		model.Crumb{Label: name, Href: "/" + string(kind.ID) + "/" + name},
+		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)},
+		model.Crumb{Label: name, Href: urls.Object(kind.ID, name)},
 		model.Crumb{Label: "schema " + version})
 	return render(c, http.StatusOK, pages.Schema(page))
 }

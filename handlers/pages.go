@@ -13,6 +13,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -93,7 +94,7 @@ func (h *Handlers) list(c echo.Context) error {
 			return err
 		}
 	}
-	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
+	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	page.NewHref = h.newHref(c, kind.ID) // list_new.go
 	// The same URL answers with a fragment or a full page: caches must keep both.
 	c.Response().Header().Add("Vary", "HX-Request")
@@ -127,7 +128,7 @@ func (h *Handlers) detail(c echo.Context) error {
 		return err
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,
-		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
+		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: name})
 	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, name)
 	return render(c, http.StatusOK, pages.Detail(page))
 }
