@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -89,7 +90,7 @@ func TestClassifyExamplesClassify(t *testing.T) {
 	}
 	for i, ex := range exs {
 		u, err := url.Parse(ex.Href)
-		if err != nil || u.Path != ClassifyPath {
+		if err != nil || u.Path != urls.Classify {
 			t.Fatalf("%s: href %s", ex.Label, ex.Href)
 		}
 		f := ParseClassifyForm(u.Query())
