@@ -27,7 +27,7 @@ func (h *Handlers) flowSchemaKind(c echo.Context, crumbs ...model.Crumb) (kube.K
 		return kube.Kind{}, model.Chrome{}, false, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.FlowSchemas))
 	}
 	chrome := h.chrome(c, kind.Title, kind.ID, crumbs...)
-	if !h.mayList(c, kind) {
+	if !mayListKind(c) { // kindAccess (access.go)
 		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
 		return kind, chrome, false, nil
 	}
@@ -85,11 +85,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	if page.List.NewHref != "" {
 		page.NewFormHref = urls.FlowSchemaFormNew // apf_form.go
 	}
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
-		return render(c, status, pages.FlowSchemaTable(page))
-	}
-	return render(c, status, pages.FlowSchemaList(page))
+	return renderPage(c, status, pages.FlowSchemaList(page), pages.FlowSchemaTable(page))
 }
 
 // classify serves the request classifier (GET /flowschemas/-/classify): the

@@ -71,11 +71,7 @@ func (h *Handlers) flowSchemaFormPage(c echo.Context, k kube.Kind, f model.FlowS
 }
 
 func (h *Handlers) renderFlowSchemaForm(c echo.Context, status int, p model.FlowSchemaFormPage) error {
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
-		return render(c, status, pages.FlowSchemaFormBody(p))
-	}
-	return render(c, status, pages.FlowSchemaForm(p))
+	return renderPage(c, status, pages.FlowSchemaForm(p), pages.FlowSchemaFormBody(p))
 }
 
 // newFlowSchemaForm shows the empty create form (GET /flowschemas/-/new).

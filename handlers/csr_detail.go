@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/labstack/echo/v4"
@@ -21,15 +19,12 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// csrKind resolves the CSR kind and checks the user may read CSRs before
-// anything is served from the shared cache.
-func (h *Handlers) csrKind(c echo.Context, name string) (kube.Kind, error) {
+// csrKind resolves the CSR kind; the route's kindAccess has checked that the
+// user may read CSRs.
+func (h *Handlers) csrKind(_ echo.Context, _ string) (kube.Kind, error) {
 	kind, known := h.deps.Cluster.Kind(kube.CSRs)
 	if !known {
 		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.CSRs))
-	}
-	if !h.mayList(c, kind) {
-		return kube.Kind{}, apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
 	}
 	return kind, nil
 }

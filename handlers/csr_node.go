@@ -25,7 +25,7 @@ func (h *Handlers) csrNodeCheck(c echo.Context) error {
 	}
 	env := h.csrDetailChecksEnv(c, obj)
 	full := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), env, time.Now())
-	if isHTMX(c) {
+	if fragmentWanted(c) {
 		r := model.CSRNodeResult{Node: kubeletServingNode(obj)}
 		for _, f := range full.Findings {
 			if strings.HasPrefix(f.Check, "node-") {

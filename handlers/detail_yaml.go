@@ -2,12 +2,10 @@ package handlers
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/labstack/echo/v4"
@@ -92,9 +90,6 @@ func (h *Handlers) objectYAML(c echo.Context) error {
 		return err
 	}
 	name := c.Param("name")
-	if !h.mayList(c, kind) {
-		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
-	}
 	obj, err := h.deps.Cluster.Object(kind.ID, name)
 	if err != nil {
 		return err
@@ -103,8 +98,7 @@ func (h *Handlers) objectYAML(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
+	if fragmentWanted(c) {
 		return render(c, http.StatusOK, pages.YAMLFragment(y, yamlNote(y)))
 	}
 	if note := yamlNote(y); note != "" {

@@ -32,16 +32,9 @@ const instancesPerPage = 100
 // maxInstancesPerPage bounds the page size a ?limit= may ask for.
 const maxInstancesPerPage = 500
 
-// crd reads the CRD of the :name parameter from the shared cache, after
-// checking that the user may list CRDs.
+// crd reads the CRD of the :name parameter from the shared cache; the route's
+// kindAccess has checked that the user may list CRDs.
 func (h *Handlers) crd(c echo.Context) (*apiextensionsv1.CustomResourceDefinition, error) {
-	k, ok := h.deps.Cluster.Kind(kube.CRDs)
-	if !ok {
-		return nil, echo.NewHTTPError(http.StatusNotFound, "clusterdesk shows no CustomResourceDefinitions here.")
-	}
-	if !h.mayList(c, k) {
-		return nil, apierrors.NewForbidden(kindResource(k), c.Param("name"), errors.New("your identity may not read CustomResourceDefinitions"))
-	}
 	return h.deps.Cluster.CRD(c.Param("name"))
 }
 

@@ -46,9 +46,6 @@ func (h *Handlers) intercept(c echo.Context) error {
 	if !q.Has("resource") {
 		return render(c, http.StatusOK, pages.Intercept(p))
 	}
-	if !h.mayList(c, kind) {
-		return echo.NewHTTPError(http.StatusForbidden, "Your Kubernetes identity may not list ValidatingWebhookConfigurations.")
-	}
 	req, ok := parseIntercept(p.Form, p.Errors)
 	if !ok {
 		return render(c, http.StatusUnprocessableEntity, pages.Intercept(p))

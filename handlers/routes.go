@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/static"
 )
@@ -47,6 +48,14 @@ func New(deps Deps) *echo.Echo {
 	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)
 	e.POST(urls.Logout, h.logout)
 
+	// Access per route (access.go): every route under a kind checks, before its
+	// handler, that the user may list the kind; a list page shows a Forbidden
+	// banner (403), every other route answers 403.
+	ofKind := h.kindAccess("", refuse) // the :kind parameter
+	listOfKind := h.kindAccess("", banner)
+	of := func(id kube.KindID) echo.MiddlewareFunc { return h.kindAccess(id, refuse) }
+	csrs, flowSchemas, crds := of(kube.CSRs), of(kube.FlowSchemas), of(kube.CRDs)
+
 	e.GET(urls.Home, h.home)
 	if deps.DevUI {
 		e.GET(urls.Gallery, h.gallery)
@@ -56,62 +65,62 @@ func New(deps Deps) *echo.Echo {
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
 	e.GET(urls.Events, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
-	e.GET(urls.CSRs, h.csrQueue)
-	e.GET(urls.CSRCertificateRoute, h.csrCertificate)
-	e.GET(urls.CSRGroupRoute, h.csrGroupPreview)
+	e.GET(urls.CSRs, h.csrQueue, h.kindAccess(kube.CSRs, banner))
+	e.GET(urls.CSRCertificateRoute, h.csrCertificate, csrs)
+	e.GET(urls.CSRGroupRoute, h.csrGroupPreview, csrs)
 	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
-	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck)
+	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
 	// FlowSchemas in evaluation order, and the request classifier.
-	e.GET(urls.FlowSchemas, h.flowSchemas)
-	e.GET(urls.Classify, h.classify)
+	e.GET(urls.FlowSchemas, h.flowSchemas, h.kindAccess(kube.FlowSchemas, banner))
+	e.GET(urls.Classify, h.classify, h.kindAccess(kube.FlowSchemas, banner))
 	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
-	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema)
+	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema, flowSchemas)
 	// A CRD version's schema explorer (insight_schema.go).
-	e.GET(urls.CRDSchemaRoute, h.crdSchema)
+	e.GET(urls.CRDSchemaRoute, h.crdSchema, crds)
 	// A CRD's custom resources: the API server's table, and one object's YAML (editor_cr.go).
-	e.GET(urls.CRInstancesRoute, h.crInstances)
-	e.GET(urls.CRInstanceRoute, h.crInstance)
+	e.GET(urls.CRInstancesRoute, h.crInstances, crds)
+	e.GET(urls.CRInstanceRoute, h.crInstance, crds)
 	// Which webhooks would intercept a request (insight_intercept.go).
-	e.GET(urls.Intercept, h.intercept)
+	e.GET(urls.Intercept, h.intercept, of(kube.Webhooks))
 	// The auditor's views (activity.go): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
 	e.GET(urls.Activity, h.activityPage)
 	e.GET(urls.ActivityCSV, h.activityCSV)
 	e.GET(urls.ActivityJSON, h.activityJSON)
-	e.GET(urls.HistoryRoute, h.history)
-	e.GET(urls.YAMLRoute, h.objectYAML) // a large object's YAML, loaded on demand (detail_yaml.go)
-	e.GET(urls.ListRoute, h.list)
-	e.GET(urls.ObjectRoute, h.detail)
+	e.GET(urls.HistoryRoute, h.history, ofKind)
+	e.GET(urls.YAMLRoute, h.objectYAML, ofKind) // a large object's YAML, loaded on demand (detail_yaml.go)
+	e.GET(urls.ListRoute, h.list, listOfKind)
+	e.GET(urls.ObjectRoute, h.detail, ofKind)
 
 	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
-	mutating.POST(urls.CSRApproveRoute, h.approveCSR)
-	mutating.POST(urls.CSRDenyRoute, h.denyCSR)
-	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs)
-	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide)
+	mutating.POST(urls.CSRApproveRoute, h.approveCSR, csrs)
+	mutating.POST(urls.CSRDenyRoute, h.denyCSR, csrs)
+	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, csrs)
+	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, csrs)
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused.
-	mutating.GET(urls.NewRoute, h.newObject)
-	mutating.POST(editorRoute(urls.CreateRoute), h.createObject)
-	mutating.GET(urls.EditRoute, h.editObject)
-	mutating.POST(editorRoute(urls.PreviewRoute), h.previewEdit)
-	mutating.POST(editorRoute(urls.ApplyRoute), h.applyEdit)
-	mutating.POST(editorRoute(urls.RebaseRoute), h.rebaseEdit)
+	mutating.GET(urls.NewRoute, h.newObject, ofKind)
+	mutating.POST(editorRoute(urls.CreateRoute), h.createObject, ofKind)
+	mutating.GET(urls.EditRoute, h.editObject, ofKind)
+	mutating.POST(editorRoute(urls.PreviewRoute), h.previewEdit, ofKind)
+	mutating.POST(editorRoute(urls.ApplyRoute), h.applyEdit, ofKind)
+	mutating.POST(editorRoute(urls.RebaseRoute), h.rebaseEdit, ofKind)
 	// The same editor for a CRD's custom resources (editor_cr.go); ns is "_" when cluster-scoped.
-	mutating.GET(urls.CRNewRoute, h.newCR)
-	mutating.POST(editorRoute(urls.CRCreateRoute), h.createCR)
-	mutating.GET(urls.CREditRoute, h.editCR)
-	mutating.POST(editorRoute(urls.CRPreviewRoute), h.previewCR)
-	mutating.POST(editorRoute(urls.CRApplyRoute), h.applyCR)
-	mutating.POST(editorRoute(urls.CRRebaseRoute), h.rebaseCR)
-	mutating.GET(urls.CRDeleteRoute, h.deleteCR)
-	mutating.POST(urls.CRDeleteRoute, h.confirmDeleteCR)
-	mutating.GET(urls.DeleteRoute, h.deleteObject)
-	mutating.POST(urls.DeleteRoute, h.confirmDelete)
+	mutating.GET(urls.CRNewRoute, h.newCR, crds)
+	mutating.POST(editorRoute(urls.CRCreateRoute), h.createCR, crds)
+	mutating.GET(urls.CREditRoute, h.editCR, crds)
+	mutating.POST(editorRoute(urls.CRPreviewRoute), h.previewCR, crds)
+	mutating.POST(editorRoute(urls.CRApplyRoute), h.applyCR, crds)
+	mutating.POST(editorRoute(urls.CRRebaseRoute), h.rebaseCR, crds)
+	mutating.GET(urls.CRDeleteRoute, h.deleteCR, crds)
+	mutating.POST(urls.CRDeleteRoute, h.confirmDeleteCR, crds)
+	mutating.GET(urls.DeleteRoute, h.deleteObject, ofKind)
+	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)
 	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.
-	mutating.GET(urls.FlowSchemaFormNew, h.newFlowSchemaForm)
-	mutating.POST(urls.FlowSchemaFormNew, h.createFlowSchemaForm)
-	mutating.GET(urls.FlowSchemaFormRoute, h.editFlowSchemaForm)
-	mutating.POST(urls.FlowSchemaFormRoute, h.updateFlowSchemaForm)
+	mutating.GET(urls.FlowSchemaFormNew, h.newFlowSchemaForm, flowSchemas)
+	mutating.POST(urls.FlowSchemaFormNew, h.createFlowSchemaForm, flowSchemas)
+	mutating.GET(urls.FlowSchemaFormRoute, h.editFlowSchemaForm, flowSchemas)
+	mutating.POST(urls.FlowSchemaFormRoute, h.updateFlowSchemaForm, flowSchemas)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")
