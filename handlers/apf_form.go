@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 
@@ -13,21 +12,10 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
-
-// The FlowSchema form's routes live beside the object names under
-// /flowschemas/, in places no FlowSchema name can take: names are DNS
-// subdomains, so "-" is none, and "<name>/form" is a sub-path.
-const (
-	flowSchemaFormNew = "/flowschemas/-/new"
-	flowSchemaList    = "/flowschemas"
-)
-
-func flowSchemaFormPath(name string) string {
-	return flowSchemaList + "/" + url.PathEscape(name) + "/form"
-}
 
 // flowSchemaFormKind is the FlowSchema kind once discovery has chosen its version.
 func (h *Handlers) flowSchemaFormKind() (kube.Kind, error) {
@@ -64,13 +52,13 @@ func (h *Handlers) levelNames(c echo.Context) []string {
 func (h *Handlers) flowSchemaFormPage(c echo.Context, k kube.Kind, f model.FlowSchemaForm, create bool) model.FlowSchemaFormPage {
 	levels := h.levelNames(c)
 	p := model.FlowSchemaFormPage{Create: create, Form: f, PriorityLevels: levels, Errors: map[string][]string{}}
-	list := model.Crumb{Label: k.Title, Href: flowSchemaList}
+	list := model.Crumb{Label: k.Title, Href: urls.FlowSchemas}
 	if create {
-		p.Action, p.YAMLURL, p.Cancel = flowSchemaFormNew, flowSchemaList+"/new", flowSchemaList
+		p.Action, p.YAMLURL, p.Cancel = urls.FlowSchemaFormNew, urls.New(k.ID), urls.FlowSchemas
 		p.Chrome = h.chrome(c, "New FlowSchema", k.ID, list, model.Crumb{Label: "New (form)"})
 	} else {
-		base := objectURL(k, f.Name)
-		p.Action, p.YAMLURL, p.Cancel = flowSchemaFormPath(f.Name), base+"/edit", base
+		base := urls.Object(k.ID, f.Name)
+		p.Action, p.YAMLURL, p.Cancel = urls.FlowSchemaForm(f.Name), urls.Edit(k.ID, f.Name), base
 		p.Chrome = h.chrome(c, "Edit "+f.Name, k.ID, list, model.Crumb{Label: f.Name, Href: base}, model.Crumb{Label: "Edit (form)"})
 	}
 	p.Hints = present.FlowSchemaFormHints(f, levels)
@@ -78,11 +66,7 @@ func (h *Handlers) flowSchemaFormPage(c echo.Context, k kube.Kind, f model.FlowS
 }
 
 func (h *Handlers) renderFlowSchemaForm(c echo.Context, status int, p model.FlowSchemaFormPage) error {
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
-		return render(c, status, pages.FlowSchemaFormBody(p))
-	}
-	return render(c, status, pages.FlowSchemaForm(p))
+	return renderPage(c, status, pages.FlowSchemaForm(p), pages.FlowSchemaFormBody(p))
 }
 
 // newFlowSchemaForm shows the empty create form (GET /flowschemas/-/new).
@@ -186,7 +170,7 @@ func (h *Handlers) classifyOrFlowSchema(c echo.Context) error {
 		c.SetParamValues(string(kube.FlowSchemas), name)
 		return h.detail(c)
 	}
-	to := present.ClassifyPath
+	to := urls.Classify
 	if q := c.QueryString(); q != "" {
 		to += "?" + q
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -106,7 +107,7 @@ func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	if msg, ok := danglingMessage(out.Stored, h.levelNames(c)); ok {
 		warnings = append(warnings, msg)
 	}
-	return h.flashAndRedirect(c, "Saved", flowSchemaSaved(p.Create, out), warnings, objectURL(k, out.Name))
+	return h.flashAndRedirect(c, "Saved", flowSchemaSaved(p.Create, out), warnings, urls.Object(k.ID, out.Name))
 }
 
 func flowSchemaSaved(create bool, out flowschemaform.Outcome) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/decide"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -99,7 +100,7 @@ func csrBulkResult(verb string, outcomes []decide.Decision) (model.CSRBulkResult
 	var failed []string
 	for _, o := range outcomes {
 		name, did := o.Ref.Name, strings.ToLower(o.Verb())
-		item := model.CSRBulkItem{Name: name, Href: "/csrs/" + url.PathEscape(name), OK: o.Err == nil, Warnings: o.Warnings}
+		item := model.CSRBulkItem{Name: name, Href: urls.CSR(name), OK: o.Err == nil, Warnings: o.Warnings}
 		_, replaced := o.Replaced()
 		switch {
 		case o.Err == nil:

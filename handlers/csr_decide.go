@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/decide"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -34,11 +34,10 @@ func (h *Handlers) csrActions(c echo.Context, obj *certificatesv1.CertificateSig
 		return nil
 	}
 	name := obj.Name
-	base := "/csrs/" + url.PathEscape(name)
 	return []model.Action{
-		{Label: "Approve", URL: base + "/approve", Tone: model.ToneOK, TestID: "approve", WithReason: true, UID: string(obj.UID),
+		{Label: "Approve", URL: urls.CSRApprove(name), Tone: model.ToneOK, TestID: "approve", WithReason: true, UID: string(obj.UID),
 			Confirm: "Approve " + name + "? The signer " + obj.Spec.SignerName + " will issue a certificate."},
-		{Label: "Deny", URL: base + "/deny", Tone: model.ToneError, TestID: "deny", WithReason: true, UID: string(obj.UID),
+		{Label: "Deny", URL: urls.CSRDeny(name), Tone: model.ToneError, TestID: "deny", WithReason: true, UID: string(obj.UID),
 			Confirm: "Deny " + name + "? A decision cannot be undone."},
 	}
 }
@@ -75,7 +74,7 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	if err := setFlash(c, h.deps.Sessions, banners); err != nil {
 		return errors.Join(errors.New("the decision was written, but its confirmation could not be shown"), err)
 	}
-	return redirectSeeOther(c, "/csrs/"+url.PathEscape(name))
+	return redirectSeeOther(c, urls.CSR(name))
 }
 
 // decisions is the CSR decision use case as the signed-in user of c, auditing

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -50,7 +51,7 @@ func (h *Handlers) csrGroupPreview(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, `Choose "approve-newest" or "deny-all".`)
 	}
-	p.Chrome = h.chrome(c, p.Title, "csrs", model.Crumb{Label: "CertificateSigningRequests", Href: "/csrs"},
+	p.Chrome = h.chrome(c, p.Title, "csrs", model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs},
 		model.Crumb{Label: p.Group.Title, Href: p.Group.Href}, model.Crumb{Label: p.Title})
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return render(c, http.StatusOK, pages.CSRGroupPreview(p))

@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -60,10 +60,6 @@ func apiVersion(k kube.Kind) string {
 	return k.Group + "/" + k.Version
 }
 
-func objectURL(k kube.Kind, name string) string {
-	return "/" + string(k.ID) + "/" + url.PathEscape(name)
-}
-
 // editTarget is what an editor page addresses and where its pages are: one of
 // the console's kinds at /:kind/:name, or a custom resource at
 // /crds/:crd/instances/:ns/:obj (editor_cr.go).
@@ -84,11 +80,11 @@ type editTarget struct {
 
 // builtinTarget is the editor target of /:kind/:name (name "" to create).
 func builtinTarget(k kube.Kind, name string) editTarget {
-	t := editTarget{kind: k, name: name, list: "/" + string(k.ID), createURL: "/" + string(k.ID) + "/create",
-		crumbs: []model.Crumb{{Label: k.Title, Href: "/" + string(k.ID)}}, cached: true, nav: k.ID,
-		pageOf: func(_, name string) string { return objectURL(k, name) }}
+	t := editTarget{kind: k, name: name, list: urls.List(k.ID), createURL: urls.Create(k.ID),
+		crumbs: []model.Crumb{{Label: k.Title, Href: urls.List(k.ID)}}, cached: true, nav: k.ID,
+		pageOf: func(_, name string) string { return urls.Object(k.ID, name) }}
 	if name != "" {
-		t.page = objectURL(k, name)
+		t.page = urls.Object(k.ID, name)
 	}
 	return t
 }
@@ -112,8 +108,9 @@ func (h *Handlers) targetPage(c echo.Context, t editTarget, showStatus bool) mod
 	}
 	base := t.page
 	p.ApplyLabel, p.Mode = "Apply", model.WriteUpdate
-	p.ApplyURL, p.PreviewURL, p.RebaseURL, p.CancelURL = base+"/apply", base+"/preview", base+"/rebase", base
-	p.StatusURL = base + "/edit"
+	ed := urls.EditorOf(base)
+	p.ApplyURL, p.PreviewURL, p.RebaseURL, p.CancelURL = ed.Apply, ed.Preview, ed.Rebase, base
+	p.StatusURL = ed.Edit
 	if !showStatus {
 		p.StatusURL += "?status=1"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -42,7 +43,7 @@ func (h *Handlers) bareDeletePage(c echo.Context, t editTarget) model.DeletePage
 	crumbs := append(slices.Clone(t.crumbs), model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Delete"})
 	return model.DeletePage{
 		KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name,
-		ActionURL: base + "/delete", CancelURL: base,
+		ActionURL: urls.EditorOf(base).Delete, CancelURL: base,
 		Chrome: h.chrome(c, "Delete "+name, t.nav, crumbs...),
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -48,7 +49,7 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 					return sessionEnded(c, err, g.Mode)
 				}
 				if isHTMX(c) {
-					c.Response().Header().Set("HX-Redirect", "/login")
+					c.Response().Header().Set("HX-Redirect", urls.Login)
 				}
 				msg := ""
 				switch {
@@ -141,7 +142,7 @@ func (h *Handlers) loginWithToken(c echo.Context) error {
 		return err
 	}
 	h.deps.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", string(h.gate.Mode))
-	return redirectSeeOther(c, "/")
+	return redirectSeeOther(c, urls.Home)
 }
 
 // mayChange reports whether the signed-in user may update and delete the

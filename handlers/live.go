@@ -14,12 +14,10 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/layout"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
-
-// livePath is the event stream's route: one connection per browser tab.
-const livePath = "/events"
 
 // sessionEndedEvent tells the page its session is over; it shows the banner it
 // carries and stops reconnecting.
@@ -147,7 +145,7 @@ func sameOrigin(r *http.Request) bool {
 
 // wantsEventStream reports an EventSource request (it asks for text/event-stream).
 func wantsEventStream(r *http.Request) bool {
-	return r.URL.Path == livePath && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+	return r.URL.Path == urls.Events && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
 // sessionEnded answers an EventSource request that has no valid session. An error
@@ -231,6 +229,6 @@ func (h *Handlers) liveChrome(c echo.Context, active kube.KindID) model.Live {
 			}
 		}
 	}
-	l.URL = livePath + "?" + v.Encode()
+	l.URL = urls.WithQuery(urls.Events, v)
 	return l
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -49,7 +50,7 @@ func (h *Handlers) kindFor(c echo.Context) (kube.Kind, kindPages, error) {
 }
 
 // mayList checks the signed-in user's right to list a kind before anything is
-// served from the shared cache. An access review that fails (API server down)
+// served from the shared cache (kindAccess asks it for every kind route). An access review that fails (API server down)
 // does not hide data the cache already holds: the cache's own forbidden state
 // still applies.
 func (h *Handlers) mayList(c echo.Context, k kube.Kind) bool {
@@ -78,7 +79,7 @@ func (h *Handlers) list(c echo.Context) error {
 	q := present.ParseListQuery(c.QueryParams())
 	status := http.StatusOK
 	var page model.ListPage
-	if !h.mayList(c, kind) {
+	if !mayListKind(c) { // kindAccess (access.go)
 		page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
 		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
 	} else {
@@ -94,14 +95,9 @@ func (h *Handlers) list(c echo.Context) error {
 			return err
 		}
 	}
-	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
+	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	page.NewHref = h.newHref(c, kind.ID) // list_new.go
-	// The same URL answers with a fragment or a full page: caches must keep both.
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
-		return render(c, status, pages.ListTable(page))
-	}
-	return render(c, status, pages.List(page))
+	return renderPage(c, status, pages.List(page), pages.ListTable(page))
 }
 
 func (h *Handlers) detail(c echo.Context) error {
@@ -113,9 +109,6 @@ func (h *Handlers) detail(c echo.Context) error {
 		return kp.page(h, c)
 	}
 	name := c.Param("name")
-	if !h.mayList(c, kind) {
-		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
-	}
 	page, err := h.detailPage(c, kp, name, time.Now())
 	if err != nil {
 		return err
@@ -128,7 +121,7 @@ func (h *Handlers) detail(c echo.Context) error {
 		return err
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,
-		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
+		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: name})
 	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, name)
 	return render(c, http.StatusOK, pages.Detail(page))
 }

@@ -15,9 +15,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// SearchPath is the global search: GET /search?q=<name>.
-const SearchPath = "/search"
-
 // search finds objects by name across every kind, from the cache. Each kind
 // is searched only if the signed-in user may list it, the same check the list
 // pages make, so the search never reveals names a list page would not.

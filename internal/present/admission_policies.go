@@ -1,7 +1,6 @@
 package present
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -24,10 +24,10 @@ const (
 )
 
 // PolicyHref is the page of one ValidatingAdmissionPolicy.
-func PolicyHref(name string) string { return "/" + policyKind + "/" + url.PathEscape(name) }
+func PolicyHref(name string) string { return urls.Object(policyKind, name) }
 
 // BindingHref is the page of one ValidatingAdmissionPolicyBinding.
-func BindingHref(name string) string { return "/" + bindingKind + "/" + url.PathEscape(name) }
+func BindingHref(name string) string { return urls.Object(bindingKind, name) }
 
 var policyColumns = []column{
 	{"name", "Name", true},

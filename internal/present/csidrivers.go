@@ -5,6 +5,7 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/internal/usage"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -46,7 +47,8 @@ func fsGroupPolicy(d *storagev1.CSIDriver) string {
 
 // CSIDriverList lays out the CSIDriver list page.
 func CSIDriverList(items []*storagev1.CSIDriver, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "csidrivers", "/csidrivers"
+	const kind = "csidrivers"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, d := range items {
 		ageC, ageKey := ageCell(d.CreationTimestamp, now)

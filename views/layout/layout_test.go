@@ -6,6 +6,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/internal/viewtest"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -29,8 +30,8 @@ func TestTopBarSearchThemeAndShortcuts(t *testing.T) {
 	viewtest.AssertCSPSafe(t, doc)
 
 	form := viewtest.One(t, doc, viewtest.TestID("search-form"))
-	if form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != SearchPath || form.AttrOr("role", "") != "search" {
-		t.Errorf("the search is a plain GET form to %s with role=search: %v", SearchPath, form.Nodes[0].Attr)
+	if form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != urls.Search || form.AttrOr("role", "") != "search" {
+		t.Errorf("the search is a plain GET form to %s with role=search: %v", urls.Search, form.Nodes[0].Attr)
 	}
 	input := viewtest.One(t, doc, viewtest.TestID("search"))
 	if input.AttrOr("name", "") != "q" || input.AttrOr("value", "") != `leader <b>` {
