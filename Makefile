@@ -127,7 +127,7 @@ OAUTH2_PROXY_VERSION := v7.15.6
 OAUTH2_PROXY         := $(BIN)/oauth2-proxy
 
 .PHONY: oauth2-proxy
-oauth2-proxy: ## Install oauth2-proxy $(OAUTH2_PROXY_VERSION) into .cache/bin (go install; first time: a minute or two)
+oauth2-proxy: ## Install oauth2-proxy (OAUTH2_PROXY_VERSION, v7.15.6) into .cache/bin with go install, once (first time: minutes); part of make test
 	@if [ -x $(OAUTH2_PROXY) ] && [ "$$(cat $(OAUTH2_PROXY).version 2>/dev/null)" = $(OAUTH2_PROXY_VERSION) ]; then \
 	  echo "oauth2-proxy $(OAUTH2_PROXY_VERSION) is up to date ($(OAUTH2_PROXY))"; \
 	else \
