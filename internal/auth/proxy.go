@@ -88,7 +88,8 @@ func (p *Proxy) Trusted(r *http.Request) bool {
 		})
 		// As kube-apiserver's --requestheader-allowed-names, but required: the
 		// common name of the verified leaf must be one of the proxy's
-		// (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/authentication/request/x509/x509.go, NewDynamicVerifier).
+		// (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/authentication/request/x509/x509.go,
+		// Verifier.verifySubject): exact match, no case folding.
 		return err == nil && slices.Contains(p.ClientNames, leaf.Subject.CommonName)
 	}
 	return false
