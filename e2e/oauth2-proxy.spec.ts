@@ -72,12 +72,18 @@ function approvalEvents(name: string): any[] {
 }
 
 test('bob signs in at the OpenID provider through oauth2-proxy and approves a CSR as oidc:bob', async ({ page }) => {
-  const { name } = await freshCSR('e2e-bob');
   await signInThroughProxy(page, 'bob');
 
-  await expect.poll(async () => (await page.goto(at(`/csrs/${name}`)))!.status(), {
-    message: `the console lists the new CSR ${name}`, timeout: 15_000,
-  }).toBe(200);
+  // Live updates pass through oauth2-proxy: the queue joins its event stream,
+  // and a CSR made meanwhile appears without a reload.
+  expect((await page.goto(at('/csrs')))!.status()).toBe(200);
+  await expect(page.locator('body'), 'the page joined the event stream').toHaveAttribute('data-live-state', 'connected');
+  await page.evaluate(() => { (window as any).e2eSamePage = true; });
+  const { name } = await freshCSR('e2e-bob');
+  await expect(page.locator(`[id="row-csrs-${name}"]`), 'the new CSR arrives over the stream').toBeVisible({ timeout: 15_000 });
+  expect(await page.evaluate(() => (window as any).e2eSamePage), 'no reload').toBe(true);
+
+  expect((await page.goto(at(`/csrs/${name}`)))!.status()).toBe(200);
   await expect(page.getByTestId('detail-status')).toHaveText('Pending');
   await page.getByTestId('action-approve-message').fill('approved through oauth2-proxy');
   page.once('dialog', (d) => d.accept());
