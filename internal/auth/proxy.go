@@ -124,7 +124,8 @@ func privateChannel(r *http.Request) bool {
 // secret is then honoured only from loopback peers, see privateChannel).
 func (p *Proxy) CheckListener(addr net.Addr, tls bool) error {
 	tcp, ok := addr.(*net.TCPAddr)
-	if len(p.Secret) == 0 || tls || !ok || tcp.IP.IsLoopback() || tcp.IP.IsUnspecified() {
+	// No IP (":8080" resolved, not listened on) means all addresses too.
+	if len(p.Secret) == 0 || tls || !ok || len(tcp.IP) == 0 || tcp.IP.IsLoopback() || tcp.IP.IsUnspecified() {
 		return nil
 	}
 	return fmt.Errorf("the proxy's shared secret would reach %s only over plain HTTP from other hosts, in clear: "+

@@ -89,6 +89,7 @@ func TestProxyCheckListener(t *testing.T) {
 		{"IPv6 loopback, plain HTTP", withSecret, tcp("::1"), false, true},
 		{"all addresses, plain HTTP (loopback peers only)", withSecret, tcp("0.0.0.0"), false, true},
 		{"all IPv6 addresses, plain HTTP", withSecret, tcp("::"), false, true},
+		{"no address (\":8080\"), plain HTTP", withSecret, &net.TCPAddr{Port: 8080}, false, true},
 		{"pod address, plain HTTP", withSecret, tcp("10.244.1.7"), false, false},
 		{"public IPv6 address, plain HTTP", withSecret, tcp("2001:db8::7"), false, false},
 		{"pod address over TLS", withSecret, tcp("10.244.1.7"), true, true},
