@@ -52,7 +52,10 @@ type Proxy struct {
 	// UserPrefix and GroupsPrefix go before the user and each group the proxy
 	// names, as kube-apiserver's OIDC authenticator prefixes the claims
 	// ("oidc:"), so that a person signed in through the proxy is the same
-	// Kubernetes user as with a token from the same issuer.
+	// Kubernetes user as with a token from the same issuer. As there, the
+	// prefix goes before each value as it is, with nothing in between
+	// (kubernetes/kubernetes staging/src/k8s.io/apiserver/plugin/pkg/authenticator/token/oidc/oidc.go,
+	// claimMappings.username.prefix and groups.prefix).
 	UserPrefix, GroupsPrefix string
 }
 
