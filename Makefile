@@ -121,7 +121,7 @@ fuzz: ## Run each fuzz target for FUZZ_LONG (3m)
 	$(MAKE) --no-print-directory fuzz-short FUZZTIME=$(FUZZ_LONG)
 
 .PHONY: e2e-deps
-e2e-deps: deps haproxy ## Install Debian's Chromium (browser tests) and HAProxy (failover tests) when missing
+e2e-deps: deps haproxy oauth2-proxy ## Install Debian's Chromium (browser tests) and HAProxy (failover tests) when missing, and oauth2-proxy (proxy-mode browser test)
 	@command -v /usr/bin/chromium >/dev/null || { echo "installing chromium from Debian"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
@@ -131,6 +131,23 @@ e2e-deps: deps haproxy ## Install Debian's Chromium (browser tests) and HAProxy 
 haproxy: ## Install Debian's HAProxy when it is missing (the failover tests' balancer)
 	@command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || { echo "installing haproxy from Debian"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
+
+# OAUTH2_PROXY is the real authenticating proxy the proxy-mode browser test puts
+# in front of the console (e2e/oauth2-proxy.spec.ts), built from the Go module
+# proxy. The version file makes the target idempotent: nothing is built when the
+# binary of this version is there.
+OAUTH2_PROXY_VERSION := v7.15.6
+OAUTH2_PROXY         := $(BIN)/oauth2-proxy
+
+.PHONY: oauth2-proxy
+oauth2-proxy: ## Install oauth2-proxy (OAUTH2_PROXY_VERSION, v7.15.6) into .cache/bin with go install, once (first time: minutes); part of make test
+	@if [ -x $(OAUTH2_PROXY) ] && [ "$$(cat $(OAUTH2_PROXY).version 2>/dev/null)" = $(OAUTH2_PROXY_VERSION) ]; then \
+	  echo "oauth2-proxy $(OAUTH2_PROXY_VERSION) is up to date ($(OAUTH2_PROXY))"; \
+	else \
+	  echo "installing oauth2-proxy $(OAUTH2_PROXY_VERSION) into $(BIN)"; \
+	  mkdir -p $(BIN) && GOBIN=$(BIN) go install github.com/oauth2-proxy/oauth2-proxy/v7@$(OAUTH2_PROXY_VERSION) && \
+	  echo $(OAUTH2_PROXY_VERSION) > $(OAUTH2_PROXY).version; \
+	fi
 
 .PHONY: bench-pages
 bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; then the worst shapes (50,000 CSRs with a 5,000 storm, 2,000 CRDs, long names, 200 SANs, 256 KiB annotations) on a second devcluster; pages vs raw LIST/GET, memory, targets (loopback; first run seeds for long)

@@ -106,6 +106,7 @@ func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person)
 		s.sign = func(r *http.Request) { r.AddCookie(c) }
 	case auth.ModeProxy:
 		s.sign = func(r *http.Request) {
+			r.RemoteAddr = "127.0.0.1:40000" // the proxy beside the console
 			r.Header.Set(auth.DefaultProxySecretHeader, itProxySecret)
 			r.Header.Set("X-Forwarded-User", p.user)
 			r.Header.Set("X-Forwarded-Groups", strings.Join(p.groups, ","))

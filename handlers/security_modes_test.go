@@ -81,9 +81,14 @@ func newModeServer(t *testing.T, mode auth.Mode, readOnly bool) *modeServer {
 	return ms
 }
 
+// proxyPeer is the proxy's address as the console sees it: beside the console,
+// on loopback (the secret is honoured only from there or over TLS).
+const proxyPeer = "127.0.0.1:40000"
+
 // proxySign signs a request as user, through the trusted proxy.
 func proxySign(user string) func(*http.Request) {
 	return func(r *http.Request) {
+		r.RemoteAddr = proxyPeer
 		r.Header.Set(auth.DefaultProxySecretHeader, proxySecret)
 		r.Header.Set("X-Forwarded-User", user)
 		r.Header.Set("X-Forwarded-Groups", "team-a")
@@ -263,6 +268,7 @@ func TestProxyModeIgnoresHeadersOfUntrustedRequests(t *testing.T) {
 	ms := newModeServer(t, auth.ModeProxy, false)
 	for name, secret := range map[string]string{"missing secret": "", "wrong secret": proxySecret + "x", "empty-ish": " "} {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = proxyPeer
 		r.Header.Set("X-Forwarded-User", "system:admin")
 		r.Header.Set("X-Forwarded-Groups", "system:masters")
 		if secret != "" {
@@ -273,8 +279,17 @@ func TestProxyModeIgnoresHeadersOfUntrustedRequests(t *testing.T) {
 			t.Errorf("%s: status %d, want 401 without the claimed user", name, rec.Code)
 		}
 	}
+	// The right secret over plain HTTP from another host proves nothing: it
+	// crossed a network in clear.
+	inClear := httptest.NewRequest(http.MethodGet, "/", nil)
+	proxySign("system:admin")(inClear)
+	inClear.RemoteAddr = "10.244.1.7:40000"
+	if rec := ms.do(inClear); rec.Code != http.StatusUnauthorized || strings.Contains(rec.Body.String(), "system:admin") {
+		t.Errorf("the secret from a non-loopback peer over plain HTTP: status %d, want 401", rec.Code)
+	}
 	// A trusted request without a user is refused too.
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.RemoteAddr = proxyPeer
 	r.Header.Set(auth.DefaultProxySecretHeader, proxySecret)
 	if rec := ms.do(r); rec.Code != http.StatusUnauthorized {
 		t.Errorf("trusted request without user: status %d", rec.Code)

@@ -144,7 +144,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && si.tls == nil {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && si.tls == nil && si.mode == auth.ModeProxy {
+		log.Info("proxy mode over plain HTTP beyond loopback: the proxy's shared secret is honoured only from loopback peers (a proxy in the same pod or on the same host)", "addr", ln.Addr())
+	} else if ok && !tcp.IP.IsLoopback() && si.tls == nil {
 		log.Warn("serving on a non-loopback address over plain HTTP: anyone who can reach it and obtains a login URL acts with this kubeconfig's rights", "addr", ln.Addr())
 	}
 	var logins *auth.LoginTokens

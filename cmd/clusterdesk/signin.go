@@ -32,6 +32,9 @@ type signInConfig struct {
 	proxySecretHeader string
 	proxySecretFile   string
 	proxyClientCA     string
+	proxyClientCN     string // comma-separated
+	proxyUserPrefix   string
+	proxyGroupsPrefix string
 	tlsCert, tlsKey   string
 	// sessionKeys seals session cookies and signs CSRF tokens, shared by replicas.
 	sessionKeys string
@@ -45,7 +48,10 @@ func (s *signInConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.proxyGroupsHeader, "proxy-groups-header", env("PROXY_GROUPS_HEADER", auth.DefaultProxyGroupsHeader), "proxy mode: the header listing the user's groups (comma-separated, may repeat)")
 	fs.StringVar(&s.proxySecretHeader, "proxy-secret-header", env("PROXY_SECRET_HEADER", auth.DefaultProxySecretHeader), "proxy mode: the header carrying the shared secret")
 	fs.StringVar(&s.proxySecretFile, "proxy-secret-file", env("PROXY_SECRET_FILE", ""), "proxy mode: a file holding the shared secret the proxy sends (or set CLUSTERDESK_PROXY_SECRET)")
-	fs.StringVar(&s.proxyClientCA, "proxy-client-ca", env("PROXY_CLIENT_CA", ""), "proxy mode: PEM file of the CA that signs the proxy's TLS client certificate (needs --tls-cert)")
+	fs.StringVar(&s.proxyClientCA, "proxy-client-ca", env("PROXY_CLIENT_CA", ""), "proxy mode: PEM file of the CA that signs the proxy's TLS client certificate (needs --tls-cert and --proxy-client-cn)")
+	fs.StringVar(&s.proxyClientCN, "proxy-client-cn", env("PROXY_CLIENT_CN", ""), "proxy mode with --proxy-client-ca: the common name(s) the proxy's client certificate must carry (comma-separated); other certificates from that CA are refused")
+	fs.StringVar(&s.proxyUserPrefix, "proxy-user-prefix", env("PROXY_USER_PREFIX", ""), "proxy mode: prefix put before the user the proxy names, as the API server prefixes the same people's OIDC usernames (e.g. oidc:)")
+	fs.StringVar(&s.proxyGroupsPrefix, "proxy-groups-prefix", env("PROXY_GROUPS_PREFIX", ""), "proxy mode: prefix put before each group the proxy names, as the API server prefixes OIDC groups (e.g. oidc:)")
 	fs.StringVar(&s.tlsCert, "tls-cert", env("TLS_CERT", ""), "serve HTTPS with this PEM certificate (with --tls-key)")
 	fs.StringVar(&s.tlsKey, "tls-key", env("TLS_KEY", ""), "the PEM private key of --tls-cert")
 	fs.StringVar(&s.sessionKeys, "session-keys", env("SESSION_KEYS", ""), "token and proxy mode: a file, or a directory such as a mounted Secret, of base64 keys (one per line, 32+ random bytes each) that seal session cookies and sign forms, shared by the console's replicas; the first key seals, every key opens (rotation). Default: a random key per process (a restart signs everyone out)")
@@ -138,7 +144,8 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 		}
 		out.gate.RecheckEvery = 5 * time.Minute
 	case auth.ModeProxy:
-		p := &auth.Proxy{UserHeader: s.proxyUserHeader, GroupsHeader: s.proxyGroupsHeader, SecretHeader: s.proxySecretHeader}
+		p := &auth.Proxy{UserHeader: s.proxyUserHeader, GroupsHeader: s.proxyGroupsHeader, SecretHeader: s.proxySecretHeader,
+			UserPrefix: s.proxyUserPrefix, GroupsPrefix: s.proxyGroupsPrefix}
 		if p.Secret, err = proxySecret(s.proxySecretFile); err != nil {
 			return nil, err
 		}
@@ -156,6 +163,14 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 			}
 			out.tls.ClientCAs = p.ClientCAs
 			out.tls.ClientAuth = tls.VerifyClientCertIfGiven
+			for _, cn := range strings.Split(s.proxyClientCN, ",") {
+				if cn = strings.TrimSpace(cn); cn != "" {
+					p.ClientNames = append(p.ClientNames, cn)
+				}
+			}
+			if len(p.ClientNames) == 0 {
+				return nil, fmt.Errorf("--proxy-client-ca needs --proxy-client-cn: %w (any certificate the CA signs would do)", auth.ErrNoClientNames)
+			}
 		}
 		out.gate.Proxy = p
 		out.gate.Sessions = nil
@@ -235,11 +250,19 @@ func proxySecret(file string) ([]byte, error) {
 	return nil, nil
 }
 
-// listen opens the console's listener, TLS when configured.
+// listen opens the console's listener, TLS when configured. In proxy mode
+// with a shared secret it refuses an address where the secret could only
+// arrive in clear (auth.Proxy.CheckListener).
 func (s *signIn) listen(addr string) (net.Listener, string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	if s.gate != nil && s.gate.Proxy != nil {
+		if err := s.gate.Proxy.CheckListener(ln.Addr(), s.tls != nil); err != nil {
+			ln.Close()
+			return nil, "", fmt.Errorf("--listen %s: %w", addr, err)
+		}
 	}
 	if s.tls == nil {
 		return ln, "http://" + ln.Addr().String(), nil

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,11 +67,17 @@ func writeCA(t *testing.T, dir string) (certFile, keyFile string, ca *x509.Certi
 // clientCert is a TLS client certificate signed by ca.
 func clientCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey) tls.Certificate {
 	t.Helper()
+	return clientCertNamed(t, ca, caKey, "oauth2-proxy")
+}
+
+// clientCertNamed is clientCert with the common name cn.
+func clientCertNamed(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string) tls.Certificate {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "oauth2-proxy"},
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: cn},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
@@ -87,7 +94,7 @@ func TestProxyClientCertificateOverTLS(t *testing.T) {
 	cert, key, ca, caKey := writeCA(t, dir)
 	si, err := buildSignIn(signInConfig{mode: "proxy", proxyUserHeader: auth.DefaultProxyUserHeader,
 		proxyGroupsHeader: auth.DefaultProxyGroupsHeader, proxySecretHeader: auth.DefaultProxySecretHeader,
-		proxyClientCA: cert, tlsCert: cert, tlsKey: key}, &rest.Config{Host: "https://127.0.0.1:1"}, nil, "admin")
+		proxyClientCA: cert, proxyClientCN: "oauth2-proxy", tlsCert: cert, tlsKey: key}, &rest.Config{Host: "https://127.0.0.1:1"}, nil, "admin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,6 +139,13 @@ func TestProxyClientCertificateOverTLS(t *testing.T) {
 	if code, body := get(clientCert(t, otherCA, otherKey)); code == http.StatusOK {
 		t.Errorf("with a certificate from another CA: %d %q", code, body)
 	}
+	// The attack the pin stops: a certificate the same CA issued to another
+	// service (here minted with the CA's key) is not the proxy's.
+	for _, cn := range []string{"metrics-scraper", "oauth2-proxy.evil", "Oauth2-Proxy"} {
+		if code, body := get(clientCertNamed(t, ca, caKey, cn)); code != http.StatusUnauthorized {
+			t.Errorf("with a certificate from the proxy's CA for %q: %d %q", cn, code, body)
+		}
+	}
 }
 
 func TestBuildSignIn(t *testing.T) {
@@ -167,6 +181,14 @@ func TestBuildSignIn(t *testing.T) {
 		{"proxy without trust", with(func(c *signInConfig) { c.mode = "proxy" }), "trust setting"},
 		{"proxy with a short secret", with(func(c *signInConfig) { c.mode = "proxy"; c.proxySecretFile = short }), "at least 16 bytes"},
 		{"client CA without TLS", with(func(c *signInConfig) { c.mode = "proxy"; c.proxyClientCA = cert }), "needs --tls-cert"},
+		{"client CA without the proxy's name", with(func(c *signInConfig) {
+			c.mode = "proxy"
+			c.proxyClientCA, c.tlsCert, c.tlsKey = cert, cert, key
+		}), "needs --proxy-client-cn"},
+		{"client CA with only blank names", with(func(c *signInConfig) {
+			c.mode = "proxy"
+			c.proxyClientCA, c.proxyClientCN, c.tlsCert, c.tlsKey = cert, " , ", cert, key
+		}), "needs --proxy-client-cn"},
 		{"cert without key", with(func(c *signInConfig) { c.mode = "local"; c.tlsCert = cert }), "go together"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,8 +204,11 @@ func TestBuildSignIn(t *testing.T) {
 	}
 	si, err = buildSignIn(with(func(c *signInConfig) {
 		c.mode = "proxy"
-		c.proxyClientCA, c.tlsCert, c.tlsKey = cert, cert, key
+		c.proxyClientCA, c.proxyClientCN, c.tlsCert, c.tlsKey = cert, "oauth2-proxy, oauth2-proxy-next", cert, key
 	}), restCfg, nil, "admin")
+	if err == nil && !slices.Equal(si.gate.Proxy.ClientNames, []string{"oauth2-proxy", "oauth2-proxy-next"}) {
+		t.Errorf("--proxy-client-cn read as %q", si.gate.Proxy.ClientNames)
+	}
 	if err != nil || si.tls == nil || si.tls.ClientCAs == nil || si.gate.Proxy.ClientCAs == nil || !si.sessions.Secure {
 		t.Fatalf("proxy with client CA over TLS: %v", err)
 	}
@@ -244,4 +269,112 @@ func TestBuildSignInWithSessionKeys(t *testing.T) {
 	if si, err := buildSignIn(signInConfig{mode: "token"}, restCfg, nil, "admin"); err != nil || si.revoker != nil {
 		t.Errorf("token mode without keys should keep sign-outs in memory: %v", err)
 	}
+}
+
+// The shared secret never has to cross a network in clear: a plain-HTTP
+// listener only other hosts can reach is refused at start; loopback, all
+// addresses (then only loopback peers may present it) and TLS are served.
+func TestProxySecretListener(t *testing.T) {
+	t.Setenv("CLUSTERDESK_PROXY_SECRET", "")
+	dir := t.TempDir()
+	cert, key := writeCert(t, dir)
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("a-shared-secret-of-32-bytes-long\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	build := func(tlsOn bool) *signIn {
+		t.Helper()
+		c := signInConfig{mode: "proxy", proxyUserHeader: auth.DefaultProxyUserHeader, proxySecretHeader: auth.DefaultProxySecretHeader, proxySecretFile: secret}
+		if tlsOn {
+			c.tlsCert, c.tlsKey = cert, key
+		}
+		si, err := buildSignIn(c, &rest.Config{Host: "https://127.0.0.1:1"}, nil, "admin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return si
+	}
+	external := nonLoopbackAddress(t)
+	for _, tc := range []struct {
+		addr string
+		tls  bool
+		ok   bool
+	}{
+		{"127.0.0.1:0", false, true},
+		{"0.0.0.0:0", false, true},
+		{external + ":0", false, false},
+		{external + ":0", true, true},
+	} {
+		ln, _, err := build(tc.tls).listen(tc.addr)
+		if ln != nil {
+			ln.Close()
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("listen %s (TLS %v): %v, want ok=%v", tc.addr, tc.tls, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "in clear") {
+			t.Errorf("listen %s: the error does not say why: %v", tc.addr, err)
+		}
+	}
+
+	// Over a real socket, on all addresses: the secret works from loopback,
+	// and the same request from another address of this host is refused.
+	si := build(false)
+	ln, baseURL, err := si.listen("0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := si.gate.Identify(w, r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, id.User)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	port := ln.Addr().(*net.TCPAddr).Port
+	get := func(host string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://%s/", net.JoinHostPort(host, fmt.Sprint(port))), nil)
+		req.Header.Set(auth.DefaultProxySecretHeader, "a-shared-secret-of-32-bytes-long")
+		req.Header.Set(auth.DefaultProxyUserHeader, "bob")
+		// Dial from the same address family's matching local address, so
+		// that the console's peer is what the host name says.
+		d := &net.Dialer{}
+		if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+			d.LocalAddr = &net.TCPAddr{IP: ip}
+		}
+		res, err := (&http.Client{Transport: &http.Transport{DialContext: d.DialContext}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get("127.0.0.1"); code != http.StatusOK || body != "bob" {
+		t.Errorf("from loopback: %d %q (base %s)", code, body, baseURL)
+	}
+	if code, body := get(external); code != http.StatusUnauthorized || !strings.Contains(body, "plain HTTP") {
+		t.Errorf("from %s: %d %q", external, code, body)
+	}
+}
+
+// nonLoopbackAddress is an IPv4 address of this host that is not loopback:
+// the tests of what crosses a network need one, and fail without it.
+func nonLoopbackAddress(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return n.IP.String()
+		}
+	}
+	t.Fatal("this host has no non-loopback IPv4 address to test a listener beyond loopback")
+	return ""
 }

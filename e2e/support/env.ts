@@ -27,7 +27,9 @@ export const CHROMIUM_ARGS = [
 // admin: the admin kubeconfig in local mode; readonly: the same with --read-only;
 // token: --auth token (the admin kubeconfig is only the console's own identity,
 // people sign in by pasting a bearer token, see signInWithToken).
-export type Instance = 'admin' | 'readonly' | 'token';
+// proxy: --auth proxy behind oauth2-proxy, started by oauth2-proxy.spec.ts itself
+// (support/oauth2proxy.ts); its URL is oauth2-proxy's, where the browser goes.
+export type Instance = 'admin' | 'readonly' | 'token' | 'proxy';
 export const INSTANCES: Instance[] = ['admin', 'readonly', 'token'];
 
 /** The flags that make an instance (besides --listen and --kubeconfig). */

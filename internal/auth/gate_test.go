@@ -148,7 +148,7 @@ func TestProxyTrustsOnlyTheSecretOrTheClientCA(t *testing.T) {
 	pool.AddCert(caCert)
 
 	p := &Proxy{UserHeader: "X-Forwarded-User", GroupsHeader: "X-Forwarded-Groups", SecretHeader: "X-Proxy-Secret",
-		Secret: []byte("0123456789abcdef-secret"), ClientCAs: pool}
+		Secret: []byte("0123456789abcdef-secret"), ClientCAs: pool, ClientNames: []string{"oauth2-proxy"}}
 	g := &Gate{Mode: ModeProxy, Proxy: p}
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
@@ -156,6 +156,7 @@ func TestProxyTrustsOnlyTheSecretOrTheClientCA(t *testing.T) {
 
 	req := func(secret string, cert *x509.Certificate) *http.Request {
 		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = "127.0.0.1:40000" // the proxy beside the console (proxy_test.go: other peers)
 		r.Header.Set("X-Forwarded-User", "alice@example.com")
 		r.Header.Add("X-Forwarded-Groups", "team-a, team-b")
 		r.Header.Add("X-Forwarded-Groups", "ops")
@@ -233,12 +234,18 @@ func newCA(t *testing.T, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
 
 func leaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, usage x509.ExtKeyUsage) *x509.Certificate {
 	t.Helper()
+	return leafNamed(t, ca, caKey, usage, "oauth2-proxy")
+}
+
+// leafNamed is a certificate for cn signed by ca.
+func leafNamed(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, usage x509.ExtKeyUsage, cn string) *x509.Certificate {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "oauth2-proxy"},
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: cn},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		ExtKeyUsage: []x509.ExtKeyUsage{usage}, KeyUsage: x509.KeyUsageDigitalSignature,
 	}
