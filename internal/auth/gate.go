@@ -28,10 +28,10 @@ const (
 // ParseMode reads a --auth value.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case ModeLocal, ModeToken, ModeProxy:
+	case ModeLocal, ModeToken, ModeProxy, ModeOIDC:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown sign-in mode %q (want local, token or proxy)", s)
+	return "", fmt.Errorf("unknown sign-in mode %q (want local, token, proxy or oidc)", s)
 }
 
 // Gate decides who a request is, in one of the modes.
@@ -40,6 +40,7 @@ type Gate struct {
 	Sessions  *Sessions // local and token modes
 	Store     *Store    // token mode: the signed-in users' tokens
 	Proxy     *Proxy    // proxy mode
+	OIDC      *OIDC     // oidc mode (with Sessions and Store): the relying party
 	LocalUser string    // local mode: the kubeconfig's identity, for display
 
 	// Recheck (token mode), if set, asks the API server again whether a
@@ -69,6 +70,10 @@ func (g *Gate) Check() error {
 			return ErrNoTrust
 		}
 		return g.Proxy.Check()
+	case ModeOIDC:
+		if g.Sessions == nil || g.Store == nil || g.OIDC == nil {
+			return errors.New("oidc mode needs sessions, a session store and the issuer's settings")
+		}
 	default:
 		return fmt.Errorf("unknown sign-in mode %q", g.Mode)
 	}
@@ -89,6 +94,9 @@ func (g *Gate) IdentifySession(w http.ResponseWriter, r *http.Request) (kube.Ide
 	if g.Mode == ModeProxy {
 		id, err := g.Proxy.Identify(r)
 		return id, Session{}, err
+	}
+	if g.Mode == ModeOIDC {
+		return g.identifyOIDC(w, r) // oidc_gate.go
 	}
 	sess, err := g.Sessions.Check(w, r)
 	if err != nil {

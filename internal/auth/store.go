@@ -33,6 +33,7 @@ type storeEntry struct {
 	expires   time.Time
 	lastSeen  time.Time
 	checkedAt time.Time // when the API server last accepted the token
+	oidc      *OIDCSession // an OIDC sign-in's tokens (oidc_session.go)
 }
 
 // NewStore returns a store holding at most max identities (DefaultStoreSize if 0).
