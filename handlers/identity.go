@@ -56,6 +56,8 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 					msg = "Your session has expired."
 				case errors.Is(err, auth.ErrSignedOut):
 					msg = "This session was signed out."
+				case errors.Is(err, auth.ErrNotRenewed):
+					msg = "Your sign-in expired and the provider did not renew it."
 				case errors.Is(err, auth.ErrTokenRejected):
 					msg = "The API server no longer accepts your token, so clusterdesk signed you out."
 				case errors.Is(err, auth.ErrUntrusted), errors.Is(err, auth.ErrNoProxyUser):
@@ -86,6 +88,9 @@ func (h *Handlers) loginPage(c echo.Context, status int, msg string) error {
 		p.Message = strings.TrimSpace(msg + " Paste a Kubernetes bearer token to sign in.")
 	case auth.ModeProxy:
 		p.Message = strings.TrimSpace(msg + " Sign in through your organisation's proxy.")
+	case auth.ModeOIDC:
+		p.Provider = h.issuerHost()
+		p.Message = strings.TrimSpace(msg + " Sign in with your organisation's OpenID provider.")
 	default:
 		p.Message = strings.TrimSpace(msg + " Open the one-time login URL that clusterdesk printed in its terminal.")
 	}

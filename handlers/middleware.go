@@ -35,7 +35,8 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 
 // public lists the paths served without a session.
 func public(path string) bool {
-	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/")
+	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/") ||
+		path == OIDCLoginPath || path == OIDCCallbackPath
 }
 
 // refuseInReadOnly is put on every mutating route: in --read-only mode the

@@ -42,6 +42,9 @@ func New(deps Deps) *echo.Echo {
 	e.GET("/login", h.login)
 	// Token mode's sign-in form; CSRF-checked like every POST, by a pre-session (login CSRF).
 	e.POST("/login", h.loginWithToken)
+	// OIDC sign-in: the start and the provider's callback (login_oidc.go).
+	e.GET(OIDCLoginPath, h.beginOIDC)
+	e.GET(OIDCCallbackPath, h.finishOIDC)
 	// The bundle goes out gzip-compressed: the page weight budget
 	// (views/layout/budget_test.go) counts compressed bytes.
 	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)

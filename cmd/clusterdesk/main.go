@@ -140,6 +140,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := si.configureOIDC(cfg.signIn.oidc, baseURL); err != nil {
+		return err
+	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && si.tls == nil {
 		log.Warn("serving on a non-loopback address over plain HTTP: anyone who can reach it and obtains a login URL acts with this kubeconfig's rights", "addr", ln.Addr())
 	}

@@ -30,10 +30,12 @@ type signInConfig struct {
 	proxySecretFile   string
 	proxyClientCA     string
 	tlsCert, tlsKey   string
+	oidc              oidcConfig // --auth oidc (oidc.go)
 }
 
 func (s *signInConfig) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.mode, "auth", env("AUTH", string(auth.ModeLocal)), "sign-in mode: local (one-time login URL, the kubeconfig's identity), token (users paste a bearer token) or proxy (an authenticating proxy names the user, who is impersonated)")
+	fs.StringVar(&s.mode, "auth", env("AUTH", string(auth.ModeLocal)), "sign-in mode: local (one-time login URL, the kubeconfig's identity), token (users paste a bearer token), proxy (an authenticating proxy names the user, who is impersonated) or oidc (users sign in at an OpenID provider; the console acts with their ID token)")
+	s.oidc.register(fs)
 	fs.StringVar(&s.proxyUserHeader, "proxy-user-header", env("PROXY_USER_HEADER", auth.DefaultProxyUserHeader), "proxy mode: the header naming the user")
 	fs.StringVar(&s.proxyGroupsHeader, "proxy-groups-header", env("PROXY_GROUPS_HEADER", auth.DefaultProxyGroupsHeader), "proxy mode: the header listing the user's groups (comma-separated, may repeat)")
 	fs.StringVar(&s.proxySecretHeader, "proxy-secret-header", env("PROXY_SECRET_HEADER", auth.DefaultProxySecretHeader), "proxy mode: the header carrying the shared secret")
@@ -53,6 +55,9 @@ func (s signInConfig) precheck() error {
 	}
 	if mode == auth.ModeProxy && s.proxySecretFile == "" && os.Getenv("CLUSTERDESK_PROXY_SECRET") == "" && s.proxyClientCA == "" {
 		return fmt.Errorf("--auth proxy: %w (set --proxy-secret-file or CLUSTERDESK_PROXY_SECRET, or --proxy-client-ca with --tls-cert)", auth.ErrNoTrust)
+	}
+	if mode == auth.ModeOIDC {
+		return s.oidc.precheck()
 	}
 	return nil
 }
@@ -89,6 +94,13 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 
 	out.gate = &auth.Gate{Mode: mode, Sessions: out.sessions, LocalUser: localUser}
 	switch mode {
+	case auth.ModeOIDC:
+		// The relying party comes with the served address (configureOIDC, oidc.go).
+		out.gate.Store = auth.NewStore(0)
+		out.gate.Store.Idle = out.sessions.Idle
+		out.review = func(ctx context.Context, token string) (kube.Identity, error) {
+			return kube.Review(ctx, restCfg, token)
+		}
 	case auth.ModeToken:
 		out.gate.Store = auth.NewStore(0)
 		out.gate.Store.Idle = out.sessions.Idle
@@ -124,7 +136,7 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 		out.gate.Proxy = p
 		out.gate.Sessions = nil
 	}
-	if err := out.gate.Check(); err != nil {
+	if err := out.gate.Check(); err != nil && mode != auth.ModeOIDC {
 		return nil, fmt.Errorf("--auth %s: %w (set --proxy-secret-file or CLUSTERDESK_PROXY_SECRET, or --proxy-client-ca with --tls-cert)", mode, err)
 	}
 
