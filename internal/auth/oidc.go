@@ -227,8 +227,12 @@ func (o *OIDC) refresh(ctx context.Context, s OIDCSession) (OIDCSession, error) 
 		return OIDCSession{}, err
 	}
 	tok, err := conf.TokenSource(o.ctx(ctx), &oauth2.Token{RefreshToken: s.RefreshToken}).Token()
-	if err != nil {
-		return OIDCSession{}, &OIDCError{Kind: OIDCRefreshFailed, Detail: "the provider refused to renew the sign-in", Err: err}
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.As(err, &re):
+		return OIDCSession{}, &OIDCError{Kind: OIDCRefreshFailed, Detail: "the provider refused to renew the sign-in: " + providerErrorText(re.ErrorCode, re.ErrorDescription), Err: err}
+	case err != nil:
+		return OIDCSession{}, &OIDCError{Kind: OIDCIssuerUnreachable, Detail: "the token endpoint did not answer", Err: err}
 	}
 	next, _, err := o.verify(ctx, verifier, tok)
 	if err != nil {

@@ -32,7 +32,7 @@ type storeEntry struct {
 	id        kube.Identity
 	expires   time.Time
 	lastSeen  time.Time
-	checkedAt time.Time // when the API server last accepted the token
+	checkedAt time.Time    // when the API server last accepted the token
 	oidc      *OIDCSession // an OIDC sign-in's tokens (oidc_session.go)
 }
 
