@@ -27,7 +27,9 @@ export const CHROMIUM_ARGS = [
 // admin: the admin kubeconfig in local mode; readonly: the same with --read-only;
 // token: --auth token (the admin kubeconfig is only the console's own identity,
 // people sign in by pasting a bearer token, see signInWithToken).
-export type Instance = 'admin' | 'readonly' | 'token';
+// oidc: --auth oidc at the devcluster's OpenID provider; started by oidc.spec.ts
+// itself (a devcluster without a provider cannot run it), so not in INSTANCES.
+export type Instance = 'admin' | 'readonly' | 'token' | 'oidc';
 export const INSTANCES: Instance[] = ['admin', 'readonly', 'token'];
 
 /** The flags that make an instance (besides --listen and --kubeconfig). */
