@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
+	"golang.org/x/sync/singleflight"
 )
 
 // ModeOIDC: people sign in at an OpenID provider (authorization code flow
@@ -54,6 +55,12 @@ type OIDC struct {
 	mu       sync.Mutex
 	oauth    *oauth2.Config
 	verifier *oidc.IDTokenVerifier
+
+	// renewals lets one request per session renew its ID token while the
+	// others wait for it: the provider rotates the refresh token on use, so
+	// two renewals with the same refresh token would end the session. (Across
+	// replicas the same holds only if one renews at a time: see OIDCSession.)
+	renewals singleflight.Group
 }
 
 // NewOIDC checks cfg and returns the relying party. It does no network I/O.

@@ -6,18 +6,11 @@ import (
 	"net/http"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 // renewTimeout bounds one renewal at the provider.
 const renewTimeout = 15 * time.Second
-
-// renewals lets one request per session renew its ID token while the others
-// wait for it: the provider rotates the refresh token on use, so two
-// renewals with the same refresh token would end the session.
-var renewals singleflight.Group
 
 // BeginOIDC starts a sign-in: it seals a new flight (state, nonce, PKCE
 // verifier) into a cookie on w and returns the provider's authorize URL to
@@ -93,7 +86,7 @@ func (g *Gate) identifyOIDC(w http.ResponseWriter, r *http.Request) (kube.Identi
 // renewOIDC renews session sid's ID token once, however many requests ask
 // at the same time, and keeps the result in the Store.
 func (g *Gate) renewOIDC(ctx context.Context, sid string, seen OIDCSession) (kube.Identity, error) {
-	v, err, _ := renewals.Do(sid, func() (any, error) {
+	v, err, _ := g.OIDC.renewals.Do(sid, func() (any, error) {
 		// Another request may have renewed it while this one waited.
 		id, cur, ok := g.Store.OIDCOf(sid)
 		if !ok {

@@ -14,7 +14,10 @@ import (
 // lives in the Store entry the session cookie names (PutOIDC, OIDCOf,
 // ReplaceOIDC); sealed into the session cookie instead, it is all a replica
 // needs to act for the person and renew the token. The JSON names are short
-// for that.
+// for that. One caution for that move: providers rotate the refresh token on
+// use, so a renewal must write the new OIDCSession back (a new cookie) and
+// two replicas renewing the same session at once will see one of them
+// refused (Gate.identifyOIDC then keeps the still-valid token).
 type OIDCSession struct {
 	IDToken      string    `json:"t"`
 	RefreshToken string    `json:"r,omitempty"`
