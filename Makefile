@@ -76,7 +76,7 @@ test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integrati
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && (cd devcluster && go test -count=1 -tags integration ./...) && npm run --silent e2e && $(BENCH_SHORT) && { $(BENCH_PAGES_QUICK); }'
+	  bash -c 'go test -count=1 -tags integration -p 1 $(GO_PKGS) && (cd devcluster && go test -count=1 -tags integration ./...) && npm run --silent e2e && $(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && { $(BENCH_PAGES_QUICK); }'
 	$(COMPAT_RUN)
 
 # BENCH_SHORT is a short round of the live-update benchmark, run by make test so
@@ -84,6 +84,12 @@ test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integrati
 # fails when a tab does not subscribe or an event misses a tab. No timing is
 # asserted (the machine is shared). About 15 s.
 BENCH_SHORT = $(BIN)/clusterdesk-bench -clients 50 -duration 5s -stalled=false
+
+# BENCH_REPLICAS_SHORT is a short round of the replicas benchmark: bin/clusterdesk
+# as three replicas behind HAProxy (internal/fleet), 60 tabs spread over them for
+# 5 s; it fails when a tab does not subscribe or an event misses a tab. No timing
+# is asserted. About 20 s.
+BENCH_REPLICAS_SHORT = $(BIN)/clusterdesk-bench -replicas 3 -clients 60 -duration 5s -binary bin/clusterdesk
 
 # COMPAT_RUN starts a second devcluster with kube-apiserver v1.28.15 (demo data,
 # no fixtures) and runs the FlowSchema integration tests on it (scripts/test-compat.sh).
@@ -115,9 +121,16 @@ fuzz: ## Run each fuzz target for FUZZ_LONG (3m)
 	$(MAKE) --no-print-directory fuzz-short FUZZTIME=$(FUZZ_LONG)
 
 .PHONY: e2e-deps
-e2e-deps: deps ## Install Debian's Chromium for the browser tests when it is missing
+e2e-deps: deps haproxy ## Install Debian's Chromium (browser tests) and HAProxy (failover tests) when missing
 	@command -v /usr/bin/chromium >/dev/null || { echo "installing chromium from Debian"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# The failover tests and the replicas bench run consoles behind a real HAProxy
+# (internal/fleet): Debian's, as a team would deploy it.
+.PHONY: haproxy
+haproxy: ## Install Debian's HAProxy when it is missing (the failover tests' balancer)
+	@command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || { echo "installing haproxy from Debian"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
 
 .PHONY: bench-pages
 bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; then the worst shapes (50,000 CSRs with a 5,000 storm, 2,000 CRDs, long names, 200 SANs, 256 KiB annotations) on a second devcluster; pages vs raw LIST/GET, memory, targets (loopback; first run seeds for long)
@@ -139,10 +152,11 @@ BENCH_PAGES_QUICK = main="$$DEVCLUSTER_DIR"; rm -rf $(CACHE)/devcluster-test-sha
 	  $(BIN)/clusterdesk-bench-pages --quick --binary bin/clusterdesk --shapes-dir $(CACHE)/devcluster-test-shapes
 
 .PHONY: bench
-bench: build devcluster bench-pages ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session) on a fresh devcluster (loopback, ~4 min)
+bench: build devcluster haproxy bench-pages ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
-	scripts/with-devcluster.sh $(CACHE)/devcluster-bench $(BIN)/clusterdesk-bench
+	scripts/with-devcluster.sh $(CACHE)/devcluster-bench \
+	  bash -c '$(BIN)/clusterdesk-bench && $(BIN)/clusterdesk-bench -replicas 1,3 -clients 1000 -binary bin/clusterdesk'
 
 # GO_MODULES are the repository's Go modules; each must be gofmt-clean and tidy.
 GO_MODULES := . devcluster devcluster/compat/v1.28 devcluster/oidc

@@ -8,7 +8,6 @@ require (
 	github.com/a-h/templ v0.3.977
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
-	github.com/gorilla/securecookie v1.1.2
 	github.com/labstack/echo/v4 v4.16.0
 	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.2
@@ -21,10 +20,9 @@ require (
 
 require github.com/hashicorp/golang-lru/v2 v2.0.7
 
-require (
-	github.com/coreos/go-oidc/v3 v3.21.0
-	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
-)
+require github.com/go-jose/go-jose/v4 v4.1.9
+
+require github.com/coreos/go-oidc/v3 v3.21.0
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -1,14 +1,12 @@
 package handlers
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labstack/echo/v4"
@@ -16,13 +14,10 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
-
-// ActivityPath is the auditor's activity page; its exports are ActivityPath
-// with .csv and .json (or ?format=csv|json).
-const ActivityPath = "/activity"
 
 // activityLimit bounds the rows of the page; the exports hold every match.
 const activityLimit = 500
@@ -67,35 +62,11 @@ func (h *Handlers) activityEntries(allowed map[string]kube.Kind, source string) 
 // cachedObjects lists a kind's objects in the shared cache (none while it is
 // not synced or forbidden to the console).
 func (h *Handlers) cachedObjects(id kube.KindID) []metav1.Object {
-	cl := h.deps.Cluster
-	switch id {
-	case kube.CSRs:
-		return objects(cl.CSRs())
-	case kube.FlowSchemas:
-		return objects(cl.FlowSchemas())
-	case kube.PriorityLevels:
-		return objects(cl.PriorityLevels())
-	case kube.CRDs:
-		return objects(cl.CRDs())
-	case kube.Webhooks:
-		return objects(cl.Webhooks())
-	case kube.MutatingWebhooks:
-		return objects(cl.MutatingWebhooks())
-	case kube.CSIDrivers:
-		return objects(cl.CSIDrivers())
-	}
-	return nil
-}
-
-func objects[T metav1.Object](list []T, err error) []metav1.Object {
+	objs, err := kindObjects(h.deps.Cluster, id)
 	if err != nil {
 		return nil
 	}
-	out := make([]metav1.Object, len(list))
-	for i, o := range list {
-		out[i] = o
-	}
-	return out
+	return objs
 }
 
 // activityFormat is the export asked for: the path's extension or ?format=.
@@ -129,7 +100,7 @@ func (h *Handlers) activity(c echo.Context, ext string) error {
 		return h.export(c, format, "clusterdesk-activity", entries)
 	}
 
-	p := model.ActivityPage{Action: ActivityPath, Who: q.Who, Since: q.SinceText, Until: q.UntilText, Source: q.Source,
+	p := model.ActivityPage{Action: urls.Activity, Who: q.Who, Since: q.SinceText, Until: q.UntilText, Source: q.Source,
 		Problems: problems, Total: len(entries), Limit: activityLimit, Hidden: hidden}
 	p.Chrome = h.chrome(c, "Activity", "", model.Crumb{Label: "Activity"})
 	for _, st := range h.deps.Cluster.Statuses() {
@@ -150,8 +121,8 @@ func (h *Handlers) activity(c echo.Context, ext string) error {
 	}
 	p.About = h.activityAbout()
 	exports := q.Values()
-	p.CSVURL = ActivityPath + ".csv" + encodeQuery(exports)
-	p.JSONURL = ActivityPath + ".json" + encodeQuery(exports)
+	p.CSVURL = urls.ActivityCSV + encodeQuery(exports)
+	p.JSONURL = urls.ActivityJSON + encodeQuery(exports)
 	return render(c, http.StatusOK, pages.Activity(p))
 }
 
@@ -170,7 +141,7 @@ func activityRow(e activity.Entry, allowed map[string]kube.Kind, exists bool) mo
 	k := allowed[e.Kind]
 	href := ""
 	if exists {
-		href = objectURL(k, e.Name)
+		href = urls.Object(k.ID, e.Name)
 	}
 	return present.ActivityRow(e, k.Singular, href)
 }
@@ -183,9 +154,6 @@ func (h *Handlers) history(c echo.Context) error {
 		return err
 	}
 	name := c.Param("name")
-	if !h.mayList(c, k) {
-		return apierrors.NewForbidden(kindResource(k), name, errors.New("your identity may not read this kind"))
-	}
 	var entries []activity.Entry
 	if h.deps.Activity != nil {
 		entries = h.deps.Activity.History(string(k.ID), name)
@@ -202,9 +170,9 @@ func (h *Handlers) history(c echo.Context) error {
 	allowed := map[string]kube.Kind{string(k.ID): k}
 	p := model.HistoryPage{KindID: string(k.ID), Kind: k.Singular, Name: name, Gone: objErr != nil, About: h.activityAbout()}
 	if objErr == nil {
-		p.ObjectHref = objectURL(k, name)
+		p.ObjectHref = urls.Object(k.ID, name)
 	}
-	crumbs := []model.Crumb{{Label: k.Title, Href: "/" + string(k.ID)}}
+	crumbs := []model.Crumb{{Label: k.Title, Href: urls.List(k.ID)}}
 	if p.ObjectHref != "" {
 		crumbs = append(crumbs, model.Crumb{Label: name, Href: p.ObjectHref})
 	} else {
@@ -217,7 +185,7 @@ func (h *Handlers) history(c echo.Context) error {
 	for _, e := range managed {
 		p.Managed = append(p.Managed, activityRow(e, allowed, true))
 	}
-	base := "/" + string(k.ID) + "/" + url.PathEscape(name) + "/history"
+	base := urls.History(k.ID, name)
 	p.CSVURL, p.JSONURL = base+"?format=csv", base+"?format=json"
 	return render(c, http.StatusOK, pages.History(p))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -26,7 +27,7 @@ func (h *Handlers) flowSchemaKind(c echo.Context, crumbs ...model.Crumb) (kube.K
 		return kube.Kind{}, model.Chrome{}, false, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.FlowSchemas))
 	}
 	chrome := h.chrome(c, kind.Title, kind.ID, crumbs...)
-	if !h.mayList(c, kind) {
+	if !mayListKind(c) { // kindAccess (access.go)
 		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
 		return kind, chrome, false, nil
 	}
@@ -78,31 +79,27 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 			page = present.FlowSchemaOverview(schemas, levels, q, time.Now())
 		}
 	}
-	page.List.Chrome, page.List.KindID, page.List.Title, page.List.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
-	page.ClassifyHref = present.ClassifyPath
+	page.List.Chrome, page.List.KindID, page.List.Title, page.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
+	page.ClassifyHref = urls.Classify
 	page.List.NewHref = h.newHref(c, kind.ID) // list_new.go
 	if page.List.NewHref != "" {
-		page.NewFormHref = flowSchemaFormNew // apf_form.go
+		page.NewFormHref = urls.FlowSchemaFormNew // apf_form.go
 	}
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
-		return render(c, status, pages.FlowSchemaTable(page))
-	}
-	return render(c, status, pages.FlowSchemaList(page))
+	return renderPage(c, status, pages.FlowSchemaList(page), pages.FlowSchemaTable(page))
 }
 
 // classify serves the request classifier (GET /flowschemas/-/classify): the
 // form, and once submitted, where the apiserver would put the request.
 func (h *Handlers) classify(c echo.Context) error {
 	_, chrome, ok, err := h.flowSchemaKind(c,
-		model.Crumb{Label: "FlowSchemas", Href: "/flowschemas"}, model.Crumb{Label: "Classify a request"})
+		model.Crumb{Label: "FlowSchemas", Href: urls.FlowSchemas}, model.Crumb{Label: "Classify a request"})
 	if err != nil {
 		return err
 	}
 	chrome.Title = "Classify a request"
 	page := model.ClassifyPage{
 		Chrome: chrome, Form: present.NewClassifyForm(), Examples: present.ClassifyExamples(),
-		Action: present.ClassifyPath, ListHref: "/flowschemas",
+		Action: urls.Classify, ListHref: urls.FlowSchemas,
 	}
 	if f := present.ParseClassifyForm(c.QueryParams()); f.Submitted {
 		page.Form = f

@@ -18,6 +18,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -105,7 +106,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 			f := fsForm(name)
 			c.mut(&f)
 			for _, op := range []string{"preview", "save"} {
-				code, doc, _ := es.submit(t, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), op))
+				code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), op))
 				if code != c.status {
 					t.Fatalf("%s: status %d, want %d: %s", op, code, c.status, doc.Find(`[data-testid="editor-problem"]`).Text())
 				}
@@ -142,12 +143,12 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 		name := uniq("fsform-zero")
 		f := fsForm(name)
 		f.Precedence = "0"
-		code, doc, _ := es.submit(t, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "preview"))
+		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "preview"))
 		if code != http.StatusOK || !strings.Contains(fieldErrors(doc, "precedence"), "would store 1000, not 0") ||
 			!strings.Contains(doc.Find(`[data-testid="preview-diff"]`).Text(), "matchingPrecedence: 1000") {
 			t.Fatalf("preview: status %d, beside precedence %q", code, fieldErrors(doc, "precedence"))
 		}
-		code, doc, _ = es.submit(t, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "save"))
+		code, doc, _ = es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "save"))
 		if title, _, _ := problem(doc); code != http.StatusUnprocessableEntity || title != "The API server would store other values" ||
 			!strings.Contains(fieldErrors(doc, "precedence"), "would store 1000, not 0") {
 			t.Fatalf("save: status %d, %q, beside precedence %q", code, title, fieldErrors(doc, "precedence"))
@@ -163,7 +164,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 	t.Run("precedence that is not a number is refused before sending", func(t *testing.T) {
 		f := fsForm(uniq("fsform-nan"))
 		f.Precedence = "ten"
-		code, doc, _ := es.submit(t, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "save"))
+		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "save"))
 		if code != http.StatusUnprocessableEntity || !strings.Contains(fieldErrors(doc, "precedence"), "not a whole number") {
 			t.Fatalf("status %d, beside precedence %q", code, fieldErrors(doc, "precedence"))
 		}
@@ -176,7 +177,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 		name := uniq("fsform-dangling")
 		f := fsForm(name)
 		f.PriorityLevel, f.PriorityTyped = model.PriorityLevelOther, "no-such-level"
-		code, doc, _ := es.submit(t, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "preview"))
+		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "preview"))
 		if code != http.StatusOK {
 			t.Fatalf("preview: status %d: %s", code, doc.Find(`[data-testid="editor-problem"]`).Text())
 		}
@@ -200,7 +201,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 			"\nspec:\n  matchingPrecedence: 7000\n  priorityLevelConfiguration:\n    name: global-default\n")
 		f := fsForm(name)
 		for _, op := range []string{"preview", "save"} {
-			code, doc, _ := es.submit(t, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), op))
+			code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), op))
 			if code != http.StatusConflict || !strings.Contains(fieldErrors(doc, "name"), "already exists") {
 				t.Fatalf("%s: status %d, beside name %q", op, code, fieldErrors(doc, "name"))
 			}
@@ -219,7 +220,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 			"\nspec:\n  matchingPrecedence: 7000\n  priorityLevelConfiguration:\n    name: global-default\n  rules:\n  - subjects:\n    - kind: Group\n      group:\n        name: x\n    nonResourceRules:\n    - verbs: [get]\n      nonResourceURLs: [/x]\n")
 		es.settled(t, name)
 		before := es.live(t, kube.FlowSchemas, name)
-		code, doc, _ := es.get(t, es.sess, flowSchemaFormPath(name))
+		code, doc, _ := es.get(t, es.sess, urls.FlowSchemaForm(name))
 		if code != http.StatusOK {
 			t.Fatalf("edit form: %d", code)
 		}
@@ -228,7 +229,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 		v.Del("r0.nr0.verbs")
 		v.Add("r0.nr0.verbs", "*")
 		v.Add("r0.nr0.verbs", "get")
-		code, doc, _ = es.submit(t, flowSchemaFormPath(name), withOp(v, "save"))
+		code, doc, _ = es.submit(t, urls.FlowSchemaForm(name), withOp(v, "save"))
 		if code != http.StatusUnprocessableEntity {
 			t.Fatalf("status %d", code)
 		}
@@ -253,12 +254,12 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 	name := uniq("fsform-flow")
 	t.Cleanup(func() { _, _ = es.admin.Delete(ctx, k, name, "", false) })
 
-	code, doc, _ := es.get(t, es.sess, flowSchemaFormNew)
+	code, doc, _ := es.get(t, es.sess, urls.FlowSchemaFormNew)
 	if code != http.StatusOK || doc.Find(`[data-testid="fsform-yaml-link"]`).AttrOr("href", "") != "/flowschemas/new" {
 		t.Fatalf("new form: status %d", code)
 	}
 	f := fsForm(name)
-	code, doc, _ = es.submit(t, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "add-subject:0"))
+	code, doc, _ = es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "add-subject:0"))
 	if code != http.StatusOK || doc.Find(`[data-testid="fsform-subject"]`).Length() != 2 {
 		t.Fatalf("add subject: status %d, %d subjects", code, doc.Find(`[data-testid="fsform-subject"]`).Length())
 	}
@@ -270,7 +271,7 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 	v.Set("r0.s1.namespace", "kube-system")
 	v.Set("r0.s1.name", "*")
 
-	code, doc, _ = es.submit(t, flowSchemaFormNew, withOp(v, "preview"))
+	code, doc, _ = es.submit(t, urls.FlowSchemaFormNew, withOp(v, "preview"))
 	if code != http.StatusOK || doc.Find(`[data-testid="fsform-verdict"]`).Length() != 1 ||
 		!strings.Contains(doc.Find(`[data-testid="preview-diff"]`).Text(), "name: "+name) {
 		t.Fatalf("preview: status %d: %s", code, doc.Find(`[data-testid="editor-problem"]`).Text())
@@ -278,7 +279,7 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 	if _, err := es.admin.Get(ctx, k, name); !apierrors.IsNotFound(err) {
 		t.Fatalf("preview stored it: %v", err)
 	}
-	code, _, hdr := es.submit(t, flowSchemaFormNew, withOp(v, "save"))
+	code, _, hdr := es.submit(t, urls.FlowSchemaFormNew, withOp(v, "save"))
 	if code != http.StatusSeeOther || hdr.Get("Location") != "/flowschemas/"+name {
 		t.Fatalf("save: status %d, Location %q", code, hdr.Get("Location"))
 	}
@@ -304,18 +305,18 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 		fs, err := es.cache.FlowSchema(name)
 		return err == nil && fs.Labels["team"] == "platform"
 	})
-	code, doc, _ = es.get(t, es.sess, flowSchemaFormPath(name))
+	code, doc, _ = es.get(t, es.sess, urls.FlowSchemaForm(name))
 	if code != http.StatusOK || doc.Find(`[data-testid="fsform-subject"]`).Length() != 2 {
 		t.Fatalf("edit form: status %d", code)
 	}
 	edit := browserValues(doc.Find(`form[data-testid="fsform"]`))
 	edit.Set("precedence", "4322")
 	edit.Set("distinguisher", "ByUser")
-	code, doc, _ = es.submit(t, flowSchemaFormPath(name), withOp(edit, "preview"))
+	code, doc, _ = es.submit(t, urls.FlowSchemaForm(name), withOp(edit, "preview"))
 	if code != http.StatusOK || !strings.Contains(doc.Find(`[data-testid="preview-diff"]`).Text(), "matchingPrecedence: 4322") {
 		t.Fatalf("edit preview: status %d: %s", code, doc.Find(`[data-testid="editor-problem"]`).Text())
 	}
-	code, _, hdr = es.submit(t, flowSchemaFormPath(name), withOp(edit, "save"))
+	code, _, hdr = es.submit(t, urls.FlowSchemaForm(name), withOp(edit, "save"))
 	if code != http.StatusSeeOther || hdr.Get("Location") != "/flowschemas/"+name {
 		t.Fatalf("edit save: status %d", code)
 	}
@@ -328,7 +329,7 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 	// New versions that read the same as the one the form started from (here
 	// a label added and removed again; in life, the API server writing the
 	// status) are no conflict.
-	_, doc, _ = es.get(t, es.sess, flowSchemaFormPath(name))
+	_, doc, _ = es.get(t, es.sess, urls.FlowSchemaForm(name))
 	same := browserValues(doc.Find(`form[data-testid="fsform"]`))
 	for _, labels := range []map[string]string{{"team": "platform", "tmp": "x"}, {"team": "platform"}} {
 		o := es.live(t, kube.FlowSchemas, name)
@@ -341,12 +342,12 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 		t.Fatal("the version did not move")
 	}
 	same.Set("precedence", "4399")
-	if code, doc, _ = es.submit(t, flowSchemaFormPath(name), withOp(same, "save")); code != http.StatusSeeOther {
+	if code, doc, _ = es.submit(t, urls.FlowSchemaForm(name), withOp(same, "save")); code != http.StatusSeeOther {
 		t.Fatalf("save over an unchanged-looking new version: status %d: %s", code, doc.Find(`[data-testid="conflict"]`).Text())
 	}
 
 	// A change on the server after the form was opened: 409, values kept.
-	_, doc, _ = es.get(t, es.sess, flowSchemaFormPath(name))
+	_, doc, _ = es.get(t, es.sess, urls.FlowSchemaForm(name))
 	stale := browserValues(doc.Find(`form[data-testid="fsform"]`))
 	theirs := es.live(t, kube.FlowSchemas, name)
 	theirs.SetLabels(map[string]string{"team": "someone-else"})
@@ -354,7 +355,7 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale.Set("precedence", "4400")
-	code, doc, _ = es.submit(t, flowSchemaFormPath(name), withOp(stale, "save"))
+	code, doc, _ = es.submit(t, urls.FlowSchemaForm(name), withOp(stale, "save"))
 	if code != http.StatusConflict || doc.Find(`[data-testid="conflict"]`).Length() != 1 ||
 		!strings.Contains(doc.Find(`[data-testid="conflict-diff"]`).Text(), "someone-else") {
 		t.Fatalf("conflict: status %d", code)
@@ -362,11 +363,11 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 	if v := doc.Find(`#fsf-precedence`).AttrOr("value", ""); v != "4400" {
 		t.Errorf("conflict lost the typed precedence: %q", v)
 	}
-	code, doc, _ = es.submit(t, flowSchemaFormPath(name), withOp(browserValues(doc.Find(`form[data-testid="fsform"]`)), "rebase"))
+	code, doc, _ = es.submit(t, urls.FlowSchemaForm(name), withOp(browserValues(doc.Find(`form[data-testid="fsform"]`)), "rebase"))
 	if code != http.StatusOK || doc.Find(`[data-testid="fsform-rebased"]`).Length() != 1 {
 		t.Fatalf("rebase: status %d", code)
 	}
-	code, _, _ = es.submit(t, flowSchemaFormPath(name), withOp(browserValues(doc.Find(`form[data-testid="fsform"]`)), "save"))
+	code, _, _ = es.submit(t, urls.FlowSchemaForm(name), withOp(browserValues(doc.Find(`form[data-testid="fsform"]`)), "save"))
 	if code != http.StatusSeeOther {
 		t.Fatalf("save after rebase: status %d", code)
 	}
@@ -390,7 +391,7 @@ func TestClassifierOldAddress(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/flowschemas/classify?user=bob&verb=get&resource=pods", nil)
 	req.AddCookie(es.sess)
 	rec := es.do(req)
-	if rec.Code != http.StatusFound || rec.Header().Get("Location") != present.ClassifyPath+"?user=bob&verb=get&resource=pods" {
+	if rec.Code != http.StatusFound || rec.Header().Get("Location") != urls.Classify+"?user=bob&verb=get&resource=pods" {
 		t.Fatalf("old address: status %d, Location %q", rec.Code, rec.Header().Get("Location"))
 	}
 	es.create(t, kube.FlowSchemas, "apiVersion: "+apiVersion(k)+"\nkind: FlowSchema\nmetadata:\n  name: classify\nspec:\n  matchingPrecedence: 7001\n  priorityLevelConfiguration:\n    name: global-default\n")
@@ -402,7 +403,7 @@ func TestClassifierOldAddress(t *testing.T) {
 	if code != http.StatusOK || doc.Find(`[data-testid="detail-name"]`).Text() != "classify" {
 		t.Fatalf("FlowSchema named classify: status %d, page %q", code, doc.Find("h1").Text())
 	}
-	code, doc, _ = es.get(t, es.sess, present.ClassifyPath)
+	code, doc, _ = es.get(t, es.sess, urls.Classify)
 	if code != http.StatusOK || doc.Find(`[data-testid="classify-form"]`).Length() != 1 {
 		t.Fatalf("classifier: status %d", code)
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/layout"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -25,7 +27,8 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	}
 	ready := false
 	for _, st := range h.statuses(c) {
-		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: "/" + string(st.Kind.ID), Active: st.Kind.ID == active}
+		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: urls.List(st.Kind.ID), Active: st.Kind.ID == active,
+			Shortcut: layout.KindShortcut(pagesByKind[st.Kind.ID].shortcut)}
 		if st.State == kube.StateSynced {
 			item.Count = strconv.Itoa(st.Count)
 			ready = true
@@ -33,7 +36,7 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 		ch.Nav = append(ch.Nav, item)
 	}
 	// The auditor's activity page (activity.go), after the kinds.
-	ch.Nav = append(ch.Nav, model.NavItem{Label: "Activity", Href: ActivityPath, Active: c.Path() == ActivityPath})
+	ch.Nav = append(ch.Nav, model.NavItem{Label: "Activity", Href: urls.Activity, Active: c.Path() == urls.Activity})
 	ch.Live = h.liveChrome(c, active)
 	if !ready && !h.deps.Cluster.Ready() {
 		ch.Banners = append(ch.Banners, clusterBanner(h.deps.Cluster.Statuses()))

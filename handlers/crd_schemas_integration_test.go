@@ -23,6 +23,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -68,7 +69,7 @@ func TestPackedSchemasShowAsServed(t *testing.T) {
 		}
 		wantPaths := map[string]bool{}
 		collectPaths(page.Root, wantPaths)
-		code, doc := getDoc(t, ls, sess, present.SchemaHref(largestFixtureCRD, version, path))
+		code, doc := getDoc(t, ls, sess, urls.CRDSchema(largestFixtureCRD, version, path))
 		gotPaths := map[string]bool{}
 		doc.Find(`[data-testid="schema-field"]`).Each(func(_ int, s *goquery.Selection) { gotPaths[s.AttrOr("data-path", "?")] = true })
 		if code != http.StatusOK || len(gotPaths) < 10 || !equality.Semantic.DeepEqual(gotPaths, wantPaths) {

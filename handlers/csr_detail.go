@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,26 +8,23 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// csrKind resolves the CSR kind and checks the user may read CSRs before
-// anything is served from the shared cache.
-func (h *Handlers) csrKind(c echo.Context, name string) (kube.Kind, error) {
+// csrKind resolves the CSR kind; the route's kindAccess has checked that the
+// user may read CSRs.
+func (h *Handlers) csrKind(_ echo.Context, _ string) (kube.Kind, error) {
 	kind, known := h.deps.Cluster.Kind(kube.CSRs)
 	if !known {
 		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.CSRs))
-	}
-	if !h.mayList(c, kind) {
-		return kube.Kind{}, apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
 	}
 	return kind, nil
 }
@@ -75,7 +71,7 @@ func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificat
 	page := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), csrChecksEnv(), time.Now())
 	if node := kubeletServingNode(obj); node != "" && h.deps.Lookup != nil {
 		page.Findings = slices.DeleteFunc(page.Findings, func(f model.CSRFinding) bool { return f.Check == nodeUnknownCheck })
-		page.NodeCheck = model.CSRNodeCheck{Href: csrNodeCheckHref(obj.Name), Node: node}
+		page.NodeCheck = model.CSRNodeCheck{Href: urls.CSRNodeCheck(obj.Name), Node: node}
 	}
 	return h.csrDetailLayout(c, kind, obj, raw, page)
 }
@@ -86,7 +82,7 @@ func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certific
 		return model.CSRDetailPage{}, err
 	}
 	page.Chrome = h.chrome(c, obj.Name, kind.ID,
-		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: obj.Name})
+		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: obj.Name})
 	page.Actions = h.csrActions(c, obj)
 	return page, nil
 }

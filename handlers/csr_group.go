@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -10,14 +9,15 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
 // A group action decides at most maxBulk requests per step, like a bulk
-// decision: with bulkWorkers writes in flight a step of 500 takes about a
-// second on a healthy API server, and its confirm form stays far below the
-// body limit. A larger storm is decided in steps (present.PlanStorm).
+// decision: a step of 500 takes about a second on a healthy API server
+// (decide.MaxBatch), and its confirm form stays far below the body limit. A
+// larger storm is decided in steps (present.PlanStorm).
 
 // csrStorm finds the storm of the :id path parameter for a user who may read
 // CSRs and decide for its signer.
@@ -51,22 +51,18 @@ func (h *Handlers) csrGroupPreview(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, `Choose "approve-newest" or "deny-all".`)
 	}
-	p.Chrome = h.chrome(c, p.Title, "csrs", model.Crumb{Label: "CertificateSigningRequests", Href: "/csrs"},
+	p.Chrome = h.chrome(c, p.Title, "csrs", model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs},
 		model.Crumb{Label: p.Group.Title, Href: p.Group.Href}, model.Crumb{Label: p.Title})
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return render(c, http.StatusOK, pages.CSRGroupPreview(p))
 }
 
 // csrGroupDecide writes the confirmed preview (POST /csrs/groups/:id/decide
-// with approve, at most one "<uid>/<name>", deny, any number, and a message):
-// each request is decided on its own, as the user, on the object with the
-// UID the preview showed, so a request replaced since is refused on its own
-// line and the others proceed. It answers with the queue and a result per
-// request; the status is bulkStatus's.
+// with approve, at most one "<uid>/<name>", deny, any number, and a message)
+// as the signed-in user (decide.Decisions.Group: each request on its own, on
+// the object with the UID the preview showed). It answers with the queue and
+// a result per request; the status is bulkStatus's.
 func (h *Handlers) csrGroupDecide(c echo.Context) error {
-	// The storm may have changed since the preview (grown, or partly decided
-	// by someone else): the form says what the person confirmed, and the API
-	// server decides whether they may, request by request.
 	if _, err := h.csrKind(c, c.Param("id")); err != nil {
 		return err
 	}
@@ -74,9 +70,9 @@ func (h *Handlers) csrGroupDecide(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
 	}
-	text := strings.TrimSpace(form.Get("message"))
-	if len(text) > maxReasonLen {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
+	text, err := parseCSRReason(form.Get("message"))
+	if err != nil {
+		return err
 	}
 	approve, err := parseRefs(form["approve"])
 	if err != nil {
@@ -86,34 +82,11 @@ func (h *Handlers) csrGroupDecide(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	switch {
-	case len(approve) > 1:
-		return echo.NewHTTPError(http.StatusBadRequest, "A group action approves at most one request.")
-	case len(approve)+len(deny) == 0:
-		return echo.NewHTTPError(http.StatusBadRequest, "The confirmation names no request; open the preview again.")
-	case len(approve)+len(deny) > maxBulk:
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%d requests in one step; a step decides at most %d.", len(approve)+len(deny), maxBulk))
+	outcomes, err := h.decisions(c).Group(c.Request().Context(), h.user(c), approve, deny, text)
+	if err != nil {
+		return invalidDecision(err)
 	}
-	if len(approve) == 1 {
-		for _, d := range deny {
-			if d.Name == approve[0].Name {
-				return echo.NewHTTPError(http.StatusBadRequest, d.Name+" is both approved and denied; open the preview again.")
-			}
-		}
-	}
-	user := h.user(c)
-	var jobs []csrJob
-	for _, ref := range approve {
-		verb, reason, msg := h.csrDecision(user, true, text)
-		jobs = append(jobs, csrJob{ref: ref, approve: true, verb: verb, reason: reason, msg: msg})
-	}
-	for _, ref := range deny {
-		verb, reason, msg := h.csrDecision(user, false, text)
-		jobs = append(jobs, csrJob{ref: ref, verb: verb, reason: reason, msg: msg})
-	}
-	outcomes := h.decideAll(c.Request().Context(), jobs)
-	result, _ := h.bulkResult(c, "Decided", text, outcomes)
-
+	result, _ := csrBulkResult("Decided", outcomes)
 	page, _, err := h.csrQueuePage(c, present.CSRQueueQuery{}, nil)
 	if err != nil {
 		return err

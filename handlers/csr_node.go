@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -12,11 +11,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
-
-// csrNodeCheckHref is where csrNodeCheck answers for the CSR name.
-func csrNodeCheckHref(name string) string {
-	return "/csrs/" + url.PathEscape(name) + "/node-check"
-}
 
 // csrNodeCheck compares a kubelet-serving CSR's DNS names and IPs with its
 // Node's addresses, read as the user (GET /csrs/:name/node-check). The detail
@@ -31,7 +25,7 @@ func (h *Handlers) csrNodeCheck(c echo.Context) error {
 	}
 	env := h.csrDetailChecksEnv(c, obj)
 	full := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), env, time.Now())
-	if isHTMX(c) {
+	if fragmentWanted(c) {
 		r := model.CSRNodeResult{Node: kubeletServingNode(obj)}
 		for _, f := range full.Findings {
 			if strings.HasPrefix(f.Check, "node-") {

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -44,16 +45,11 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// The same URL answers with a fragment or a full page: caches must keep both.
-	c.Response().Header().Add("Vary", "HX-Request")
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "2")
 	}
-	if isHTMX(c) {
-		return render(c, status, pages.CSRQueueTable(page))
-	}
-	page.NewHref = h.newHref(c, kube.CSRs) // list_new.go
-	return render(c, status, pages.CSRQueue(page))
+	page.NewHref = h.newHref(c, kube.CSRs) // list_new.go; none for htmx
+	return renderPage(c, status, pages.CSRQueue(page), pages.CSRQueueTable(page))
 }
 
 // csrQueuePage builds the queue for q, pre-selecting the named CSRs. A user who
@@ -67,9 +63,9 @@ func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selecte
 	chrome := h.chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
 	forbidden := func(err error) (model.CSRQueuePage, int, error) {
 		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, err))
-		return model.CSRQueuePage{Chrome: chrome, Title: kind.Title, Action: "/csrs", Forbidden: true}, http.StatusForbidden, nil
+		return model.CSRQueuePage{Chrome: chrome, Title: kind.Title, Action: urls.CSRs, Forbidden: true}, http.StatusForbidden, nil
 	}
-	if !h.mayList(c, kind) {
+	if !mayListKind(c) { // kindAccess (access.go)
 		return forbidden(nil)
 	}
 	items, err := h.deps.Cluster.CSRs()

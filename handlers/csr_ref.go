@@ -2,18 +2,30 @@ package handlers
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/clusterdesk/clusterdesk/internal/decide"
 )
 
-// csrRef names one CSR as the person saw it: its name and the UID of the
-// object shown. Every approve and deny carries one, so that a request deleted
-// and created again under the same name is refused rather than decided.
-type csrRef struct {
-	Name string
-	UID  types.UID
+// csrRef names one CSR as the person saw it (decide.Ref).
+type csrRef = decide.Ref
+
+// maxReasonLen bounds the free text an approver writes into the condition message.
+const maxReasonLen = 1024
+
+// parseCSRReason reads the approver's own text of a decision, trimmed, and
+// refuses one longer than the condition keeps (400).
+func parseCSRReason(v string) (string, error) {
+	text := strings.TrimSpace(v)
+	if len(text) > maxReasonLen {
+		return "", echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
+	}
+	return text, nil
 }
 
 // parseCSRUID reads the uid field of a single decision. The API server makes

@@ -39,7 +39,7 @@ func TestBulkRefs(t *testing.T) {
 		err  string
 	}{
 		{"names and names[], blanks and repeats dropped", url.Values{"names": {u1 + "/a", " ", u1 + "/a"}, "names[]": {u2 + "/b"}},
-			[]csrRef{{"a", u1}, {"b", u2}}, ""},
+			[]csrRef{{Name: "a", UID: u1}, {Name: "b", UID: u2}}, ""},
 		{"nothing", url.Values{}, nil, ""},
 		{"a bare name (an old form) carries no UID", url.Values{"names": {"a"}}, nil, "does not say which request"},
 		{"a UID without a name", url.Values{"names": {u1 + "/"}}, nil, "does not say which request"},

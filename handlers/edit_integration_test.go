@@ -28,6 +28,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
@@ -82,7 +83,7 @@ func newEditServer(t *testing.T, identity string) *editServer {
 	buf := &syncBuffer{}
 	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
 	ls.e = New(Deps{Log: slog.New(slog.NewTextHandler(buf, nil)), Cluster: ls.cache, Access: access,
-		Writer: mustWriter(t, cfg), Editor: editor, Docs: edit.NewDocs(openAPI), Sessions: auth.NewSessions(), Logins: logins, User: identity})
+		Writer: mustWriter(t, cfg), Editor: editor, Docs: edit.NewDocs(openAPI, present.DocTree), Sessions: auth.NewSessions(), Logins: logins, User: identity})
 	es := &editServer{liveServer: ls, log: buf, admin: admin}
 	es.sess = ls.login(t)
 	return es

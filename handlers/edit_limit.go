@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // editorBody bounds the bodies of the routes that carry an editor's text (and
@@ -26,14 +27,14 @@ const editorBodyBytes = edit.MaxText
 
 // editorBodyRoutes are the route templates (c.Path()) whose bodies get editorBody.
 var editorBodyRoutes = map[string]bool{
-	"/:kind/create":                          true,
-	"/:kind/:name/preview":                   true,
-	"/:kind/:name/apply":                     true,
-	"/:kind/:name/rebase":                    true,
-	"/crds/:name/instances/create":           true,
-	"/crds/:name/instances/:ns/:obj/preview": true,
-	"/crds/:name/instances/:ns/:obj/apply":   true,
-	"/crds/:name/instances/:ns/:obj/rebase":  true,
+	urls.CreateRoute:    true,
+	urls.PreviewRoute:   true,
+	urls.ApplyRoute:     true,
+	urls.RebaseRoute:    true,
+	urls.CRCreateRoute:  true,
+	urls.CRPreviewRoute: true,
+	urls.CRApplyRoute:   true,
+	urls.CRRebaseRoute:  true,
 }
 
 // editorRoute marks, in the route table, a route that carries an editor's
@@ -50,7 +51,7 @@ func bodyLimitFor(route string) string {
 	switch {
 	case editorBodyRoutes[route]:
 		return editorBody
-	case route == loginPath:
+	case route == urls.Login:
 		return loginBody // public: read before anyone is known (signin_limit.go)
 	}
 	return maxBody

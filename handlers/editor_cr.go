@@ -16,13 +16,14 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
 // clusterScope stands for "no namespace" in the address of a cluster-scoped
 // custom resource: "_" is no valid namespace name.
-const clusterScope = "_"
+const clusterScope = urls.ClusterScoped
 
 // instancesPerPage is how many custom resources the instances page asks the
 // API server for at a time.
@@ -31,25 +32,9 @@ const instancesPerPage = 100
 // maxInstancesPerPage bounds the page size a ?limit= may ask for.
 const maxInstancesPerPage = 500
 
-func crListURL(crd string) string { return "/crds/" + url.PathEscape(crd) + "/instances" }
-
-func crInstanceURL(crd, namespace, name string) string {
-	if namespace == "" {
-		namespace = clusterScope
-	}
-	return crListURL(crd) + "/" + url.PathEscape(namespace) + "/" + url.PathEscape(name)
-}
-
-// crd reads the CRD of the :name parameter from the shared cache, after
-// checking that the user may list CRDs.
+// crd reads the CRD of the :name parameter from the shared cache; the route's
+// kindAccess has checked that the user may list CRDs.
 func (h *Handlers) crd(c echo.Context) (*apiextensionsv1.CustomResourceDefinition, error) {
-	k, ok := h.deps.Cluster.Kind(kube.CRDs)
-	if !ok {
-		return nil, echo.NewHTTPError(http.StatusNotFound, "clusterdesk shows no CustomResourceDefinitions here.")
-	}
-	if !h.mayList(c, k) {
-		return nil, apierrors.NewForbidden(kindResource(k), c.Param("name"), errors.New("your identity may not read CustomResourceDefinitions"))
-	}
 	return h.deps.Cluster.CRD(c.Param("name"))
 }
 
@@ -78,19 +63,19 @@ func (h *Handlers) crTarget(c echo.Context, withObject bool) (editTarget, error)
 		return editTarget{}, echo.NewHTTPError(http.StatusConflict, crd.Name+" serves no version, so its objects cannot be read through the API.")
 	}
 	crdName := crd.Name
-	list := crListURL(crdName)
+	list := urls.CRInstances(crdName)
 	t := editTarget{
-		kind: k, name: name, list: list, createURL: list + "/create",
+		kind: k, name: name, list: list, createURL: urls.CRCreate(crdName),
 		crumbs: []model.Crumb{
-			{Label: "CustomResourceDefinitions", Href: "/" + string(kube.CRDs)},
-			{Label: crdName, Href: objectURL(kube.Kind{ID: kube.CRDs}, crdName)},
+			{Label: "CustomResourceDefinitions", Href: urls.List(kube.CRDs)},
+			{Label: crdName, Href: urls.Object(kube.CRDs, crdName)},
 			{Label: "Objects", Href: list},
 		},
 		// The document of a CRD's group changes when a CRD does, not with the server.
 		docsKey:    "crd " + crdName + " " + crd.ResourceVersion,
 		namespaced: namespaced,
 		nav:        kube.CRDs,
-		pageOf:     func(ns, name string) string { return crInstanceURL(crdName, ns, name) },
+		pageOf:     func(ns, name string) string { return urls.CRInstance(crdName, ns, name) },
 	}
 	if name != "" {
 		t.page = t.pageOf(ns, name)
@@ -124,25 +109,25 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		ns = ""
 	}
 	p := model.InstancesPage{
-		CRD: crd.Name, CRDHref: objectURL(kube.Kind{ID: kube.CRDs}, crd.Name), Kind: k.Singular,
+		CRD: crd.Name, CRDHref: urls.Object(kube.CRDs, crd.Name), Kind: k.Singular,
 		Resource: k.Resource + "." + k.Group + "/" + k.Version, Namespaced: t.namespaced, Namespace: ns, Limit: instancesPerPage,
 	}
 	p.Chrome = h.chrome(c, k.Singular+" objects", kube.CRDs, t.crumbs[0], t.crumbs[1], model.Crumb{Label: "Objects"})
 	if !h.deps.ReadOnly {
-		p.NewHref = t.list + "/new"
+		p.NewHref = urls.CRNew(crd.Name)
 		if ns != "" {
-			p.NewHref += "?namespace=" + url.QueryEscape(ns)
+			p.NewHref = urls.WithQuery(p.NewHref, url.Values{"namespace": {ns}})
 		}
-	}
-	ctx := c.Request().Context()
-	if count, err := h.deps.Editor.CountCustomResources(ctx, crdObject(crd)); err == nil {
-		p.Count = countText(count)
 	}
 	cont := c.QueryParam("continue")
 	if n, err := strconv.ParseInt(c.QueryParam("limit"), 10, 64); err == nil && n > 0 && n <= maxInstancesPerPage {
 		p.Limit = n
 	}
-	table, err := h.deps.Editor.Table(ctx, k, p.Limit, cont)
+	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, crdObject(crd), p.Limit, cont)
+	if list.CountErr == nil {
+		p.Count = countText(list.Count)
+	}
+	table := list.Table
 	status := http.StatusOK
 	switch {
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
@@ -183,10 +168,7 @@ func instancesPage(list, ns, cont string, limit int64) string {
 	if cont != "" {
 		q.Set("continue", cont)
 	}
-	if len(q) == 0 {
-		return list
-	}
-	return list + "?" + q.Encode()
+	return urls.WithQuery(list, q)
 }
 
 func countText(n kube.CRCount) string {
@@ -203,7 +185,7 @@ func (h *Handlers) crInstance(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	obj, err := h.deps.Editor.Get(c.Request().Context(), t.kind, t.name)
+	obj, err := h.editorCase(c).Read(c.Request().Context(), t.kind, t.name)
 	if err != nil {
 		return err
 	}
@@ -220,7 +202,8 @@ func (h *Handlers) crInstance(c echo.Context) error {
 		model.Field{Label: "Created", Value: obj.GetCreationTimestamp().UTC().Format(time.RFC3339)},
 		model.Field{Label: "Resource version", Value: obj.GetResourceVersion(), Mono: true})
 	if !h.deps.ReadOnly {
-		p.EditHref, p.DeleteHref = t.page+"/edit", t.page+"/delete"
+		ed := urls.EditorOf(t.page)
+		p.EditHref, p.DeleteHref = ed.Edit, ed.Delete
 	}
 	p.Chrome = h.chrome(c, t.name, kube.CRDs, append(t.crumbs, model.Crumb{Label: t.name})...)
 	return render(c, http.StatusOK, pages.Instance(p))

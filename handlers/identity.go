@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -48,7 +49,7 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 					return sessionEnded(c, err, g.Mode)
 				}
 				if isHTMX(c) {
-					c.Response().Header().Set("HX-Redirect", "/login")
+					c.Response().Header().Set("HX-Redirect", urls.Login)
 				}
 				msg := ""
 				switch {
@@ -58,6 +59,8 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 					msg = "This session was signed out."
 				case errors.Is(err, auth.ErrNotRenewed):
 					msg = "Your sign-in expired and the provider did not renew it."
+				case errors.Is(err, auth.ErrNotReady):
+					msg = "clusterdesk has just started and does not yet know which sessions were signed out. Try again in a moment."
 				case errors.Is(err, auth.ErrTokenRejected):
 					msg = "The API server no longer accepts your token, so clusterdesk signed you out."
 				case errors.Is(err, auth.ErrUntrusted), errors.Is(err, auth.ErrNoProxyUser):
@@ -135,10 +138,16 @@ func (h *Handlers) loginWithToken(c echo.Context) error {
 		return h.loginPage(c, http.StatusUnauthorized, "The API server did not name a user for this token.")
 	}
 	if err := h.gate.SignIn(c.Response(), c.Request(), id); err != nil {
+		if errors.Is(err, auth.ErrSessionTooLarge) {
+			// The token goes sealed into the browser's cookies, which hold
+			// 4 KB each (auth/cookie_parts.go).
+			h.deps.Log.Warn("sign-in refused", "reason", err.Error())
+			return h.loginPage(c, http.StatusRequestEntityTooLarge, "This token is too large for clusterdesk to keep in your browser's cookies.")
+		}
 		return err
 	}
 	h.deps.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", string(h.gate.Mode))
-	return redirectSeeOther(c, "/")
+	return redirectSeeOther(c, urls.Home)
 }
 
 // mayChange reports whether the signed-in user may update and delete the

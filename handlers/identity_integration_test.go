@@ -83,7 +83,6 @@ func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person)
 	case auth.ModeLocal:
 		deps.Logins = auth.NewLoginTokens(func(tok string) { loginToken = tok })
 	case auth.ModeToken:
-		gate.Store = auth.NewStore(0)
 		deps.TokenReview = func(ctx context.Context, token string) (kube.Identity, error) {
 			return kube.Review(ctx, cfg, token)
 		}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -9,7 +8,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/usage"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -18,11 +19,6 @@ import (
 const lookupTimeout = 5 * time.Second
 
 // withLive adds a detail builder that may do direct lookups.
-func withLive(kp kindPages, live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)) kindPages {
-	kp.live = live
-	return kp
-}
-
 // detailPage builds a detail page, with its lookups when the kind has any.
 func (h *Handlers) detailPage(c echo.Context, kp kindPages, name string, now time.Time) (model.DetailPage, error) {
 	if kp.live != nil {
@@ -32,49 +28,33 @@ func (h *Handlers) detailPage(c echo.Context, kp kindPages, name string, now tim
 }
 
 // webhookDetail shows a ValidatingWebhookConfiguration with the Services its
-// webhooks call looked up: one GET (and one EndpointSlice LIST) per distinct
-// Service, made when the page is viewed.
+// webhooks call looked up (backends.Finder).
 func (h *Handlers) webhookDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
 	cfg, err := h.deps.Cluster.Webhook(name)
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	return present.WebhookDetail(cfg, h.hookBackends(c.Request().Context(), admission.FromValidating(cfg).Hooks), now), nil
+	return present.WebhookDetail(cfg, h.backendFinder().Hooks(c.Request().Context(), admission.FromValidating(cfg).Hooks), now), nil
 }
 
-func (h *Handlers) backend(ctx context.Context, key admission.BackendKey) admission.Backend {
-	st, err := h.deps.Lookup.Service(ctx, key.Namespace, key.Name)
-	switch {
-	case apierrors.IsForbidden(err):
-		return admission.Backend{Err: "your identity may not read it. The API server said: " + err.Error()}
-	case err != nil:
-		h.deps.Log.Warn("webhook service lookup failed", "service", key, "err", err)
-		return admission.Backend{Err: err.Error()}
-	}
-	return admission.Backend{Checked: true, ServiceFound: st.Found, ExternalName: st.ExternalName, ReadyEndpoints: st.ReadyEndpoints}
+// backendFinder looks up webhook Services as the signed-in user, through the
+// per-user cache.
+func (h *Handlers) backendFinder() backends.Finder {
+	return backends.Finder{Lookup: h.deps.Lookup, Cache: h.backends, Log: h.deps.Log, Timeout: lookupTimeout}
 }
 
 // csiDriverDetail shows a CSIDriver with the objects that use it, counted
-// from LISTs made when the page is viewed (paged, 500 at a time). clusterdesk
-// keeps no informer on StorageClasses, PersistentVolumes, CSINodes or
-// VolumeAttachments: four more watches, and every PV held in memory, for a
-// page that is rarely open, cost more than four LISTs when it is.
+// from LISTs made when the page is viewed (usage.Count).
 func (h *Handlers) csiDriverDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
 	d, err := h.deps.Cluster.CSIDriver(name)
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	var usage *present.CSIUsage
-	if l := h.deps.Lookup; l != nil {
-		ctx, cancel := context.WithTimeout(c.Request().Context(), lookupTimeout)
-		defer cancel()
-		usage = present.NewCSIUsage(d.Name)
-		usage.Fail(present.UsageStorageClasses, lookupErr(l.StorageClasses(ctx, usage.AddStorageClass)))
-		usage.Fail(present.UsagePersistentVolumes, lookupErr(l.PersistentVolumes(ctx, usage.AddPersistentVolume)))
-		usage.Fail(present.UsageCSINodes, lookupErr(l.CSINodes(ctx, usage.AddCSINode)))
-		usage.Fail(present.UsageVolumeAttachments, lookupErr(l.VolumeAttachments(ctx, usage.AddVolumeAttachment)))
+	var users *usage.Driver
+	if h.deps.Lookup != nil {
+		users = usage.Count(c.Request().Context(), h.deps.Lookup, d.Name, lookupTimeout)
 	}
-	return present.CSIDriverDetail(d, usage, now), nil
+	return present.CSIDriverDetail(d, users, now), nil
 }
 
 // lookupErr words a failed lookup for the page: a refusal names the cause.

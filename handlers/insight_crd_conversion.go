@@ -15,10 +15,10 @@ import (
 // puts what it found on the page, as the webhook pages do.
 func (h *Handlers) addConversionBackend(ctx context.Context, p *model.DetailPage, c *apiextensionsv1.CustomResourceDefinition) {
 	key := crd.ConversionService(c)
-	if key == nil || h.deps.Lookup == nil {
+	if key == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-	defer cancel()
-	present.AddConversionBackend(p, c, h.backend(ctx, *key))
+	if b, ok := h.backendFinder().Service(ctx, *key); ok {
+		present.AddConversionBackend(p, c, b)
+	}
 }

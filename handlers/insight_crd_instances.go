@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -44,7 +45,7 @@ func (h *Handlers) crdInstancesInsight(ctx context.Context, crd *apiextensionsv1
 	}
 	in.Fields = []model.RichField{
 		{Label: "Count", Value: count, Hint: "Deleting the CRD deletes all of them."},
-		{Label: "List", Value: model.Rich{Text: "Show " + crd.Spec.Names.Kind + " objects", Href: crListURL(crd.Name)},
+		{Label: "List", Value: model.Rich{Text: "Show " + crd.Spec.Names.Kind + " objects", Href: urls.CRInstances(crd.Name)},
 			Hint: "The API server's table, with the CRD's printer columns."},
 	}
 	return in

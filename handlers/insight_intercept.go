@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,16 +10,18 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/intercept"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// intercept answers "which webhooks would intercept this request?" from the
-// cached ValidatingWebhookConfigurations, with the namespace's labels and the
-// resource's other versions read from the cluster. Without a version and
-// resource it only shows the form.
+// intercept answers "which webhooks would intercept this request?"
+// (intercept.Asker: the cached webhook configurations, with the namespace's
+// labels and the resource's other versions read from the cluster). Without a
+// version and resource it only shows the form.
 func (h *Handlers) intercept(c echo.Context) error {
 	kind, ok := h.deps.Cluster.Kind(kube.Webhooks)
 	if !ok {
@@ -29,7 +30,7 @@ func (h *Handlers) intercept(c echo.Context) error {
 	q := c.QueryParams()
 	p := model.InterceptPage{
 		Chrome: h.chrome(c, "Which webhooks would intercept this request?", kind.ID,
-			model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: "Intercept"}),
+			model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: "Intercept"}),
 		Operations: present.InterceptOperations,
 		Form: model.InterceptForm{
 			Operation: strings.ToUpper(strings.TrimSpace(q.Get("operation"))), Group: strings.TrimSpace(q.Get("group")),
@@ -45,59 +46,18 @@ func (h *Handlers) intercept(c echo.Context) error {
 	if !q.Has("resource") {
 		return render(c, http.StatusOK, pages.Intercept(p))
 	}
-	if !h.mayList(c, kind) {
-		return echo.NewHTTPError(http.StatusForbidden, "Your Kubernetes identity may not list ValidatingWebhookConfigurations.")
-	}
 	req, ok := parseIntercept(p.Form, p.Errors)
 	if !ok {
 		return render(c, http.StatusUnprocessableEntity, pages.Intercept(p))
 	}
-	configs, err := h.deps.Cluster.Webhooks()
+	ask := intercept.Asker{Cache: h.deps.Cluster, Lookup: h.deps.Lookup, Timeout: lookupTimeout,
+		MayList: func(k kube.Kind) bool { return h.mayList(c, k) }}
+	ans, err := ask.Ask(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(c.Request().Context(), lookupTimeout)
-	defer cancel()
-	equivalents := []admission.GVR{req.Resource}
-	if l := h.deps.Lookup; l != nil {
-		if req.Namespace != "" && req.Resource.Resource != "namespaces" {
-			switch nsLabels, found, err := l.Namespace(ctx, req.Namespace); {
-			case err != nil:
-				p.Notes = append(p.Notes, "Could not read namespace "+req.Namespace+", so the labels typed above are used: "+err.Error())
-			case found:
-				req.NamespaceLabels = nsLabels
-				p.Notes = append(p.Notes, "Namespace "+req.Namespace+" exists; its labels are used: "+orNone(labels.Set(nsLabels).String())+".")
-			default:
-				p.Notes = append(p.Notes, "Namespace "+req.Namespace+" does not exist; the labels typed above are used.")
-			}
-		}
-		// Equivalent resources: the same storage served through other
-		// versions or groups (admission.Equivalents says how it is found).
-		lists, err := l.ResourceLists(ctx, req.Resource.Resource)
-		switch {
-		case err != nil:
-			p.Notes = append(p.Notes, "Could not ask discovery for the resource's equivalents, so matchPolicy Equivalent is judged on this version only: "+err.Error())
-		case !served(lists, req.Resource):
-			p.Notes = append(p.Notes, "The API server does not serve "+req.Resource.Resource+" in "+orCore(req.Resource.Group)+"/"+req.Resource.Version+"; the rules are matched as typed.")
-		default:
-			equivalents = admission.Equivalents(lists, req.Resource, req.Subresource)
-			names := make([]string, 0, len(equivalents))
-			for _, e := range equivalents {
-				names = append(names, e.String())
-			}
-			p.Notes = append(p.Notes, "Served as the same objects (equivalent for matchPolicy Equivalent): "+strings.Join(names, ", ")+".")
-		}
-	}
-	all := make([]admission.Config, 0, len(configs))
-	for _, cfg := range configs {
-		all = append(all, admission.FromValidating(cfg))
-	}
-	mutating, note := h.mutatingConfigs(c)
-	all = append(all, mutating...)
-	if note != "" {
-		p.Notes = append(p.Notes, note)
-	}
-	p.Result = present.InterceptResult(admission.Intercepts(all, req, equivalents))
+	p.Notes = append(p.Notes, ans.Notes...)
+	p.Result = present.InterceptResult(ans.Verdicts)
 	return render(c, http.StatusOK, pages.Intercept(p))
 }
 
@@ -133,18 +93,4 @@ func parseIntercept(f model.InterceptForm, errs map[string]string) (admission.Re
 		}
 	}
 	return req, len(errs) == 0
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-func orCore(g string) string {
-	if g == "" {
-		return "core"
-	}
-	return g
 }

@@ -1,48 +1,149 @@
 package handlers
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// kindPages binds one kind to its lister and presenters.
+// kindPages is one entry of the kind registry's presentation half: how the
+// console shows, searches, updates live and edits one kind. The client-go half
+// (API names, versions, informer) is internal/kube/kinds.go; routes,
+// navigation, search, activity, live rows, shortcuts and the editor all read
+// these two, so adding a kind is an entry in each plus its presenters.
 type kindPages struct {
+	id kube.KindID
+	// shortcut is the key after "g" that opens the list ("" for none).
+	shortcut string
+	// readOnly kinds are shown but never edited through the console: no New,
+	// Edit or Delete control, and the editor routes answer 404 for them.
+	// Every other kind needs an example for its create page (edit.Example).
+	readOnly bool
+
 	list   func(Cluster, present.ListQuery, time.Time) (model.ListPage, error)
 	detail func(Cluster, string, time.Time) (model.DetailPage, error)
 	// live, when set, builds the detail page instead of detail: for kinds
 	// whose page adds direct lookups (see insight.go).
 	live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)
+	// row renders one object's list row for live updates.
+	row rowFunc
+	// page and liveRows, when set, replace the generic detail page and live
+	// rows: for a kind with pages of its own (the CSR page and queue).
+	page     func(*Handlers, echo.Context) error
+	liveRows func(l *LiveUpdates, names []string, now time.Time) (live.Message, bool)
+	// objects lists the cached objects' metadata, for search and activity.
+	objects func(Cluster) ([]metav1.Object, error)
 }
 
-// pagesFor wires a kind's cache accessors to its presenters.
-func pagesFor[T any](
-	list func(Cluster) ([]T, error),
-	get func(Cluster, string) (T, error),
+// kindAccess is how a kind's objects are read from the cache as T: the
+// Cluster's typed methods, or cachedAs for a kind that has none.
+type kindAccess[T metav1.Object] struct {
+	list func(Cluster) ([]T, error)
+	get  func(Cluster, string) (T, error)
+	// whole, when set, reads the object for its detail page instead of get:
+	// for a kind whose cache keeps parts out (CRD schemas).
+	whole func(Cluster, string) (T, error)
+}
+
+// detailFrom reads the detail page's object with whole.
+func (a kindAccess[T]) detailFrom(whole func(Cluster, string) (T, error)) kindAccess[T] {
+	a.whole = whole
+	return a
+}
+
+// typed reads a kind through its Cluster methods.
+func typed[T metav1.Object](list func(Cluster) ([]T, error), get func(Cluster, string) (T, error)) kindAccess[T] {
+	return kindAccess[T]{list: list, get: get}
+}
+
+// cachedAs reads kind id through Cluster.List and Cluster.Get, for a kind no
+// page needs typed access to outside the registry.
+func cachedAs[T interface {
+	metav1.Object
+	runtime.Object
+}](id kube.KindID) kindAccess[T] {
+	return kindAccess[T]{
+		list: func(c Cluster) ([]T, error) {
+			objs, err := c.List(id)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]T, 0, len(objs))
+			for _, o := range objs {
+				t, ok := o.(T)
+				if !ok {
+					return nil, fmt.Errorf("kind %s: cached %T, want %T", id, o, t)
+				}
+				out = append(out, t)
+			}
+			return out, nil
+		},
+		get: func(c Cluster, name string) (T, error) {
+			var zero T
+			o, err := c.Get(id, name)
+			if err != nil {
+				return zero, err
+			}
+			t, ok := o.(T)
+			if !ok {
+				return zero, fmt.Errorf("kind %s: cached %T, want %T", id, o, zero)
+			}
+			return t, nil
+		},
+	}
+}
+
+// pagesFor wires a kind's cache access to its list and detail presenters; the
+// live row is the row of a one-object list, and search and activity read the
+// same list.
+func pagesFor[T metav1.Object](
+	id kube.KindID, shortcut string,
+	read kindAccess[T],
 	listPage func([]T, present.ListQuery, time.Time) model.ListPage,
 	detailPage func(Cluster, T, time.Time) model.DetailPage,
 ) kindPages {
+	whole := read.get
+	if read.whole != nil {
+		whole = read.whole
+	}
 	return kindPages{
+		id: id, shortcut: shortcut,
 		list: func(c Cluster, q present.ListQuery, now time.Time) (model.ListPage, error) {
-			items, err := list(c)
+			items, err := read.list(c)
 			if err != nil {
 				return model.ListPage{}, err
 			}
 			return listPage(items, q, now), nil
 		},
 		detail: func(c Cluster, name string, now time.Time) (model.DetailPage, error) {
-			o, err := get(c, name)
+			o, err := whole(c, name)
 			if err != nil {
 				return model.DetailPage{}, err
 			}
 			return detailPage(c, o, now), nil
+		},
+		row: rowOf(read.get, listPage),
+		objects: func(c Cluster) ([]metav1.Object, error) {
+			items, err := read.list(c)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]metav1.Object, len(items))
+			for i, o := range items {
+				out[i] = o
+			}
+			return out, nil
 		},
 	}
 }
@@ -52,11 +153,32 @@ func plain[T any](f func(T, time.Time) model.DetailPage) func(Cluster, T, time.T
 	return func(_ Cluster, o T, now time.Time) model.DetailPage { return f(o, now) }
 }
 
-// pagesByKind is the one place that maps a kind to how it is shown.
-var pagesByKind = map[kube.KindID]kindPages{
-	kube.CSRs:        pagesFor(Cluster.CSRs, Cluster.CSR, present.CSRList, plain(present.CSRDetail)),
-	kube.FlowSchemas: pagesFor(Cluster.FlowSchemas, Cluster.FlowSchema, present.FlowSchemaList, plain(present.FlowSchemaDetail)),
-	kube.PriorityLevels: pagesFor(Cluster.PriorityLevels, Cluster.PriorityLevel, present.PriorityLevelList,
+// withLive sets the detail page builder that adds direct lookups.
+func withLive(kp kindPages, live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)) kindPages {
+	kp.live = live
+	return kp
+}
+
+// ownPages sets a kind's own detail page and live rows (see kindPages).
+func ownPages(kp kindPages, page func(*Handlers, echo.Context) error, rows func(*LiveUpdates, []string, time.Time) (live.Message, bool)) kindPages {
+	kp.page, kp.liveRows = page, rows
+	return kp
+}
+
+// readOnly marks a kind the console never edits.
+func readOnly(kp kindPages) kindPages {
+	kp.readOnly = true
+	return kp
+}
+
+// registeredKinds is the presentation half of the kind registry, one entry per
+// kube.AllKinds kind (kinds_test.go checks both halves agree).
+var registeredKinds = []kindPages{
+	// The CSR page and queue are the approval workflow (csr_detail.go, csr_queue.go).
+	ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
+		(*Handlers).csrDetail, (*LiveUpdates).csrQueueRows),
+	pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
+	pagesFor(kube.PriorityLevels, "p", typed(Cluster.PriorityLevels, Cluster.PriorityLevel), present.PriorityLevelList,
 		func(c Cluster, pl *flowcontrolv1.PriorityLevelConfiguration, now time.Time) model.DetailPage {
 			// The "used by" table is a courtesy: if FlowSchemas cannot be read
 			// (forbidden, syncing) the priority level still shows.
@@ -66,20 +188,57 @@ var pagesByKind = map[kube.KindID]kindPages{
 			}
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
-	// The CRD page counts its custom resources as the user (insight_crd_instances.go).
-	kube.CRDs: withLive(pagesFor(Cluster.CRDs, Cluster.CRDWithSchemas, present.CRDList, plain(present.CRDDetail)), (*Handlers).crdDetail),
-	kube.Webhooks: withLive(pagesFor(Cluster.Webhooks, Cluster.Webhook, present.WebhookList,
+	// The CRD page counts its custom resources as the user (insight_crd_instances.go);
+	// live rows and search need no schemas (Cluster.CRD keeps them packed).
+	withLive(pagesFor(kube.CRDs, "r", typed(Cluster.CRDs, Cluster.CRD).detailFrom(Cluster.CRDWithSchemas),
+		present.CRDList, plain(present.CRDDetail)), (*Handlers).crdDetail),
+	withLive(pagesFor(kube.Webhooks, "w", typed(Cluster.Webhooks, Cluster.Webhook), present.WebhookList,
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)
 		})), (*Handlers).webhookDetail),
-	// Read-only: the editor refuses this kind (insight_mutating.go).
-	kube.MutatingWebhooks: withLive(pagesFor(Cluster.MutatingWebhooks, Cluster.MutatingWebhook, present.MutatingWebhookList,
+	// Read-only: the pages explain mutating webhooks, the editor refuses them.
+	readOnly(withLive(pagesFor(kube.MutatingWebhooks, "m", typed(Cluster.MutatingWebhooks, Cluster.MutatingWebhook), present.MutatingWebhookList,
 		plain(func(c *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.MutatingWebhookDetail(c, nil, now)
-		})), (*Handlers).mutatingWebhookDetail),
-	kube.CSIDrivers: withLive(pagesFor(Cluster.CSIDrivers, Cluster.CSIDriver, present.CSIDriverList,
+		})), (*Handlers).mutatingWebhookDetail)),
+	readOnly(pagesFor(kube.AdmissionPolicies, "v", admissionPolicies,
+		present.PolicyList, policyDetail)),
+	readOnly(pagesFor(kube.AdmissionPolicyBindings, "b", policyBindings,
+		present.BindingList, bindingDetail)),
+	withLive(pagesFor(kube.CSIDrivers, "d", typed(Cluster.CSIDrivers, Cluster.CSIDriver), present.CSIDriverList,
 		plain(func(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
 			return present.CSIDriverDetail(d, nil, now)
 		})),
 		(*Handlers).csiDriverDetail),
+}
+
+// pagesByKind indexes registeredKinds by id. It is filled by init, not by its
+// initializer: the entries refer to handlers that read it (chrome, kindFor),
+// which an initializer would make an initialization cycle.
+var pagesByKind map[kube.KindID]kindPages
+
+func init() {
+	pagesByKind = make(map[kube.KindID]kindPages, len(registeredKinds))
+	for _, kp := range registeredKinds {
+		if _, twice := pagesByKind[kp.id]; twice {
+			panic(fmt.Sprintf("handlers: kind %s registered twice", kp.id))
+		}
+		pagesByKind[kp.id] = kp
+	}
+}
+
+// editable reports whether the console offers the editor for kind id.
+func editable(id kube.KindID) bool {
+	kp, ok := pagesByKind[id]
+	return ok && !kp.readOnly
+}
+
+// kindObjects lists a kind's objects in the shared cache, for search and
+// activity; an unregistered kind has none.
+func kindObjects(c Cluster, id kube.KindID) ([]metav1.Object, error) {
+	kp, ok := pagesByKind[id]
+	if !ok {
+		return nil, nil
+	}
+	return kp.objects(c)
 }

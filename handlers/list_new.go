@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // newHref is the address of the create page of kind id for a list page's
@@ -26,5 +27,5 @@ func (h *Handlers) newHref(c echo.Context, id kube.KindID) string {
 	if !can {
 		return ""
 	}
-	return "/" + string(id) + "/new"
+	return urls.New(id)
 }

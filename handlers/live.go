@@ -14,12 +14,10 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/layout"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
-
-// livePath is the event stream's route: one connection per browser tab.
-const livePath = "/events"
 
 // sessionEndedEvent tells the page its session is over; it shows the banner it
 // carries and stops reconnecting.
@@ -67,7 +65,9 @@ func (h *Handlers) events(c echo.Context) error {
 		sub.Topics = append(sub.Topics, countTopic(k.ID))
 		if slices.Contains(rowsWanted, k.ID) {
 			sub.Topics = append(sub.Topics, rowsTopic(k.ID))
-			sub.Resync = append(sub.Resync, rowsTopic(k.ID))
+			if !h.objectShownIsCached(k.ID, q.Get("object"), q.Get("rv")) {
+				sub.Resync = append(sub.Resync, rowsTopic(k.ID))
+			}
 		}
 	}
 	sub.Hello = strings.Join(names, ",")
@@ -82,6 +82,24 @@ func (h *Handlers) events(c echo.Context) error {
 	sub.Refusal = []live.Message{tooManyStreams()}
 	lv.streams.Serve(c.Response(), r, sub)
 	return nil
+}
+
+// objectShownIsCached reports whether a detail page (its object and the
+// resourceVersion it was rendered with, from liveChrome) shows exactly what this
+// process's cache holds. Such a page needs no resync, whatever its cursor: a
+// cursor of another replica (the page rendered there, or its stream's replica
+// died) would otherwise tell every detail page "may be out of date" on most
+// loads behind a round-robin balancer. resourceVersions are compared for
+// equality only, which the API conventions allow (they are opaque otherwise;
+// community/contributors/devel/sig-architecture/api-conventions.md,
+// "Concurrency Control and Consistency"). A cache that is behind or ahead
+// differs, and the page is told to resync as before.
+func (h *Handlers) objectShownIsCached(kind kube.KindID, name, rv string) bool {
+	if name == "" || rv == "" {
+		return false
+	}
+	m, err := h.deps.Cluster.Meta(kind, name)
+	return err == nil && m.GetResourceVersion() == rv
 }
 
 // stillMayList re-checks, for a connection being served, the user's right to
@@ -127,7 +145,7 @@ func sameOrigin(r *http.Request) bool {
 
 // wantsEventStream reports an EventSource request (it asks for text/event-stream).
 func wantsEventStream(r *http.Request) bool {
-	return r.URL.Path == livePath && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+	return r.URL.Path == urls.Events && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
 // sessionEnded answers an EventSource request that has no valid session. An error
@@ -204,8 +222,15 @@ func (h *Handlers) liveChrome(c echo.Context, active kube.KindID) model.Live {
 		if name := c.Param("name"); name != "" && c.Request().Method == http.MethodGet {
 			l.Object = rowID(active, name)
 			l.Reload = c.Request().URL.RequestURI()
+			// The version shown, read after the cursor like the page's own read:
+			// a stream on another replica resyncs the page only if its cache
+			// holds another version (objectShownIsCached).
+			if m, err := h.deps.Cluster.Meta(active, name); err == nil && m.GetResourceVersion() != "" {
+				v.Set("object", name)
+				v.Set("rv", m.GetResourceVersion())
+			}
 		}
 	}
-	l.URL = livePath + "?" + v.Encode()
+	l.URL = urls.WithQuery(urls.Events, v)
 	return l
 }

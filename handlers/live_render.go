@@ -106,8 +106,8 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 	case recovered || len(names) > maxLiveRows:
 		// After a lost watch nothing the page holds can be trusted.
 		msgs = append(msgs, live.Message{Topic: rowsTopic(kind), Event: live.ResyncEvent, Data: []byte(rowsTopic(kind))})
-	case len(names) > 0 && kind == kube.CSRs:
-		if m, ok := l.csrQueueRows(names, now); ok {
+	case len(names) > 0 && pagesByKind[kind].liveRows != nil:
+		if m, ok := pagesByKind[kind].liveRows(l, names, now); ok {
 			msgs = append(msgs, m)
 		}
 	case len(names) > 0:
@@ -206,26 +206,16 @@ func rowOf[T any](get func(Cluster, string) (T, error), list func([]T, present.L
 	}
 }
 
-// liveRows renders the generic list row of each kind. A page with rows of its
-// own (the CSR queue) does not take these: web/js/live.js fetches its fragment
-// again instead, until the page registers its own row renderer here and marks its
-// table with data-live-rows.
-var liveRows = map[kube.KindID]rowFunc{
-	kube.CSRs:             rowOf(Cluster.CSR, present.CSRList),
-	kube.FlowSchemas:      rowOf(Cluster.FlowSchema, present.FlowSchemaList),
-	kube.PriorityLevels:   rowOf(Cluster.PriorityLevel, present.PriorityLevelList),
-	kube.CRDs:             rowOf(Cluster.CRD, present.CRDList),
-	kube.Webhooks:         rowOf(Cluster.Webhook, present.WebhookList),
-	kube.MutatingWebhooks: rowOf(Cluster.MutatingWebhook, present.MutatingWebhookList),
-	kube.CSIDrivers:       rowOf(Cluster.CSIDriver, present.CSIDriverList),
-}
-
+// liveRow renders the generic list row of a kind (its registry entry's row).
+// A page with rows of its own (the CSR queue) does not take these: web/js/live.js
+// fetches its fragment again instead, until the page registers its own row
+// renderer and marks its table with data-live-rows.
 func liveRow(c Cluster, kind kube.KindID, name string, now time.Time) (model.Row, bool, error) {
-	f, ok := liveRows[kind]
+	kp, ok := pagesByKind[kind]
 	if !ok {
 		return model.Row{}, false, fmt.Errorf("live: no rows for %s", kind)
 	}
-	return f(c, name, now)
+	return kp.row(c, name, now)
 }
 
 // rowID is a list row's DOM id, as present builds it (model.Row.ID), for an

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -36,7 +37,7 @@ func newLiveCluster(names ...string) *liveCluster {
 	c := &liveCluster{csrs: map[string]*certificatesv1.CertificateSigningRequest{}, states: map[kube.KindID]kube.KindStatus{}}
 	for _, n := range names {
 		c.csrs[n] = &certificatesv1.CertificateSigningRequest{
-			ObjectMeta: metav1.ObjectMeta{Name: n, CreationTimestamp: metav1.Now()},
+			ObjectMeta: metav1.ObjectMeta{Name: n, CreationTimestamp: metav1.Now(), ResourceVersion: "7"},
 			Spec:       certificatesv1.CertificateSigningRequestSpec{SignerName: "example.com/live", Username: "tester"},
 		}
 	}
@@ -369,5 +370,50 @@ func TestPagesJoinTheStream(t *testing.T) {
 	}
 	if d.Find("#nav-count-csrs").Text() != "1" || d.Find("#live-status[aria-live=polite]").Length() != 1 {
 		t.Fatal("the layout lacks the live targets")
+	}
+}
+
+func (c *liveCluster) Meta(id kube.KindID, name string) (metav1.Object, error) {
+	if id != kube.CSRs {
+		return nil, fmt.Errorf("no %s in this cache", id)
+	}
+	return c.CSR(name)
+}
+
+// A detail page's stream on a replica that did not render it (a cursor from
+// another process) is told to resync only when this replica's cache holds
+// another version of the page's object than the one it shows.
+func TestEventsResyncADetailPageOnlyWhenItsObjectDiffers(t *testing.T) {
+	ls := newStreamServer(t, allowKinds{"certificatesigningrequests": true})
+	cookie := ls.session(t)
+	for _, tc := range []struct {
+		name, query string
+		resync      bool
+	}{
+		{"the version shown is cached", "&object=csr-a&rv=7", false}, // newLiveCluster's version
+		{"another version is cached", "&object=csr-a&rv=6", true},
+		{"the object is gone", "&object=csr-gone&rv=7", true},
+		{"a list page", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := ls.get(t, "/events?kinds=csrs&rows=csrs&since=otherreplica-12"+tc.query, nil, cookie)
+			r := sseclient.NewReader(resp.Body)
+			resync := false
+			for {
+				ev, err := r.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ev.Event == live.ResyncEvent {
+					resync = true
+				}
+				if ev.Event == "csrs" { // the sticky count: after any resync
+					break
+				}
+			}
+			if resync != tc.resync {
+				t.Fatalf("resync %v, want %v", resync, tc.resync)
+			}
+		})
 	}
 }

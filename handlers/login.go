@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -32,5 +33,5 @@ func (h *Handlers) login(c echo.Context) error {
 	if err := h.deps.Sessions.Start(c.Response(), h.deps.User); err != nil {
 		return err
 	}
-	return redirectSeeOther(c, "/")
+	return redirectSeeOther(c, urls.Home)
 }

@@ -12,16 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
-)
-
-// OIDC sign-in's two public routes: the start (sends the browser to the
-// provider) and the callback the provider sends it back to. The callback's
-// path is what --oidc-redirect-url must end in.
-const (
-	OIDCLoginPath    = "/login/oidc"
-	OIDCCallbackPath = "/login/oidc/callback"
 )
 
 // signedInKey marks a request that signed someone in without answering 303
@@ -85,9 +78,9 @@ func (h *Handlers) finishOIDC(c echo.Context) error {
 	// continues the provider's cross-site navigation would not carry it, so
 	// the first page would ask to sign in again. A page that navigates on
 	// (Refresh, which CSP allows, plus a link) starts a same-site navigation.
-	c.Response().Header().Set("Refresh", "0; url=/")
+	c.Response().Header().Set("Refresh", "0; url="+urls.Home)
 	return render(c, http.StatusOK, pages.Login(model.LoginPage{
-		Title: "Signed in", Mode: string(auth.ModeOIDC), ContinueURL: "/",
+		Title: "Signed in", Mode: string(auth.ModeOIDC), ContinueURL: urls.Home,
 		Message: "You are signed in to clusterdesk as " + id.User + ".",
 	}))
 }

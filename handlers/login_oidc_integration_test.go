@@ -20,12 +20,13 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // oidcRedirectURL is the console's callback as registered at the provider.
 // Nothing listens on it: the test's browser stops at the provider's redirect
 // and hands the callback to the console's handler, as a browser would.
-const oidcRedirectURL = "http://127.0.0.1:18081" + OIDCCallbackPath
+const oidcRedirectURL = "http://127.0.0.1:18081" + urls.OIDCCallback
 
 // oidcConsole is the console in oidc mode on the devcluster, signing in at
 // its OpenID provider with one client.
@@ -37,6 +38,13 @@ type oidcConsole struct {
 }
 
 func newOIDCConsole(t *testing.T, clientID, issuer string) *oidcConsole {
+	t.Helper()
+	return newOIDCReplica(t, clientID, issuer, auth.NewSessions())
+}
+
+// newOIDCReplica is newOIDCConsole sealing with sessions (replicas share
+// their keys and sign-outs).
+func newOIDCReplica(t *testing.T, clientID, issuer string, sessions *auth.Sessions) *oidcConsole {
 	t.Helper()
 	idp := testcluster.OIDC(t)
 	if issuer == "" {
@@ -65,8 +73,7 @@ func newOIDCConsole(t *testing.T, clientID, issuer string) *oidcConsole {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions := auth.NewSessions()
-	gate := &auth.Gate{Mode: auth.ModeOIDC, Sessions: sessions, Store: auth.NewStore(0), OIDC: rp}
+	gate := &auth.Gate{Mode: auth.ModeOIDC, Sessions: sessions, OIDC: rp}
 	if err := gate.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +145,9 @@ func (b *oidcBrowser) send(r *http.Request) *httptest.ResponseRecorder {
 // provider's form; it returns the form's authRequestID.
 func (b *oidcBrowser) startAtProvider(t *testing.T) string {
 	t.Helper()
-	rec := b.get(OIDCLoginPath)
+	rec := b.get(urls.OIDCLogin)
 	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("GET %s: %d %s, want a redirect to the provider", OIDCLoginPath, rec.Code, loginMessage(t, rec.Body.String()))
+		t.Fatalf("GET %s: %d %s, want a redirect to the provider", urls.OIDCLogin, rec.Code, loginMessage(t, rec.Body.String()))
 	}
 	page, err := b.idp.Get(rec.Header().Get("Location"))
 	if err != nil {
@@ -189,6 +196,20 @@ func (b *oidcBrowser) signIn(t *testing.T, username string) {
 }
 
 func (b *oidcBrowser) session() *http.Cookie { return b.cookies[auth.CookieName] }
+
+// sealed opens the browser's session cookie as the console does.
+func (b *oidcBrowser) sealed(t *testing.T) auth.Session {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	for _, c := range b.cookies {
+		r.AddCookie(c)
+	}
+	s, err := b.oc.gate.Sessions.Peek(r)
+	if err != nil {
+		t.Fatalf("the browser's session cookie does not open: %v", err)
+	}
+	return s
+}
 
 func loginMessage(t *testing.T, body string) string {
 	t.Helper()
@@ -265,9 +286,6 @@ func TestOIDCSignInActsAsThePerson(t *testing.T) {
 	if rec := oc.do(r); rec.Code != http.StatusUnauthorized {
 		t.Errorf("the signed-out session's cookie: %d, want 401", rec.Code)
 	}
-	if oc.gate.Store.Len() != 0 {
-		t.Error("the signed-out session's tokens are still kept")
-	}
 }
 
 // Carol (auditors) may read CSRs but not decide them: the console shows the
@@ -343,7 +361,7 @@ func TestOIDCDeniedConsentPage(t *testing.T) {
 		t.Errorf("denied consent: %d %q", rec.Code, loginMessage(t, rec.Body.String()))
 	}
 	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(rec.Body.String()))
-	if href, _ := doc.Find(`[data-testid="oidc-signin"]`).Attr("href"); href != OIDCLoginPath {
+	if href, _ := doc.Find(`[data-testid="oidc-signin"]`).Attr("href"); href != urls.OIDCLogin {
 		t.Errorf("the page offers no way to sign in again (link %q)", href)
 	}
 }
@@ -369,20 +387,9 @@ func TestOIDCSessionOutlivesItsIDTokenThroughRefresh(t *testing.T) {
 	oc := newOIDCConsole(t, testcluster.OIDCClientShortLived, "")
 	alice := oc.browser(t)
 	alice.signIn(t, "alice")
-	sid := func() string {
-		s, err := oc.gate.Sessions.Peek(func() *http.Request {
-			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r.AddCookie(alice.session())
-			return r
-		}())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.SID
-	}()
-	_, first, ok := oc.gate.Store.OIDCOf(sid)
-	if !ok || first.RefreshToken == "" {
-		t.Fatalf("no OIDC session with a refresh token kept (%v)", ok)
+	first := alice.sealed(t).Creds
+	if first.IDToken == "" || first.RefreshToken == "" || first.Token != "" {
+		t.Fatal("the session cookie holds no ID token once and refresh token")
 	}
 
 	// Use the console until the first token has expired.
@@ -393,7 +400,7 @@ func TestOIDCSessionOutlivesItsIDTokenThroughRefresh(t *testing.T) {
 		return time.Now().After(first.Expiry.Add(time.Second))
 	})
 	rec := alice.get("/csrs")
-	_, now, _ := oc.gate.Store.OIDCOf(sid)
+	now := alice.sealed(t).Creds
 	if rec.Code != http.StatusOK || now.IDToken == first.IDToken || !now.Expiry.After(first.Expiry) {
 		t.Fatalf("after expiry: %d, token renewed %v", rec.Code, now.IDToken != first.IDToken)
 	}
@@ -408,9 +415,17 @@ func TestOIDCSessionOutlivesItsIDTokenThroughRefresh(t *testing.T) {
 	}
 
 	// The provider forgets nothing, but a refresh token it never issued is refused.
-	id, cur, _ := oc.gate.Store.OIDCOf(sid)
-	cur.RefreshToken = "not-a-refresh-token"
-	oc.gate.Store.ReplaceOIDC(sid, id, cur)
+	// (A session sealed like the console's, with that refresh token.)
+	forged := alice.sealed(t)
+	cur := forged.Creds
+	forged.Creds.RefreshToken = "not-a-refresh-token"
+	rec = httptest.NewRecorder()
+	if _, err := oc.gate.Sessions.StartWith(rec, nil, forged); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rec.Result().Cookies() {
+		alice.cookies[c.Name] = c
+	}
 	var last *httptest.ResponseRecorder
 	waitFor(t, "the session to end once its token expired", time.Minute, func() bool {
 		last = alice.get("/csrs")
@@ -435,7 +450,7 @@ func TestOIDCIssuerDownPage(t *testing.T) {
 	ln.Close()
 	oc := newOIDCConsole(t, testcluster.OIDCClientConsole, issuer)
 	b := oc.browser(t)
-	rec := b.get(OIDCLoginPath)
+	rec := b.get(urls.OIDCLogin)
 	msg := loginMessage(t, rec.Body.String())
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(msg, "cannot be reached") || !strings.Contains(msg, issuer) {
 		t.Errorf("issuer down: %d %q", rec.Code, msg)

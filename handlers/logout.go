@@ -69,17 +69,39 @@ func signedOutStreamText(mode auth.Mode) string {
 // proxy vouches for every reconnect.
 func streamOwner(sess auth.Session) string {
 	if sess.ID != "" {
-		return "session\x00" + sess.ID
+		return sessionStreamOwner(auth.SessionRevocationName(sess.ID))
 	}
 	return sess.User + "\x00" + sess.IssuedAt.Format(time.RFC3339Nano)
 }
 
+// sessionStreamOwner names the streams of the session whose revocation is
+// named revocation (auth.SessionRevocationName): a replica that learns of a
+// sign-out from the cluster knows only that name.
+func sessionStreamOwner(revocation string) string { return "session\x00" + revocation }
+
 // revoked reports whether sess was signed out since its stream opened (the
-// stream's periodic check): with a Revoker shared by replicas, streams held by
-// another replica than the one that served the logout end too.
+// stream's periodic check): it catches what endStreamsOfRemoteSignOuts
+// cannot name, a sign-out of all of a user's sessions.
 func (h *Handlers) revoked(sess auth.Session) bool {
 	if sess.ID == "" || h.gate.Sessions == nil || h.gate.Sessions.Revocations == nil {
 		return false
 	}
-	return h.gate.Sessions.Revocations.Revoked(sess.ID)
+	return h.gate.Sessions.Revocations.Revoked(sess)
+}
+
+// endStreamsOfRemoteSignOuts ends, at once, the event streams this replica
+// holds for a session signed out on any replica: with a shared revoker the
+// sign-out reaches every replica through its watch (auth.SharedRevoker).
+func (h *Handlers) endStreamsOfRemoteSignOuts() {
+	if h.gate.Sessions == nil || h.deps.Live == nil {
+		return
+	}
+	shared, ok := h.gate.Sessions.Revocations.(*auth.SharedRevoker)
+	if !ok {
+		return
+	}
+	streams, mode := h.deps.Live.streams, h.gate.Mode
+	shared.OnRevoke(func(name string) {
+		streams.End(sessionStreamOwner(name), sessionEndedMessage("Signed out", signedOutStreamText(mode)))
+	})
 }

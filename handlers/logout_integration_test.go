@@ -46,7 +46,6 @@ func newLogoutServer(t *testing.T, mode auth.Mode) (*logoutServer, *http.Cookie)
 	case auth.ModeLocal:
 		deps.Logins = auth.NewLoginTokens(func(tok string) { loginToken = tok })
 	case auth.ModeToken:
-		gate.Store = auth.NewStore(0)
 		deps.TokenReview = func(ctx context.Context, token string) (kube.Identity, error) { return kube.Review(ctx, cfg, token) }
 	}
 	ls := &logoutServer{h: New(deps), users: users}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // A cookie saved before "Log out" gets 401 afterwards, on pages and on the
@@ -24,7 +25,7 @@ func TestLogoutRevokesASavedCookie(t *testing.T) {
 			if rec := ms.do(out); rec.Code != http.StatusOK {
 				t.Fatalf("logout: status %d", rec.Code)
 			}
-			for _, tc := range []struct{ path, accept string }{{"/", ""}, {"/csrs", ""}, {livePath, "text/event-stream"}, {livePath, ""}} {
+			for _, tc := range []struct{ path, accept string }{{"/", ""}, {"/csrs", ""}, {urls.Events, "text/event-stream"}, {urls.Events, ""}} {
 				r := httptest.NewRequest(http.MethodGet, tc.path, nil)
 				if tc.accept != "" {
 					r.Header.Set("Accept", tc.accept)

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // observeRequests counts every request and times it by route template
@@ -32,7 +33,7 @@ func observeRequests(reg *metrics.Registry, e *echo.Echo) echo.MiddlewareFunc {
 			if !routes()[route] {
 				route = metrics.UnmatchedRoute
 			}
-			reg.ObserveHTTP(v.Method, route, v.Status, v.Latency, route == livePath)
+			reg.ObserveHTTP(v.Method, route, v.Status, v.Latency, route == urls.Events)
 			return nil
 		},
 	})

@@ -7,6 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/static"
 )
 
 const sessionContextKey = "user"
@@ -26,7 +29,7 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-		if !strings.HasPrefix(c.Request().URL.Path, "/static/") {
+		if !strings.HasPrefix(c.Request().URL.Path, static.Prefix) {
 			h.Set("Cache-Control", "no-store")
 		}
 		return next(c)
@@ -35,8 +38,8 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 
 // public lists the paths served without a session.
 func public(path string) bool {
-	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/") ||
-		path == OIDCLoginPath || path == OIDCCallbackPath
+	return path == urls.Healthz || path == urls.Readyz || path == urls.Login || strings.HasPrefix(path, static.Prefix) ||
+		path == urls.OIDCLogin || path == urls.OIDCCallback
 }
 
 // refuseInReadOnly is put on every mutating route: in --read-only mode the

@@ -11,8 +11,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -24,8 +26,8 @@ type Handlers struct {
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	// csrStorms is the storm index for pages of one CSR (csr_storms.go).
 	csrStorms *csrStormIndex
-	// backends remembers webhook Service lookups per user briefly (insight_backends.go).
-	backends *backendCache
+	// backends remembers webhook Service lookups per user briefly.
+	backends *backends.Cache
 }
 
 func (h *Handlers) home(c echo.Context) error {
@@ -48,7 +50,7 @@ func (h *Handlers) kindFor(c echo.Context) (kube.Kind, kindPages, error) {
 }
 
 // mayList checks the signed-in user's right to list a kind before anything is
-// served from the shared cache. An access review that fails (API server down)
+// served from the shared cache (kindAccess asks it for every kind route). An access review that fails (API server down)
 // does not hide data the cache already holds: the cache's own forbidden state
 // still applies.
 func (h *Handlers) mayList(c echo.Context, k kube.Kind) bool {
@@ -77,7 +79,7 @@ func (h *Handlers) list(c echo.Context) error {
 	q := present.ParseListQuery(c.QueryParams())
 	status := http.StatusOK
 	var page model.ListPage
-	if !h.mayList(c, kind) {
+	if !mayListKind(c) { // kindAccess (access.go)
 		page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
 		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
 	} else {
@@ -93,14 +95,9 @@ func (h *Handlers) list(c echo.Context) error {
 			return err
 		}
 	}
-	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, "/"+string(kind.ID)
+	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	page.NewHref = h.newHref(c, kind.ID) // list_new.go
-	// The same URL answers with a fragment or a full page: caches must keep both.
-	c.Response().Header().Add("Vary", "HX-Request")
-	if isHTMX(c) {
-		return render(c, status, pages.ListTable(page))
-	}
-	return render(c, status, pages.List(page))
+	return renderPage(c, status, pages.List(page), pages.ListTable(page))
 }
 
 func (h *Handlers) detail(c echo.Context) error {
@@ -108,13 +105,10 @@ func (h *Handlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if kind.ID == kube.CSRs {
-		return h.csrDetail(c)
+	if kp.page != nil {
+		return kp.page(h, c)
 	}
 	name := c.Param("name")
-	if !h.mayList(c, kind) {
-		return apierrors.NewForbidden(kindResource(kind), name, errors.New("your identity may not read this kind"))
-	}
 	page, err := h.detailPage(c, kp, name, time.Now())
 	if err != nil {
 		return err
@@ -127,7 +121,7 @@ func (h *Handlers) detail(c echo.Context) error {
 		return err
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,
-		model.Crumb{Label: kind.Title, Href: "/" + string(kind.ID)}, model.Crumb{Label: name})
+		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: name})
 	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, name)
 	return render(c, http.StatusOK, pages.Detail(page))
 }

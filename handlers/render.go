@@ -18,7 +18,25 @@ func render(c echo.Context, status int, comp templ.Component) error {
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// isHTMX reports whether htmx made the request, in which case a fragment is enough.
+// renderPage answers htmx with fragment and any other request with full
+// (fragmentWanted).
+func renderPage(c echo.Context, status int, full, fragment templ.Component) error {
+	if fragmentWanted(c) {
+		return render(c, status, fragment)
+	}
+	return render(c, status, full)
+}
+
+// fragmentWanted reports whether htmx asked for a fragment of the page, and
+// says so in Vary: the same URL answers with a fragment or a full page, so
+// caches must keep both apart.
+func fragmentWanted(c echo.Context) bool {
+	c.Response().Header().Add("Vary", "HX-Request")
+	return isHTMX(c)
+}
+
+// isHTMX reports whether htmx made the request, in which case a fragment is
+// enough. Pages ask fragmentWanted, which also sets Vary.
 func isHTMX(c echo.Context) bool {
 	return c.Request().Header.Get("HX-Request") == "true"
 }

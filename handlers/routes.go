@@ -6,7 +6,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/backends"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
@@ -17,8 +19,9 @@ const maxBody = "1MiB"
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
-	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster), backends: newBackendCache()}
+	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster), backends: backends.NewCache()}
 	h.csrf = csrfSessions(deps, h.gate)
+	h.endStreamsOfRemoteSignOuts() // logout.go
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = h.errorHandler
@@ -37,84 +40,92 @@ func New(deps Deps) *echo.Echo {
 	e.Use(bufferChunkedBody)
 	e.Use(csrfGuard(h.csrf)) // origin check and session-bound token (csrf.go)
 
-	e.GET("/healthz", h.healthz)
-	e.GET("/readyz", h.readyz)
-	e.GET("/login", h.login)
+	e.GET(urls.Healthz, h.healthz)
+	e.GET(urls.Readyz, h.readyz)
+	e.GET(urls.Login, h.login)
 	// Token mode's sign-in form; CSRF-checked like every POST, by a pre-session (login CSRF).
-	e.POST("/login", h.loginWithToken)
+	e.POST(urls.Login, h.loginWithToken)
 	// OIDC sign-in: the start and the provider's callback (login_oidc.go).
-	e.GET(OIDCLoginPath, h.beginOIDC)
-	e.GET(OIDCCallbackPath, h.finishOIDC)
+	e.GET(urls.OIDCLogin, h.beginOIDC)
+	e.GET(urls.OIDCCallback, h.finishOIDC)
 	// The bundle goes out gzip-compressed: the page weight budget
 	// (views/layout/budget_test.go) counts compressed bytes.
 	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)
-	e.POST("/logout", h.logout)
+	e.POST(urls.Logout, h.logout)
 
-	e.GET("/", h.home)
+	// Access per route (access.go): every route under a kind checks, before its
+	// handler, that the user may list the kind; a list page shows a Forbidden
+	// banner (403), every other route answers 403.
+	ofKind := h.kindAccess("", refuse) // the :kind parameter
+	listOfKind := h.kindAccess("", banner)
+	of := func(id kube.KindID) echo.MiddlewareFunc { return h.kindAccess(id, refuse) }
+	csrs, flowSchemas, crds := of(kube.CSRs), of(kube.FlowSchemas), of(kube.CRDs)
+
+	e.GET(urls.Home, h.home)
 	if deps.DevUI {
-		e.GET("/ui", h.gallery)
+		e.GET(urls.Gallery, h.gallery)
 	}
 	// Global search by name across kinds (search.go); static, so it wins over /:kind.
-	e.GET(SearchPath, h.search)
+	e.GET(urls.Search, h.search)
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
-	e.GET(livePath, h.events)
+	e.GET(urls.Events, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
-	e.GET("/csrs", h.csrQueue)
-	e.GET("/csrs/:name/certificate", h.csrCertificate)
-	e.GET("/csrs/groups/:id", h.csrGroupPreview)
+	e.GET(urls.CSRs, h.csrQueue, h.kindAccess(kube.CSRs, banner))
+	e.GET(urls.CSRCertificateRoute, h.csrCertificate, csrs)
+	e.GET(urls.CSRGroupRoute, h.csrGroupPreview, csrs)
 	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
-	e.GET("/csrs/:name/node-check", h.csrNodeCheck)
+	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
 	// FlowSchemas in evaluation order, and the request classifier.
-	e.GET("/flowschemas", h.flowSchemas)
-	e.GET(present.ClassifyPath, h.classify)
+	e.GET(urls.FlowSchemas, h.flowSchemas, h.kindAccess(kube.FlowSchemas, banner))
+	e.GET(urls.Classify, h.classify, h.kindAccess(kube.FlowSchemas, banner))
 	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
-	e.GET("/flowschemas/classify", h.classifyOrFlowSchema)
+	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema, flowSchemas)
 	// A CRD version's schema explorer (insight_schema.go).
-	e.GET("/crds/:name/schema/:version", h.crdSchema)
+	e.GET(urls.CRDSchemaRoute, h.crdSchema, crds)
 	// A CRD's custom resources: the API server's table, and one object's YAML (editor_cr.go).
-	e.GET("/crds/:name/instances", h.crInstances)
-	e.GET("/crds/:name/instances/:ns/:obj", h.crInstance)
+	e.GET(urls.CRInstancesRoute, h.crInstances, crds)
+	e.GET(urls.CRInstanceRoute, h.crInstance, crds)
 	// Which webhooks would intercept a request (insight_intercept.go).
-	e.GET("/validatingwebhooks/intercept", h.intercept)
+	e.GET(urls.Intercept, h.intercept, of(kube.Webhooks))
 	// The auditor's views (activity.go): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
-	e.GET(ActivityPath, h.activityPage)
-	e.GET(ActivityPath+".csv", h.activityCSV)
-	e.GET(ActivityPath+".json", h.activityJSON)
-	e.GET("/:kind/:name/history", h.history)
-	e.GET("/:kind/:name/yaml", h.objectYAML) // a large object's YAML, loaded on demand (detail_yaml.go)
-	e.GET("/:kind", h.list)
-	e.GET("/:kind/:name", h.detail)
+	e.GET(urls.Activity, h.activityPage)
+	e.GET(urls.ActivityCSV, h.activityCSV)
+	e.GET(urls.ActivityJSON, h.activityJSON)
+	e.GET(urls.HistoryRoute, h.history, ofKind)
+	e.GET(urls.YAMLRoute, h.objectYAML, ofKind) // a large object's YAML, loaded on demand (detail_yaml.go)
+	e.GET(urls.ListRoute, h.list, listOfKind)
+	e.GET(urls.ObjectRoute, h.detail, ofKind)
 
 	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
-	mutating.POST("/csrs/:name/approve", h.approveCSR)
-	mutating.POST("/csrs/:name/deny", h.denyCSR)
-	mutating.POST("/csrs/bulk", h.bulkDecideCSRs)
-	mutating.POST("/csrs/groups/:id/decide", h.csrGroupDecide)
+	mutating.POST(urls.CSRApproveRoute, h.approveCSR, csrs)
+	mutating.POST(urls.CSRDenyRoute, h.denyCSR, csrs)
+	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, csrs)
+	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, csrs)
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused.
-	mutating.GET("/:kind/new", h.newObject)
-	mutating.POST(editorRoute("/:kind/create"), h.createObject)
-	mutating.GET("/:kind/:name/edit", h.editObject)
-	mutating.POST(editorRoute("/:kind/:name/preview"), h.previewEdit)
-	mutating.POST(editorRoute("/:kind/:name/apply"), h.applyEdit)
-	mutating.POST(editorRoute("/:kind/:name/rebase"), h.rebaseEdit)
+	mutating.GET(urls.NewRoute, h.newObject, ofKind)
+	mutating.POST(editorRoute(urls.CreateRoute), h.createObject, ofKind)
+	mutating.GET(urls.EditRoute, h.editObject, ofKind)
+	mutating.POST(editorRoute(urls.PreviewRoute), h.previewEdit, ofKind)
+	mutating.POST(editorRoute(urls.ApplyRoute), h.applyEdit, ofKind)
+	mutating.POST(editorRoute(urls.RebaseRoute), h.rebaseEdit, ofKind)
 	// The same editor for a CRD's custom resources (editor_cr.go); ns is "_" when cluster-scoped.
-	mutating.GET("/crds/:name/instances/new", h.newCR)
-	mutating.POST(editorRoute("/crds/:name/instances/create"), h.createCR)
-	mutating.GET("/crds/:name/instances/:ns/:obj/edit", h.editCR)
-	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/preview"), h.previewCR)
-	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/apply"), h.applyCR)
-	mutating.POST(editorRoute("/crds/:name/instances/:ns/:obj/rebase"), h.rebaseCR)
-	mutating.GET("/crds/:name/instances/:ns/:obj/delete", h.deleteCR)
-	mutating.POST("/crds/:name/instances/:ns/:obj/delete", h.confirmDeleteCR)
-	mutating.GET("/:kind/:name/delete", h.deleteObject)
-	mutating.POST("/:kind/:name/delete", h.confirmDelete)
+	mutating.GET(urls.CRNewRoute, h.newCR, crds)
+	mutating.POST(editorRoute(urls.CRCreateRoute), h.createCR, crds)
+	mutating.GET(urls.CREditRoute, h.editCR, crds)
+	mutating.POST(editorRoute(urls.CRPreviewRoute), h.previewCR, crds)
+	mutating.POST(editorRoute(urls.CRApplyRoute), h.applyCR, crds)
+	mutating.POST(editorRoute(urls.CRRebaseRoute), h.rebaseCR, crds)
+	mutating.GET(urls.CRDeleteRoute, h.deleteCR, crds)
+	mutating.POST(urls.CRDeleteRoute, h.confirmDeleteCR, crds)
+	mutating.GET(urls.DeleteRoute, h.deleteObject, ofKind)
+	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)
 	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.
-	mutating.GET(flowSchemaFormNew, h.newFlowSchemaForm)
-	mutating.POST(flowSchemaFormNew, h.createFlowSchemaForm)
-	mutating.GET("/flowschemas/:name/form", h.editFlowSchemaForm)
-	mutating.POST("/flowschemas/:name/form", h.updateFlowSchemaForm)
+	mutating.GET(urls.FlowSchemaFormNew, h.newFlowSchemaForm, flowSchemas)
+	mutating.POST(urls.FlowSchemaFormNew, h.createFlowSchemaForm, flowSchemas)
+	mutating.GET(urls.FlowSchemaFormRoute, h.editFlowSchemaForm, flowSchemas)
+	mutating.POST(urls.FlowSchemaFormRoute, h.updateFlowSchemaForm, flowSchemas)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")

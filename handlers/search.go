@@ -15,9 +15,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// SearchPath is the global search: GET /search?q=<name>.
-const SearchPath = "/search"
-
 // search finds objects by name across every kind, from the cache. Each kind
 // is searched only if the signed-in user may list it, the same check the list
 // pages make, so the search never reveals names a list page would not.
@@ -60,23 +57,7 @@ func (h *Handlers) searchSource(c echo.Context, k kube.Kind) present.SearchSourc
 
 // kindNames lists the names of one kind's objects in the cache.
 func kindNames(cl Cluster, id kube.KindID) ([]string, error) {
-	switch id {
-	case kube.CSRs:
-		return names(cl.CSRs())
-	case kube.FlowSchemas:
-		return names(cl.FlowSchemas())
-	case kube.PriorityLevels:
-		return names(cl.PriorityLevels())
-	case kube.CRDs:
-		return names(cl.CRDs())
-	case kube.Webhooks:
-		return names(cl.Webhooks())
-	case kube.MutatingWebhooks:
-		return names(cl.MutatingWebhooks())
-	case kube.CSIDrivers:
-		return names(cl.CSIDrivers())
-	}
-	return nil, nil
+	return names(kindObjects(cl, id))
 }
 
 func names[T metav1.Object](items []T, err error) ([]string, error) {

@@ -57,7 +57,6 @@ func newModeServer(t *testing.T, mode auth.Mode, readOnly bool) *modeServer {
 	case auth.ModeLocal:
 		deps.Logins = auth.NewLoginTokens(func(tok string) { ts.token = tok })
 	case auth.ModeToken:
-		gate.Store = auth.NewStore(0)
 		deps.TokenReview = reviewTokens
 	case auth.ModeProxy:
 		gate.Sessions = nil

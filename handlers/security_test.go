@@ -53,10 +53,16 @@ type testServer struct {
 
 func newTestServer(t *testing.T, readOnly bool) *testServer {
 	t.Helper()
+	return newTestServerOf(t, readOnly, emptyCluster{}, denyAll{})
+}
+
+// newTestServerOf is newTestServer with a cluster and access of the test's.
+func newTestServerOf(t *testing.T, readOnly bool, cluster Cluster, access Access) *testServer {
+	t.Helper()
 	ts := &testServer{writer: &recordingWriter{}}
 	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
 	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: access,
 		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", ReadOnly: readOnly,
 		SignInLimit: routeTableSignInLimit,
 	})

@@ -44,7 +44,7 @@ func newSlowServer(t *testing.T) *slowServer {
 	s.lv = NewLiveUpdates(cl, s.streams)
 	s.streams.Publish(s.lv.Render(kube.CSRs, nil, true)...)
 	sessions := auth.NewSessions()
-	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions, Store: auth.NewStore(0)}
+	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
 	h := New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: allowKinds{"certificatesigningrequests": true},
 		Sessions: sessions, Gate: gate, User: "console", Live: s.lv,

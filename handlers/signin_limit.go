@@ -13,12 +13,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
-
-// loginPath is the sign-in page and form, public by necessity.
-const loginPath = "/login"
 
 // loginBody bounds the sign-in form's body: a bearer token (maxTokenLen,
 // 16 KiB) and a CSRF token, percent-encoded. It is read before anyone is known.
@@ -129,10 +127,10 @@ func clientOf(r *http.Request) netip.Prefix {
 // by exclusion keeps a method the route table might map onto a handler later
 // (HEAD, say) from becoming an unlimited way in.
 func isSignInAttempt(c echo.Context) bool {
-	if c.Path() == OIDCCallbackPath {
+	if c.Path() == urls.OIDCCallback {
 		return true // each one may cost a code exchange and a SelfSubjectReview
 	}
-	if c.Path() != loginPath {
+	if c.Path() != urls.Login {
 		return false
 	}
 	r := c.Request()

@@ -42,7 +42,7 @@ func tokenLoginRequest(t testing.TB, h http.Handler, token, remote string) *http
 func TestTokenSignInFloodIsLimitedPerClient(t *testing.T) {
 	var reviews atomic.Int64
 	sessions := auth.NewSessions()
-	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions, Store: auth.NewStore(0)}
+	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
 	e := New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
 		Sessions: sessions, Gate: gate, User: "console", SignInLimit: frozenLimit(10),
@@ -216,7 +216,7 @@ func TestSignInBodyIsSmall(t *testing.T) {
 	sessions := auth.NewSessions()
 	e := New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions, Store: auth.NewStore(0)}, User: "console",
+		Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "console",
 		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
 			reviews.Add(1)
 			return reviewTokens(ctx, token)

@@ -57,7 +57,7 @@ func newAttackedConsole(t *testing.T, limit SignInLimit) *attackedConsole {
 	users.Strict = true
 	a := &attackedConsole{reg: metrics.New()}
 	sessions := auth.NewSessions()
-	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions, Store: auth.NewStore(0)}
+	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
 	a.handler = New(Deps{
 		Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: "admin", Metrics: a.reg,
 		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},

@@ -76,20 +76,34 @@ func newSession(hc *http.Client, sessionURL string) (string, error) {
 	return string(raw), nil
 }
 
-// dial signs a new browser in and opens the CSR stream, as a tab on /csrs does.
-func dial(hc *http.Client, base, sessionURL string, b *board) (*client, error) {
-	cookie, err := newSession(hc, sessionURL)
-	if err != nil {
-		return nil, err
+// signer signs a simulated browser in: it sets what authenticates its requests.
+type signer func(req *http.Request) error
+
+// sessionSigner gives each browser a session of its own, minted by the serving child.
+func sessionSigner(hc *http.Client, sessionURL string) signer {
+	return func(req *http.Request) error {
+		cookie, err := newSession(hc, sessionURL)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Cookie", cookie)
+		return nil
 	}
+}
+
+// dial signs a new browser in and opens the CSR stream, as a tab on /csrs does.
+func dial(hc *http.Client, base string, sign signer, b *board) (*client, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/events?kinds=csrs&rows=csrs", nil)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
+	if err := sign(req); err != nil {
+		cancel()
+		return nil, err
+	}
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Cookie", cookie)
 	resp, err := hc.Do(req)
 	if err != nil {
 		cancel()
@@ -160,7 +174,7 @@ func (c *client) close() {
 
 // connect opens n clients, each a browser of its own, a few at a time, and
 // waits until each is subscribed.
-func connect(hc *http.Client, base, sessionURL string, b *board, n int) ([]*client, error) {
+func connect(hc *http.Client, base string, sign signer, b *board, n int) ([]*client, error) {
 	clients := make([]*client, n)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
@@ -171,7 +185,7 @@ func connect(hc *http.Client, base, sessionURL string, b *board, n int) ([]*clie
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c, err := dial(hc, base, sessionURL, b)
+			c, err := dial(hc, base, sign, b)
 			if err != nil {
 				errs <- err
 				return

@@ -57,6 +57,8 @@ func run(args []string) error {
 	counts := fs.String("clients", "1,100,1000,5000", "client counts (simulated browsers, each its own session), one round each; the last one is repeated with a stalled client")
 	withStalled := fs.Bool("stalled", true, "repeat the last round with a client that reads nothing")
 	profile := fs.String("profile", "", "write a CPU profile of the server during the largest round to this file")
+	replicas := fs.String("replicas", "", "instead: run -binary as this many replicas behind HAProxy, one round per count (e.g. 1,3), each with the first -clients count of tabs spread over them")
+	binary := fs.String("binary", "bin/clusterdesk", "with -replicas: the console binary")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -80,6 +82,17 @@ func run(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	if *replicas != "" {
+		var rs []int
+		for _, f := range strings.Split(*replicas, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+				return fmt.Errorf("-replicas: %q", f)
+			}
+			rs = append(rs, n)
+		}
+		return runReplicas(ctx, cs, *binary, rs, ns[0], *rate, *duration)
+	}
 
 	watchBefore, csrWatchBefore, err := watches(ctx, cs)
 	if err != nil {
@@ -185,7 +198,7 @@ func run(args []string) error {
 func (b *bench) round(ctx context.Context, label string, n int, withStalled bool, profile string) (round, error) {
 	r := round{label: label, clients: n, stalled: withStalled}
 	fmt.Fprintf(os.Stderr, "bench: round %s: connecting\n", label)
-	clients, err := connect(b.hc, b.info.URL, b.info.Session, b.board, n)
+	clients, err := connect(b.hc, b.info.URL, sessionSigner(b.hc, b.info.Session), b.board, n)
 	if err != nil {
 		return r, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
+	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
@@ -136,6 +137,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := si.startRevocations(ctx, log); err != nil {
+		return err
+	}
 	ln, baseURL, err := si.listen(cfg.listen)
 	if err != nil {
 		return err
@@ -161,7 +165,7 @@ func run(args []string) error {
 	// event streams stay open; slow headers and bodies are cut off.
 	srv := handlers.NewServer(handlers.New(handlers.Deps{
 		Log: log, Cluster: cache, Access: kube.UserAccess{Users: si.users}, Writer: kube.UserWriter{Users: si.users},
-		Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI),
+		Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI, present.DocTree),
 		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review, Users: si.users,
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // oidcConfig is --auth oidc's settings: the issuer and the console's client there.
@@ -32,7 +32,7 @@ func (o *oidcConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.clientID, "oidc-client-id", env("OIDC_CLIENT_ID", ""), "oidc mode: the console's client id at the provider; the API server must accept it as an audience")
 	fs.StringVar(&o.clientSecretFile, "oidc-client-secret-file", env("OIDC_CLIENT_SECRET_FILE", ""), "oidc mode: a file holding the client secret (or set CLUSTERDESK_OIDC_CLIENT_SECRET)")
 	fs.StringVar(&o.caFile, "oidc-ca-file", env("OIDC_CA_FILE", ""), "oidc mode: PEM CA bundle trusted for the issuer, besides the system's")
-	fs.StringVar(&o.redirectURL, "oidc-redirect-url", env("OIDC_REDIRECT_URL", ""), "oidc mode: the callback URL registered at the provider, the console's public base URL + "+handlers.OIDCCallbackPath+" (default: the address served on)")
+	fs.StringVar(&o.redirectURL, "oidc-redirect-url", env("OIDC_REDIRECT_URL", ""), "oidc mode: the callback URL registered at the provider, the console's public base URL + "+urls.OIDCCallback+" (default: the address served on)")
 	fs.StringVar(&o.scopes, "oidc-scopes", env("OIDC_SCOPES", strings.Join(auth.DefaultOIDCScopes, ",")), "oidc mode: scopes to ask for, comma-separated (offline_access gets the refresh token)")
 	fs.StringVar(&o.groupsClaim, "oidc-groups-claim", env("OIDC_GROUPS_CLAIM", "groups"), "oidc mode: the ID token claim listing the person's groups")
 }
@@ -69,7 +69,7 @@ func (o oidcConfig) relyingParty(baseURL string) (*auth.OIDC, error) {
 	}
 	redirect := o.redirectURL
 	if redirect == "" {
-		redirect = strings.TrimSuffix(baseURL, "/") + handlers.OIDCCallbackPath
+		redirect = strings.TrimSuffix(baseURL, "/") + urls.OIDCCallback
 	}
 	var scopes []string
 	for _, s := range strings.Split(o.scopes, ",") {

@@ -39,7 +39,7 @@ func TestOIDCFlags(t *testing.T) {
 		t.Fatalf("precheck: %v", err)
 	}
 	si, err := buildSignIn(cfg.signIn, &rest.Config{Host: "https://127.0.0.1:1"}, nil, "admin")
-	if err != nil || si.gate.Store == nil || si.review == nil || !si.users.Strict {
+	if err != nil || si.gate.Sessions == nil || si.review == nil || !si.users.Strict {
 		t.Fatalf("oidc mode: %+v, %v", si, err)
 	}
 	if err := si.configureOIDC(cfg.signIn.oidc, "http://127.0.0.1:8080"); err != nil {

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -31,6 +34,10 @@ type signInConfig struct {
 	proxyClientCA     string
 	tlsCert, tlsKey   string
 	oidc              oidcConfig // --auth oidc (oidc.go)
+	// sessionKeys seals session cookies and signs CSRF tokens, shared by replicas.
+	sessionKeys string
+	// namespace is the console's own, where replicas share sign-outs.
+	namespace string
 }
 
 func (s *signInConfig) register(fs *flag.FlagSet) {
@@ -43,6 +50,8 @@ func (s *signInConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.proxyClientCA, "proxy-client-ca", env("PROXY_CLIENT_CA", ""), "proxy mode: PEM file of the CA that signs the proxy's TLS client certificate (needs --tls-cert)")
 	fs.StringVar(&s.tlsCert, "tls-cert", env("TLS_CERT", ""), "serve HTTPS with this PEM certificate (with --tls-key)")
 	fs.StringVar(&s.tlsKey, "tls-key", env("TLS_KEY", ""), "the PEM private key of --tls-cert")
+	fs.StringVar(&s.sessionKeys, "session-keys", env("SESSION_KEYS", ""), "token, oidc and proxy mode: a file, or a directory such as a mounted Secret, of base64 keys (one per line, 32+ random bytes each) that seal session cookies and sign forms, shared by the console's replicas; the first key seals, every key opens (rotation). Default: a random key per process (a restart signs everyone out)")
+	fs.StringVar(&s.namespace, "namespace", env("NAMESPACE", ""), "the console's own namespace, where replicas with --session-keys share sign-outs as Leases (default: the pod's namespace)")
 }
 
 // precheck refuses settings that cannot work before the console connects to
@@ -52,6 +61,9 @@ func (s signInConfig) precheck() error {
 	mode, err := auth.ParseMode(s.mode)
 	if err != nil {
 		return fmt.Errorf("--auth: %w", err)
+	}
+	if mode == auth.ModeLocal && s.sessionKeys != "" {
+		return errors.New("--session-keys is for replicas in token, oidc or proxy mode: local mode is one process, whose sign-in URL only it knows")
 	}
 	if mode == auth.ModeProxy && s.proxySecretFile == "" && os.Getenv("CLUSTERDESK_PROXY_SECRET") == "" && s.proxyClientCA == "" {
 		return fmt.Errorf("--auth proxy: %w (set --proxy-secret-file or CLUSTERDESK_PROXY_SECRET, or --proxy-client-ca with --tls-cert)", auth.ErrNoTrust)
@@ -67,9 +79,13 @@ type signIn struct {
 	mode     auth.Mode
 	gate     *auth.Gate
 	sessions *auth.Sessions
-	users    *kube.Users
-	tls      *tls.Config // nil: plain HTTP
-	review   handlers.TokenReviewer
+	// revocations, with --session-keys in token and oidc mode: sign-outs shared by
+	// the replicas through the cluster (startRevocations).
+	revocations *kube.Revocations
+	revoker     *auth.SharedRevoker
+	users       *kube.Users
+	tls         *tls.Config // nil: plain HTTP
+	review      handlers.TokenReviewer
 }
 
 // buildSignIn checks the settings and builds the gate, the per-user clients
@@ -80,6 +96,13 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 		return nil, fmt.Errorf("--auth: %w", err)
 	}
 	out := &signIn{mode: mode, sessions: auth.NewSessions()}
+	if s.sessionKeys != "" {
+		keys, err := auth.LoadKeys(s.sessionKeys)
+		if err != nil {
+			return nil, fmt.Errorf("--session-keys: %w", err)
+		}
+		out.sessions = auth.NewSessionsWithKeys(keys)
+	}
 	if (s.tlsCert == "") != (s.tlsKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
@@ -95,15 +118,18 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 	out.gate = &auth.Gate{Mode: mode, Sessions: out.sessions, LocalUser: localUser}
 	switch mode {
 	case auth.ModeOIDC:
-		// The relying party comes with the served address (configureOIDC, oidc.go).
-		out.gate.Store = auth.NewStore(0)
-		out.gate.Store.Idle = out.sessions.Idle
+		// The relying party comes with the served address (configureOIDC,
+		// oidc.go); sign-outs are shared like token mode's.
+		if err := out.shareSignOuts(s, restCfg); err != nil {
+			return nil, err
+		}
 		out.review = func(ctx context.Context, token string) (kube.Identity, error) {
 			return kube.Review(ctx, restCfg, token)
 		}
 	case auth.ModeToken:
-		out.gate.Store = auth.NewStore(0)
-		out.gate.Store.Idle = out.sessions.Idle
+		if err := out.shareSignOuts(s, restCfg); err != nil {
+			return nil, err
+		}
 		out.review = func(ctx context.Context, token string) (kube.Identity, error) {
 			return kube.Review(ctx, restCfg, token)
 		}
@@ -156,6 +182,58 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 		}
 	})
 	return out, nil
+}
+
+// shareSignOuts, with --session-keys (replicas), keeps sign-outs in the
+// cluster so that one on any replica holds on all (a Lease each).
+func (out *signIn) shareSignOuts(s signInConfig, restCfg *rest.Config) error {
+	if s.sessionKeys == "" {
+		return nil
+	}
+	ns := s.namespace
+	if ns == "" {
+		ns = podNamespace()
+	}
+	if ns == "" {
+		return fmt.Errorf("--session-keys in %s mode: replicas share sign-outs as Leases in the console's namespace; set --namespace", out.mode)
+	}
+	var err error
+	if out.revocations, err = kube.NewRevocations(restCfg, ns); err != nil {
+		return err
+	}
+	out.revoker = auth.NewSharedRevoker(out.revocations, out.sessions.Absolute)
+	out.sessions.Revocations = out.revoker
+	return nil
+}
+
+// podNamespace is the namespace of the pod the console runs in, "" outside
+// one (a variable: tests run where a pod's files may exist).
+var podNamespace = readPodNamespace
+
+func readPodNamespace() string {
+	b, err := os.ReadFile(filepath.Join(kube.ServiceAccountDir, "namespace"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// startRevocations watches the shared sign-outs (with --session-keys in token
+// and oidc mode) and deletes expired ones, until ctx ends. Sessions are refused until
+// the watch has listed them (auth.ErrNotReady).
+func (s *signIn) startRevocations(ctx context.Context, log *slog.Logger) error {
+	if s.revoker == nil {
+		return nil
+	}
+	s.revoker.Log = log
+	synced, err := s.revocations.Watch(ctx, s.revoker)
+	if err != nil {
+		return err
+	}
+	s.revoker.SetReady(synced)
+	go s.revoker.Run(ctx)
+	log.Info("sign-outs shared through Leases", "namespace", s.revocations.Namespace())
+	return nil
 }
 
 // proxySecret reads the shared secret from file, else from CLUSTERDESK_PROXY_SECRET

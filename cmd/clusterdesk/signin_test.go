@@ -196,11 +196,52 @@ func TestBuildSignIn(t *testing.T) {
 		t.Errorf("TLS listener URL %q", url)
 	}
 	si, err = buildSignIn(with(func(c *signInConfig) { c.mode = "token" }), restCfg, nil, "admin")
-	if err != nil || si.gate.Store == nil || si.review == nil || !si.users.Strict || si.sessions.Secure {
+	if err != nil || si.gate.Mode != auth.ModeToken || si.review == nil || !si.users.Strict || si.sessions.Secure {
 		t.Fatalf("token mode: %v", err)
 	}
 	si, err = buildSignIn(with(func(c *signInConfig) { c.mode = "local" }), restCfg, nil, "admin")
 	if err != nil || si.users.Strict {
 		t.Fatalf("local mode: %v", err)
+	}
+}
+
+// --session-keys: replicas in token mode share keys and sign-outs (a
+// namespace for the Leases is needed); proxy mode shares keys for its forms;
+// local mode, one process by design, refuses it.
+func TestBuildSignInWithSessionKeys(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	if err := os.WriteFile(keys, []byte("# newest first\nMDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	weak := filepath.Join(dir, "weak")
+	if err := os.WriteFile(weak, []byte("c2hvcnQ=\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restCfg := &rest.Config{Host: "https://127.0.0.1:1"}
+	if err := (signInConfig{mode: "local", sessionKeys: keys}).precheck(); err == nil {
+		t.Error("local mode accepted --session-keys")
+	}
+	if _, err := buildSignIn(signInConfig{mode: "token", sessionKeys: weak, namespace: "clusterdesk"}, restCfg, nil, "admin"); err == nil || !strings.Contains(err.Error(), "--session-keys") {
+		t.Errorf("a 5-byte key: %v", err)
+	}
+	podNamespace = func() string { return "" } // as outside a pod
+	t.Cleanup(func() { podNamespace = readPodNamespace })
+	if _, err := buildSignIn(signInConfig{mode: "token", sessionKeys: keys}, restCfg, nil, "admin"); err == nil || !strings.Contains(err.Error(), "--namespace") {
+		t.Errorf("token mode with keys but no namespace: %v", err)
+	}
+	si, err := buildSignIn(signInConfig{mode: "token", sessionKeys: keys, namespace: "clusterdesk"}, restCfg, nil, "admin")
+	if err != nil || si.revoker == nil || si.sessions.Revocations != si.revoker || si.revocations.Namespace() != "clusterdesk" {
+		t.Fatalf("token mode with keys: %v", err)
+	}
+	other, err := buildSignIn(signInConfig{mode: "token", sessionKeys: keys, namespace: "clusterdesk"}, restCfg, nil, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok := si.sessions.CSRFToken("session\x00x"); !other.sessions.ValidCSRF("session\x00x", tok) {
+		t.Error("two replicas with the same key file refuse each other's forms")
+	}
+	if si, err := buildSignIn(signInConfig{mode: "token"}, restCfg, nil, "admin"); err != nil || si.revoker != nil {
+		t.Errorf("token mode without keys should keep sign-outs in memory: %v", err)
 	}
 }

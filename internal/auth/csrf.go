@@ -26,17 +26,28 @@ func ProxyBinding(id kube.Identity) string {
 	return "proxy\x00" + id.User + "\x00" + strings.Join(id.Groups, "\x00")
 }
 
-// CSRFToken returns the token for binding (URL- and form-safe text).
+// CSRFToken returns the token for binding (URL- and form-safe text), under
+// the first key: replicas sharing the keys accept each other's forms.
 func (s *Sessions) CSRFToken(binding string) string {
-	m := hmac.New(sha256.New, s.csrfKey)
+	return csrfToken(s.keys.keys[0].csrf, binding)
+}
+
+func csrfToken(key []byte, binding string) string {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("clusterdesk csrf v1\x00" + binding))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// ValidCSRF reports whether token is binding's token, in constant time.
+// ValidCSRF reports whether token is binding's token under any of the keys
+// (a form rendered before a key rotation still posts), each compared in
+// constant time.
 func (s *Sessions) ValidCSRF(binding, token string) bool {
 	if binding == "" || token == "" {
 		return false
 	}
-	return hmac.Equal([]byte(token), []byte(s.CSRFToken(binding)))
+	ok := false
+	for _, k := range s.keys.keys {
+		ok = hmac.Equal([]byte(token), []byte(csrfToken(k.csrf, binding))) || ok
+	}
+	return ok
 }

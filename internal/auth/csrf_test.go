@@ -88,11 +88,11 @@ func TestSignOutRevokesTheCookieUntilItWouldHaveExpired(t *testing.T) {
 	}
 	// Kept until the session's absolute expiry, and no longer.
 	clock = clock.Add(s.Absolute - time.Minute)
-	if !rev.Revoked(ended.ID) {
+	if !rev.Revoked(ended) {
 		t.Fatal("the revocation was forgotten before the session's expiry")
 	}
 	clock = clock.Add(2 * time.Minute)
-	if rev.Revoked(ended.ID) || rev.Len() != 0 {
+	if rev.Revoked(ended) || rev.Len() != 0 {
 		t.Fatal("the revocation outlived the session")
 	}
 }
@@ -101,20 +101,20 @@ func TestMemoryRevokerIsBounded(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	m := NewMemoryRevoker(3)
 	m.now = func() time.Time { return clock }
-	_ = m.Revoke("soon", clock.Add(time.Minute))
-	_ = m.Revoke("late1", clock.Add(time.Hour))
-	_ = m.Revoke("late2", clock.Add(2*time.Hour))
-	_ = m.Revoke("past", clock.Add(-time.Second)) // over already: not kept
+	_ = m.Revoke(Session{ID: "soon"}, clock.Add(time.Minute))
+	_ = m.Revoke(Session{ID: "late1"}, clock.Add(time.Hour))
+	_ = m.Revoke(Session{ID: "late2"}, clock.Add(2*time.Hour))
+	_ = m.Revoke(Session{ID: "past"}, clock.Add(-time.Second)) // over already: not kept
 	if m.Len() != 3 {
 		t.Fatalf("len %d, want 3", m.Len())
 	}
-	_ = m.Revoke("new", clock.Add(3*time.Hour))
-	if m.Len() != 3 || m.Revoked("soon") || !m.Revoked("late1") || !m.Revoked("new") {
+	_ = m.Revoke(Session{ID: "new"}, clock.Add(3*time.Hour))
+	if m.Len() != 3 || m.Revoked(Session{ID: "soon"}) || !m.Revoked(Session{ID: "late1"}) || !m.Revoked(Session{ID: "new"}) {
 		t.Fatalf("full: the entry expiring first should make room (len %d)", m.Len())
 	}
 	clock = clock.Add(90 * time.Minute) // late1 expired
-	_ = m.Revoke("newer", clock.Add(time.Hour))
-	if m.Len() != 3 || !m.Revoked("late2") || !m.Revoked("new") || !m.Revoked("newer") {
+	_ = m.Revoke(Session{ID: "newer"}, clock.Add(time.Hour))
+	if m.Len() != 3 || !m.Revoked(Session{ID: "late2"}) || !m.Revoked(Session{ID: "new"}) || !m.Revoked(Session{ID: "newer"}) {
 		t.Fatal("full: expired entries should go first")
 	}
 }

@@ -11,7 +11,7 @@ const flashCookie = "clusterdesk_flash"
 // SetFlash stores v (any JSON value) for the next page view, encrypted and signed
 // like the session, so a link cannot plant a fake message.
 func (s *Sessions) SetFlash(w http.ResponseWriter, v any) error {
-	enc, err := s.codec.Encode(flashCookie, v)
+	enc, err := s.keys.Seal(flashCookie, v, false)
 	if err != nil {
 		return err
 	}
@@ -28,5 +28,5 @@ func (s *Sessions) TakeFlash(w http.ResponseWriter, r *http.Request, v any) bool
 	}
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode})
-	return s.codec.Decode(flashCookie, c.Value, v) == nil
+	return s.keys.Open(flashCookie, c.Value, v) == nil
 }

@@ -37,18 +37,20 @@ func ParseMode(s string) (Mode, error) {
 // Gate decides who a request is, in one of the modes.
 type Gate struct {
 	Mode      Mode
-	Sessions  *Sessions // local and token modes
-	Store     *Store    // token mode: the signed-in users' tokens
+	Sessions  *Sessions // local, token and oidc modes
 	Proxy     *Proxy    // proxy mode
-	OIDC      *OIDC     // oidc mode (with Sessions and Store): the relying party
+	OIDC      *OIDC     // oidc mode (with Sessions): the relying party
 	LocalUser string    // local mode: the kubeconfig's identity, for display
 
 	// Recheck (token mode), if set, asks the API server again whether a
-	// session's token is still valid, at most once per RecheckEvery: a
-	// revoked or expired token ends the session (ErrTokenRejected) instead of
-	// leaving the user with pages that all say "forbidden".
+	// session's token is still valid, at most once per RecheckEvery on each
+	// replica: a revoked or expired token ends the session
+	// (ErrTokenRejected) instead of leaving the user with pages that all say
+	// "forbidden".
 	Recheck      func(ctx context.Context, token string) error
 	RecheckEvery time.Duration
+
+	rechecks rechecks
 }
 
 // ErrTokenRejected: the API server no longer accepts the session's token.
@@ -62,8 +64,8 @@ func (g *Gate) Check() error {
 			return errors.New("local mode needs sessions")
 		}
 	case ModeToken:
-		if g.Sessions == nil || g.Store == nil {
-			return errors.New("token mode needs sessions and a token store")
+		if g.Sessions == nil {
+			return errors.New("token mode needs sessions")
 		}
 	case ModeProxy:
 		if g.Proxy == nil {
@@ -71,8 +73,8 @@ func (g *Gate) Check() error {
 		}
 		return g.Proxy.Check()
 	case ModeOIDC:
-		if g.Sessions == nil || g.Store == nil || g.OIDC == nil {
-			return errors.New("oidc mode needs sessions, a session store and the issuer's settings")
+		if g.Sessions == nil || g.OIDC == nil {
+			return errors.New("oidc mode needs sessions and the issuer's settings")
 		}
 	default:
 		return fmt.Errorf("unknown sign-in mode %q", g.Mode)
@@ -105,56 +107,70 @@ func (g *Gate) IdentifySession(w http.ResponseWriter, r *http.Request) (kube.Ide
 	if g.Mode != ModeToken {
 		return kube.Identity{User: sess.User, Act: kube.ActAsConsole}, sess, nil
 	}
-	id, ok := g.Store.Get(sess.SID)
-	if sess.SID == "" || !ok {
-		// Signed out elsewhere, idle, or the console restarted.
+	if sess.Creds.Token == "" {
+		// A session without a token acts as no one (a cookie of another mode).
 		return kube.Identity{}, Session{}, ErrExpired
 	}
-	if g.Recheck != nil && g.Store.Due(sess.SID, g.RecheckEvery) {
+	if g.rechecks.rejected(sess.ID) {
+		// This replica saw the API server refuse the token; a copy of the
+		// cookie costs no second review.
+		return kube.Identity{}, Session{}, ErrExpired
+	}
+	id := kube.Identity{User: sess.User, Groups: sess.Groups, Act: kube.ActWithToken, Token: sess.Creds.Token}
+	if g.Recheck != nil && g.rechecks.due(sess, g.Sessions.now(), g.RecheckEvery) {
 		// Only a clear "unauthorized" ends the session: an API server that
 		// cannot be reached says nothing about the token.
 		if err := g.Recheck(r.Context(), id.Token); apierrors.IsUnauthorized(err) {
-			g.Store.Delete(sess.SID)
-			g.Sessions.End(w)
+			g.rechecks.reject(sess.ID)
+			g.Sessions.EndRequest(w, r)
 			return kube.Identity{}, Session{}, ErrTokenRejected
 		}
 	}
 	return id, sess, nil
 }
 
-// SignIn starts a token-mode session for id (which holds the token): the token
-// stays in the Store, the cookie names it by a new random id. A session r
-// already had is forgotten.
+// SignIn starts a token-mode session for id: its token, user and groups go
+// sealed into the cookie (the browser cannot read them; every replica
+// sharing the keys can). A session r already had is revoked, so a copy of
+// its cookie stops working as the Store's forgetting did.
 func (g *Gate) SignIn(w http.ResponseWriter, r *http.Request, id kube.Identity) error {
 	if g.Mode != ModeToken {
 		return fmt.Errorf("sign-in with a token in %s mode", g.Mode)
 	}
-	if old, err := g.Sessions.Peek(r); err == nil && old.SID != "" {
-		g.Store.Delete(old.SID)
+	if err := g.revokeReplaced(r); err != nil {
+		return err
 	}
-	sid := g.Store.Put(id, g.Sessions.Expires())
-	return g.Sessions.StartWith(w, id.User, sid)
+	_, err := g.Sessions.StartWith(w, r, Session{User: id.User, Groups: id.Groups, Creds: Credentials{Token: id.Token}})
+	return err
+}
+
+// revokeReplaced revokes the session r already had, if any, before a
+// sign-in replaces it.
+func (g *Gate) revokeReplaced(r *http.Request) error {
+	if old, err := g.Sessions.Peek(r); err == nil && g.Sessions.Revocations != nil && !g.Sessions.Revocations.Revoked(old) {
+		if err := g.Sessions.Revocations.Revoke(old, g.Sessions.Until(old)); err != nil {
+			return fmt.Errorf("revoke the replaced session: %w", err)
+		}
+	}
+	return nil
 }
 
 // SignOut ends r's session everywhere: its id is revoked (so a copy of the
-// cookie no longer works), the cookie cleared and, in token mode, the token
-// forgotten. It returns the session it ended (zero if r had none), whose
+// cookie, token and all, no longer works on any replica) and the cookie
+// cleared. It returns the session it ended (zero if r had none), whose
 // other resources (event streams, per-user clients) the caller ends too. An
 // error means the revocation may not hold; the rest is done regardless.
 func (g *Gate) SignOut(w http.ResponseWriter, r *http.Request) (Session, error) {
 	if g.Sessions == nil {
 		return Session{}, nil
 	}
-	defer g.Sessions.End(w)
+	defer g.Sessions.EndRequest(w, r)
 	sess, err := g.Sessions.Peek(r)
 	if err != nil {
 		return Session{}, nil
 	}
-	if sess.SID != "" && g.Store != nil {
-		g.Store.Delete(sess.SID)
-	}
 	if g.Sessions.Revocations != nil {
-		if err := g.Sessions.Revocations.Revoke(sess.ID, g.Sessions.Until(sess)); err != nil {
+		if err := g.Sessions.Revocations.Revoke(sess, g.Sessions.Until(sess)); err != nil {
 			return sess, fmt.Errorf("revoke session: %w", err)
 		}
 	}

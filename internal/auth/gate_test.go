@@ -9,10 +9,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,60 +36,12 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
-func TestStoreExpiresEvictsAndDeletes(t *testing.T) {
-	s := NewStore(2)
-	clock := time.Unix(1000, 0)
-	s.now = func() time.Time { return clock }
-	s.Idle = 15 * time.Minute
-	alice := kube.Identity{User: "alice", Act: kube.ActWithToken, Token: "t-alice"}
-
-	a := s.Put(alice, clock.Add(time.Hour))
-	if len(a) != 64 {
-		t.Fatalf("session id %q: want 32 random bytes in hex", a)
-	}
-	if got, ok := s.Get(a); !ok || got.Token != "t-alice" {
-		t.Fatalf("Get = %+v %v", got, ok)
-	}
-	if _, ok := s.Get("not-a-session"); ok {
-		t.Fatal("unknown id found")
-	}
-
-	clock = clock.Add(10 * time.Minute)
-	if _, ok := s.Get(a); !ok {
-		t.Fatal("within idle limit: gone")
-	}
-	clock = clock.Add(16 * time.Minute)
-	if _, ok := s.Get(a); ok {
-		t.Fatal("idle entry still served")
-	}
-	if s.Len() != 0 {
-		t.Fatalf("idle entry kept: %d", s.Len())
-	}
-
-	b := s.Put(kube.Identity{User: "b"}, clock.Add(time.Minute))
-	c := s.Put(kube.Identity{User: "c"}, clock.Add(time.Hour))
-	d := s.Put(kube.Identity{User: "d"}, clock.Add(2*time.Hour)) // full: b expires first and goes
-	if _, ok := s.Get(b); ok {
-		t.Error("full store kept the entry expiring first")
-	}
-	for _, sid := range []string{c, d} {
-		if _, ok := s.Get(sid); !ok {
-			t.Errorf("entry %s evicted", sid[:6])
-		}
-	}
-	s.Delete(c)
-	if _, ok := s.Get(c); ok || s.Len() != 1 {
-		t.Error("deleted entry still served")
-	}
-	clock = clock.Add(3 * time.Hour)
-	if _, ok := s.Get(d); ok {
-		t.Error("expired entry still served")
-	}
-}
-
-func TestGateTokenModeKeepsTheTokenServerSide(t *testing.T) {
+// In token mode the bearer token travels sealed in the cookie: the browser
+// holds it but cannot read it, and a replaced or signed-out session's cookie
+// no longer works although it still carries the token.
+func TestGateTokenModeSealsTheTokenInTheCookie(t *testing.T) {
 	sessions := NewSessions()
-	g := &Gate{Mode: ModeToken, Sessions: sessions, Store: NewStore(0)}
+	g := &Gate{Mode: ModeToken, Sessions: sessions}
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,34 +51,46 @@ func TestGateTokenModeKeepsTheTokenServerSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	cookie := cookieFrom(t, rec)
+	for _, secret := range []string{id.Token, "c2VjcmV0LWJlYXJlci10b2tlbg", "auditor"} {
+		if strings.Contains(cookie.Value, secret) {
+			t.Fatalf("the cookie shows %q: %s", secret, cookie.Value)
+		}
+	}
+	if !cookie.HttpOnly {
+		t.Error("the cookie is readable by scripts")
+	}
 
-	// Signing in again from the same browser forgets the first session.
+	// Signing in again from the same browser ends the first session.
 	again := httptest.NewRecorder()
 	if err := g.SignIn(again, requestWith(cookie), id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Identify(httptest.NewRecorder(), requestWith(cookie)); !errors.Is(err, ErrExpired) {
-		t.Fatalf("the replaced session still works: %v", err)
+	if _, err := g.Identify(httptest.NewRecorder(), requestWith(cookie)); err == nil {
+		t.Fatal("the replaced session still works")
 	}
 	cookie = cookieFrom(t, again)
 	sess, err := sessions.Peek(requestWith(cookie))
-	if err != nil || sess.SID == "" || sess.User != "auditor" {
+	if err != nil || sess.Creds.Token != id.Token || sess.User != "auditor" {
 		t.Fatalf("cookie session %+v %v", sess, err)
+	}
+	if printed := fmt.Sprintf("%v %+v %#v", sess, sess, sess); strings.Contains(printed, id.Token) {
+		t.Fatalf("printing a session shows its token: %s", printed)
 	}
 
 	got, err := g.Identify(httptest.NewRecorder(), requestWith(cookie))
-	if err != nil || got.Token != id.Token || got.User != "auditor" || !slices.Equal(got.Groups, id.Groups) {
+	if err != nil || got.Token != id.Token || got.User != "auditor" || !slices.Equal(got.Groups, id.Groups) || got.Act != kube.ActWithToken {
 		t.Fatalf("Identify = %+v, %v", got, err)
 	}
 
-	if _, err := g.SignOut(httptest.NewRecorder(), requestWith(cookie)); err != nil {
+	out := httptest.NewRecorder()
+	if _, err := g.SignOut(out, requestWith(cookie)); err != nil {
 		t.Fatal(err)
+	}
+	if c := out.Result().Cookies(); len(c) != 1 || c[0].MaxAge >= 0 {
+		t.Fatalf("sign-out should clear the cookie: %+v", c)
 	}
 	if _, err := g.Identify(httptest.NewRecorder(), requestWith(cookie)); !errors.Is(err, ErrSignedOut) {
 		t.Fatalf("after sign-out the old cookie still works: %v", err)
-	}
-	if g.Store.Len() != 0 {
-		t.Fatal("the store kept the token after sign-out")
 	}
 	if _, err := g.Identify(httptest.NewRecorder(), requestWith(nil)); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("no cookie: %v", err)
@@ -289,12 +255,11 @@ func leaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, usage x50
 
 func TestGateTokenModeEndsSessionsWhoseTokenIsRejected(t *testing.T) {
 	sessions := NewSessions()
-	store := NewStore(0)
 	clock := time.Unix(5000, 0)
-	store.now = func() time.Time { return clock }
+	sessions.now = func() time.Time { return clock }
 	valid := true
 	checks := 0
-	g := &Gate{Mode: ModeToken, Sessions: sessions, Store: store, RecheckEvery: 5 * time.Minute,
+	g := &Gate{Mode: ModeToken, Sessions: sessions, RecheckEvery: 5 * time.Minute,
 		Recheck: func(_ context.Context, token string) error {
 			checks++
 			if !valid {
@@ -326,7 +291,7 @@ func TestGateTokenModeEndsSessionsWhoseTokenIsRejected(t *testing.T) {
 	if err := identify(); !errors.Is(err, ErrTokenRejected) {
 		t.Fatalf("rejected token: %v", err)
 	}
-	if err := identify(); !errors.Is(err, ErrExpired) || store.Len() != 0 {
-		t.Fatalf("after rejection the session must be gone: %v, %d kept", err, store.Len())
+	if err := identify(); !errors.Is(err, ErrExpired) || checks != 2 {
+		t.Fatalf("after rejection the session must be gone without another review: %v, %d checks", err, checks)
 	}
 }

@@ -61,6 +61,9 @@ type OIDC struct {
 	// two renewals with the same refresh token would end the session. (Across
 	// replicas the same holds only if one renews at a time: see OIDCSession.)
 	renewals singleflight.Group
+	// renewed are this replica's recent renewals, for requests that still
+	// carry the cookie a renewal replaced (oidc_renewals.go).
+	renewed recentRenewals
 }
 
 // NewOIDC checks cfg and returns the relying party. It does no network I/O.

@@ -11,7 +11,8 @@ import (
 // An OIDC sign-in under way (a flight) needs its state, nonce and PKCE
 // verifier again when the provider sends the browser back. They are kept
 // like the pre-session of the token form (presession.go): in a short-lived
-// cookie sealed with the session keys, not in server memory, so whichever
+// cookie sealed with the session keys (shared by the replicas, keys.go; its
+// own purpose, so no flight opens as a session or the other way round), not in server memory, so whichever
 // replica gets the callback can finish it. Unlike the pre-session it is
 // SameSite=Lax: the callback is a top-level navigation from the provider's
 // site, which does not carry Strict cookies.
@@ -46,7 +47,7 @@ func (s *Sessions) newOIDCFlight(w http.ResponseWriter) (oidcFlight, error) {
 		Verifier: oauth2.GenerateVerifier(),
 		IssuedAt: s.now(),
 	}
-	v, err := s.codec.Encode(oidcFlightCookie, f)
+	v, err := s.keys.Seal(oidcFlightCookie, f, false)
 	if err != nil {
 		return oidcFlight{}, err
 	}
@@ -69,7 +70,7 @@ func (s *Sessions) takeOIDCFlight(w http.ResponseWriter, r *http.Request) (oidcF
 	http.SetCookie(w, &http.Cookie{Name: s.oidcFlightName(), Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteLaxMode})
 	var f oidcFlight
-	if err := s.codec.Decode(oidcFlightCookie, c.Value, &f); err != nil || f.State == "" || f.Verifier == "" {
+	if err := s.keys.Open(oidcFlightCookie, c.Value, &f); err != nil || f.State == "" || f.Verifier == "" {
 		return oidcFlight{}, false
 	}
 	if age := s.now().Sub(f.IssuedAt); age < 0 || age > oidcFlightLife {

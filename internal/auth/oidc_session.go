@@ -1,31 +1,31 @@
 package auth
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
 	"time"
-
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
-// OIDCSession is what an OIDC sign-in keeps besides the identity the console
-// acts as: the ID token (the bearer token of every request to the API server),
-// the refresh token that renews it, and when it expires.
+// OIDCSession is a verified OIDC sign-in or renewal: the ID token (the
+// bearer token of every request to the API server), the refresh token that
+// renews it, and what the ID token says.
 //
-// It is the one seam between OIDC sign-in and session storage: today it
-// lives in the Store entry the session cookie names (PutOIDC, OIDCOf,
-// ReplaceOIDC); sealed into the session cookie instead, it is all a replica
-// needs to act for the person and renew the token. The JSON names are short
-// for that. One caution for that move: providers rotate the refresh token on
-// use, so a renewal must write the new OIDCSession back (a new cookie) and
-// two replicas renewing the same session at once will see one of them
-// refused (Gate.identifyOIDC then keeps the still-valid token).
+// Only the tokens and the expiry are kept, sealed in the session cookie as
+// its Credentials (credentials, oidcOf): every replica sharing the session
+// keys can act for the person and renew the token, and no replica keeps
+// sessions of its own. Providers rotate the refresh token on use, so a
+// renewal writes the new credentials back (a new cookie on the response);
+// two replicas renewing the same session at once see one of them refused
+// (Gate.identifyOIDC then keeps the still-valid token).
 type OIDCSession struct {
-	IDToken      string    `json:"t"`
-	RefreshToken string    `json:"r,omitempty"`
-	IssuedAt     time.Time `json:"ia"` // the ID token's iat
-	Expiry       time.Time `json:"e"`  // the ID token's exp
-	Subject      string    `json:"s"`
-	Name         string    `json:"n,omitempty"` // preferred_username, name or email
-	Groups       []string  `json:"g,omitempty"` // the configured groups claim
+	IDToken      string
+	RefreshToken string
+	IssuedAt     time.Time // the ID token's iat
+	Expiry       time.Time // the ID token's exp
+	Subject      string
+	Name         string   // preferred_username, name or email
+	Groups       []string // the configured groups claim
 }
 
 // maxRenewMargin is how long before expiry an ID token is renewed at most:
@@ -45,46 +45,39 @@ func (o OIDCSession) RenewAt() time.Time {
 	return o.Expiry.Add(-margin)
 }
 
-// PutOIDC keeps id (acting with o's ID token) and o until expires, and
-// returns the new session id naming them.
-func (s *Store) PutOIDC(id kube.Identity, o OIDCSession, expires time.Time) string {
-	sid := s.Put(id, expires)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.entries[sid]; ok {
-		e.oidc = &o
-		s.entries[sid] = e
-	}
-	return sid
+// credentials is what of o the session cookie keeps. The ID token goes in
+// once, as IDToken (Token stays empty): it is most of the cookie's size.
+func (o OIDCSession) credentials() Credentials {
+	return Credentials{IDToken: o.IDToken, RefreshToken: o.RefreshToken, Expiry: o.Expiry}
 }
 
-// OIDCOf returns the identity and OIDC session of session id sid, if it is
-// kept, not expired and from an OIDC sign-in.
-func (s *Store) OIDCOf(sid string) (kube.Identity, OIDCSession, bool) {
-	id, ok := s.Get(sid)
-	if !ok {
-		return kube.Identity{}, OIDCSession{}, false
+// oidcOf reads a session's credentials back as an OIDCSession: the subject
+// and issue time come from the ID token's claims. They are read without
+// checking the signature again: go-oidc verified the token before it was
+// sealed into the cookie, which nobody without the keys can change. ok is
+// false for credentials that are no OIDC sign-in's.
+func oidcOf(c Credentials) (OIDCSession, bool) {
+	if c.IDToken == "" {
+		return OIDCSession{}, false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.entries[sid]
-	if !ok || e.oidc == nil {
-		return kube.Identity{}, OIDCSession{}, false
+	parts := strings.Split(c.IDToken, ".")
+	if len(parts) != 3 {
+		return OIDCSession{}, false
 	}
-	return id, *e.oidc, true
-}
-
-// ReplaceOIDC puts a renewed identity and OIDC session in place of session
-// sid's, keeping its expiry. It reports false when the session is gone
-// (signed out meanwhile): the renewal is then dropped.
-func (s *Store) ReplaceOIDC(sid string, id kube.Identity, o OIDCSession) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.entries[sid]
-	if !ok || e.oidc == nil {
-		return false
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return OIDCSession{}, false
 	}
-	e.id, e.oidc = id, &o
-	s.entries[sid] = e
-	return true
+	var claims struct {
+		Subject  string `json:"sub"`
+		IssuedAt int64  `json:"iat"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil || claims.Subject == "" {
+		return OIDCSession{}, false
+	}
+	o := OIDCSession{IDToken: c.IDToken, RefreshToken: c.RefreshToken, Expiry: c.Expiry, Subject: claims.Subject}
+	if claims.IssuedAt > 0 {
+		o.IssuedAt = time.Unix(claims.IssuedAt, 0)
+	}
+	return o, true
 }

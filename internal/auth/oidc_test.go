@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -243,31 +244,75 @@ func TestRenewAtLeavesAMarginBeforeExpiry(t *testing.T) {
 	}
 }
 
-func TestStoreKeepsOIDCSessionsBesideTokens(t *testing.T) {
-	s := NewStore(0)
-	id := kube.Identity{User: "oidc:alice", Act: kube.ActWithToken, Token: "t1"}
-	sid := s.PutOIDC(id, OIDCSession{IDToken: "t1", RefreshToken: "r1", Subject: "alice"}, time.Now().Add(time.Hour))
-	got, o, ok := s.OIDCOf(sid)
-	if !ok || got.User != "oidc:alice" || o.RefreshToken != "r1" {
-		t.Fatalf("OIDCOf: %v %+v %v", got, o, ok)
+// idToken is a JWT-shaped ID token for alice issued at iat (the gate reads
+// sub and iat back from the sealed cookie; the signature was go-oidc's to check).
+func idToken(t *testing.T, iat time.Time) string {
+	return jwt(t, map[string]any{"iss": "https://127.0.0.1:1", "sub": "alice", "aud": "clusterdesk", "iat": iat.Unix(), "exp": iat.Add(time.Hour).Unix()})
+}
+
+// An OIDC session lives in the sealed cookie alone: its tokens are not
+// readable there, and a second replica with the same keys (and nothing
+// else) acts with the same ID token.
+func TestOIDCSessionIsSealedInTheCookie(t *testing.T) {
+	now := time.Now()
+	tok := idToken(t, now)
+	keys := RandomKeys()
+	g := &Gate{Mode: ModeOIDC, Sessions: NewSessionsWithKeys(keys), OIDC: testOIDC(t)}
+	rec := httptest.NewRecorder()
+	o := OIDCSession{IDToken: tok, RefreshToken: "refresh-secret", IssuedAt: now, Expiry: now.Add(time.Hour), Subject: "alice"}
+	if err := g.SignInOIDC(rec, httptest.NewRequest(http.MethodGet, "/", nil), kube.Identity{User: "oidc:alice", Groups: []string{"oidc:devs"}}, o); err != nil {
+		t.Fatal(err)
 	}
-	id.Token = "t2"
-	if !s.ReplaceOIDC(sid, id, OIDCSession{IDToken: "t2", RefreshToken: "r2", Subject: "alice"}) {
-		t.Fatal("ReplaceOIDC refused a kept session")
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	for _, c := range rec.Result().Cookies() {
+		if strings.Contains(c.Value, "refresh-secret") || strings.Contains(c.Value, strings.Split(tok, ".")[1]) {
+			t.Fatal("the session cookie shows the tokens: it must be sealed")
+		}
+		r.AddCookie(c)
 	}
-	if got, o, _ := s.OIDCOf(sid); got.Token != "t2" || o.RefreshToken != "r2" {
-		t.Errorf("after renewal: token %q refresh %q", got.Token, o.RefreshToken)
+	sess, err := g.Sessions.Peek(r)
+	if err != nil || sess.Creds.Token != "" || sess.Creds.IDToken != tok || sess.Creds.RefreshToken != "refresh-secret" || !sess.Creds.Expiry.Equal(o.Expiry) {
+		t.Fatalf("sealed session %+v (%v): want the ID token once, the refresh token and expiry", sess, err)
 	}
-	plain := s.Put(kube.Identity{User: "bob", Act: kube.ActWithToken, Token: "x"}, time.Now().Add(time.Hour))
-	if _, _, ok := s.OIDCOf(plain); ok {
+	back, ok := oidcOf(sess.Creds)
+	if !ok || back.Subject != "alice" || back.IssuedAt.Unix() != now.Unix() || back.RefreshToken != "refresh-secret" {
+		t.Errorf("read back %+v %v: want alice's subject and iat", back, ok)
+	}
+	replica := &Gate{Mode: ModeOIDC, Sessions: NewSessionsWithKeys(keys), OIDC: testOIDC(t)}
+	id, _, err := replica.IdentifySession(httptest.NewRecorder(), r)
+	if err != nil || id.Token != tok || id.User != "oidc:alice" || len(id.Groups) != 1 || id.Act != kube.ActWithToken {
+		t.Fatalf("another replica: %v, %v; want alice acting with her ID token", id, err)
+	}
+	other := &Gate{Mode: ModeOIDC, Sessions: NewSessions(), OIDC: testOIDC(t)}
+	if _, _, err := other.IdentifySession(httptest.NewRecorder(), r); !errors.Is(err, ErrNoSession) {
+		t.Errorf("a console with other keys: %v, want ErrNoSession", err)
+	}
+	if _, ok := oidcOf(Credentials{Token: "pasted"}); ok {
 		t.Error("a token-mode session read as an OIDC one")
 	}
-	if s.ReplaceOIDC(plain, id, OIDCSession{}) {
-		t.Error("a token-mode session took an OIDC renewal")
+}
+
+// Requests that still carry the cookie a renewal replaced take that
+// renewal; the memory of renewals is bounded.
+func TestRecentRenewalsAreFoundUntilTheyExpireAndBounded(t *testing.T) {
+	var r recentRenewals
+	now := time.Now()
+	next := OIDCSession{IDToken: "new", Expiry: now.Add(time.Minute)}
+	r.put("s1", "old", next, now)
+	if got, ok := r.get("s1", "old", now); !ok || got.IDToken != "new" {
+		t.Fatalf("get: %+v %v", got, ok)
 	}
-	s.Delete(sid)
-	if s.ReplaceOIDC(sid, id, OIDCSession{IDToken: "t3"}) {
-		t.Error("a renewal brought a signed-out session back")
+	if _, ok := r.get("s2", "old", now); ok {
+		t.Error("another session's renewal was found")
+	}
+	if _, ok := r.get("s1", "old", now.Add(time.Minute)); ok {
+		t.Error("an expired renewal was found")
+	}
+	for i := range maxRecentRenewals + 10 {
+		r.put(fmt.Sprint("s", i), "old", next, now)
+	}
+	if len(r.m) > maxRecentRenewals {
+		t.Errorf("%d renewals kept, bound %d", len(r.m), maxRecentRenewals)
 	}
 }
 
@@ -275,7 +320,7 @@ func TestStoreKeepsOIDCSessionsBesideTokens(t *testing.T) {
 // gate and the signed-in request.
 func oidcGate(t *testing.T, o OIDCSession) (*Gate, *http.Request) {
 	t.Helper()
-	g := &Gate{Mode: ModeOIDC, Sessions: NewSessions(), Store: NewStore(0), OIDC: testOIDC(t)}
+	g := &Gate{Mode: ModeOIDC, Sessions: NewSessions(), OIDC: testOIDC(t)}
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -292,9 +337,10 @@ func oidcGate(t *testing.T, o OIDCSession) (*Gate, *http.Request) {
 
 func TestOIDCSessionActsWithItsIDToken(t *testing.T) {
 	now := time.Now()
-	g, r := oidcGate(t, OIDCSession{IDToken: "id-token", RefreshToken: "r", IssuedAt: now, Expiry: now.Add(time.Hour), Subject: "alice"})
+	tok := idToken(t, now)
+	g, r := oidcGate(t, OIDCSession{IDToken: tok, RefreshToken: "r", IssuedAt: now, Expiry: now.Add(time.Hour), Subject: "alice"})
 	id, sess, err := g.IdentifySession(httptest.NewRecorder(), r)
-	if err != nil || id.Token != "id-token" || id.Act != kube.ActWithToken || id.User != "oidc:alice" || sess.ID == "" {
+	if err != nil || id.Token != tok || id.Act != kube.ActWithToken || id.User != "oidc:alice" || sess.ID == "" {
 		t.Fatalf("identity %v (token %q), session %+v, err %v", id, id.Token, sess, err)
 	}
 }
@@ -303,9 +349,10 @@ func TestOIDCSessionActsWithItsIDToken(t *testing.T) {
 // valid; once the token has expired, the session ends with ErrNotRenewed.
 func TestFailedRenewalEndsTheSessionOnlyOnceTheTokenExpired(t *testing.T) {
 	now := time.Now()
-	g, r := oidcGate(t, OIDCSession{IDToken: "id-token", RefreshToken: "r", IssuedAt: now.Add(-time.Hour), Expiry: now.Add(30 * time.Second), Subject: "alice"})
+	tok := idToken(t, now.Add(-time.Hour))
+	g, r := oidcGate(t, OIDCSession{IDToken: tok, RefreshToken: "r", IssuedAt: now.Add(-time.Hour), Expiry: now.Add(30 * time.Second), Subject: "alice"})
 	id, _, err := g.IdentifySession(httptest.NewRecorder(), r)
-	if err != nil || id.Token != "id-token" {
+	if err != nil || id.Token != tok {
 		t.Fatalf("renewal due, provider down, token valid: %v, %v; want the session as it is", id, err)
 	}
 
@@ -314,9 +361,6 @@ func TestFailedRenewalEndsTheSessionOnlyOnceTheTokenExpired(t *testing.T) {
 	_, _, err = g.IdentifySession(w, r)
 	if !errors.Is(err, ErrNotRenewed) || OIDCKind(err) != OIDCIssuerUnreachable {
 		t.Fatalf("expired, renewal failed: %v, want ErrNotRenewed (issuer unreachable)", err)
-	}
-	if g.Store.Len() != 0 {
-		t.Error("the ended session's tokens are still kept")
 	}
 	if cl := w.Result().Cookies(); len(cl) != 1 || cl[0].MaxAge >= 0 {
 		t.Errorf("the session cookie must be cleared, got %v", cl)

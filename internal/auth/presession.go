@@ -40,7 +40,7 @@ func (s *Sessions) PreSessionBinding(r *http.Request) (string, bool) {
 		return "", false
 	}
 	var p preSession
-	if err := s.codec.Decode(preSessionCookie, c.Value, &p); err != nil || p.ID == "" {
+	if err := s.keys.Open(preSessionCookie, c.Value, &p); err != nil || p.ID == "" {
 		return "", false
 	}
 	if age := s.now().Sub(p.IssuedAt); age < 0 || age > preSessionLife {
@@ -56,14 +56,10 @@ func (s *Sessions) PreSession(w http.ResponseWriter, r *http.Request) (string, e
 		return b, nil
 	}
 	p := preSession{ID: hex.EncodeToString(randomKey(16)), IssuedAt: s.now()}
-	v, err := s.codec.Encode(preSessionCookie, p)
+	v, err := s.keys.Seal(preSessionCookie, p, false)
 	if err != nil {
 		return "", err
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name: s.preSessionName(), Value: v, Path: "/",
-		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode,
-		MaxAge: int(preSessionLife / time.Second),
-	})
+	http.SetCookie(w, s.cookie(s.preSessionName(), v, int(preSessionLife/time.Second)))
 	return "presession\x00" + p.ID, nil
 }

@@ -7,23 +7,23 @@ import (
 
 // Revoker remembers signed-out sessions until their cookies would have expired
 // anyway. Sessions live in sealed cookies, so a copy of a cookie stays valid
-// until its absolute expiry unless the server remembers that its id was
-// signed out. The interface is small so that several replicas can share one
-// (e.g. backed by the cluster, the team-service issue); MemoryRevoker serves
-// one process.
+// until its absolute expiry unless the server remembers that it was signed
+// out. MemoryRevoker serves one process; SharedRevoker serves replicas, from
+// the cluster.
 type Revoker interface {
-	// Revoke ends session id; it need not be remembered after until (the
+	// Revoke ends sess; it need not be remembered after until (the
 	// session's absolute expiry). An error means the revocation may not hold.
-	Revoke(id string, until time.Time) error
-	// Revoked reports whether session id was revoked. It is asked on every
+	Revoke(sess Session, until time.Time) error
+	// Revoked reports whether sess was revoked. It is asked on every
 	// request, so it must answer from memory.
-	Revoked(id string) bool
+	Revoked(sess Session) bool
 }
 
 // DefaultRevocations bounds the revocations MemoryRevoker keeps. Each is one
 // sign-out within the last session lifetime (8 h); sign-ins need a one-time
-// login URL (local mode) or a valid token (token mode, where the Store forgets
-// the token as well), so real use stays far below it.
+// login URL (local mode) or a valid token (token mode), so real use stays far
+// below it. Replicas use SharedRevoker, whose bound is smaller and which
+// never forgets a revocation early.
 const DefaultRevocations = 100_000
 
 // MemoryRevoker is a Revoker for one process. Entries expire at their until;
@@ -45,7 +45,8 @@ func NewMemoryRevoker(max int) *MemoryRevoker {
 }
 
 // Revoke implements Revoker; it never fails.
-func (m *MemoryRevoker) Revoke(id string, until time.Time) error {
+func (m *MemoryRevoker) Revoke(sess Session, until time.Time) error {
+	id := sess.ID
 	if id == "" {
 		return nil
 	}
@@ -82,9 +83,10 @@ func (m *MemoryRevoker) evict(now time.Time) {
 }
 
 // Revoked implements Revoker.
-func (m *MemoryRevoker) Revoked(id string) bool {
+func (m *MemoryRevoker) Revoked(sess Session) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	id := sess.ID
 	until, ok := m.entries[id]
 	if !ok {
 		return false

@@ -6,10 +6,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/gorilla/securecookie"
 )
 
 // CookieName is the session cookie's name over plain HTTP; SecureCookieName
@@ -20,32 +19,55 @@ const (
 	SecureCookieName = "__Host-clusterdesk_session"
 )
 
-// Session is what the cookie carries. It holds no Kubernetes credential: in
-// local mode the console acts with its kubeconfig's identity; in token mode SID
-// names the server-side Store entry that holds the user's token. ID names the
-// session itself in every mode: sign-out revokes it (Revoker) and CSRF tokens
-// are bound to it (csrf.go). It is not the Store key, so neither can be
-// derived from the other.
+// Session is what the cookie carries, sealed (seal.go): the browser holds it
+// but can neither read nor change it, and every replica sharing the keys can
+// open it, so no replica keeps sessions of its own. ID names the session in
+// every mode: sign-out revokes it (Revoker) and CSRF tokens are bound to it
+// (csrf.go).
 type Session struct {
 	ID       string    `json:"id"`
 	User     string    `json:"u"`
-	SID      string    `json:"s,omitempty"`
+	Groups   []string  `json:"g,omitempty"`
 	IssuedAt time.Time `json:"i"`
 	LastSeen time.Time `json:"l"`
+	// Creds are what the console acts with for the user: none in local mode
+	// (the kubeconfig's identity), the pasted bearer token in token mode.
+	Creds Credentials `json:"c,omitzero"`
 }
 
-// Sessions issues and verifies session cookies. Cookies are encrypted (AES) and
-// authenticated (HMAC) by gorilla/securecookie, so a client can neither read nor forge one.
+// Credentials are a session's secrets. They never leave the sealed cookie
+// except to the API server: String and LogValue hide them.
+type Credentials struct {
+	// Token is the bearer token the console sends for the user (token mode;
+	// in OIDC mode the ID token).
+	Token string `json:"t,omitempty"`
+	// IDToken, RefreshToken and Expiry are for an OIDC sign-in: the ID token
+	// as issued, the refresh token that renews it, and when it expires.
+	IDToken      string    `json:"it,omitempty"`
+	RefreshToken string    `json:"rt,omitempty"`
+	Expiry       time.Time `json:"e,omitzero"`
+}
+
+// String hides the secrets (%v of a Session prints this).
+func (Credentials) String() string { return "[credentials]" }
+
+// GoString hides the secrets (%#v).
+func (Credentials) GoString() string { return "[credentials]" }
+
+// LogValue hides the secrets in slog.
+func (Credentials) LogValue() slog.Value { return slog.StringValue("[credentials]") }
+
+// Sessions issues and verifies session cookies, sealed with Keys.
 type Sessions struct {
-	codec    *securecookie.SecureCookie
+	keys     *Keys
 	Idle     time.Duration // a session unused this long is over
 	Absolute time.Duration // a session this old is over, used or not
 	Secure   bool          // set the Secure attribute (served over TLS)
-	// Revocations holds the ids of sessions signed out before their cookie
+	// Revocations holds the sessions signed out before their cookie
 	// expired: the cookie alone would otherwise keep working (a copy of it
-	// survives "Log out"). NewSessions sets an in-memory one.
+	// survives "Log out"). NewSessions sets an in-memory one; replicas share
+	// one kept in the cluster (SharedRevoker).
 	Revocations Revoker
-	csrfKey     []byte // keys the CSRF tokens (csrf.go)
 	now         func() time.Time
 }
 
@@ -54,18 +76,25 @@ var (
 	ErrNoSession = errors.New("no session")
 	ErrExpired   = errors.New("session expired")
 	ErrSignedOut = errors.New("signed out")
+	// ErrNotReady: the sign-outs kept in the cluster are not known yet
+	// (the replica just started and cannot reach the API server): no
+	// session is accepted, rather than one that may have been signed out.
+	ErrNotReady = errors.New("sign-outs not known yet")
 )
 
-// NewSessions makes a session manager with fresh random keys: restarting the
+// NewSessions makes a session manager with a fresh random key: restarting the
 // console signs everyone out, which is right for local mode.
-func NewSessions() *Sessions {
+func NewSessions() *Sessions { return NewSessionsWithKeys(RandomKeys()) }
+
+// NewSessionsWithKeys makes a session manager sealing with keys, which
+// replicas share (LoadKeys). Its Revocations are in memory: replicas set a
+// shared one.
+func NewSessionsWithKeys(keys *Keys) *Sessions {
 	return &Sessions{
-		codec:    securecookie.New(randomKey(32), randomKey(32)).SetSerializer(securecookie.JSONEncoder{}),
-		Idle:     15 * time.Minute,
-		Absolute: 8 * time.Hour,
-		// Replicas need a shared Revoker and shared keys (the team-service issue).
+		keys:        keys,
+		Idle:        15 * time.Minute,
+		Absolute:    8 * time.Hour,
 		Revocations: NewMemoryRevoker(DefaultRevocations),
-		csrfKey:     randomKey(32),
 		now:         time.Now,
 	}
 }
@@ -78,15 +107,20 @@ func randomKey(n int) []byte {
 	return b
 }
 
-// Start writes a new session cookie for user.
+// Start writes a new session cookie for user (local mode: no credentials).
 func (s *Sessions) Start(w http.ResponseWriter, user string) error {
-	return s.StartWith(w, user, "")
+	_, err := s.StartWith(w, nil, Session{User: user})
+	return err
 }
 
-// StartWith writes a new session cookie for user naming the server-side session sid.
-func (s *Sessions) StartWith(w http.ResponseWriter, user, sid string) error {
+// StartWith writes a new session cookie for sess (user, groups,
+// credentials), giving it a fresh id and clock. r, if set, is the request,
+// whose leftover cookie parts are cleared. It returns the session started.
+func (s *Sessions) StartWith(w http.ResponseWriter, r *http.Request, sess Session) (Session, error) {
 	now := s.now()
-	return s.write(w, Session{ID: hex.EncodeToString(randomKey(16)), User: user, SID: sid, IssuedAt: now, LastSeen: now})
+	sess.ID = hex.EncodeToString(randomKey(16))
+	sess.IssuedAt, sess.LastSeen = now, now
+	return sess, s.write(w, r, sess)
 }
 
 // Name is the session cookie's name: SecureCookieName when Secure is set.
@@ -100,18 +134,25 @@ func (s *Sessions) Name() string {
 // Expires reports when a session started now ends at the latest.
 func (s *Sessions) Expires() time.Time { return s.now().Add(s.Absolute) }
 
-func (s *Sessions) write(w http.ResponseWriter, sess Session) error {
-	v, err := s.codec.Encode(CookieName, sess)
+func (s *Sessions) write(w http.ResponseWriter, r *http.Request, sess Session) error {
+	v, err := s.keys.Seal(sessionPurpose, sess, false)
 	if err != nil {
 		return err
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name: s.Name(), Value: v, Path: "/",
-		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode,
-		MaxAge: int(s.Absolute / time.Second),
-	})
-	return nil
+	if len(v) > cookiePartBytes {
+		// Deflating costs a 1 MB buffer and milliseconds per seal (the
+		// benchmark in seal_test.go), so only a session too large for
+		// one cookie (OIDC tokens) pays it, to need fewer parts. Every byte
+		// of a session is its owner's, so its sealed length tells no secret
+		// to anyone else (seal.go).
+		if z, err := s.keys.Seal(sessionPurpose, sess, true); err == nil && len(z) < len(v) {
+			v = z
+		}
+	}
+	return s.setParts(w, r, v, int(s.Absolute/time.Second))
 }
+
+const sessionPurpose = "session"
 
 // Check returns the request's session, refreshing its idle clock on w at most
 // once a minute (so most requests do not rewrite the cookie).
@@ -124,27 +165,32 @@ func (s *Sessions) Check(w http.ResponseWriter, r *http.Request) (Session, error
 	if now.Sub(sess.IssuedAt) > s.Absolute || now.Sub(sess.LastSeen) > s.Idle {
 		return Session{}, ErrExpired
 	}
-	if s.Revocations != nil && s.Revocations.Revoked(sess.ID) {
-		return Session{}, ErrSignedOut
+	if s.Revocations != nil {
+		if ready, ok := s.Revocations.(interface{ Ready() bool }); ok && !ready.Ready() {
+			return Session{}, ErrNotReady
+		}
+		if s.Revocations.Revoked(sess) {
+			return Session{}, ErrSignedOut
+		}
 	}
 	if now.Sub(sess.LastSeen) > time.Minute {
 		sess.LastSeen = now
-		if err := s.write(w, sess); err != nil {
+		if err := s.write(w, r, sess); err != nil {
 			return Session{}, err
 		}
 	}
 	return sess, nil
 }
 
-// Peek decodes the request's session cookie without checking its age.
+// Peek opens the request's session cookie without checking its age.
 func (s *Sessions) Peek(r *http.Request) (Session, error) {
-	c, err := r.Cookie(s.Name())
-	if err != nil {
+	v, ok := s.parts(r)
+	if !ok {
 		return Session{}, ErrNoSession
 	}
 	var sess Session
 	// A session without an id could be neither revoked nor bound to CSRF tokens.
-	if err := s.codec.Decode(CookieName, c.Value, &sess); err != nil || sess.ID == "" {
+	if err := s.keys.Open(sessionPurpose, v, &sess); err != nil || sess.ID == "" {
 		return Session{}, ErrNoSession
 	}
 	return sess, nil
@@ -156,6 +202,17 @@ func (s *Sessions) Until(sess Session) time.Time { return sess.IssuedAt.Add(s.Ab
 
 // End clears the session cookie.
 func (s *Sessions) End(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: s.Name(), Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, s.cookie(s.Name(), "", -1))
+}
+
+// EndRequest clears the session cookie and whatever further parts of it r
+// carries (a session too large for one cookie, cookie_parts.go).
+func (s *Sessions) EndRequest(w http.ResponseWriter, r *http.Request) {
+	s.End(w)
+	s.clearPartsFrom(w, r, 1)
+}
+
+func (s *Sessions) cookie(name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode}
 }

@@ -7,8 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // conflictWith finds the other manager in a FieldManagerConflict cause's
@@ -21,7 +19,7 @@ var conflictWith = regexp.MustCompile(`conflict with "([^"]+)"`)
 // with its fields in the order the API server gave them and the YAML line
 // where each field is in text. ok is false for any other error, including a
 // 409 from a stale resourceVersion, which carries no such causes.
-func ApplyConflicts(err error, text string) (out []model.ManagerConflict, ok bool) {
+func ApplyConflicts(err error, text string) (out []ManagerConflict, ok bool) {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) || !apierrors.IsConflict(err) {
 		return nil, false
@@ -39,12 +37,12 @@ func ApplyConflicts(err error, text string) (out []model.ManagerConflict, ok boo
 		if m := conflictWith.FindStringSubmatch(c.Message); m != nil {
 			manager = m[1]
 		}
-		i := slices.IndexFunc(out, func(mc model.ManagerConflict) bool { return mc.Manager == manager })
+		i := slices.IndexFunc(out, func(mc ManagerConflict) bool { return mc.Manager == manager })
 		if i < 0 {
-			out = append(out, model.ManagerConflict{Manager: manager})
+			out = append(out, ManagerConflict{Manager: manager})
 			i = len(out) - 1
 		}
-		out[i].Fields = append(out[i].Fields, model.Cause{Field: c.Field, Message: c.Message, Line: at.Line(c.Field)})
+		out[i].Fields = append(out[i].Fields, Cause{Field: c.Field, Message: c.Message, Line: at.Line(c.Field)})
 	}
 	return out, len(out) > 0
 }

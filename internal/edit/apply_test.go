@@ -9,8 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // ssaConflict builds the error the API server returns for a server-side apply
@@ -41,7 +39,7 @@ func TestApplyConflicts(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want []model.ManagerConflict
+		want []ManagerConflict
 		ok   bool
 	}{
 		{
@@ -51,12 +49,12 @@ func TestApplyConflicts(t *testing.T) {
 				cause(`conflict with "helm" with subresource "status"`, ".metadata.labels.team"),
 				cause(`conflict with "other" using storage.k8s.io/v1`, ".metadata.labels.team"),
 			),
-			want: []model.ManagerConflict{
-				{Manager: "other", Fields: []model.Cause{
+			want: []ManagerConflict{
+				{Manager: "other", Fields: []Cause{
 					{Field: ".spec.podInfoOnMount", Message: `conflict with "other" using storage.k8s.io/v1`, Line: 8},
 					{Field: ".metadata.labels.team", Message: `conflict with "other" using storage.k8s.io/v1`, Line: 5},
 				}},
-				{Manager: "helm", Fields: []model.Cause{
+				{Manager: "helm", Fields: []Cause{
 					{Field: ".metadata.labels.team", Message: `conflict with "helm" with subresource "status"`, Line: 5},
 				}},
 			},
@@ -65,7 +63,7 @@ func TestApplyConflicts(t *testing.T) {
 		{
 			name: "a message without a manager name",
 			err:  ssaConflict(cause("conflict", ".spec.x")),
-			want: []model.ManagerConflict{{Manager: "another field manager", Fields: []model.Cause{{Field: ".spec.x", Message: "conflict", Line: 7}}}},
+			want: []ManagerConflict{{Manager: "another field manager", Fields: []Cause{{Field: ".spec.x", Message: "conflict", Line: 7}}}},
 			ok:   true,
 		},
 		{

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
-
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // contextLines is how many unchanged lines surround each change, as in `diff -u`.
@@ -16,8 +14,8 @@ const contextLines = 3
 // Diff compares two texts line by line and returns a unified diff as view lines:
 // hunk headers, context, removed and added lines with their old and new line
 // numbers. Equal texts give no lines and a Note saying so.
-func Diff(title, fromLabel, toLabel, from, to string) model.Diff {
-	d := model.Diff{Title: title, From: fromLabel, To: toLabel}
+func Diff(title, fromLabel, toLabel, from, to string) TextDiff {
+	d := TextDiff{Title: title, From: fromLabel, To: toLabel}
 	from, to = Normalize(from), Normalize(to)
 	if from == to {
 		d.Note = "No difference."
@@ -44,21 +42,21 @@ func Diff(title, fromLabel, toLabel, from, to string) model.Diff {
 				newLen++
 			}
 		}
-		d.Lines = append(d.Lines, model.DiffLine{Kind: model.DiffHunk,
+		d.Lines = append(d.Lines, DiffLine{Kind: DiffHunk,
 			Text: fmt.Sprintf("@@ -%s +%s @@", span(oldN, oldLen), span(newN, newLen))})
 		for _, l := range h.Lines {
-			line := model.DiffLine{Text: strings.TrimSuffix(l.Content, "\n")}
+			line := DiffLine{Text: strings.TrimSuffix(l.Content, "\n")}
 			switch l.Kind {
 			case udiff.Equal:
-				line.Kind, line.Old, line.New = model.DiffContext, strconv.Itoa(oldN), strconv.Itoa(newN)
+				line.Kind, line.Old, line.New = DiffContext, strconv.Itoa(oldN), strconv.Itoa(newN)
 				oldN++
 				newN++
 			case udiff.Delete:
-				line.Kind, line.Old = model.DiffRemoved, strconv.Itoa(oldN)
+				line.Kind, line.Old = DiffRemoved, strconv.Itoa(oldN)
 				oldN++
 				d.Removed++
 			case udiff.Insert:
-				line.Kind, line.New = model.DiffAdded, strconv.Itoa(newN)
+				line.Kind, line.New = DiffAdded, strconv.Itoa(newN)
 				newN++
 				d.Added++
 			}

@@ -11,9 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/crd"
-	"github.com/clusterdesk/clusterdesk/internal/docs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // maxRefDepth bounds how deep references are inlined. Kubernetes schemas are
@@ -122,51 +120,25 @@ func refOf(s map[string]any) string {
 	return strings.TrimPrefix(ref, "#/components/schemas/")
 }
 
-// DocTree lays out the fields below root for the editor's docs panel:
-// descriptions as safe HTML (internal/docs), the first level open. Fields the
-// API server sets (status, and metadata it manages) are included: the reader
-// sees them in the text too.
-func DocTree(root *crd.Node) []model.SchemaNode {
-	if root == nil {
-		return nil
-	}
-	out := make([]model.SchemaNode, 0, len(root.Children))
-	for _, c := range root.Children {
-		out = append(out, docNode(c))
-	}
-	return out
-}
-
-func docNode(n *crd.Node) model.SchemaNode {
-	out := model.SchemaNode{
-		Name: n.Name, Path: n.Path, Type: n.Type, Format: n.Format, Required: n.Required, Nullable: n.Nullable,
-		DescriptionHTML: docs.Markdown(n.Description), Enum: n.Enum, Default: n.Default, Pattern: n.Pattern,
-		Limits: n.Limits, Extensions: n.Extensions, Junctors: n.Junctors,
-		Open: n.Depth <= 1 && n.Name == "spec",
-	}
-	for _, c := range n.Children {
-		out.Children = append(out.Children, docNode(c))
-	}
-	return out
-}
-
 // Docs serves the docs panel's field trees, built once per server version and
-// kind from the API server's OpenAPI v3 documents. It is safe for concurrent use.
-type Docs struct {
+// kind from the API server's OpenAPI v3 documents, laid out by tree (the
+// presenter's present.DocTree). It is safe for concurrent use.
+type Docs[T any] struct {
 	fetch func(ctx context.Context, k kube.Kind, serverVersion string) ([]byte, error)
+	tree  func(root *crd.Node) T
 
 	mu    sync.Mutex
-	trees map[string][]model.SchemaNode
+	trees map[string]T
 }
 
-// NewDocs returns Docs that read documents through o.
-func NewDocs(o *kube.OpenAPI) *Docs {
-	return &Docs{fetch: o.Document, trees: map[string][]model.SchemaNode{}}
+// NewDocs returns Docs that read documents through o and lay them out with tree.
+func NewDocs[T any](o *kube.OpenAPI, tree func(root *crd.Node) T) *Docs[T] {
+	return &Docs[T]{fetch: o.Document, tree: tree, trees: map[string]T{}}
 }
 
 // Fields returns the field tree of k on the server of version serverVersion.
 // The result is shared: callers must not change it.
-func (d *Docs) Fields(ctx context.Context, k kube.Kind, serverVersion string) ([]model.SchemaNode, error) {
+func (d *Docs[T]) Fields(ctx context.Context, k kube.Kind, serverVersion string) (T, error) {
 	key := serverVersion + " " + k.Group + "/" + k.Version + " " + k.Singular
 	d.mu.Lock()
 	tree, ok := d.trees[key]
@@ -174,15 +146,16 @@ func (d *Docs) Fields(ctx context.Context, k kube.Kind, serverVersion string) ([
 	if ok {
 		return tree, nil
 	}
+	var none T
 	doc, err := d.fetch(ctx, k, serverVersion)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	root, err := FieldTree(doc, k.Group, k.Version, k.Singular)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	tree = DocTree(root)
+	tree = d.tree(root)
 	d.mu.Lock()
 	d.trees[key] = tree
 	d.mu.Unlock()

@@ -8,8 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 var fsTarget = Target{APIVersion: "flowcontrol.apiserver.k8s.io/v1", Kind: "FlowSchema", Name: "demo"}
@@ -221,23 +219,23 @@ func TestProblem(t *testing.T) {
 	tests := []struct {
 		name  string
 		err   error
-		want  model.EditError
-		cause *model.Cause
+		want  Failure
+		cause *Cause
 	}{
 		{name: "local", err: &InputError{Title: "Invalid YAML", Message: "m", Line: 3},
-			want: model.EditError{Title: "Invalid YAML", Message: "m", Local: true, Line: 3}},
+			want: Failure{Title: "Invalid YAML", Message: "m", Local: true, Line: 3}},
 		{name: "invalid with causes", err: invalid,
-			want:  model.EditError{Title: "The API server refused the object", Line: 6},
-			cause: &model.Cause{Field: "spec.matchingPrecedence", Line: 6}},
+			want:  Failure{Title: "The API server refused the object", Line: 6},
+			cause: &Cause{Field: "spec.matchingPrecedence", Line: 6}},
 		{name: "strict unknown field", err: apierrors.NewBadRequest(`FlowSchema in version "v1" cannot be handled as a FlowSchema: strict decoding error: unknown field "spec.priorityLevelConfiguration.nmae"`),
-			want:  model.EditError{Title: "Unknown field (strict field validation)", Line: 7},
-			cause: &model.Cause{Field: "spec.priorityLevelConfiguration.nmae", Message: "unknown field", Line: 7}},
+			want:  Failure{Title: "Unknown field (strict field validation)", Line: 7},
+			cause: &Cause{Field: "spec.priorityLevelConfiguration.nmae", Message: "unknown field", Line: 7}},
 		{name: "forbidden", err: apierrors.NewForbidden(gr, "demo", errors.New("no")),
-			want: model.EditError{Title: "Forbidden by the API server"}},
+			want: Failure{Title: "Forbidden by the API server"}},
 		{name: "conflict", err: apierrors.NewConflict(gr, "demo", errors.New("changed")),
-			want: model.EditError{Title: "Changed on the server meanwhile"}},
+			want: Failure{Title: "Changed on the server meanwhile"}},
 		{name: "other", err: errors.New("dial tcp: refused"),
-			want: model.EditError{Title: "The request failed", Message: "dial tcp: refused"}},
+			want: Failure{Title: "The request failed", Message: "dial tcp: refused"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,59 +281,5 @@ func TestIgnored(t *testing.T) {
 	p := IgnoredProblem(got, "spec:\n  request: new\n")
 	if len(p.Causes) != 3 || p.Line != 1 || p.Causes[2].Line != 2 {
 		t.Errorf("IgnoredProblem = %+v", p)
-	}
-}
-
-func TestFieldTree(t *testing.T) {
-	doc := []byte(`{"components":{"schemas":{
-	  "x.Widget": {"type":"object","description":"A widget.",
-	    "x-kubernetes-group-version-kind":[{"group":"example.com","version":"v1","kind":"Widget"}],
-	    "required":["spec"],
-	    "properties":{
-	      "spec":{"description":"Its spec, said by Widget.","default":{},"allOf":[{"$ref":"#/components/schemas/x.Spec"}]},
-	      "labels":{"type":"object","additionalProperties":{"type":"string","default":""}}
-	    }},
-	  "x.Spec": {"type":"object","description":"Spec's own words.","properties":{
-	      "size":{"type":"integer","format":"int32","description":"How big: *at most* 10.","enum":[1,2]},
-	      "parts":{"type":"array","items":{"allOf":[{"$ref":"#/components/schemas/x.Spec"}]}}
-	  }}}}}`)
-	root, err := FieldTree(doc, "example.com", "v1", "Widget")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := DocTree(root)
-	find := func(path string) *model.SchemaNode {
-		var walk func([]model.SchemaNode) *model.SchemaNode
-		walk = func(ns []model.SchemaNode) *model.SchemaNode {
-			for i := range ns {
-				if ns[i].Path == path {
-					return &ns[i]
-				}
-				if f := walk(ns[i].Children); f != nil {
-					return f
-				}
-			}
-			return nil
-		}
-		return walk(tree)
-	}
-	spec := find("spec")
-	if spec == nil || !spec.Required || spec.Type != "object" || !strings.Contains(spec.DescriptionHTML, "said by Widget") {
-		t.Fatalf("spec = %+v", spec)
-	}
-	size := find("spec.size")
-	if size == nil || size.Format != "int32" || !strings.Contains(size.DescriptionHTML, "<em>at most</em>") || len(size.Enum) != 2 {
-		t.Fatalf("spec.size = %+v", size)
-	}
-	// The recursive reference stops after one level, saying so.
-	parts := find("spec.parts[]")
-	if parts == nil || len(parts.Children) != 0 || !strings.Contains(parts.DescriptionHTML, "enclosing field") {
-		t.Fatalf("spec.parts[] = %+v", parts)
-	}
-	if find("labels{}") == nil {
-		t.Error("map values have no node")
-	}
-	if _, err := FieldTree(doc, "example.com", "v2", "Widget"); err == nil {
-		t.Error("a kind the document lacks was found")
 	}
 }

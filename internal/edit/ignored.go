@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // IgnoredChange is a field the user changed that the API server's answer
@@ -46,8 +44,8 @@ func Ignored(base, mine, result map[string]any) []IgnoredChange {
 }
 
 // IgnoredProblem is the error the editor shows for ignored changes.
-func IgnoredProblem(changes []IgnoredChange, text string) model.EditError {
-	p := model.EditError{
+func IgnoredProblem(changes []IgnoredChange, text string) Failure {
+	p := Failure{
 		Title: "The API server would not store part of your change",
 		Message: "It keeps its own value of the fields below: they cannot be changed after creation, or only the server sets them. " +
 			"Nothing was written. Undo these changes to apply the rest.",
@@ -55,7 +53,7 @@ func IgnoredProblem(changes []IgnoredChange, text string) model.EditError {
 	at := NewLocator(text)
 	for _, c := range changes {
 		msg := "you wrote " + c.Wrote + "; the server keeps " + c.Kept
-		p.Causes = append(p.Causes, model.Cause{Field: c.Field, Message: msg, Line: at.Line(c.Field)})
+		p.Causes = append(p.Causes, Cause{Field: c.Field, Message: msg, Line: at.Line(c.Field)})
 	}
 	for _, c := range p.Causes {
 		if c.Line > 0 {

@@ -8,8 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // unknownField finds the fields a strict decode refused: the API server names
@@ -21,27 +19,27 @@ var unknownField = regexp.MustCompile(`unknown field "([^"]+)"|(\.[A-Za-z0-9_.\[
 // local error with its line, or the API server's message with its field causes,
 // each mapped to a line of text where the field is found. API errors are told
 // apart by type and reason, never by their text.
-func Problem(err error, text string) model.EditError {
+func Problem(err error, text string) Failure {
 	var in *InputError
 	if errors.As(err, &in) {
-		return model.EditError{Title: in.Title, Message: in.Message, Local: true, Line: in.Line}
+		return Failure{Title: in.Title, Message: in.Message, Local: true, Line: in.Line}
 	}
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
-		return model.EditError{Title: "The request failed", Message: err.Error()}
+		return Failure{Title: "The request failed", Message: err.Error()}
 	}
 	st := status.Status()
-	p := model.EditError{Title: apiTitle(st), Message: st.Message}
+	p := Failure{Title: apiTitle(st), Message: st.Message}
 	at := NewLocator(text)
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
-			p.Causes = append(p.Causes, model.Cause{Field: c.Field, Message: c.Message, Line: at.Line(c.Field)})
+			p.Causes = append(p.Causes, Cause{Field: c.Field, Message: c.Message, Line: at.Line(c.Field)})
 		}
 	}
 	if len(p.Causes) == 0 {
 		for _, m := range unknownField.FindAllStringSubmatch(st.Message, -1) {
 			field := m[1] + m[2]
-			p.Causes = append(p.Causes, model.Cause{Field: field, Message: "unknown field", Line: at.Line(field)})
+			p.Causes = append(p.Causes, Cause{Field: field, Message: "unknown field", Line: at.Line(field)})
 		}
 	}
 	for _, c := range p.Causes {

@@ -19,11 +19,7 @@ const module = "github.com/clusterdesk/clusterdesk"
 // "rule: from -> to" as the test prints it (module prefix dropped). An entry
 // that no longer occurs fails the test too, so that it is deleted when the
 // fix lands and cannot hide a later regression.
-var allowed = map[string]string{
-	// issue 16: edit's previews return view models; branch usecase-edit moves
-	// them out of internal/edit. Delete this entry when that branch is merged.
-	"internal packages import no views (present builds view models): internal/edit -> views/model": "issue 16, branch usecase-edit",
-}
+var allowed = map[string]string{}
 
 // pkg is the part of `go list -json` the rules read.
 type pkg struct {

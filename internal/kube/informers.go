@@ -4,12 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	certificatesv1 "k8s.io/api/certificates/v1"
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
-	storagev1 "k8s.io/api/storage/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -19,41 +13,12 @@ import (
 // newInformer returns the (not yet started) informer of k at its served version.
 // report receives the outcome of every LIST and WATCH request the informer makes.
 func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInformer {
-	var lw cache.ListerWatcher
-	var obj runtime.Object
-	switch gv := k.ID + "/" + KindID(k.Version); gv {
-	case CSRs + "/v1":
-		lw = listWatch[*certificatesv1.CertificateSigningRequestList](c.k8s.CertificatesV1().CertificateSigningRequests(), report)
-		obj = &certificatesv1.CertificateSigningRequest{}
-	case FlowSchemas + "/v1":
-		lw = listWatch[*flowcontrolv1.FlowSchemaList](c.k8s.FlowcontrolV1().FlowSchemas(), report)
-		obj = &flowcontrolv1.FlowSchema{}
-	case FlowSchemas + "/v1beta3":
-		lw = listWatch[*flowcontrolv1beta3.FlowSchemaList](c.k8s.FlowcontrolV1beta3().FlowSchemas(), report)
-		obj = &flowcontrolv1beta3.FlowSchema{}
-	case PriorityLevels + "/v1":
-		lw = listWatch[*flowcontrolv1.PriorityLevelConfigurationList](c.k8s.FlowcontrolV1().PriorityLevelConfigurations(), report)
-		obj = &flowcontrolv1.PriorityLevelConfiguration{}
-	case PriorityLevels + "/v1beta3":
-		lw = listWatch[*flowcontrolv1beta3.PriorityLevelConfigurationList](c.k8s.FlowcontrolV1beta3().PriorityLevelConfigurations(), report)
-		obj = &flowcontrolv1beta3.PriorityLevelConfiguration{}
-	case CRDs + "/v1":
-		lw = listWatch[*apiextensionsv1.CustomResourceDefinitionList](pagedCRDs{
-			client: c.ext.ApiextensionsV1().CustomResourceDefinitions(), transform: Transform(c.schemas)}, report)
-		obj = &apiextensionsv1.CustomResourceDefinition{}
-	case Webhooks + "/v1":
-		lw = listWatch[*admissionregistrationv1.ValidatingWebhookConfigurationList](c.k8s.AdmissionregistrationV1().ValidatingWebhookConfigurations(), report)
-		obj = &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	case MutatingWebhooks + "/v1":
-		lw = listWatch[*admissionregistrationv1.MutatingWebhookConfigurationList](c.k8s.AdmissionregistrationV1().MutatingWebhookConfigurations(), report)
-		obj = &admissionregistrationv1.MutatingWebhookConfiguration{}
-	case CSIDrivers + "/v1":
-		lw = listWatch[*storagev1.CSIDriverList](c.k8s.StorageV1().CSIDrivers(), report)
-		obj = &storagev1.CSIDriver{}
-	default:
-		// candidateVersions and this switch must agree; a mismatch is a programming error.
-		panic(fmt.Sprintf("kube: no informer for %s", gv))
+	served, err := servedAs(k)
+	if err != nil {
+		// Discovery picks the version among the registry's: a mismatch is a programming error.
+		panic(err.Error())
 	}
+	lw, obj := served.watch(c, report)
 	// No resync: nothing here reconciles, so periodic replays of the store would only
 	// wake the live hub for nothing.
 	inf := cache.NewSharedIndexInformerWithOptions(lw, obj, cache.SharedIndexInformerOptions{ObjectDescription: k.Singular})

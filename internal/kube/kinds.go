@@ -1,5 +1,14 @@
 package kube
 
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
 // KindID names one kind the console shows; it is also the kind's URL segment.
 type KindID string
 
@@ -14,6 +23,11 @@ const (
 
 	// MutatingWebhooks are shown read-only (no editor): their pages explain them.
 	MutatingWebhooks KindID = "mutatingwebhooks"
+
+	// The CEL successor to validating webhooks (admissionregistration v1,
+	// Kubernetes 1.30+), shown read-only beside them.
+	AdmissionPolicies       KindID = "validatingadmissionpolicies"
+	AdmissionPolicyBindings KindID = "validatingadmissionpolicybindings"
 )
 
 // Kind describes one kind the console shows. All of them are cluster-scoped.
@@ -30,36 +44,101 @@ type Kind struct {
 	Namespace string
 }
 
-// flowcontrolVersions lists, best first, the flowcontrol.apiserver.k8s.io versions the
-// console can read. Kubernetes 1.29+ serves v1 (1.32+ only v1); 1.26–1.28 only v1beta3.
-var flowcontrolVersions = []string{"v1", "v1beta3"}
-
-// AllKinds returns every kind in display order. The flowcontrol kinds have Version ""
-// because only discovery can tell which version the API server serves; Cache.Kind
-// returns the chosen one.
-func AllKinds() []Kind {
-	return []Kind{
-		{ID: CSRs, Title: "CertificateSigningRequests", Singular: "CertificateSigningRequest",
-			Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"},
-		{ID: FlowSchemas, Title: "FlowSchemas", Singular: "FlowSchema",
-			Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"},
-		{ID: PriorityLevels, Title: "PriorityLevelConfigurations", Singular: "PriorityLevelConfiguration",
-			Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"},
-		{ID: CRDs, Title: "CustomResourceDefinitions", Singular: "CustomResourceDefinition",
-			Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
-		{ID: Webhooks, Title: "ValidatingWebhookConfigurations", Singular: "ValidatingWebhookConfiguration",
-			Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
-		{ID: MutatingWebhooks, Title: "MutatingWebhookConfigurations", Singular: "MutatingWebhookConfiguration",
-			Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
-		{ID: CSIDrivers, Title: "CSIDrivers", Singular: "CSIDriver",
-			Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"},
-	}
+// registry is the client-go half of the kind registry, in display order: each
+// kind's names and, best first, the versions the console can read with how to
+// list and watch each. It is the one list of kinds in this package; the
+// presentation half (presenters, live rows, search, shortcut, editable) is
+// handlers/kinds.go, whose test fails for a kind registered in one half only.
+//
+// A kind served in one version names it in Kind.Version. A kind the console
+// reads in several versions leaves Kind.Version "" because only discovery can
+// tell which one the API server serves; Cache.Kind returns the chosen one.
+var registry = []kindDef{
+	{Kind{ID: CSRs, Title: "CertificateSigningRequests", Singular: "CertificateSigningRequest",
+		Group: "certificates.k8s.io", Resource: "certificatesigningrequests"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[certificatesv1.CertificateSigningRequest](func(c *Cache) listWatchClient[*certificatesv1.CertificateSigningRequestList] {
+				return c.k8s.CertificatesV1().CertificateSigningRequests()
+			})},
+		}},
+	// Kubernetes 1.29+ serves flowcontrol v1 (1.32+ only v1); 1.26–1.28 only v1beta3.
+	// The listers give v1 objects either way (convert.go).
+	{Kind{ID: FlowSchemas, Title: "FlowSchemas", Singular: "FlowSchema",
+		Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[flowcontrolv1.FlowSchema](func(c *Cache) listWatchClient[*flowcontrolv1.FlowSchemaList] {
+				return c.k8s.FlowcontrolV1().FlowSchemas()
+			})},
+			{version: "v1beta3", watch: watchWith[flowcontrolv1beta3.FlowSchema](func(c *Cache) listWatchClient[*flowcontrolv1beta3.FlowSchemaList] {
+				return c.k8s.FlowcontrolV1beta3().FlowSchemas()
+			}), toV1: convertWith(flowSchemaV1)},
+		}},
+	{Kind{ID: PriorityLevels, Title: "PriorityLevelConfigurations", Singular: "PriorityLevelConfiguration",
+		Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[flowcontrolv1.PriorityLevelConfiguration](func(c *Cache) listWatchClient[*flowcontrolv1.PriorityLevelConfigurationList] {
+				return c.k8s.FlowcontrolV1().PriorityLevelConfigurations()
+			})},
+			{version: "v1beta3", watch: watchWith[flowcontrolv1beta3.PriorityLevelConfiguration](func(c *Cache) listWatchClient[*flowcontrolv1beta3.PriorityLevelConfigurationList] {
+				return c.k8s.FlowcontrolV1beta3().PriorityLevelConfigurations()
+			}), toV1: convertWith(priorityLevelV1)},
+		}},
+	{Kind{ID: CRDs, Title: "CustomResourceDefinitions", Singular: "CustomResourceDefinition",
+		Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"},
+		[]readableVersion{
+			// Paged, with schemas packed as each page arrives (crdlist.go).
+			{version: "v1", watch: watchWith[apiextensionsv1.CustomResourceDefinition](func(c *Cache) listWatchClient[*apiextensionsv1.CustomResourceDefinitionList] {
+				return pagedCRDs{client: c.ext.ApiextensionsV1().CustomResourceDefinitions(), transform: Transform(c.schemas)}
+			})},
+		}},
+	{Kind{ID: Webhooks, Title: "ValidatingWebhookConfigurations", Singular: "ValidatingWebhookConfiguration",
+		Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[admissionregistrationv1.ValidatingWebhookConfiguration](func(c *Cache) listWatchClient[*admissionregistrationv1.ValidatingWebhookConfigurationList] {
+				return c.k8s.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+			})},
+		}},
+	{Kind{ID: MutatingWebhooks, Title: "MutatingWebhookConfigurations", Singular: "MutatingWebhookConfiguration",
+		Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[admissionregistrationv1.MutatingWebhookConfiguration](func(c *Cache) listWatchClient[*admissionregistrationv1.MutatingWebhookConfigurationList] {
+				return c.k8s.AdmissionregistrationV1().MutatingWebhookConfigurations()
+			})},
+		}},
+	// Served as v1 since Kubernetes 1.30; an older server leaves them "not served".
+	{Kind{ID: AdmissionPolicies, Title: "ValidatingAdmissionPolicies", Singular: "ValidatingAdmissionPolicy",
+		Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[admissionregistrationv1.ValidatingAdmissionPolicy](func(c *Cache) listWatchClient[*admissionregistrationv1.ValidatingAdmissionPolicyList] {
+				return c.k8s.AdmissionregistrationV1().ValidatingAdmissionPolicies()
+			})},
+		}},
+	{Kind{ID: AdmissionPolicyBindings, Title: "ValidatingAdmissionPolicyBindings", Singular: "ValidatingAdmissionPolicyBinding",
+		Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[admissionregistrationv1.ValidatingAdmissionPolicyBinding](func(c *Cache) listWatchClient[*admissionregistrationv1.ValidatingAdmissionPolicyBindingList] {
+				return c.k8s.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
+			})},
+		}},
+	{Kind{ID: CSIDrivers, Title: "CSIDrivers", Singular: "CSIDriver",
+		Group: "storage.k8s.io", Resource: "csidrivers"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[storagev1.CSIDriver](func(c *Cache) listWatchClient[*storagev1.CSIDriverList] {
+				return c.k8s.StorageV1().CSIDrivers()
+			})},
+		}},
 }
 
-// candidateVersions returns, best first, the versions of k the console can read.
-func candidateVersions(k Kind) []string {
-	if k.Version == "" {
-		return flowcontrolVersions
+// AllKinds returns every kind in display order, each with its version when the
+// console reads it in one only (see registry).
+func AllKinds() []Kind {
+	out := make([]Kind, 0, len(registry))
+	for _, d := range registry {
+		k := d.Kind
+		if len(d.served) == 1 {
+			k.Version = d.served[0].version
+		}
+		out = append(out, k)
 	}
-	return []string{k.Version}
+	return out
 }

@@ -8,7 +8,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -92,44 +91,96 @@ func (c *Cache) MutatingWebhook(name string) (*admissionregistrationv1.MutatingW
 
 // FlowSchemas returns every FlowSchema as a flowcontrol v1 object.
 func (c *Cache) FlowSchemas() ([]*flowcontrolv1.FlowSchema, error) {
-	if c.servesV1beta3(FlowSchemas) {
-		old, err := list[*flowcontrolv1beta3.FlowSchema](c, FlowSchemas)
-		return convertAll(old, err, flowSchemaV1)
-	}
-	return list[*flowcontrolv1.FlowSchema](c, FlowSchemas)
+	return listAs[*flowcontrolv1.FlowSchema](c.List(FlowSchemas))
 }
 
 // FlowSchema returns one FlowSchema as a flowcontrol v1 object.
 func (c *Cache) FlowSchema(name string) (*flowcontrolv1.FlowSchema, error) {
-	if c.servesV1beta3(FlowSchemas) {
-		old, err := get[*flowcontrolv1beta3.FlowSchema](c, FlowSchemas, name)
-		if err != nil {
-			return nil, err
-		}
-		return flowSchemaV1(old)
-	}
-	return get[*flowcontrolv1.FlowSchema](c, FlowSchemas, name)
+	return getAs[*flowcontrolv1.FlowSchema](c.Get(FlowSchemas, name))
 }
 
 // PriorityLevels returns every PriorityLevelConfiguration as a flowcontrol v1 object.
 func (c *Cache) PriorityLevels() ([]*flowcontrolv1.PriorityLevelConfiguration, error) {
-	if c.servesV1beta3(PriorityLevels) {
-		old, err := list[*flowcontrolv1beta3.PriorityLevelConfiguration](c, PriorityLevels)
-		return convertAll(old, err, priorityLevelV1)
-	}
-	return list[*flowcontrolv1.PriorityLevelConfiguration](c, PriorityLevels)
+	return listAs[*flowcontrolv1.PriorityLevelConfiguration](c.List(PriorityLevels))
 }
 
 // PriorityLevel returns one PriorityLevelConfiguration as a flowcontrol v1 object.
 func (c *Cache) PriorityLevel(name string) (*flowcontrolv1.PriorityLevelConfiguration, error) {
-	if c.servesV1beta3(PriorityLevels) {
-		old, err := get[*flowcontrolv1beta3.PriorityLevelConfiguration](c, PriorityLevels, name)
-		if err != nil {
-			return nil, err
-		}
-		return priorityLevelV1(old)
+	return getAs[*flowcontrolv1.PriorityLevelConfiguration](c.Get(PriorityLevels, name))
+}
+
+// List returns every cached object of one kind, sorted by name, as the Go type
+// the typed listers return (flowcontrol v1 also where only v1beta3 is
+// served): for code that handles any registered kind, so that a new kind
+// needs no lister of its own.
+func (c *Cache) List(id KindID) ([]runtime.Object, error) {
+	objs, err := list[cached](c, id)
+	if err != nil {
+		return nil, err
 	}
-	return get[*flowcontrolv1.PriorityLevelConfiguration](c, PriorityLevels, name)
+	toV1, err := c.conversion(id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]runtime.Object, 0, len(objs))
+	for _, o := range objs {
+		if toV1 == nil {
+			out = append(out, o)
+			continue
+		}
+		v, cerr := toV1(o)
+		if cerr != nil {
+			return nil, cerr
+		}
+		out = append(out, v.(runtime.Object))
+	}
+	return out, nil
+}
+
+// Get returns one cached object of one kind, as List does.
+func (c *Cache) Get(id KindID, name string) (runtime.Object, error) {
+	obj, _, err := lookup(c, id, name)
+	if err != nil {
+		return nil, err
+	}
+	toV1, err := c.conversion(id)
+	if err != nil || toV1 == nil {
+		return obj.(runtime.Object), err
+	}
+	v, err := toV1(obj)
+	if err != nil {
+		return nil, err
+	}
+	return v.(runtime.Object), nil
+}
+
+// conversion returns how a cached object of id becomes the listers' Go type
+// (nil: it is that type). The version is set once, by discovery, before the
+// informer exists.
+func (c *Cache) conversion(id KindID) (func(any) (any, error), error) {
+	k, _ := c.Kind(id)
+	served, err := servedAs(k)
+	return served.toV1, err
+}
+
+// listAs and getAs give List's and Get's objects their Go type.
+func listAs[T runtime.Object](objs []runtime.Object, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(T))
+	}
+	return out, nil
+}
+
+func getAs[T runtime.Object](obj runtime.Object, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return obj.(T), nil
 }
 
 // Object returns a deep copy of one cached object as the API server served it, with
@@ -226,26 +277,4 @@ func (c *Cache) store(id KindID) (cache.Store, Kind, error) {
 		return nil, ks.kind, &NotSyncedError{Kind: id, LastErr: ks.err}
 	}
 	return ks.informer.GetStore(), ks.kind, nil
-}
-
-// servesV1beta3 reports whether the informer of a flowcontrol kind holds v1beta3 objects.
-// The version is set once, by discovery, before the informer exists.
-func (c *Cache) servesV1beta3(id KindID) bool {
-	k, _ := c.Kind(id)
-	return k.Version == "v1beta3"
-}
-
-func convertAll[From, To any](in []From, err error, convert func(From) (To, error)) ([]To, error) {
-	if err != nil {
-		return nil, err
-	}
-	out := make([]To, 0, len(in))
-	for _, o := range in {
-		v, err := convert(o)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

@@ -47,4 +47,14 @@
 // was rendered at as ?since=. A connection whose cursor is older than a resync
 // topic's last message, or from another process (a restart), gets a resync event
 // for that topic instead of a replay: history is never trusted.
+//
+// Replicas: each console process holds its own watches and its own Streams,
+// whose epoch is unique (start time and random bits). Behind a balancer with no
+// sticky sessions a tab's stream may reconnect to another replica, whose
+// cursors its Last-Event-ID is not: that is the unknown-cursor case above, so
+// the page fetches what it shows afresh (through the balancer) and then
+// receives the new replica's changes; the sticky counts and status arrive on
+// connect. A reconnect to the same replica replays as before. A detail page
+// also names its object's resourceVersion (handlers: objectShownIsCached) and
+// is not told to resync when the new replica's cache holds that very version.
 package live

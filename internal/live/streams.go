@@ -2,6 +2,8 @@ package live
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -153,7 +155,7 @@ func NewStreams(opts Options) *Streams {
 	s := &Streams{
 		opts:    opts,
 		srv:     srv,
-		epoch:   strconv.FormatInt(time.Now().UnixNano(), 36),
+		epoch:   newEpoch(),
 		conns:   map[string]*conn{},
 		owners:  map[string]int{},
 		topics:  map[string]map[*conn]struct{}{},
@@ -168,6 +170,16 @@ func NewStreams(opts Options) *Streams {
 	srv.OnSubscribe = func(streamID string, _ *sse.Subscriber) { s.attach(streamID) }
 	go s.tick()
 	return s
+}
+
+// newEpoch names this process's stream for its cursors. Replicas behind a
+// balancer share no cursors: each must have an epoch of its own, so a cursor
+// from another replica (a tab whose stream moved) is never read as one of its
+// own. The start time alone could repeat across replicas started at once.
+func newEpoch() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return strconv.FormatInt(time.Now().UnixNano(), 36) + hex.EncodeToString(b[:])
 }
 
 // Cursor returns the current stream position. A page rendered from the cache after

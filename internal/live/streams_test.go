@@ -361,3 +361,39 @@ func TestConnectDisconnectCyclesLeaveNoGoroutines(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Replicas behind a balancer each have their own cursors: a tab whose stream
+// moves to another replica brings a Last-Event-ID from the first, which the
+// second must treat as unknown (resync), while a reconnect to the same
+// replica with its current cursor replays nothing.
+func TestCursorOfAnotherReplicaResyncs(t *testing.T) {
+	sub := func(r *http.Request) Subscription {
+		return Subscription{Topics: []string{"csrs", "rows"}, Resync: []string{"rows"}, Since: r.Header.Get("Last-Event-ID")}
+	}
+	a := newServer(t, Options{}, sub)
+	b := newServer(t, Options{}, sub)
+	// The same number of messages on both: only the epoch tells them apart.
+	a.streams.Publish(Message{Topic: "rows", Event: "rows", Data: []byte("x")})
+	b.streams.Publish(Message{Topic: "rows", Event: "rows", Data: []byte("x")})
+	fromA := a.streams.Cursor()
+	if fromA == b.streams.Cursor() {
+		t.Fatalf("two replicas share the cursor %q", fromA)
+	}
+	for _, tc := range []struct {
+		name   string
+		srv    *server
+		resync bool
+	}{
+		{"same replica", a, false},
+		{"another replica", b, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := connect(t, tc.srv.URL, http.Header{"Last-Event-Id": {fromA}})
+			c.next(t) // hello
+			tc.srv.streams.Publish(Message{Topic: "csrs", Event: "marker", Data: []byte("m")})
+			if ev := c.next(t); (ev.Event == ResyncEvent) != tc.resync {
+				t.Fatalf("first event after hello %+v; resync wanted: %v", ev, tc.resync)
+			}
+		})
+	}
+}

@@ -1,12 +1,12 @@
 package present
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/activity"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -27,7 +27,7 @@ const maxRowFields = 5
 func ActivityRow(e activity.Entry, kind, href string) model.ActivityRow {
 	r := model.ActivityRow{
 		Time: ActivityTime(e.Time), KindID: e.Kind, Kind: kind, Name: e.Name, Href: href,
-		HistoryHref: "/" + e.Kind + "/" + url.PathEscape(e.Name) + "/history",
+		HistoryHref: urls.History(e.Kind, e.Name),
 		Source:      e.Source, Change: e.Op, User: e.User, Manager: e.Manager, Operation: e.Operation,
 		Subresource: e.Subresource, Fields: e.Fields, RV: e.RV, PrevRV: e.PrevRV,
 		HasDiff: e.Diff != "",

@@ -8,6 +8,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -40,7 +41,8 @@ func distinguisher(fs *flowcontrolv1.FlowSchema) string {
 
 // FlowSchemaList lays out the FlowSchema list page.
 func FlowSchemaList(items []*flowcontrolv1.FlowSchema, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "flowschemas", "/flowschemas"
+	const kind = "flowschemas"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, fs := range items {
 		ageC, ageKey := ageCell(fs.CreationTimestamp, now)
@@ -181,7 +183,8 @@ func numKey(s string) string {
 
 // PriorityLevelList lays out the PriorityLevelConfiguration list page.
 func PriorityLevelList(items []*flowcontrolv1.PriorityLevelConfiguration, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "prioritylevels", "/prioritylevels"
+	const kind = "prioritylevels"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, pl := range items {
 		ageC, ageKey := ageCell(pl.CreationTimestamp, now)

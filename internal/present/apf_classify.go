@@ -8,6 +8,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -112,7 +113,7 @@ func ClassifyExamples() []model.ClassifyExample {
 		for i := 0; i+1 < len(kv); i += 2 {
 			v.Set(kv[i], kv[i+1])
 		}
-		return model.ClassifyExample{Label: label, Href: ClassifyPath + "?" + v.Encode()}
+		return model.ClassifyExample{Label: label, Href: urls.WithQuery(urls.Classify, v)}
 	}
 	return []model.ClassifyExample{
 		ex("A cluster admin lists pods", "user", "alice", "groups", "system:masters", "verb", "list", "resource", "pods"),
@@ -138,7 +139,7 @@ func ClassifyResultView(res apf.Result, req apf.Request, total int) model.Classi
 		Distinguisher: "none",
 	}
 	if !res.Builtin {
-		out.FlowSchemaHref = "/flowschemas/" + url.PathEscape(fs.Name)
+		out.FlowSchemaHref = urls.Object(flowSchemasKind, fs.Name)
 		out.Badges = MaintenanceBadges(fs)
 	} else {
 		out.Badges = []model.Badge{{Text: "Built in", Tone: model.ToneWarning, Hint: "the cluster lacks this mandatory FlowSchema; the apiserver uses its own copy"}}
@@ -152,11 +153,11 @@ func ClassifyResultView(res apf.Result, req apf.Request, total int) model.Classi
 	switch pl := res.PriorityLevel; {
 	case pl == nil:
 		out.PriorityLevelType = "unknown (priority levels could not be read)"
-		out.PriorityLevelHref = "/prioritylevels/" + url.PathEscape(res.PriorityLevelName)
+		out.PriorityLevelHref = urls.Object(priorityLevelsKind, res.PriorityLevelName)
 	default:
 		out.PriorityLevelType = levelText(pl)
 		if pl.UID != "" {
-			out.PriorityLevelHref = "/prioritylevels/" + url.PathEscape(pl.Name)
+			out.PriorityLevelHref = urls.Object(priorityLevelsKind, pl.Name)
 		} else {
 			out.PriorityLevelBadge = []model.Badge{{Text: "Built in", Tone: model.ToneWarning, Hint: "the cluster lacks this mandatory priority level; the apiserver uses its own copy"}}
 		}
@@ -195,7 +196,7 @@ func stepView(s apf.Step) model.ClassifyStep {
 		Matched:    s.Outcome == apf.Matched,
 	}
 	if !s.Builtin {
-		v.Href = "/flowschemas/" + url.PathEscape(fs.Name)
+		v.Href = urls.Object(flowSchemasKind, fs.Name)
 	}
 	switch s.Outcome {
 	case apf.Matched:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -90,7 +91,7 @@ func TestClassifyExamplesClassify(t *testing.T) {
 	}
 	for i, ex := range exs {
 		u, err := url.Parse(ex.Href)
-		if err != nil || u.Path != ClassifyPath {
+		if err != nil || u.Path != urls.Classify {
 			t.Fatalf("%s: href %s", ex.Label, ex.Href)
 		}
 		f := ParseClassifyForm(u.Query())

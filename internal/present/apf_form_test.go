@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -351,7 +352,7 @@ func TestFormFieldKey(t *testing.T) {
 
 func TestFlowSchemaObject(t *testing.T) {
 	spec, _ := FlowSchemaSpec(twoRuleForm())
-	created, err := FlowSchemaObject(nil, "flowcontrol.apiserver.k8s.io/v1beta3", "batch", spec)
+	created, err := apf.FormObject(nil, "flowcontrol.apiserver.k8s.io/v1beta3", "batch", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +376,7 @@ func TestFlowSchemaObject(t *testing.T) {
 	f := twoRuleForm()
 	f.Rules, f.Distinguisher = nil, ""
 	spec, _ = FlowSchemaSpec(f)
-	obj, err := FlowSchemaObject(live, "ignored", "batch", spec)
+	obj, err := apf.FormObject(live, "ignored", "batch", spec)
 	if err != nil {
 		t.Fatal(err)
 	}

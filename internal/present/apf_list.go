@@ -1,7 +1,6 @@
 package present
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -9,12 +8,16 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// ClassifyPath is the request classifier's page: "-" is no FlowSchema name (names are
-// DNS subdomains), so the address cannot hide a FlowSchema's page.
-const ClassifyPath = "/flowschemas/-/classify"
+// The kind IDs the FlowSchema pages link to (kube.FlowSchemas and
+// kube.PriorityLevels; present does not import kube).
+const (
+	flowSchemasKind    = "flowschemas"
+	priorityLevelsKind = "prioritylevels"
+)
 
 // The overview's columns. "order" is first on screen and the default sort;
 // present.table wants the name first, so display order is restored after.
@@ -31,7 +34,8 @@ var flowSchemaOverviewColumns = []column{
 // evaluates them (apf.Sequence), unless q asks for another sort. levels may be
 // nil when priority levels cannot be read: the Dangling conditions decide then.
 func FlowSchemaOverview(schemas []*flowcontrolv1.FlowSchema, levels apf.Levels, q ListQuery, _ time.Time) model.FlowSchemaListPage {
-	const kind, action = "flowschemas", "/flowschemas"
+	const kind = "flowschemas"
+	action := urls.List(kind)
 	if q.Sort == "" {
 		q.Sort = "order"
 	}
@@ -65,7 +69,7 @@ func FlowSchemaOverview(schemas []*flowcontrolv1.FlowSchema, levels apf.Levels, 
 		page.Rows = append(page.Rows, byName[r.Name])
 	}
 	page.List.Rows = nil
-	page.ClassifyHref = ClassifyPath
+	page.ClassifyHref = urls.Classify
 	return page
 }
 
@@ -96,7 +100,7 @@ func overviewRow(e apf.Entry, levels apf.Levels) model.FlowSchemaRow {
 		ID:            "row-flowschemas-" + fs.Name,
 		Position:      strconv.Itoa(e.Position),
 		Name:          fs.Name,
-		Href:          "/flowschemas/" + url.PathEscape(fs.Name),
+		Href:          urls.Object(flowSchemasKind, fs.Name),
 		NameBadges:    MaintenanceBadges(fs),
 		Precedence:    strconv.Itoa(int(fs.Spec.MatchingPrecedence)),
 		PriorityLevel: pl,
@@ -112,7 +116,7 @@ func overviewRow(e apf.Entry, levels apf.Levels) model.FlowSchemaRow {
 		r.PriorityLevelBadges = []model.Badge{{Text: "Missing", Tone: model.ToneError, Hint: hint}}
 		r.NameBadges = append(r.NameBadges, model.Badge{Text: "Skipped", Tone: model.ToneError, Hint: hint})
 	} else if _, ok := levels.Level(pl); ok || levels == nil {
-		r.PriorityLevelHref = "/prioritylevels/" + url.PathEscape(pl)
+		r.PriorityLevelHref = urls.Object(priorityLevelsKind, pl)
 	}
 	return r
 }

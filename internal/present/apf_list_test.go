@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -53,7 +54,7 @@ func TestFlowSchemaOverviewOrderAndRows(t *testing.T) {
 	if p.List.Columns[0].Sorted != "asc" || p.List.Sort != "order" || p.List.Total != 12 || p.List.Shown != 12 {
 		t.Errorf("sorted %q by %q, %d of %d", p.List.Columns[0].Sorted, p.List.Sort, p.List.Shown, p.List.Total)
 	}
-	if p.ClassifyHref != ClassifyPath || len(p.Notes) != 0 || p.List.Rows != nil {
+	if p.ClassifyHref != urls.Classify || len(p.Notes) != 0 || p.List.Rows != nil {
 		t.Errorf("classify %q notes %v", p.ClassifyHref, p.Notes)
 	}
 

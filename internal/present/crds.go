@@ -7,6 +7,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/crd"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -68,7 +69,8 @@ func crdStatus(crd *apiextensionsv1.CustomResourceDefinition) model.Badge {
 
 // CRDList lays out the CustomResourceDefinition list page.
 func CRDList(items []*apiextensionsv1.CustomResourceDefinition, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "crds", "/crds"
+	const kind = "crds"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, crd := range items {
 		ageC, ageKey := ageCell(crd.CreationTimestamp, now)

@@ -7,6 +7,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/crd"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -43,7 +44,7 @@ func crdVersionsInsight(c *apiextensionsv1.CustomResourceDefinition, versions []
 		}
 		schema := model.Rich{Text: "no schema"}
 		if v.Tree != nil {
-			schema = model.Rich{Text: "explore " + strconv.Itoa(v.Tree.Descendants) + " fields", Href: SchemaHref(c.Name, v.Name, "")}
+			schema = model.Rich{Text: "explore " + strconv.Itoa(v.Tree.Descendants) + " fields", Href: urls.CRDSchema(c.Name, v.Name, "")}
 		}
 		t.Rows = append(t.Rows, model.RichRow{TestID: "version-row", Cells: []model.Rich{
 			{Text: v.Name, Mono: true},

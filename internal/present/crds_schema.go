@@ -1,7 +1,6 @@
 package present
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/crd"
 	"github.com/clusterdesk/clusterdesk/internal/docs"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -22,15 +22,6 @@ const (
 	SchemaBudget     = 600
 	SchemaTextBudget = 150_000
 )
-
-// SchemaHref is the URL of a CRD version's schema page focused on path.
-func SchemaHref(crdName, version, path string) string {
-	u := "/crds/" + url.PathEscape(crdName) + "/schema/" + url.PathEscape(version)
-	if path != "" {
-		u += "?path=" + url.QueryEscape(path)
-	}
-	return u
-}
 
 // SchemaNotFound says why a schema page cannot be shown.
 type SchemaNotFound struct{ Reason string }
@@ -55,7 +46,7 @@ func CRDSchema(c *apiextensionsv1.CustomResourceDefinition, version, path string
 	p := model.SchemaPage{CRD: c.Name, Kind: c.Spec.Names.Kind, Version: version, Path: path, Fields: focus.Descendants}
 	for _, o := range c.Spec.Versions {
 		if o.Schema != nil && o.Schema.OpenAPIV3Schema != nil {
-			p.Versions = append(p.Versions, model.SchemaVersion{Name: o.Name, Href: SchemaHref(c.Name, o.Name, ""), Current: o.Name == version})
+			p.Versions = append(p.Versions, model.SchemaVersion{Name: o.Name, Href: urls.CRDSchema(c.Name, o.Name, ""), Current: o.Name == version})
 		}
 	}
 	for _, n := range chain {
@@ -63,7 +54,7 @@ func CRDSchema(c *apiextensionsv1.CustomResourceDefinition, version, path string
 		if n.Depth == 0 {
 			label = c.Spec.Names.Kind
 		}
-		p.Trail = append(p.Trail, model.Crumb{Label: label, Href: SchemaHref(c.Name, version, n.Path)})
+		p.Trail = append(p.Trail, model.Crumb{Label: label, Href: urls.CRDSchema(c.Name, version, n.Path)})
 	}
 	p.Trail[len(p.Trail)-1].Href = ""
 
@@ -128,7 +119,7 @@ func schemaNode(crdName, version string, n *crd.Node, focus, last int, shown *in
 		out.Rules = append(out.Rules, schemaRule(r))
 	}
 	if len(n.Children) > 0 && n.Depth != focus {
-		out.FocusHref = SchemaHref(crdName, version, n.Path)
+		out.FocusHref = urls.CRDSchema(crdName, version, n.Path)
 	}
 	if n.Depth >= last {
 		out.Hidden = n.Descendants

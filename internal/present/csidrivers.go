@@ -5,6 +5,8 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/internal/usage"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -45,7 +47,8 @@ func fsGroupPolicy(d *storagev1.CSIDriver) string {
 
 // CSIDriverList lays out the CSIDriver list page.
 func CSIDriverList(items []*storagev1.CSIDriver, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "csidrivers", "/csidrivers"
+	const kind = "csidrivers"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, d := range items {
 		ageC, ageKey := ageCell(d.CreationTimestamp, now)
@@ -69,8 +72,8 @@ func CSIDriverList(items []*storagev1.CSIDriver, q ListQuery, now time.Time) mod
 }
 
 // CSIDriverDetail lays out one CSIDriver: every spec field explained, the
-// immutable ones marked, and, when usage is not nil, the objects that use it.
-func CSIDriverDetail(d *storagev1.CSIDriver, usage *CSIUsage, now time.Time) model.DetailPage {
+// immutable ones marked, and, when users is not nil, the objects that use it.
+func CSIDriverDetail(d *storagev1.CSIDriver, users *usage.Driver, now time.Time) model.DetailPage {
 	ageText, ageTitle, _ := age(d.CreationTimestamp, now)
 	p := model.DetailPage{
 		KindID: "csidrivers", KindTitle: "CSIDrivers", Name: d.Name,
@@ -82,6 +85,6 @@ func CSIDriverDetail(d *storagev1.CSIDriver, usage *CSIUsage, now time.Time) mod
 			{Label: "Age", Value: ageText, Hint: ageTitle},
 		},
 	}
-	p.Insights = append(p.Insights, csiSpecInsight(d), csiUsageInsight(usage))
+	p.Insights = append(p.Insights, csiSpecInsight(d), csiUsageInsight(users))
 	return p
 }

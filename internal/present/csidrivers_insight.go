@@ -6,6 +6,7 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/usage"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -97,7 +98,7 @@ func csiSpecInsight(d *storagev1.CSIDriver) model.Insight {
 	return in
 }
 
-func csiUsageInsight(u *CSIUsage) model.Insight {
+func csiUsageInsight(u *usage.Driver) model.Insight {
 	in := model.Insight{Title: "Used by", TestID: "csi-usage"}
 	if u == nil {
 		in.Intro = "The objects that use this driver were not looked up."

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/clusterdesk/clusterdesk/internal/usage"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -18,7 +19,7 @@ func meta(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} 
 
 func TestCSIUsageCountsOnlyTheDriver(t *testing.T) {
 	const drv = "ebs.csi.aws.com"
-	u := NewCSIUsage(drv)
+	u := usage.New(drv)
 	u.AddStorageClass(&storagev1.StorageClass{ObjectMeta: meta("gp3"), Provisioner: drv})
 	u.AddStorageClass(&storagev1.StorageClass{ObjectMeta: meta("nfs"), Provisioner: "nfs.csi.k8s.io"})
 	u.AddStorageClass(&storagev1.StorageClass{ObjectMeta: meta("legacy"), Provisioner: "kubernetes.io/aws-ebs"})
@@ -31,7 +32,7 @@ func TestCSIUsageCountsOnlyTheDriver(t *testing.T) {
 	u.AddCSINode(&storagev1.CSINode{ObjectMeta: meta("node-a"), Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "other"}, {Name: drv}}}})
 	u.AddCSINode(&storagev1.CSINode{ObjectMeta: meta("node-b"), Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "other"}}}})
 	u.AddVolumeAttachment(&storagev1.VolumeAttachment{ObjectMeta: meta("va-1"), Spec: storagev1.VolumeAttachmentSpec{Attacher: drv}})
-	u.Fail(UsageVolumeAttachments, errors.New("forbidden"))
+	u.Fail(usage.VolumeAttachments, errors.New("forbidden"))
 	for i := range 30 {
 		u.AddPersistentVolume(&corev1.PersistentVolume{ObjectMeta: meta("pv-many-" + itoa(i)), Spec: corev1.PersistentVolumeSpec{
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: drv}}}})
@@ -48,13 +49,13 @@ func TestCSIUsageCountsOnlyTheDriver(t *testing.T) {
 	}
 	for i, w := range want {
 		g := u.Groups[i]
-		if g.Count != w.count || !slices.Equal(g.Names[:len(w.first)], w.first) || g.Err != w.err || len(g.Names) > usageNames {
+		if g.Count != w.count || !slices.Equal(g.Names[:len(w.first)], w.first) || g.Err != w.err || len(g.Names) > usage.MaxNames {
 			t.Errorf("%s: %+v", g.Kind, g)
 		}
 	}
 	p := CSIDriverDetail(&storagev1.CSIDriver{ObjectMeta: meta(drv)}, u, time.Now())
 	rows := p.Insights[1].Table.Rows
-	if len(rows) != 4 || rows[1].Cells[1].Text != "31" || rows[1].Cells[3].Lines[usageNames] != "… and 11 more" || rows[3].Cells[1].Text != "?" {
+	if len(rows) != 4 || rows[1].Cells[1].Text != "31" || rows[1].Cells[3].Lines[usage.MaxNames] != "… and 11 more" || rows[3].Cells[1].Text != "?" {
 		t.Errorf("usage rows %+v", rows)
 	}
 }

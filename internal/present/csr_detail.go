@@ -1,12 +1,12 @@
 package present
 
 import (
-	"net/url"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -32,14 +32,9 @@ func CSRDetailPage(c *certificatesv1.CertificateSigningRequest, storms *csr.Stor
 		p.ChecksNote = "This request is already decided; the findings explain what was decided on."
 	}
 	if len(c.Status.Certificate) > 0 {
-		p.CertificateHref = CSRCertificateHref(c.Name)
+		p.CertificateHref = urls.CSRCertificate(c.Name)
 	}
 	return p
-}
-
-// CSRCertificateHref is where the issued certificate of CSR name downloads.
-func CSRCertificateHref(name string) string {
-	return "/csrs/" + url.PathEscape(name) + "/certificate"
 }
 
 // CSRCertificateFile names the downloaded PEM file after the CSR, keeping only

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -176,7 +177,7 @@ type queueItem struct {
 // pending first (oldest first), then approved but not issued (longest waiting
 // first), then the decided (most recent first); the checks' findings per row.
 func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
-	const action = "/csrs"
+	const action = urls.CSRs
 	cache := env.Cache
 	if cache == nil {
 		cache = &CSRQueueCache{}
@@ -378,7 +379,7 @@ func (it *queueItem) build(storms *csr.Storms, env CSRQueueEnv) *queueItem {
 	row.Row = model.Row{
 		ID:   "row-csrs-" + c.Name,
 		Name: c.Name,
-		Href: "/csrs/" + url.PathEscape(c.Name),
+		Href: urls.CSR(c.Name),
 		Cells: []model.Cell{
 			{Text: c.Name, Mono: true},
 			stateCell,

@@ -6,6 +6,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -42,8 +43,8 @@ func CSRQueueLive(items []*certificatesv1.CertificateSigningRequest, names []str
 		}
 	}
 
-	out := model.CSRLiveRows{Total: len(items), Tabs: csrTabs(CSRQueueQuery{}, counts, "/csrs"),
-		Columns: csrQueueHeaders(CSRQueueQuery{}, csrQueueSortDefault, "/csrs")}
+	out := model.CSRLiveRows{Total: len(items), Tabs: csrTabs(CSRQueueQuery{}, counts, urls.CSRs),
+		Columns: csrQueueHeaders(CSRQueueQuery{}, csrQueueSortDefault, urls.CSRs)}
 	sent := map[string]bool{} // storm IDs whose row is in out
 	// stormOf is the storm a changed request was in before, from its own
 	// fields when it is still there (signer, subject and requester never

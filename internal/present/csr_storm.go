@@ -1,12 +1,12 @@
 package present
 
 import (
-	"net/url"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -15,22 +15,6 @@ const (
 	StormApproveNewest = "approve-newest" // approve the newest request, deny the others
 	StormDenyAll       = "deny-all"
 )
-
-// CSRGroupHref is the queue filtered to one storm or duplicate set: its
-// requests one row each.
-func CSRGroupHref(id string) string {
-	return "/csrs?" + url.Values{"group": {id}}.Encode()
-}
-
-// CSRGroupPreviewHref is the preview of a group action on a storm.
-func CSRGroupPreviewHref(id, action string) string {
-	return "/csrs/groups/" + url.PathEscape(id) + "?" + url.Values{"action": {action}}.Encode()
-}
-
-// CSRGroupDecideHref is where the confirmed group action posts.
-func CSRGroupDecideHref(id string) string {
-	return "/csrs/groups/" + url.PathEscape(id) + "/decide"
-}
 
 // validGroupID reports whether id has the shape csr.Storms gives IDs ("s-" or
 // "d-" and 12 hex digits), so nothing else travels in the queue's links.
@@ -126,14 +110,14 @@ func groupModel(st *csr.Storm, rep *queueItem, env CSRQueueEnv) *model.CSRGroup 
 		Requester:  st.Key.Requester,
 		NewestName: st.Newest().Name,
 		OldestName: st.Oldest().Name,
-		Href:       CSRGroupHref(st.ID),
+		Href:       urls.CSRQueueGroup(st.ID),
 	}
 	if rep != nil && rep.checksOf != nil {
 		g.ChecksOf = rep.checksOf.c.Name
 	}
 	if env.MayDecide != nil && env.MayDecide(st.Key.Signer) {
-		g.ApproveHref = CSRGroupPreviewHref(st.ID, StormApproveNewest)
-		g.DenyHref = CSRGroupPreviewHref(st.ID, StormDenyAll)
+		g.ApproveHref = urls.CSRGroup(st.ID, StormApproveNewest)
+		g.DenyHref = urls.CSRGroup(st.ID, StormDenyAll)
 	}
 	return g
 }
@@ -146,7 +130,7 @@ func linkDuplicates(fs []model.CSRFinding, dupID string) {
 	}
 	for i := range fs {
 		if fs[i].Check == "duplicate" {
-			fs[i].Href, fs[i].LinkText = CSRGroupHref(dupID), "Show them"
+			fs[i].Href, fs[i].LinkText = urls.CSRQueueGroup(dupID), "Show them"
 		}
 	}
 }

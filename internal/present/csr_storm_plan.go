@@ -2,12 +2,12 @@ package present
 
 import (
 	"fmt"
-	"net/url"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -50,13 +50,13 @@ func CSRGroupPreviewPage(st *csr.Storm, action string, limit int, now time.Time)
 	p := model.CSRGroupPreview{
 		Group:     *groupModel(st, nil, CSRQueueEnv{}),
 		Action:    action,
-		DecideURL: CSRGroupDecideHref(st.ID),
-		Back:      CSRGroupHref(st.ID),
+		DecideURL: urls.CSRGroupDecide(st.ID),
+		Back:      urls.CSRQueueGroup(st.ID),
 		Left:      plan.Left,
 	}
 	item := func(m csr.Pending, approve bool) model.CSRGroupDecision {
 		a, _ := ageCell(metav1.NewTime(m.Created), now)
-		return model.CSRGroupDecision{Name: m.Name, UID: m.UID, Href: "/csrs/" + url.PathEscape(m.Name), Age: a.Text, Approve: approve}
+		return model.CSRGroupDecision{Name: m.Name, UID: m.UID, Href: urls.CSR(m.Name), Age: a.Text, Approve: approve}
 	}
 	if plan.Approve != nil {
 		p.Items = append(p.Items, item(*plan.Approve, true))

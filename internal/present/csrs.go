@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -51,7 +52,8 @@ func requestedDuration(c *certificatesv1.CertificateSigningRequest) (string, str
 
 // CSRList lays out the CSR list page.
 func CSRList(items []*certificatesv1.CertificateSigningRequest, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "csrs", "/csrs"
+	const kind = "csrs"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, c := range items {
 		ageC, ageKey := ageCell(c.CreationTimestamp, now)

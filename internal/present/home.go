@@ -3,13 +3,14 @@ package present
 import (
 	"strconv"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // KindSummary lays out one kind's card on the home page from its cache state
 // ("syncing", "synced", "forbidden", "error").
 func KindSummary(id, title, state string, count int, err error) model.KindSummary {
-	s := model.KindSummary{ID: id, Title: title, Href: "/" + id}
+	s := model.KindSummary{ID: id, Title: title, Href: urls.List(id)}
 	switch state {
 	case "synced":
 		s.Count = strconv.Itoa(count)

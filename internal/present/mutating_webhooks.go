@@ -7,13 +7,15 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // MutatingWebhookList lays out the MutatingWebhookConfiguration list page,
 // with the columns of the validating list.
 func MutatingWebhookList(items []*admissionregistrationv1.MutatingWebhookConfiguration, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "mutatingwebhooks", "/mutatingwebhooks"
+	const kind = "mutatingwebhooks"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, c := range items {
 		rows = append(rows, webhookConfigRow(kind, action, c.Name, c.CreationTimestamp, admission.FromMutating(c), now))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -74,7 +75,7 @@ func Search(q string, sources []SearchSource) model.SearchPage {
 		g := model.SearchGroup{
 			KindID:  s.KindID,
 			Title:   s.Title,
-			ListURL: "/" + s.KindID + "?" + url.Values{"q": {q}}.Encode(),
+			ListURL: urls.WithQuery(urls.List(s.KindID), url.Values{"q": {q}}),
 		}
 		for i, h := range hits {
 			if i == SearchLimit {
@@ -110,7 +111,7 @@ func matchRank(name, needle string, at int) int {
 // Lower-casing can change the length of non-ASCII text; such a name is shown
 // without a mark rather than cut in the wrong place.
 func hit(kindID, name string, at, n int) model.SearchHit {
-	h := model.SearchHit{Name: name, Href: "/" + kindID + "/" + url.PathEscape(name), Before: name}
+	h := model.SearchHit{Name: name, Href: urls.Object(kindID, name), Before: name}
 	if len(strings.ToLower(name)) == len(name) {
 		h.Before, h.Match, h.After = name[:at], name[at:at+n], name[at+n:]
 	}

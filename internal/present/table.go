@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -155,7 +156,7 @@ func newRow(kindID, action, name string, cells []model.Cell, sortKeys []string) 
 		Row: model.Row{
 			ID:    "row-" + kindID + "-" + name,
 			Name:  name,
-			Href:  action + "/" + url.PathEscape(name),
+			Href:  urls.Object(kindID, name),
 			Cells: all,
 		},
 		sortKeys: keys,

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -21,7 +22,8 @@ var webhookColumns = []column{
 
 // WebhookList lays out the ValidatingWebhookConfiguration list page.
 func WebhookList(items []*admissionregistrationv1.ValidatingWebhookConfiguration, q ListQuery, now time.Time) model.ListPage {
-	const kind, action = "validatingwebhooks", "/validatingwebhooks"
+	const kind = "validatingwebhooks"
+	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, c := range items {
 		rows = append(rows, webhookConfigRow(kind, action, c.Name, c.CreationTimestamp, admission.FromValidating(c), now))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -88,7 +89,7 @@ func WebhookInsights(cfg admission.Config, backends WebhookBackends, now time.Ti
 	}
 	insights = append(insights,
 		model.Insight{Title: "Webhooks", TestID: "webhooks", Intro: intro, Table: table, Fields: []model.RichField{{
-			Label: "Try a request", Value: model.Rich{Text: "Which webhooks would intercept it?", Href: "/validatingwebhooks/intercept"},
+			Label: "Try a request", Value: model.Rich{Text: "Which webhooks would intercept it?", Href: urls.Intercept},
 			Hint: "Every configuration's rules and selectors applied to a request you describe."}}},
 		model.Insight{Title: "Webhook details", TestID: "webhook-details", Cards: cards})
 	if errs > 0 {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -28,15 +29,16 @@ func InterceptResult(verdicts []admission.Verdict) *model.Insight {
 					Hint: "the API server evaluates the CEL matchConditions; clusterdesk does not"}
 			}
 		}
-		base, kind := "/validatingwebhooks/", "validating"
+		// The kind IDs kube.Webhooks and kube.MutatingWebhooks (present does not import kube).
+		base, kind := urls.Object("validatingwebhooks", v.Config), "validating"
 		if v.Kind == admission.Mutating {
-			base, kind = "/mutatingwebhooks/", "mutating, called before validating"
+			base, kind = urls.Object("mutatingwebhooks", v.Config), "mutating, called before validating"
 		}
 		t.Rows = append(t.Rows, model.RichRow{TestID: "intercept-row", Cells: []model.Rich{
 			{Text: strconv.Itoa(i + 1)},
 			{Text: kind},
-			{Text: v.Config, Mono: true, Href: base + v.Config},
-			{Text: v.Webhook, Mono: true, Href: base + v.Config + "#" + webhookAnchor(v.Webhook)},
+			{Text: v.Config, Mono: true, Href: base},
+			{Text: v.Webhook, Mono: true, Href: base + "#" + webhookAnchor(v.Webhook)},
 			{Badges: []model.Badge{called}},
 			{Lines: v.Reasons},
 		}})

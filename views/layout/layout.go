@@ -2,9 +2,6 @@
 // pages shown before a session exists.
 package layout
 
-// LogoutPath is where the top bar's logout form posts.
-const LogoutPath = "/logout"
-
 // HTMXConfig is read by htmx from <meta name="htmx-config">. It keeps htmx
 // inside the strict CSP: no injected <style> (the indicator CSS is in
 // app.css), no eval, no <script> execution from swapped content, requests to

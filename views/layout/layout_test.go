@@ -6,6 +6,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/internal/viewtest"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -14,12 +15,12 @@ func chrome() model.Chrome {
 	c := viewtest.Chrome(false)
 	c.Search = `leader <b>`
 	c.Nav = []model.NavItem{
-		{Kind: "csrs", Label: "CertificateSigningRequests", Href: "/csrs", Count: "3", Active: true},
-		{Kind: "flowschemas", Label: "FlowSchemas", Href: "/flowschemas"},
-		{Kind: "prioritylevels", Label: "PriorityLevelConfigurations", Href: "/prioritylevels"},
-		{Kind: "crds", Label: "CustomResourceDefinitions", Href: "/crds"},
-		{Kind: "validatingwebhooks", Label: "ValidatingWebhookConfigurations", Href: "/validatingwebhooks"},
-		{Kind: "csidrivers", Label: "CSIDrivers", Href: "/csidrivers"},
+		{Kind: "csrs", Label: "CertificateSigningRequests", Href: "/csrs", Count: "3", Active: true, Shortcut: "g c"},
+		{Kind: "flowschemas", Label: "FlowSchemas", Href: "/flowschemas", Shortcut: "g f"},
+		{Kind: "prioritylevels", Label: "PriorityLevelConfigurations", Href: "/prioritylevels", Shortcut: "g p"},
+		{Kind: "crds", Label: "CustomResourceDefinitions", Href: "/crds", Shortcut: "g r"},
+		{Kind: "validatingwebhooks", Label: "ValidatingWebhookConfigurations", Href: "/validatingwebhooks", Shortcut: "g w"},
+		{Kind: "csidrivers", Label: "CSIDrivers", Href: "/csidrivers", Shortcut: "g d"},
 	}
 	return c
 }
@@ -29,8 +30,8 @@ func TestTopBarSearchThemeAndShortcuts(t *testing.T) {
 	viewtest.AssertCSPSafe(t, doc)
 
 	form := viewtest.One(t, doc, viewtest.TestID("search-form"))
-	if form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != SearchPath || form.AttrOr("role", "") != "search" {
-		t.Errorf("the search is a plain GET form to %s with role=search: %v", SearchPath, form.Nodes[0].Attr)
+	if form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != urls.Search || form.AttrOr("role", "") != "search" {
+		t.Errorf("the search is a plain GET form to %s with role=search: %v", urls.Search, form.Nodes[0].Attr)
 	}
 	input := viewtest.One(t, doc, viewtest.TestID("search"))
 	if input.AttrOr("name", "") != "q" || input.AttrOr("value", "") != `leader <b>` {

@@ -1,5 +1,11 @@
 package layout
 
+import (
+	"strings"
+
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
 // Shortcut is one key (or key sequence) and what it does.
 type Shortcut struct {
 	Keys []string // pressed one after another, e.g. {"g", "c"}
@@ -20,32 +26,22 @@ const (
 	SearchShortcut = "s"
 )
 
-// kindShortcuts maps a kind id to the key after "g" that opens its list.
-var kindShortcuts = map[string]string{
-	"csrs":               "c",
-	"flowschemas":        "f",
-	"prioritylevels":     "p",
-	"crds":               "r",
-	"validatingwebhooks": "w",
-	"mutatingwebhooks":   "m",
-	"csidrivers":         "d",
-}
-
-// KindShortcut is the key sequence that opens a kind's list ("" for none).
-func KindShortcut(kind string) string {
-	if k, ok := kindShortcuts[kind]; ok {
-		return "g " + k
+// KindShortcut is the key sequence that opens a kind's list, from the key
+// its registry entry gives (handlers/kinds.go); "" for none.
+func KindShortcut(key string) string {
+	if key == "" {
+		return ""
 	}
-	return ""
+	return "g " + key
 }
 
-// ShortcutGroups is everything the "?" dialog lists. kinds are the
-// navigation's kinds (id, title) in order.
-func ShortcutGroups(kinds [][2]string) []ShortcutGroup {
-	nav := []Shortcut{{Keys: []string{"g", "h"}, Does: "Overview (home)"}}
-	for _, k := range kinds {
-		if key, ok := kindShortcuts[k[0]]; ok {
-			nav = append(nav, Shortcut{Keys: []string{"g", key}, Does: k[1]})
+// ShortcutGroups is everything the "?" dialog lists: nav is the
+// navigation, whose items carry their shortcuts.
+func ShortcutGroups(nav []model.NavItem) []ShortcutGroup {
+	goTo := []Shortcut{{Keys: strings.Fields(HomeShortcut), Does: "Overview (home)"}}
+	for _, it := range nav {
+		if it.Shortcut != "" {
+			goTo = append(goTo, Shortcut{Keys: strings.Fields(it.Shortcut), Does: it.Label})
 		}
 	}
 	return []ShortcutGroup{
@@ -56,7 +52,7 @@ func ShortcutGroups(kinds [][2]string) []ShortcutGroup {
 			{Keys: []string{"Esc"}, Does: "Leave the filter or search box; close this dialog"},
 			{Keys: []string{"Tab"}, Does: "Move to the next link or control (Shift Tab: back)"},
 		}},
-		{Title: "Go to", Keys: nav},
+		{Title: "Go to", Keys: goTo},
 		{Title: "CertificateSigningRequests queue", Keys: []Shortcut{
 			{Keys: []string{"j"}, Does: "Next request"},
 			{Keys: []string{"k"}, Does: "Previous request"},

@@ -38,6 +38,9 @@ type NavItem struct {
 	Href   string
 	Count  string // "" when unknown (forbidden, not synced)
 	Active bool
+	// Shortcut is the key sequence that opens the page, e.g. "g c" ("" for
+	// none): the link carries it for web/js/shortcuts.js and the "?" dialog lists it.
+	Shortcut string
 }
 
 // Crumb is one breadcrumb; the last one has no Href.

@@ -9,6 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/components"
 	"github.com/clusterdesk/clusterdesk/views/internal/samples"
 	"github.com/clusterdesk/clusterdesk/views/layout"
@@ -117,7 +118,7 @@ func Gallery(c model.Chrome) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, a := range samples.DetailPage().Actions {
-				templ_7745c5c3_Err = components.ActionForm(model.Action{Label: a.Label, URL: "/ui", Tone: a.Tone, TestID: "gallery-" + a.TestID, WithReason: a.WithReason, Confirm: a.Confirm}, c.CSRFToken).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.ActionForm(model.Action{Label: a.Label, URL: urls.Gallery, Tone: a.Tone, TestID: "gallery-" + a.TestID, WithReason: a.WithReason, Confirm: a.Confirm}, c.CSRFToken).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

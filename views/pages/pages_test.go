@@ -7,8 +7,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/internal/viewtest"
-	"github.com/clusterdesk/clusterdesk/views/layout"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -103,7 +103,7 @@ func TestLayoutChrome(t *testing.T) {
 	}
 
 	logout := viewtest.One(t, doc, viewtest.TestID("logout"))
-	if logout.AttrOr("method", "") != "post" || logout.AttrOr("action", "") != layout.LogoutPath {
+	if logout.AttrOr("method", "") != "post" || logout.AttrOr("action", "") != urls.Logout {
 		t.Errorf("logout form: %v", logout.Nodes[0].Attr)
 	}
 	if got := logout.Find(`input[type=hidden][name=_csrf]`).AttrOr("value", ""); got != "csrf-token-123" {

@@ -57,7 +57,7 @@ func (c *cluster) seed(ctx context.Context, opts upOptions) error {
 }
 
 func report(what string, res seed.Result, took time.Duration) {
-	fmt.Printf("devcluster: %s: %d created, %d already there, %d warnings (%s)\n", what, res.Created, res.Existing, len(res.Warnings), took.Round(time.Millisecond))
+	fmt.Printf("devcluster: %s: %d created, %d already there, %d of kinds not served, %d warnings (%s)\n", what, res.Created, res.Existing, res.NotServed, len(res.Warnings), took.Round(time.Millisecond))
 	for _, w := range res.Warnings {
 		fmt.Printf("devcluster: warning: %s\n", w)
 	}

@@ -27,6 +27,7 @@ type item struct {
 type Result struct {
 	Created, Existing int
 	Warnings          []string
+	NotServed         int // objects of kinds this server does not serve (kind.newer)
 }
 
 func (r *Result) warn(format string, args ...any) {
@@ -51,7 +52,7 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 		return ki.phase < kj.phase
 	})
 	for _, it := range items {
-		gvr, _, err := resourceFor(it.obj)
+		gvr, k, err := resourceFor(it.obj)
 		if err != nil {
 			res.warn("%s: %v", it.source, err)
 			continue
@@ -69,6 +70,8 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 			res.Created++
 		case apierrors.IsAlreadyExists(err):
 			res.Existing++
+		case k.newer && apierrors.IsNotFound(err):
+			res.NotServed++
 		default:
 			res.warn("%s: %s %s: %v", it.source, it.obj.GetKind(), it.obj.GetName(), err)
 		}

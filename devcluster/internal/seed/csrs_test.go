@@ -111,12 +111,26 @@ func TestDemoManifestsDecodeToKnownKinds(t *testing.T) {
 		if it.obj.GetKind() == "ValidatingWebhookConfiguration" {
 			assertCannotBlock(t, it)
 		}
+		if it.obj.GetKind() == "ValidatingAdmissionPolicyBinding" {
+			assertBindsNothing(t, it)
+		}
 	}
-	want := map[string]int{"CustomResourceDefinition": 4, "CSIDriver": 4, "ValidatingWebhookConfiguration": 3, "FlowSchema": 3, "PriorityLevelConfiguration": 1}
+	want := map[string]int{"CustomResourceDefinition": 4, "CSIDriver": 4, "ValidatingWebhookConfiguration": 3, "FlowSchema": 3, "PriorityLevelConfiguration": 1,
+		"ValidatingAdmissionPolicy": 2, "ValidatingAdmissionPolicyBinding": 2}
 	for k, n := range want {
 		if counts[k] != n {
 			t.Errorf("%d %s objects, want %d", counts[k], k, n)
 		}
+	}
+}
+
+// assertBindsNothing checks that a demo policy binding only matches objects
+// carrying a label no object has, so that no request gets its warnings or denials.
+func assertBindsNothing(t *testing.T, it item) {
+	t.Helper()
+	labels, _, _ := unstructured.NestedStringMap(it.obj.Object, "spec", "matchResources", "objectSelector", "matchLabels")
+	if _, ok := labels["clusterdesk.dev/never-set"]; !ok {
+		t.Errorf("binding %s could affect requests", it.obj.GetName())
 	}
 }
 

@@ -47,15 +47,21 @@ type kind struct {
 	// phase orders creation: webhook configurations go last so they cannot
 	// interfere with creating anything else.
 	phase int
+	// newer kinds are served only by recent API servers (ValidatingAdmissionPolicy
+	// v1 by 1.30+): where the server does not serve them they are skipped, not warned about.
+	newer bool
 }
 
 var kinds = map[schema.GroupKind]kind{
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               {"customresourcedefinitions", 0},
-	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                    {"csidrivers", 0},
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:     {"prioritylevelconfigurations", 0},
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                     {"flowschemas", 1},
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: {"validatingwebhookconfigurations", 2},
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   {"mutatingwebhookconfigurations", 2},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               {"customresourcedefinitions", 0, false},
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                    {"csidrivers", 0, false},
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:     {"prioritylevelconfigurations", 0, false},
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                     {"flowschemas", 1, false},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: {"validatingwebhookconfigurations", 2, false},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   {"mutatingwebhookconfigurations", 2, false},
+	// A binding names its policy: policies first.
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        {"validatingadmissionpolicies", 2, true},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: {"validatingadmissionpolicybindings", 3, true},
 }
 
 // resourceFor returns where obj is created, using the object's own version.

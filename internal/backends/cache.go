@@ -1,4 +1,7 @@
-package handlers
+// Package backends looks up the Services that webhooks call (one GET and one
+// EndpointSlice LIST each, as the signed-in user) when a webhook or CRD page
+// is viewed, and remembers the answers per user briefly.
+package backends
 
 import (
 	"context"
@@ -21,20 +24,22 @@ const backendTTL = 10 * time.Second
 // backendCacheSize bounds the cache: users × Services seen within the TTL.
 const backendCacheSize = 4096
 
-// backendCache remembers Service lookups per identity (what a user may read
-// is theirs: an answer is never served to another identity).
-type backendCache struct {
+// Cache remembers Service lookups per identity (what a user may read is
+// theirs: an answer is never served to another identity). It is safe for
+// concurrent use.
+type Cache struct {
 	lru *expirable.LRU[string, admission.Backend]
 }
 
-func newBackendCache() *backendCache {
-	return &backendCache{lru: expirable.NewLRU[string, admission.Backend](backendCacheSize, nil, backendTTL)}
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{lru: expirable.NewLRU[string, admission.Backend](backendCacheSize, nil, backendTTL)}
 }
 
 // get answers key's backend for the identity in ctx, looking it up when the
 // cache has no fresh answer. Failed lookups (forbidden, unreachable) are not
 // remembered: the next view tries again.
-func (b *backendCache) get(ctx context.Context, key admission.BackendKey, lookup func(context.Context, admission.BackendKey) admission.Backend) admission.Backend {
+func (b *Cache) get(ctx context.Context, key admission.BackendKey, lookup func(context.Context, admission.BackendKey) admission.Backend) admission.Backend {
 	who := ""
 	if id, ok := kube.IdentityFrom(ctx); ok {
 		who = id.Key()

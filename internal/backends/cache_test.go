@@ -1,4 +1,4 @@
-package handlers
+package backends
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // TestBackendCacheIsPerIdentity: a Service's state read as one user is served
 // again to that user only, and a failed lookup is tried again.
 func TestBackendCacheIsPerIdentity(t *testing.T) {
-	b := newBackendCache()
+	b := NewCache()
 	calls := 0
 	ok := func(context.Context, admission.BackendKey) admission.Backend {
 		calls++

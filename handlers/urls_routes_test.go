@@ -1,0 +1,253 @@
+package handlers
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+)
+
+// longName is the longest name Kubernetes allows (a DNS subdomain, 253
+// characters), dotted like a real one.
+var longName = strings.Repeat("a.", 126) + "b"
+
+// oddName is a custom resource name that needs escaping: custom resources
+// only have to be valid path segments (no "/", no "%").
+const oddName = "a b;c,d?e#f:g@h+i=j&k$l"
+
+// builtURL is one address urls builds and the route it must reach.
+type builtURL struct {
+	builder string // the urls function or constant that made it
+	method  string
+	url     string
+	route   string            // the route pattern it must be served by
+	params  map[string]string // the route parameters the handler must see
+}
+
+func builtURLs() []builtURL {
+	const kind, crd, group = "csidrivers", "gadgets.example.com", "s-0123456789ab"
+	obj := map[string]string{"kind": kind, "name": longName}
+	csr := map[string]string{"kind": "csrs", "name": longName}
+	csrName := map[string]string{"name": longName}
+	crdName := map[string]string{"name": crd}
+	cr := map[string]string{"name": crd, "ns": "default", "obj": oddName}
+	clusterCR := map[string]string{"name": crd, "ns": urls.ClusterScoped, "obj": oddName}
+	fsForm := map[string]string{"name": longName}
+	ed, crEd := urls.EditorOf(urls.Object(kind, longName)), urls.EditorOf(urls.CRInstance(crd, "default", oddName))
+	get, post := http.MethodGet, http.MethodPost
+	return []builtURL{
+		{"Home", get, urls.Home, urls.Home, nil},
+		{"Healthz", get, urls.Healthz, urls.Healthz, nil},
+		{"Readyz", get, urls.Readyz, urls.Readyz, nil},
+		{"Login", get, urls.Login, urls.Login, nil},
+		{"Login", post, urls.Login, urls.Login, nil},
+		{"Logout", post, urls.Logout, urls.Logout, nil},
+		{"OIDCLogin", get, urls.OIDCLogin, urls.OIDCLogin, nil},
+		{"OIDCCallback", get, urls.OIDCCallback + "?code=c&state=s", urls.OIDCCallback, nil},
+		{"Gallery", get, urls.Gallery, urls.Gallery, nil},
+		{"Search", get, urls.Search + "?q=x", urls.Search, nil},
+		{"Events", get, urls.Events, urls.Events, nil},
+		{"Activity", get, urls.Activity, urls.Activity, nil},
+		{"ActivityCSV", get, urls.ActivityCSV, urls.ActivityCSV, nil},
+		{"ActivityJSON", get, urls.ActivityJSON, urls.ActivityJSON, nil},
+
+		{"List", get, urls.List(kube.KindID(kind)), urls.ListRoute, map[string]string{"kind": kind}},
+		{"Object", get, urls.Object(kind, longName), urls.ObjectRoute, obj},
+		{"History", get, urls.History(kind, longName), urls.HistoryRoute, obj},
+		{"YAML", get, urls.YAML(kind, longName), urls.YAMLRoute, obj},
+		{"New", get, urls.New(kind), urls.NewRoute, map[string]string{"kind": kind}},
+		{"Create", post, urls.Create(kind), urls.CreateRoute, map[string]string{"kind": kind}},
+		{"Edit", get, urls.Edit(kind, longName), urls.EditRoute, obj},
+		{"Delete", get, urls.Delete(kind, longName), urls.DeleteRoute, obj},
+		{"EditorOf", get, ed.Edit, urls.EditRoute, obj},
+		{"EditorOf", post, ed.Preview, urls.PreviewRoute, obj},
+		{"EditorOf", post, ed.Apply, urls.ApplyRoute, obj},
+		{"EditorOf", post, ed.Rebase, urls.RebaseRoute, obj},
+		{"EditorOf", get, ed.Delete, urls.DeleteRoute, obj},
+		{"EditorOf", post, ed.Delete, urls.DeleteRoute, obj},
+
+		{"CSRs", get, urls.CSRs, urls.CSRs, nil},
+		{"CSR", get, urls.CSR(longName), urls.ObjectRoute, csr},
+		{"CSRCertificate", get, urls.CSRCertificate(longName), urls.CSRCertificateRoute, csrName},
+		{"CSRNodeCheck", get, urls.CSRNodeCheck(longName), urls.CSRNodeCheckRoute, csrName},
+		{"CSRApprove", post, urls.CSRApprove(longName), urls.CSRApproveRoute, csrName},
+		{"CSRDeny", post, urls.CSRDeny(longName), urls.CSRDenyRoute, csrName},
+		{"CSRBulk", post, urls.CSRBulk, urls.CSRBulk, nil},
+		{"CSRQueueGroup", get, urls.CSRQueueGroup(group), urls.CSRs, nil},
+		{"CSRGroup", get, urls.CSRGroup(group, "deny-all"), urls.CSRGroupRoute, map[string]string{"id": group}},
+		{"CSRGroupDecide", post, urls.CSRGroupDecide(group), urls.CSRGroupDecideRoute, map[string]string{"id": group}},
+
+		{"FlowSchemas", get, urls.FlowSchemas, urls.FlowSchemas, nil},
+		{"Classify", get, urls.Classify, urls.Classify, nil},
+		{"ClassifyOld", get, urls.ClassifyOld, urls.ClassifyOld, nil},
+		{"FlowSchemaFormNew", get, urls.FlowSchemaFormNew, urls.FlowSchemaFormNew, nil},
+		{"FlowSchemaFormNew", post, urls.FlowSchemaFormNew, urls.FlowSchemaFormNew, nil},
+		{"FlowSchemaForm", get, urls.FlowSchemaForm(longName), urls.FlowSchemaFormRoute, fsForm},
+		{"FlowSchemaForm", post, urls.FlowSchemaForm(longName), urls.FlowSchemaFormRoute, fsForm},
+
+		{"CRDs", get, urls.CRDs, urls.ListRoute, map[string]string{"kind": "crds"}},
+		{"CRDSchema", get, urls.CRDSchema(crd, "v1", "spec.x"), urls.CRDSchemaRoute, map[string]string{"name": crd, "version": "v1"}},
+		{"CRInstances", get, urls.CRInstances(crd), urls.CRInstancesRoute, crdName},
+		{"CRInstance", get, urls.CRInstance(crd, "default", oddName), urls.CRInstanceRoute, cr},
+		{"CRInstance", get, urls.CRInstance(crd, "", oddName), urls.CRInstanceRoute, clusterCR},
+		{"CRNew", get, urls.CRNew(crd), urls.CRNewRoute, crdName},
+		{"CRCreate", post, urls.CRCreate(crd), urls.CRCreateRoute, crdName},
+		{"EditorOf", get, crEd.Edit, urls.CREditRoute, cr},
+		{"EditorOf", post, crEd.Preview, urls.CRPreviewRoute, cr},
+		{"EditorOf", post, crEd.Apply, urls.CRApplyRoute, cr},
+		{"EditorOf", post, crEd.Rebase, urls.CRRebaseRoute, cr},
+		{"EditorOf", get, crEd.Delete, urls.CRDeleteRoute, cr},
+		{"EditorOf", post, crEd.Delete, urls.CRDeleteRoute, cr},
+
+		{"Intercept", get, urls.Intercept + "?resource=pods", urls.Intercept, nil},
+	}
+}
+
+// routeTable is the console's echo server with every route (the gallery too).
+func routeTable() *echo.Echo {
+	return New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
+		Writer: &recordingWriter{}, Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(string) {}),
+		User: "tester", DevUI: true, SignInLimit: routeTableSignInLimit,
+	})
+}
+
+// TestEveryBuiltURLReachesItsRoute routes every address urls builds through
+// the route table: it must reach the route meant for it, and the handler must
+// see the very names that went in (253 characters, or characters that need
+// escaping).
+func TestEveryBuiltURLReachesItsRoute(t *testing.T) {
+	e := routeTable()
+	for _, b := range builtURLs() {
+		t.Run(b.builder+" "+b.method+" "+b.route, func(t *testing.T) {
+			r := httptest.NewRequest(b.method, b.url, nil)
+			c := e.NewContext(r, httptest.NewRecorder())
+			e.Router().Find(b.method, echo.GetPath(r), c)
+			if c.Path() != b.route {
+				t.Fatalf("%s reaches %q, want %q", b.url, c.Path(), b.route)
+			}
+			for name, want := range b.params {
+				if got := c.Param(name); got != want {
+					t.Errorf("%s: :%s = %q, want %q", b.url, name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestEveryRoutePatternIsRegistered: each urls.*Route constant is a route of
+// the table, so a pattern cannot drift from the route it names.
+func TestEveryRoutePatternIsRegistered(t *testing.T) {
+	registered := map[string]bool{}
+	for _, rt := range routeTable().Routes() {
+		registered[rt.Path] = true
+	}
+	consts, _ := urlsDecls(t)
+	for _, name := range consts {
+		if !strings.HasSuffix(name, "Route") {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			pattern := routePattern(t, name)
+			if !registered[pattern] {
+				t.Errorf("urls.%s = %q is no route of the table", name, pattern)
+			}
+		})
+	}
+}
+
+// TestEveryURLBuilderIsRouted: every exported function and address constant of
+// package urls appears in builtURLs, so a new builder cannot skip the check.
+func TestEveryURLBuilderIsRouted(t *testing.T) {
+	// Not addresses: helpers that compose addresses, and the "_" namespace.
+	notAddresses := []string{"Segment", "WithQuery", "ClusterScoped"}
+	tested := map[string]bool{}
+	for _, b := range builtURLs() {
+		tested[b.builder] = true
+	}
+	consts, funcs := urlsDecls(t)
+	for _, name := range append(consts, funcs...) {
+		if strings.HasSuffix(name, "Route") || slices.Contains(notAddresses, name) {
+			continue // patterns: TestEveryRoutePatternIsRegistered
+		}
+		if !tested[name] {
+			t.Errorf("urls.%s is not in builtURLs: add what it builds and the route it must reach", name)
+		}
+	}
+}
+
+// urlsDecls lists the exported constants and functions of package urls.
+func urlsDecls(t *testing.T) (consts, funcs []string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "internal", "urls", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("package urls not found: %v", err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					funcs = append(funcs, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.CONST {
+					continue
+				}
+				for _, s := range d.Specs {
+					for _, n := range s.(*ast.ValueSpec).Names {
+						if n.IsExported() {
+							consts = append(consts, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return consts, funcs
+}
+
+// routePattern is the value of the urls constant name.
+func routePattern(t *testing.T, name string) string {
+	t.Helper()
+	patterns := map[string]string{
+		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
+		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
+		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
+		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,
+		"CSRCertificateRoute": urls.CSRCertificateRoute, "CSRNodeCheckRoute": urls.CSRNodeCheckRoute,
+		"CSRApproveRoute": urls.CSRApproveRoute, "CSRDenyRoute": urls.CSRDenyRoute,
+		"CSRGroupRoute": urls.CSRGroupRoute, "CSRGroupDecideRoute": urls.CSRGroupDecideRoute,
+		"FlowSchemaFormRoute": urls.FlowSchemaFormRoute,
+		"CRDSchemaRoute":      urls.CRDSchemaRoute, "CRInstancesRoute": urls.CRInstancesRoute,
+		"CRInstanceRoute": urls.CRInstanceRoute, "CRNewRoute": urls.CRNewRoute, "CRCreateRoute": urls.CRCreateRoute,
+		"CREditRoute": urls.CREditRoute, "CRPreviewRoute": urls.CRPreviewRoute, "CRApplyRoute": urls.CRApplyRoute,
+		"CRRebaseRoute": urls.CRRebaseRoute, "CRDeleteRoute": urls.CRDeleteRoute,
+	}
+	p, ok := patterns[name]
+	if !ok {
+		t.Fatalf("urls.%s: add it to routePattern", name)
+	}
+	return p
+}

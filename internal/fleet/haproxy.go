@@ -1,0 +1,221 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// backend is the HAProxy backend holding the consoles.
+const backend = "consoles"
+
+// haproxyConfig is the balancer: round robin, no stickiness, health checks on
+// /readyz. Stream timeouts are long (a tab's event stream stays open; the
+// console sends a comment every 15 s). Only a connection that failed before
+// the request was sent is retried, on another replica (redispatch): a request
+// the dead replica may have acted on is never sent twice.
+var haproxyConfig = template.Must(template.New("haproxy").Parse(`global
+	stats socket {{.Socket}} mode 600 level admin
+	# Two descriptors a connection: 8,000 stays under the usual 20,000 limit.
+	maxconn 8000
+
+defaults
+	mode http
+	timeout connect 2s
+	timeout client 1h
+	timeout server 1h
+	timeout tunnel 1h
+	timeout http-request 10s
+	timeout check 2s
+	retries 2
+	retry-on conn-failure
+	option redispatch 1
+
+frontend web
+	bind 127.0.0.1:{{.Port}}
+	maxconn 8000
+{{- if .Identity}}
+	# The authenticating proxy: what a client claims is dropped, then the
+	# proxy names the user and proves itself with the shared secret.
+	http-request del-header X-Forwarded-User
+	http-request del-header X-Forwarded-Groups
+	http-request del-header X-Clusterdesk-Proxy-Secret
+	http-request set-header X-Forwarded-User %[req.hdr({{.UserHeader}})] if { req.hdr({{.UserHeader}}) -m found }
+	http-request set-header X-Forwarded-User {{.Identity.User}} unless { req.hdr(X-Forwarded-User) -m found }
+{{- if .Groups}}
+	http-request set-header X-Forwarded-Groups "{{.Groups}}"
+{{- end}}
+	http-request set-header X-Clusterdesk-Proxy-Secret {{.Secret}}
+{{- end}}
+	default_backend ` + backend + `
+
+backend ` + backend + `
+	balance roundrobin
+	option httpchk GET /readyz
+	http-check expect status 200
+	default-server check inter 400ms fall 2 rise 2 maxconn 10000
+{{- range .Servers}}
+	use-server {{.Name}} if { req.hdr({{$.PinHeader}}) -m str {{.Name}} }
+{{- end}}
+{{- range .Servers}}
+	server {{.Name}} 127.0.0.1:{{.Port}}
+{{- end}}
+`))
+
+type haproxyServer struct {
+	Name string
+	Port int
+}
+
+// startHAProxy writes the configuration, starts HAProxy in the foreground and
+// waits until it reports every console up.
+func (f *Fleet) startHAProxy(ctx context.Context, secret string) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	f.stats = filepath.Join(f.opts.Dir, "haproxy.sock")
+	data := map[string]any{
+		"Socket": f.stats, "Port": port, "Identity": f.opts.Identity, "Secret": secret,
+		"UserHeader": UserHeader, "PinHeader": PinHeader,
+	}
+	if f.opts.Identity != nil {
+		data["Groups"] = strings.Join(f.opts.Identity.Groups, ",")
+	}
+	var servers []haproxyServer
+	for _, r := range f.Replicas {
+		servers = append(servers, haproxyServer{Name: r.Name, Port: r.port})
+	}
+	data["Servers"] = servers
+	var cfg bytes.Buffer
+	if err := haproxyConfig.Execute(&cfg, data); err != nil {
+		return err
+	}
+	cfgPath := filepath.Join(f.opts.Dir, "haproxy.cfg")
+	if err := os.WriteFile(cfgPath, cfg.Bytes(), 0o600); err != nil {
+		return err
+	}
+	logFile, err := os.Create(filepath.Join(f.opts.Dir, "haproxy.log"))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(f.opts.HAProxy, "-db", "-f", cfgPath)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("fleet: start %s: %w", f.opts.HAProxy, err)
+	}
+	f.haproxy = cmd
+	f.hpDone = make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(f.hpDone)
+	}()
+	f.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		states, err := f.ServerStates()
+		up := 0
+		for _, r := range f.Replicas {
+			if states[r.Name] == "UP" {
+				up++
+			}
+		}
+		if err == nil && up == len(f.Replicas) {
+			return nil
+		}
+		select {
+		case <-f.hpDone:
+			raw, _ := os.ReadFile(logFile.Name())
+			return fmt.Errorf("%w: %s", errNoHAProxy, raw)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("fleet: HAProxy saw %d of %d consoles up within 30 s (states %v, err %v)", up, len(f.Replicas), states, err)
+		}
+	}
+}
+
+// ServerStates returns HAProxy's view of each console: "UP", "DOWN", or a
+// transition such as "UP 1/2" (its health checks).
+func (f *Fleet) ServerStates() (map[string]string, error) {
+	rows, err := f.showStat()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, row := range rows {
+		if row["pxname"] == backend && row["svname"] != "BACKEND" {
+			out[row["svname"]] = row["status"]
+		}
+	}
+	return out, nil
+}
+
+// WaitState waits until HAProxy reports the replica in state ("UP" or "DOWN").
+func (f *Fleet) WaitState(ctx context.Context, name, state string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		states, err := f.ServerStates()
+		if err == nil && states[name] == state {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("fleet: HAProxy did not report %s %s within %v (states %v, err %v)", name, state, timeout, states, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// showStat asks HAProxy's admin socket for its statistics (CSV, header first).
+func (f *Fleet) showStat() ([]map[string]string, error) {
+	c, err := net.DialTimeout("unix", f.stats, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.WriteString(c, "show stat\n"); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(c)
+	if err != nil {
+		return nil, err
+	}
+	raw = bytes.TrimPrefix(raw, []byte("# "))
+	r := csv.NewReader(bytes.NewReader(raw))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil || len(recs) == 0 {
+		return nil, fmt.Errorf("fleet: HAProxy's statistics: %v", err)
+	}
+	head := recs[0]
+	var out []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, v := range rec {
+			if i < len(head) {
+				m[head[i]] = v
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}

@@ -1,0 +1,111 @@
+// Package urls spells every address of the console once: the route patterns
+// handlers register (constants ending in Route, or plain constants for
+// addresses without parameters) and the builders that fill them. Handlers,
+// presenters and templates all link through it. Standard library only, so
+// views may import it.
+package urls
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Addresses without parameters: each is a route and a link.
+const (
+	Home    = "/"
+	Healthz = "/healthz"
+	Readyz  = "/readyz"
+	Login   = "/login"
+	Logout  = "/logout"
+	// OIDCLogin starts an OpenID Connect sign-in (--auth oidc); OIDCCallback
+	// is where the provider sends the browser back, the path
+	// --oidc-redirect-url must end in.
+	OIDCLogin    = Login + "/oidc"
+	OIDCCallback = OIDCLogin + "/callback"
+	Gallery      = "/ui"     // the component gallery, with --dev-ui only
+	Search       = "/search" // GET /search?q=<name>
+	Events       = "/events" // one event stream per browser tab
+	Activity     = "/activity"
+	ActivityCSV  = Activity + ".csv"
+	ActivityJSON = Activity + ".json"
+)
+
+// Sub-paths of an object's page. A console kind's object (/:kind/:name) and a
+// custom resource (/crds/:name/instances/:ns/:obj) share them.
+const (
+	historySuffix = "/history"
+	yamlSuffix    = "/yaml"
+	editSuffix    = "/edit"
+	previewSuffix = "/preview"
+	applySuffix   = "/apply"
+	rebaseSuffix  = "/rebase"
+	deleteSuffix  = "/delete"
+	newSuffix     = "/new"
+	createSuffix  = "/create"
+)
+
+// Routes of every kind: :kind is a kind's ID, :name an object's name.
+const (
+	ListRoute    = "/:kind"
+	ObjectRoute  = "/:kind/:name"
+	HistoryRoute = ObjectRoute + historySuffix
+	YAMLRoute    = ObjectRoute + yamlSuffix
+	NewRoute     = ListRoute + newSuffix
+	CreateRoute  = ListRoute + createSuffix
+	EditRoute    = ObjectRoute + editSuffix
+	PreviewRoute = ObjectRoute + previewSuffix
+	ApplyRoute   = ObjectRoute + applySuffix
+	RebaseRoute  = ObjectRoute + rebaseSuffix
+	DeleteRoute  = ObjectRoute + deleteSuffix
+)
+
+// Segment escapes one path segment. Names are at most 253 characters, and a
+// custom resource's name may hold any character but "/" and "%"
+// (apimachinery's IsValidPathSegmentName, staging/src/k8s.io/apimachinery/pkg/api/validation/path/name.go).
+// It escapes like Go's own path encoding (url.URL.EscapedPath), not like
+// url.PathEscape: PathEscape also escapes ";" and ",", which makes Go keep the
+// raw path, and echo then routes on it and hands the handler "%3B" instead of ";".
+func Segment(s string) string {
+	return strings.ReplaceAll((&url.URL{Path: s}).EscapedPath(), "/", "%2F")
+}
+
+// WithQuery appends v to path as its query, if v holds anything.
+func WithQuery(path string, v url.Values) string {
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
+
+// List is the list page of kind (a kind ID, e.g. kube.CSRs or "csrs").
+func List[K ~string](kind K) string { return "/" + Segment(string(kind)) }
+
+// Object is the page of the object name of kind.
+func Object[K ~string](kind K, name string) string { return List(kind) + "/" + Segment(name) }
+
+// History is an object's observed versions (activity.go).
+func History[K ~string](kind K, name string) string { return Object(kind, name) + historySuffix }
+
+// YAML is an object's YAML, loaded on demand by its detail page.
+func YAML[K ~string](kind K, name string) string { return Object(kind, name) + yamlSuffix }
+
+// New is the editor that creates an object of kind.
+func New[K ~string](kind K) string { return List(kind) + newSuffix }
+
+// Create is where New's form posts.
+func Create[K ~string](kind K) string { return List(kind) + createSuffix }
+
+// Edit is the editor of an object of kind.
+func Edit[K ~string](kind K, name string) string { return EditorOf(Object(kind, name)).Edit }
+
+// Delete is the delete page of an object of kind.
+func Delete[K ~string](kind K, name string) string { return EditorOf(Object(kind, name)).Delete }
+
+// Editor is the editor's addresses for one object.
+type Editor struct{ Edit, Preview, Apply, Rebase, Delete string }
+
+// EditorOf is the editor of the object whose page is page (Object or CRInstance).
+func EditorOf(page string) Editor {
+	return Editor{Edit: page + editSuffix, Preview: page + previewSuffix, Apply: page + applySuffix,
+		Rebase: page + rebaseSuffix, Delete: page + deleteSuffix}
+}
