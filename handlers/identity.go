@@ -57,6 +57,8 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 					msg = "Your session has expired."
 				case errors.Is(err, auth.ErrSignedOut):
 					msg = "This session was signed out."
+				case errors.Is(err, auth.ErrNotRenewed):
+					msg = "Your sign-in expired and the provider did not renew it."
 				case errors.Is(err, auth.ErrNotReady):
 					msg = "clusterdesk has just started and does not yet know which sessions were signed out. Try again in a moment."
 				case errors.Is(err, auth.ErrTokenRejected):
@@ -89,6 +91,9 @@ func (h *Handlers) loginPage(c echo.Context, status int, msg string) error {
 		p.Message = strings.TrimSpace(msg + " Paste a Kubernetes bearer token to sign in.")
 	case auth.ModeProxy:
 		p.Message = strings.TrimSpace(msg + " Sign in through your organisation's proxy.")
+	case auth.ModeOIDC:
+		p.Provider = h.issuerHost()
+		p.Message = strings.TrimSpace(msg + " Sign in with your organisation's OpenID provider.")
 	default:
 		p.Message = strings.TrimSpace(msg + " Open the one-time login URL that clusterdesk printed in its terminal.")
 	}

@@ -158,6 +158,8 @@ func sessionEnded(c echo.Context, err error, mode auth.Mode) error {
 		msg = "Live updates have stopped. Reload the page to sign in again with a token."
 	case auth.ModeProxy:
 		msg = "Live updates have stopped. Reload the page to sign in again through the proxy."
+	case auth.ModeOIDC:
+		msg = "Live updates have stopped. Reload the page to sign in again."
 	}
 	title := "Signed out"
 	if errors.Is(err, auth.ErrExpired) {

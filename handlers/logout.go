@@ -43,6 +43,9 @@ func (h *Handlers) logout(c echo.Context) error {
 		p.Message = "clusterdesk has forgotten your token. To sign in again, paste a token."
 	case auth.ModeProxy:
 		p.Message = "clusterdesk keeps no session in proxy mode: sign out at your organisation's proxy."
+	case auth.ModeOIDC:
+		p.Provider = h.issuerHost()
+		p.Message = "clusterdesk has forgotten your ID and refresh tokens."
 	default:
 		p.Message = "To sign in again, open the newest one-time login URL that clusterdesk printed in its terminal."
 	}
@@ -53,6 +56,9 @@ func (h *Handlers) logout(c echo.Context) error {
 func signedOutStreamText(mode auth.Mode) string {
 	if mode == auth.ModeToken {
 		return "You signed out of clusterdesk. Reload the page to sign in again with a token."
+	}
+	if mode == auth.ModeOIDC {
+		return "You signed out of clusterdesk. Reload the page to sign in again."
 	}
 	return "You signed out of clusterdesk. Open the newest one-time login URL that clusterdesk printed in its terminal to sign in again."
 }

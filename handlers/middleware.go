@@ -38,7 +38,8 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 
 // public lists the paths served without a session.
 func public(path string) bool {
-	return path == urls.Healthz || path == urls.Readyz || path == urls.Login || strings.HasPrefix(path, static.Prefix)
+	return path == urls.Healthz || path == urls.Readyz || path == urls.Login || strings.HasPrefix(path, static.Prefix) ||
+		path == urls.OIDCLogin || path == urls.OIDCCallback
 }
 
 // refuseInReadOnly is put on every mutating route: in --read-only mode the

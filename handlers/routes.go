@@ -45,6 +45,9 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.Login, h.login)
 	// Token mode's sign-in form; CSRF-checked like every POST, by a pre-session (login CSRF).
 	e.POST(urls.Login, h.loginWithToken)
+	// OIDC sign-in: the start and the provider's callback (login_oidc.go).
+	e.GET(urls.OIDCLogin, h.beginOIDC)
+	e.GET(urls.OIDCCallback, h.finishOIDC)
 	// The bundle goes out gzip-compressed: the page weight budget
 	// (views/layout/budget_test.go) counts compressed bytes.
 	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)

@@ -127,6 +127,9 @@ func clientOf(r *http.Request) netip.Prefix {
 // by exclusion keeps a method the route table might map onto a handler later
 // (HEAD, say) from becoming an unlimited way in.
 func isSignInAttempt(c echo.Context) bool {
+	if c.Path() == urls.OIDCCallback {
+		return true // each one may cost a code exchange and a SelfSubjectReview
+	}
 	if c.Path() != urls.Login {
 		return false
 	}
@@ -174,6 +177,9 @@ func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
 // (or a test suite) that signs in many browsers from one address is never
 // held up.
 func signedIn(c echo.Context, err error) bool {
+	if done, _ := c.Get(signedInKey).(bool); done && err == nil {
+		return true // the OIDC callback answers 200 (login_oidc.go)
+	}
 	return err == nil && c.Response().Committed && c.Response().Status == http.StatusSeeOther
 }
 

@@ -55,6 +55,8 @@ func builtURLs() []builtURL {
 		{"Login", get, urls.Login, urls.Login, nil},
 		{"Login", post, urls.Login, urls.Login, nil},
 		{"Logout", post, urls.Logout, urls.Logout, nil},
+		{"OIDCLogin", get, urls.OIDCLogin, urls.OIDCLogin, nil},
+		{"OIDCCallback", get, urls.OIDCCallback + "?code=c&state=s", urls.OIDCCallback, nil},
 		{"Gallery", get, urls.Gallery, urls.Gallery, nil},
 		{"Search", get, urls.Search + "?q=x", urls.Search, nil},
 		{"Events", get, urls.Events, urls.Events, nil},

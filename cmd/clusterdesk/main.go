@@ -144,6 +144,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := si.configureOIDC(cfg.signIn.oidc, baseURL); err != nil {
+		return err
+	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && si.tls == nil && si.mode == auth.ModeProxy {
 		log.Info("proxy mode over plain HTTP beyond loopback: the proxy's shared secret is honoured only from loopback peers (a proxy in the same pod or on the same host)", "addr", ln.Addr())
 	} else if ok && !tcp.IP.IsLoopback() && si.tls == nil {

@@ -36,6 +36,7 @@ type signInConfig struct {
 	proxyUserPrefix   string
 	proxyGroupsPrefix string
 	tlsCert, tlsKey   string
+	oidc              oidcConfig // --auth oidc (oidc.go)
 	// sessionKeys seals session cookies and signs CSRF tokens, shared by replicas.
 	sessionKeys string
 	// namespace is the console's own, where replicas share sign-outs.
@@ -43,7 +44,8 @@ type signInConfig struct {
 }
 
 func (s *signInConfig) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.mode, "auth", env("AUTH", string(auth.ModeLocal)), "sign-in mode: local (one-time login URL, the kubeconfig's identity), token (users paste a bearer token) or proxy (an authenticating proxy names the user, who is impersonated)")
+	fs.StringVar(&s.mode, "auth", env("AUTH", string(auth.ModeLocal)), "sign-in mode: local (one-time login URL, the kubeconfig's identity), token (users paste a bearer token), proxy (an authenticating proxy names the user, who is impersonated) or oidc (users sign in at an OpenID provider; the console acts with their ID token)")
+	s.oidc.register(fs)
 	fs.StringVar(&s.proxyUserHeader, "proxy-user-header", env("PROXY_USER_HEADER", auth.DefaultProxyUserHeader), "proxy mode: the header naming the user")
 	fs.StringVar(&s.proxyGroupsHeader, "proxy-groups-header", env("PROXY_GROUPS_HEADER", auth.DefaultProxyGroupsHeader), "proxy mode: the header listing the user's groups (comma-separated, may repeat)")
 	fs.StringVar(&s.proxySecretHeader, "proxy-secret-header", env("PROXY_SECRET_HEADER", auth.DefaultProxySecretHeader), "proxy mode: the header carrying the shared secret")
@@ -54,7 +56,7 @@ func (s *signInConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.proxyGroupsPrefix, "proxy-groups-prefix", env("PROXY_GROUPS_PREFIX", ""), "proxy mode: prefix put before each group the proxy names, as the API server prefixes OIDC groups (e.g. oidc:)")
 	fs.StringVar(&s.tlsCert, "tls-cert", env("TLS_CERT", ""), "serve HTTPS with this PEM certificate (with --tls-key)")
 	fs.StringVar(&s.tlsKey, "tls-key", env("TLS_KEY", ""), "the PEM private key of --tls-cert")
-	fs.StringVar(&s.sessionKeys, "session-keys", env("SESSION_KEYS", ""), "token and proxy mode: a file, or a directory such as a mounted Secret, of base64 keys (one per line, 32+ random bytes each) that seal session cookies and sign forms, shared by the console's replicas; the first key seals, every key opens (rotation). Default: a random key per process (a restart signs everyone out)")
+	fs.StringVar(&s.sessionKeys, "session-keys", env("SESSION_KEYS", ""), "token, oidc and proxy mode: a file, or a directory such as a mounted Secret, of base64 keys (one per line, 32+ random bytes each) that seal session cookies and sign forms, shared by the console's replicas; the first key seals, every key opens (rotation). Default: a random key per process (a restart signs everyone out)")
 	fs.StringVar(&s.namespace, "namespace", env("NAMESPACE", ""), "the console's own namespace, where replicas with --session-keys share sign-outs as Leases (default: the pod's namespace)")
 }
 
@@ -67,10 +69,13 @@ func (s signInConfig) precheck() error {
 		return fmt.Errorf("--auth: %w", err)
 	}
 	if mode == auth.ModeLocal && s.sessionKeys != "" {
-		return errors.New("--session-keys is for replicas in token or proxy mode: local mode is one process, whose sign-in URL only it knows")
+		return errors.New("--session-keys is for replicas in token, oidc or proxy mode: local mode is one process, whose sign-in URL only it knows")
 	}
 	if mode == auth.ModeProxy && s.proxySecretFile == "" && os.Getenv("CLUSTERDESK_PROXY_SECRET") == "" && s.proxyClientCA == "" {
 		return fmt.Errorf("--auth proxy: %w (set --proxy-secret-file or CLUSTERDESK_PROXY_SECRET, or --proxy-client-ca with --tls-cert)", auth.ErrNoTrust)
+	}
+	if mode == auth.ModeOIDC {
+		return s.oidc.precheck()
 	}
 	return nil
 }
@@ -80,7 +85,7 @@ type signIn struct {
 	mode     auth.Mode
 	gate     *auth.Gate
 	sessions *auth.Sessions
-	// revocations, with --session-keys in token mode: sign-outs shared by
+	// revocations, with --session-keys in token and oidc mode: sign-outs shared by
 	// the replicas through the cluster (startRevocations).
 	revocations *kube.Revocations
 	revoker     *auth.SharedRevoker
@@ -118,21 +123,18 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 
 	out.gate = &auth.Gate{Mode: mode, Sessions: out.sessions, LocalUser: localUser}
 	switch mode {
+	case auth.ModeOIDC:
+		// The relying party comes with the served address (configureOIDC,
+		// oidc.go); sign-outs are shared like token mode's.
+		if err := out.shareSignOuts(s, restCfg); err != nil {
+			return nil, err
+		}
+		out.review = func(ctx context.Context, token string) (kube.Identity, error) {
+			return kube.Review(ctx, restCfg, token)
+		}
 	case auth.ModeToken:
-		if s.sessionKeys != "" {
-			// Replicas: a sign-out on one holds on all (a Lease each).
-			ns := s.namespace
-			if ns == "" {
-				ns = podNamespace()
-			}
-			if ns == "" {
-				return nil, errors.New("--session-keys in token mode: replicas share sign-outs as Leases in the console's namespace; set --namespace")
-			}
-			if out.revocations, err = kube.NewRevocations(restCfg, ns); err != nil {
-				return nil, err
-			}
-			out.revoker = auth.NewSharedRevoker(out.revocations, out.sessions.Absolute)
-			out.sessions.Revocations = out.revoker
+		if err := out.shareSignOuts(s, restCfg); err != nil {
+			return nil, err
 		}
 		out.review = func(ctx context.Context, token string) (kube.Identity, error) {
 			return kube.Review(ctx, restCfg, token)
@@ -175,7 +177,7 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 		out.gate.Proxy = p
 		out.gate.Sessions = nil
 	}
-	if err := out.gate.Check(); err != nil {
+	if err := out.gate.Check(); err != nil && mode != auth.ModeOIDC {
 		return nil, fmt.Errorf("--auth %s: %w (set --proxy-secret-file or CLUSTERDESK_PROXY_SECRET, or --proxy-client-ca with --tls-cert)", mode, err)
 	}
 
@@ -197,6 +199,28 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 	return out, nil
 }
 
+// shareSignOuts, with --session-keys (replicas), keeps sign-outs in the
+// cluster so that one on any replica holds on all (a Lease each).
+func (out *signIn) shareSignOuts(s signInConfig, restCfg *rest.Config) error {
+	if s.sessionKeys == "" {
+		return nil
+	}
+	ns := s.namespace
+	if ns == "" {
+		ns = podNamespace()
+	}
+	if ns == "" {
+		return fmt.Errorf("--session-keys in %s mode: replicas share sign-outs as Leases in the console's namespace; set --namespace", out.mode)
+	}
+	var err error
+	if out.revocations, err = kube.NewRevocations(restCfg, ns); err != nil {
+		return err
+	}
+	out.revoker = auth.NewSharedRevoker(out.revocations, out.sessions.Absolute)
+	out.sessions.Revocations = out.revoker
+	return nil
+}
+
 // podNamespace is the namespace of the pod the console runs in, "" outside
 // one (a variable: tests run where a pod's files may exist).
 var podNamespace = readPodNamespace
@@ -210,7 +234,7 @@ func readPodNamespace() string {
 }
 
 // startRevocations watches the shared sign-outs (with --session-keys in token
-// mode) and deletes expired ones, until ctx ends. Sessions are refused until
+// and oidc mode) and deletes expired ones, until ctx ends. Sessions are refused until
 // the watch has listed them (auth.ErrNotReady).
 func (s *signIn) startRevocations(ctx context.Context, log *slog.Logger) error {
 	if s.revoker == nil {

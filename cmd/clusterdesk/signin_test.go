@@ -177,7 +177,7 @@ func TestBuildSignIn(t *testing.T) {
 		cfg     signInConfig
 		wantErr string
 	}{
-		{"unknown mode", with(func(c *signInConfig) { c.mode = "oidc" }), "unknown sign-in mode"},
+		{"unknown mode", with(func(c *signInConfig) { c.mode = "saml" }), "unknown sign-in mode"},
 		{"proxy without trust", with(func(c *signInConfig) { c.mode = "proxy" }), "trust setting"},
 		{"proxy with a short secret", with(func(c *signInConfig) { c.mode = "proxy"; c.proxySecretFile = short }), "at least 16 bytes"},
 		{"client CA without TLS", with(func(c *signInConfig) { c.mode = "proxy"; c.proxyClientCA = cert }), "needs --tls-cert"},

@@ -29,7 +29,9 @@ export const CHROMIUM_ARGS = [
 // people sign in by pasting a bearer token, see signInWithToken).
 // proxy: --auth proxy behind oauth2-proxy, started by oauth2-proxy.spec.ts itself
 // (support/oauth2proxy.ts); its URL is oauth2-proxy's, where the browser goes.
-export type Instance = 'admin' | 'readonly' | 'token' | 'proxy';
+// oidc: --auth oidc at the devcluster's OpenID provider; started by oidc.spec.ts
+// itself (a devcluster without a provider cannot run it), so not in INSTANCES.
+export type Instance = 'admin' | 'readonly' | 'token' | 'proxy' | 'oidc';
 export const INSTANCES: Instance[] = ['admin', 'readonly', 'token'];
 
 /** The flags that make an instance (besides --listen and --kubeconfig). */

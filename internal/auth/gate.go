@@ -28,17 +28,18 @@ const (
 // ParseMode reads a --auth value.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case ModeLocal, ModeToken, ModeProxy:
+	case ModeLocal, ModeToken, ModeProxy, ModeOIDC:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown sign-in mode %q (want local, token or proxy)", s)
+	return "", fmt.Errorf("unknown sign-in mode %q (want local, token, proxy or oidc)", s)
 }
 
 // Gate decides who a request is, in one of the modes.
 type Gate struct {
 	Mode      Mode
-	Sessions  *Sessions // local and token modes
+	Sessions  *Sessions // local, token and oidc modes
 	Proxy     *Proxy    // proxy mode
+	OIDC      *OIDC     // oidc mode (with Sessions): the relying party
 	LocalUser string    // local mode: the kubeconfig's identity, for display
 
 	// Recheck (token mode), if set, asks the API server again whether a
@@ -71,6 +72,10 @@ func (g *Gate) Check() error {
 			return ErrNoTrust
 		}
 		return g.Proxy.Check()
+	case ModeOIDC:
+		if g.Sessions == nil || g.OIDC == nil {
+			return errors.New("oidc mode needs sessions and the issuer's settings")
+		}
 	default:
 		return fmt.Errorf("unknown sign-in mode %q", g.Mode)
 	}
@@ -91,6 +96,9 @@ func (g *Gate) IdentifySession(w http.ResponseWriter, r *http.Request) (kube.Ide
 	if g.Mode == ModeProxy {
 		id, err := g.Proxy.Identify(r)
 		return id, Session{}, err
+	}
+	if g.Mode == ModeOIDC {
+		return g.identifyOIDC(w, r) // oidc_gate.go
 	}
 	sess, err := g.Sessions.Check(w, r)
 	if err != nil {
@@ -129,13 +137,22 @@ func (g *Gate) SignIn(w http.ResponseWriter, r *http.Request, id kube.Identity) 
 	if g.Mode != ModeToken {
 		return fmt.Errorf("sign-in with a token in %s mode", g.Mode)
 	}
+	if err := g.revokeReplaced(r); err != nil {
+		return err
+	}
+	_, err := g.Sessions.StartWith(w, r, Session{User: id.User, Groups: id.Groups, Creds: Credentials{Token: id.Token}})
+	return err
+}
+
+// revokeReplaced revokes the session r already had, if any, before a
+// sign-in replaces it.
+func (g *Gate) revokeReplaced(r *http.Request) error {
 	if old, err := g.Sessions.Peek(r); err == nil && g.Sessions.Revocations != nil && !g.Sessions.Revocations.Revoked(old) {
 		if err := g.Sessions.Revocations.Revoke(old, g.Sessions.Until(old)); err != nil {
 			return fmt.Errorf("revoke the replaced session: %w", err)
 		}
 	}
-	_, err := g.Sessions.StartWith(w, r, Session{User: id.User, Groups: id.Groups, Creds: Credentials{Token: id.Token}})
-	return err
+	return nil
 }
 
 // SignOut ends r's session everywhere: its id is revoked (so a copy of the

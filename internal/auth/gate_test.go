@@ -24,12 +24,12 @@ import (
 )
 
 func TestParseMode(t *testing.T) {
-	for _, s := range []string{"local", "token", "proxy"} {
+	for _, s := range []string{"local", "token", "proxy", "oidc"} {
 		if m, err := ParseMode(s); err != nil || string(m) != s {
 			t.Errorf("ParseMode(%q) = %q, %v", s, m, err)
 		}
 	}
-	for _, s := range []string{"", "oidc", "Token"} {
+	for _, s := range []string{"", "saml", "Token", "OIDC"} {
 		if _, err := ParseMode(s); err == nil {
 			t.Errorf("ParseMode(%q) accepted", s)
 		}

@@ -12,11 +12,16 @@ import (
 
 // Addresses without parameters: each is a route and a link.
 const (
-	Home         = "/"
-	Healthz      = "/healthz"
-	Readyz       = "/readyz"
-	Login        = "/login"
-	Logout       = "/logout"
+	Home    = "/"
+	Healthz = "/healthz"
+	Readyz  = "/readyz"
+	Login   = "/login"
+	Logout  = "/logout"
+	// OIDCLogin starts an OpenID Connect sign-in (--auth oidc); OIDCCallback
+	// is where the provider sends the browser back, the path
+	// --oidc-redirect-url must end in.
+	OIDCLogin    = Login + "/oidc"
+	OIDCCallback = OIDCLogin + "/callback"
 	Gallery      = "/ui"     // the component gallery, with --dev-ui only
 	Search       = "/search" // GET /search?q=<name>
 	Events       = "/events" // one event stream per browser tab

@@ -207,4 +207,8 @@ type LoginPage struct {
 	// paste a bearer token) or "proxy" (sign in through the proxy).
 	Mode      string
 	CSRFToken string // token mode: the form's CSRF token
+	// Provider (oidc mode) names the OpenID provider the sign-in link goes to.
+	Provider string
+	// ContinueURL (oidc mode, once signed in) is where the page goes on to.
+	ContinueURL string
 }
