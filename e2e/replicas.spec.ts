@@ -1,9 +1,10 @@
 // Live updates across replicas: two consoles behind a real HAProxy (round
-// robin, no stickiness; e2e/fleet runs them in proxy mode, HAProxy naming the
-// user). The replica serving a page's event stream is killed; a CSR is created
-// while the stream is down; the page reconnects through the balancer to the
-// other replica, whose event ids the page's Last-Event-ID means nothing to,
-// which tells it to resync: the new row shows without a reload.
+// robin, no stickiness; e2e/fleet runs them in token mode with shared session
+// keys). The user signs in once through the balancer. The replica serving a
+// page's event stream is killed; a CSR is created while the stream is down;
+// the page reconnects through the balancer to the other replica, whose event
+// ids the page's Last-Event-ID means nothing to, which tells it to resync: the
+// new row shows without a reload, and the user is still signed in.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +12,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { expect, test } from '@playwright/test';
 import { API_CLIENT_SIGNER, REPO_ROOT, adminKubeconfig } from './support/env';
-import { createCSR, deleteCSR } from './support/kube';
+import { bearerToken, createCSR, deleteCSR } from './support/kube';
 
 interface FleetInfo {
   url: string;
@@ -82,6 +83,13 @@ test('a page whose stream moves to another replica resyncs and shows the change 
   const second = `${prefix}-b`;
   await createCSR(first, API_CLIENT_SIGNER);
   try {
+    // One sign-in: the form from one replica, the token posted to the next.
+    await page.goto(`${fleet.info.url}/login`);
+    await page.getByTestId('token-input').fill(bearerToken('admin'));
+    await page.getByTestId('token-submit').click();
+    await page.waitForURL((u) => u.pathname === '/');
+    await expect(page.getByTestId('user')).toHaveText('admin');
+
     // The list, narrowed to this test's requests, through the balancer.
     const list = `${fleet.info.url}/csrs?q=${prefix}`;
     await expect.poll(async () => {
@@ -92,8 +100,13 @@ test('a page whose stream moves to another replica resyncs and shows the change 
     await expect(body).toHaveAttribute('data-live-state', 'connected');
     await page.evaluate(() => { document.documentElement.dataset.e2eMark = 'not-reloaded'; });
 
-    const holder = await fleet.ask('holder');
-    expect(holder.split(' ').filter(Boolean), 'one replica serves the page\'s stream').toHaveLength(1);
+    // The home page's stream (after sign-in) ends once the replica sees its
+    // connection closed: wait until only this page's stream is left.
+    let holder = '';
+    await expect.poll(async () => {
+      holder = await fleet.ask('holder');
+      return holder.split(' ').filter(Boolean).length;
+    }, { message: 'one replica serves the page\'s stream', timeout: 10_000 }).toBe(1);
     await fleet.ask(`kill ${holder}`);
     await expect(body, 'the page noticed its stream is gone').toHaveAttribute('data-live-state', 'reconnecting');
     // The change while the page has no stream: only a resync can bring it.
@@ -106,6 +119,10 @@ test('a page whose stream moves to another replica resyncs and shows the change 
     await expect(page.locator(`[id="row-csrs-${second}"]`), 'the row created while the stream was down').toBeVisible({ timeout: 15_000 });
     await expect(page.locator(`[id="row-csrs-${first}"]`)).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.dataset.e2eMark), 'the page was not reloaded').toBe('not-reloaded');
+    // Still signed in, on the replica left.
+    const again = await page.goto(list);
+    expect(again!.status()).toBe(200);
+    await expect(page.getByTestId('user')).toHaveText('admin');
   } finally {
     await deleteCSR(first);
     await deleteCSR(second);

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,88 +30,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
-const deployDir = "../../deploy"
-
-// deployObjects returns the base manifests and the proxy-mode variant: the
-// impersonation role plus the base Deployment with the overlay's patch applied
-// (what `kubectl apply -k deploy/proxy` sends).
-func deployObjects(t *testing.T) (base, proxy []*unstructured.Unstructured) {
-	t.Helper()
-	for _, k := range []struct{ dir, want string }{{"base", "clusterdesk.yaml"}, {"proxy", "../base"}} {
-		var kust struct {
-			Resources []string `json:"resources"`
-		}
-		raw, err := os.ReadFile(filepath.Join(deployDir, k.dir, "kustomization.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := yaml.Unmarshal(raw, &kust); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range kust.Resources {
-			if _, err := os.Stat(filepath.Join(deployDir, k.dir, r)); err != nil {
-				t.Errorf("deploy/%s/kustomization.yaml lists %s: %v", k.dir, r, err)
-			}
-		}
-		if len(kust.Resources) == 0 || kust.Resources[0] != k.want {
-			t.Errorf("deploy/%s/kustomization.yaml resources %v, want %s first", k.dir, kust.Resources, k.want)
-		}
-	}
-	base = testcluster.ReadManifests(t, filepath.Join(deployDir, "base", "clusterdesk.yaml"))
-	proxy = testcluster.ReadManifests(t, filepath.Join(deployDir, "proxy", "impersonate.yaml"))
-	patch, err := os.ReadFile(filepath.Join(deployDir, "proxy", "deployment-patch.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	patchJSON, err := yaml.YAMLToJSON(patch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep := find(t, base, "Deployment", "clusterdesk")
-	orig, err := dep.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	merged, err := strategicpatch.StrategicMergePatch(orig, patchJSON, appsv1.Deployment{})
-	if err != nil {
-		t.Fatalf("proxy patch: %v", err)
-	}
-	pd := &unstructured.Unstructured{}
-	if err := pd.UnmarshalJSON(merged); err != nil {
-		t.Fatal(err)
-	}
-	return base, append(proxy, pd)
-}
-
-func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
-	t.Helper()
-	for _, o := range objs {
-		if o.GetKind() == kind && o.GetName() == name {
-			return o
-		}
-	}
-	t.Fatalf("deploy/ has no %s %s", kind, name)
-	return nil
-}
-
-// TestDeployManifestsServerDryRun sends every manifest in deploy/ to the API
-// server as a dry run with strict field validation, and the Deployment's pod
-// template as a Pod to a namespace enforcing the "restricted" Pod Security
-// Standard.
+// TestDeployManifestsServerDryRun sends every overlay in deploy/ (base and each
+// variant, as `kubectl apply -k` renders it) to the API server as a dry run
+// with strict field validation, and each Deployment's pod template as a Pod to
+// a namespace enforcing the "restricted" Pod Security Standard.
 func TestDeployManifestsServerDryRun(t *testing.T) {
 	admin := testcluster.RestConfig(t, testcluster.Admin)
 	cs := kubernetes.NewForConfigOrDie(admin)
 	ap := testcluster.NewApplier(t, admin)
 	ctx := context.Background()
-	base, proxy := deployObjects(t)
+	base := renderOverlay(t, "base")
 
 	// Namespaced objects can be dry-run only in a namespace that exists.
 	ns := find(t, base, "Namespace", "clusterdesk")
@@ -129,63 +64,73 @@ func TestDeployManifestsServerDryRun(t *testing.T) {
 		testcluster.DeleteNamespace(t, cs, ns.GetName())
 	})
 
-	kinds := map[string]bool{}
-	for _, o := range append(base, proxy...) {
-		if o.GetKind() == "Namespace" || o.GetKind() == "ServiceAccount" {
-			kinds[o.GetKind()] = true // created for real above
-			continue
-		}
-		kinds[o.GetKind()] = true
-		t.Run(o.GetKind()+"/"+o.GetName(), func(t *testing.T) {
-			if _, err := ap.Create(ctx, o, true); err != nil {
-				t.Errorf("server-side dry run: %v", err)
-			}
-		})
-	}
-	for _, k := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service", "NetworkPolicy"} {
-		if !kinds[k] {
-			t.Errorf("deploy/ has no %s", k)
+	// The sign-in mode each known variant runs; a new overlay must name one.
+	modes := map[string]string{"base": "--auth=token", "proxy": "--auth=proxy", "oidc": "--auth=oidc", "oauth2-proxy": "--auth=proxy"}
+	dirs := overlayDirs(t)
+	for _, want := range []string{"base", "proxy", "oidc"} {
+		if !slices.Contains(dirs, want) {
+			t.Errorf("deploy/ has no %s overlay (found %v)", want, dirs)
 		}
 	}
-
-	// The pod template against Pod Security "restricted" (enforced by the
-	// Namespace's label); the same pod without its security settings is the
-	// control that shows the check bites.
-	dep := &appsv1.Deployment{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(find(t, base, "Deployment", "clusterdesk").Object, dep); err != nil {
-		t.Fatal(err)
-	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "clusterdesk-template", Namespace: ns.GetName()}, Spec: dep.Spec.Template.Spec}
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
-	if _, err := cs.CoreV1().Pods(ns.GetName()).Create(ctx, pod, dry); err != nil {
-		t.Errorf("the Deployment's pod is refused in a restricted namespace: %v", err)
-	}
-	loose := pod.DeepCopy()
-	loose.Spec.SecurityContext = nil
-	loose.Spec.Containers[0].SecurityContext = nil
-	if _, err := cs.CoreV1().Pods(ns.GetName()).Create(ctx, loose, dry); !apierrors.IsForbidden(err) {
-		t.Errorf("a pod without security settings: err = %v, want Forbidden by Pod Security", err)
-	}
-
-	// What the containers run: token sign-in in the base, proxy in the variant,
-	// both listening beyond loopback with /metrics on its own port.
-	for _, tc := range []struct {
-		name string
-		dep  *unstructured.Unstructured
-		mode string
-	}{
-		{"base", find(t, base, "Deployment", "clusterdesk"), "--auth=token"},
-		{"proxy", find(t, proxy, "Deployment", "clusterdesk"), "--auth=proxy"},
-	} {
-		c, _, _ := unstructured.NestedSlice(tc.dep.Object, "spec", "template", "spec", "containers")
-		args, _, _ := unstructured.NestedStringSlice(c[0].(map[string]any), "args")
-		got := strings.Join(args, " ")
-		for _, want := range []string{tc.mode, "--listen=:8080", "--metrics-listen=:9090"} {
-			if !strings.Contains(got, want) {
-				t.Errorf("%s Deployment args %q lack %s", tc.name, got, want)
+	for _, dir := range dirs {
+		t.Run(dir, func(t *testing.T) {
+			objs := renderOverlay(t, dir)
+			kinds := map[string]bool{}
+			for _, o := range objs {
+				kinds[o.GetKind()] = true
+				if o.GetKind() == "Namespace" || o.GetKind() == "ServiceAccount" {
+					continue // created for real above
+				}
+				t.Run(o.GetKind()+"/"+o.GetName(), func(t *testing.T) {
+					if _, err := ap.Create(ctx, o, true); err != nil {
+						t.Errorf("server-side dry run: %v", err)
+					}
+				})
 			}
-		}
-		checkMemLimit(t, tc.name, c[0].(map[string]any))
+			for _, k := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "PodDisruptionBudget", "Service", "NetworkPolicy"} {
+				if !kinds[k] {
+					t.Errorf("deploy/%s has no %s", dir, k)
+				}
+			}
+
+			// The pod template against Pod Security "restricted" (enforced by the
+			// Namespace's label); the same pod without its security settings is the
+			// control that shows the check bites.
+			dep := &appsv1.Deployment{}
+			u := find(t, objs, "Deployment", "clusterdesk")
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, dep); err != nil {
+				t.Fatal(err)
+			}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "clusterdesk-template", Namespace: ns.GetName()}, Spec: dep.Spec.Template.Spec}
+			if _, err := cs.CoreV1().Pods(ns.GetName()).Create(ctx, pod, dry); err != nil {
+				t.Errorf("the Deployment's pod is refused in a restricted namespace: %v", err)
+			}
+			loose := pod.DeepCopy()
+			loose.Spec.SecurityContext = nil
+			for i := range loose.Spec.Containers {
+				loose.Spec.Containers[i].SecurityContext = nil
+			}
+			if _, err := cs.CoreV1().Pods(ns.GetName()).Create(ctx, loose, dry); !apierrors.IsForbidden(err) {
+				t.Errorf("a pod without security settings: err = %v, want Forbidden by Pod Security", err)
+			}
+
+			// What the console runs: the variant's sign-in, listening beyond
+			// loopback with /metrics on its own port.
+			mode, ok := modes[dir]
+			if !ok {
+				t.Fatalf("deploy/%s: name its sign-in mode in this test", dir)
+			}
+			c, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+			args, _, _ := unstructured.NestedStringSlice(c[0].(map[string]any), "args")
+			got := strings.Join(args, " ")
+			for _, want := range []string{mode, "--listen=:8080", "--metrics-listen=:9090"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("%s Deployment args %q lack %s", dir, got, want)
+				}
+			}
+			checkMemLimit(t, dir, c[0].(map[string]any))
+		})
 	}
 }
 
@@ -353,7 +298,11 @@ func TestInClusterServesAsServiceAccount(t *testing.T) {
 	}
 	// Every flag the Deployments pass is one the binary knows.
 	help, _ := exec.Command(bin, "--help").CombinedOutput()
-	for _, d := range []*unstructured.Unstructured{find(t, base, "Deployment", "clusterdesk"), find(t, proxy, "Deployment", "clusterdesk")} {
+	deployments := []*unstructured.Unstructured{find(t, base, "Deployment", "clusterdesk"), find(t, proxy, "Deployment", "clusterdesk")}
+	for _, overlay := range []string{"oidc", "oauth2-proxy"} {
+		deployments = append(deployments, find(t, renderOverlay(t, overlay), "Deployment", "clusterdesk"))
+	}
+	for _, d := range deployments {
 		c, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
 		args, _, _ := unstructured.NestedStringSlice(c[0].(map[string]any), "args")
 		for _, a := range args {

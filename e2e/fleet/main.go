@@ -5,17 +5,29 @@
 //	holder      the name of the replica serving event streams ("" if none, "r0 r1" if several)
 //	kill <name> kills the replica at once (SIGKILL); HAProxy notices by its health checks
 //
-// When stdin closes it stops HAProxy and every console.
+// With --auth token (the default) the consoles share session keys (a file it
+// writes under --dir) and sign-outs (Leases in a namespace it creates, and
+// deletes when done), so a browser signs in once through the balancer; with
+// --auth proxy HAProxy names the user. When stdin closes it stops HAProxy and
+// every console.
 package main
 
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/clusterdesk/clusterdesk/internal/fleet"
 )
@@ -42,14 +54,26 @@ func run() error {
 	kubeconfig := flag.String("kubeconfig", "", "the consoles' kubeconfig")
 	replicas := flag.Int("replicas", 2, "how many consoles")
 	dir := flag.String("dir", "", "state and logs")
+	mode := flag.String("auth", "token", "token (sign in once through the balancer, shared session keys) or proxy (HAProxy names the user)")
 	user := flag.String("user", "e2e-replicas", "proxy mode: the user HAProxy names")
 	groups := flag.String("groups", "system:masters", "proxy mode: the user's groups, comma-separated")
 	flag.Parse()
 	ctx := context.Background()
-	f, err := fleet.Start(ctx, fleet.Options{
-		Binary: *binary, Kubeconfig: *kubeconfig, Replicas: *replicas, Dir: *dir,
-		Identity: &fleet.Identity{User: *user, Groups: strings.Split(*groups, ",")},
-	})
+	opts := fleet.Options{Binary: *binary, Kubeconfig: *kubeconfig, Replicas: *replicas, Dir: *dir}
+	switch *mode {
+	case "proxy":
+		opts.Identity = &fleet.Identity{User: *user, Groups: strings.Split(*groups, ",")}
+	case "token":
+		args, cleanup, err := sharedSessions(ctx, *kubeconfig, *dir)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		opts.Args = args
+	default:
+		return fmt.Errorf("--auth %q: want token or proxy", *mode)
+	}
+	f, err := fleet.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -90,4 +114,37 @@ func run() error {
 		}
 	}
 	return nil
+}
+
+// sharedSessions is what token-mode replicas share: a session-key file (one
+// random key, as `head -c 32 /dev/urandom | base64` makes it) and a namespace
+// for sign-out Leases, created here and deleted by cleanup.
+func sharedSessions(ctx context.Context, kubeconfig, dir string) (args []string, cleanup func(), err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	keys := filepath.Join(dir, "session-keys")
+	if err := os.WriteFile(keys, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, nil, err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-fleet-"}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("the sign-outs' namespace: %w", err)
+	}
+	cleanup = func() {
+		if err := cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{}); err != nil {
+			fmt.Fprintln(os.Stderr, "fleet: delete namespace", ns.Name+":", err)
+		}
+	}
+	return []string{"--auth", "token", "--session-keys", keys, "--namespace", ns.Name}, cleanup, nil
 }

@@ -4,11 +4,15 @@ package fleet_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,6 +21,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -30,20 +35,45 @@ import (
 // test left it.
 const failoverSigner = "example.com/clusterdesk-replicas-failover"
 
-// TestFailover runs three consoles behind HAProxy (round robin, no stickiness)
-// and kills the one serving a user's open page mid-session, with an approval in
-// flight on it: the user stays signed in, the page's stream reconnects through
-// the balancer to another replica, which tells the page to resync (its event
-// ids mean nothing there), and the approval is applied once or fails clearly,
-// never twice, also when the user sends it again.
+// TestFailover runs three consoles in token mode behind HAProxy (round robin,
+// no stickiness), sharing --session-keys and their sign-outs' namespace, and
+// kills the one serving a user's open page mid-session, with an approval in
+// flight on it: the user, signed in once, stays signed in on every replica
+// left; the page's stream reconnects through the balancer to another replica,
+// which tells the page to resync (its event ids mean nothing there); the
+// approval's form, fetched from one replica, is accepted by another; and the
+// approval is applied once or fails clearly, never twice, also when the user
+// sends it again through the balancer.
 func TestFailover(t *testing.T) {
 	testcluster.Require(t)
 	bin := buildConsole(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	admin := testcluster.RestConfig(t, testcluster.Admin)
+	cs := kubernetes.NewForConfigOrDie(admin)
+	if admin.BearerToken == "" {
+		t.Fatal("the devcluster's admin kubeconfig has no bearer token to sign in with")
+	}
+
+	// The replicas' own namespace, where sign-outs are Leases.
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "deploy-failover-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { testcluster.DeleteNamespace(t, cs, ns.Name) })
+	// The keys as a mounted Secret shows them: a directory, a file of lines;
+	// the first seals and signs, the second (an older key) only opens.
+	keys := filepath.Join(t.TempDir(), "session-keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(keys, "keys"), []byte(randomKey(t)+"\n"+randomKey(t)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	f, err := fleet.Start(ctx, fleet.Options{
 		Binary: bin, Kubeconfig: testcluster.Kubeconfig(t, testcluster.Admin), Replicas: 3, Dir: t.TempDir(),
-		Identity: &fleet.Identity{User: "replicas-failover", Groups: []string{"system:masters"}},
+		Args: []string{"--auth", "token", "--session-keys", keys, "--namespace", ns.Name},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -56,53 +86,112 @@ func TestFailover(t *testing.T) {
 		}
 		f.Stop()
 	}()
-	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+
+	u := signIn(ctx, t, f, admin.BearerToken)
+	t.Logf("signed in once, as %s", u.name)
 
 	// Three rounds, the kill landing at a different moment of the approval.
 	for round, delay := range []time.Duration{0, 3 * time.Millisecond, 15 * time.Millisecond} {
 		t.Run(fmt.Sprintf("kill after %v", delay), func(t *testing.T) {
 			name := testcluster.CreateCSR(t, testcluster.CSR{Suffix: fmt.Sprintf("r%d", round), Signer: failoverSigner})
-			failoverRound(ctx, t, f, cs, name, delay)
+			failoverRound(ctx, t, f, u, cs, name, delay)
 		})
 	}
 }
 
-func failoverRound(ctx context.Context, t *testing.T, f *fleet.Fleet, cs kubernetes.Interface, name string, delay time.Duration) {
+// user is one browser: its cookies (the sealed session) and who it is.
+type user struct {
+	name   string
+	client *http.Client // pages and forms: no redirects followed, 30 s
+	stream *http.Client // event streams: no time limit
+}
+
+// signIn signs in once through the balancer as token mode's form does: the
+// form (and its pre-session cookie) from whichever replica the balancer picks,
+// the token posted to whichever it picks next.
+func signIn(ctx context.Context, t *testing.T, f *fleet.Fleet, token string) *user {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	u := &user{
+		client: &http.Client{Jar: jar, Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		stream: &http.Client{Jar: jar},
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/login", nil)
+	resp, err := u.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	csrf, _ := doc.Find(`[data-testid="token-form"] input[name="_csrf"]`).Attr("value")
+	if csrf == "" {
+		t.Fatalf("GET /login (status %d): no token form", resp.StatusCode)
+	}
+	form := url.Values{"token": {token}, "_csrf": {csrf}}
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, f.URL+"/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", f.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err = u.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /login: status %d, want 303", resp.StatusCode)
+	}
+	u.name = strings.TrimSpace(getPage(ctx, t, u, f.URL+"/", "").Find(`[data-testid="user"]`).First().Text())
+	if u.name == "" {
+		t.Fatal("the home page after sign-in names no user")
+	}
+	return u
+}
+
+func failoverRound(ctx context.Context, t *testing.T, f *fleet.Fleet, u *user, cs kubernetes.Interface, name string, delay time.Duration) {
 	// The user's open page: the CSR list, through the balancer, and its stream.
-	page := getPage(ctx, t, f.URL+"/csrs?state=pending", "")
+	page := getPage(ctx, t, u, f.URL+"/csrs?state=pending", "")
 	liveURL, ok := page.Find("body").Attr("data-live-url")
 	if !ok {
 		t.Fatal("the list page has no data-live-url")
 	}
-	waitCached(ctx, t, f, name)
-	s := openStream(ctx, t, f.URL+liveURL, "", "")
+	waitCached(ctx, t, f, u, name)
+	s := openStream(ctx, t, u, f.URL+liveURL, "", "")
 	defer s.close()
 	s.waitFor(t, "hello", "")
 	victim := streamHolder(ctx, t, f)
 	t.Logf("the stream is on %s", victim.Name)
 
-	// The approval, sent to the replica about to die, from its own form (in
-	// proxy mode each replica signs CSRF tokens with its own key until the
-	// session keys are shared).
-	form := getPage(ctx, t, f.URL+"/csrs/"+url.PathEscape(name), victim.Name)
+	// The approval form from another replica, sent to the one about to die:
+	// the shared keys make one replica's form token good on every replica.
+	var formFrom *fleet.Replica
+	for _, r := range f.Replicas {
+		if r != victim {
+			formFrom = r
+			break
+		}
+	}
+	form := getPage(ctx, t, u, f.URL+"/csrs/"+url.PathEscape(name), formFrom.Name)
 	csrf, _ := form.Find(`form[action$="/approve"] input[name=_csrf]`).Attr("value")
 	uid, _ := form.Find(`form[action$="/approve"] input[name=uid]`).Attr("value")
 	if csrf == "" || uid == "" {
-		t.Fatalf("the CSR page from %s has no approve form", victim.Name)
+		t.Fatalf("the CSR page from %s has no approve form", formFrom.Name)
 	}
 	first := make(chan int, 1)
-	go func() { first <- approve(ctx, f.URL, name, uid, csrf, victim.Name) }()
+	go func() { first <- approve(ctx, u, f.URL, name, uid, csrf, victim.Name) }()
 	time.Sleep(delay)
 	victim.Kill()
 	firstStatus := <-first
-	t.Logf("approval sent to %s, killed %v later: status %d", victim.Name, delay, firstStatus)
+	t.Logf("approval (form from %s) sent to %s, killed %v later: status %d", formFrom.Name, victim.Name, delay, firstStatus)
 	switch {
 	case firstStatus == http.StatusSeeOther:
 		// done: the console answered before it died
-	case firstStatus == 0 || firstStatus >= 500 || firstStatus == http.StatusForbidden:
-		// failed clearly: the connection broke (HAProxy answers 502/503), or the
-		// request went to another replica, which does not know the form's token
+	case firstStatus == 0 || firstStatus >= 500:
+		// failed clearly: the connection broke (HAProxy answers 502/503)
 	default:
+		// 403 included: with shared keys another replica's form must be accepted.
 		t.Fatalf("the approval sent to the dying replica got status %d", firstStatus)
 	}
 
@@ -112,7 +201,7 @@ func failoverRound(ctx context.Context, t *testing.T, f *fleet.Fleet, cs kuberne
 	// The stream ends with its replica; EventSource reconnects to the same URL
 	// with Last-Event-ID, and the balancer sends it elsewhere.
 	s.waitEnd(t)
-	s2 := openStream(ctx, t, f.URL+liveURL, s.lastID(), "")
+	s2 := openStream(ctx, t, u, f.URL+liveURL, s.lastID(), "")
 	defer s2.close()
 	s2.waitFor(t, "hello", "")
 	s2.waitFor(t, "resync", "csrs-rows")
@@ -121,23 +210,29 @@ func failoverRound(ctx context.Context, t *testing.T, f *fleet.Fleet, cs kuberne
 		t.Fatalf("the reconnected stream is on the killed replica %s", victim.Name)
 	}
 	// The resync makes the page fetch its rows afresh: they show the change.
-	rows := getPage(ctx, t, f.URL+"/csrs?state=pending", "")
+	rows := getPage(ctx, t, u, f.URL+"/csrs?state=pending", "")
 	if rows.Find(`[id="row-csrs-`+name+`"]`).Length() == 0 && !approved(ctx, t, cs, name) {
 		t.Fatalf("the list fetched after the resync does not show %s", name)
 	}
 
-	// Still signed in, on every replica left.
-	for range 4 {
-		getPage(ctx, t, f.URL+"/csrs", "")
+	// Still signed in, as the same user, on every replica left.
+	for _, r := range f.Replicas {
+		if !r.Running() {
+			continue
+		}
+		who := strings.TrimSpace(getPage(ctx, t, u, f.URL+"/csrs", r.Name).Find(`[data-testid="user"]`).First().Text())
+		if who != u.name {
+			t.Fatalf("%s names the user %q after the kill, want %q", r.Name, who, u.name)
+		}
 	}
 
-	// The user sends the approval again (the page's form, the UID as reviewed),
-	// now to a replica that lives: applied if the first never was, else refused
-	// as already decided.
-	form2 := getPage(ctx, t, f.URL+"/csrs/"+url.PathEscape(name), now.Name)
+	// The user sends the approval again (the page's form, the UID as
+	// reviewed), both through the balancer with no pinning: applied if the
+	// first never was, else refused as already decided.
+	form2 := getPage(ctx, t, u, f.URL+"/csrs/"+url.PathEscape(name), "")
 	csrf2, _ := form2.Find(`input[name=_csrf]`).First().Attr("value")
-	again := approve(ctx, f.URL, name, uid, csrf2, now.Name)
-	t.Logf("the approval sent again to %s: status %d", now.Name, again)
+	again := approve(ctx, u, f.URL, name, uid, csrf2, "")
+	t.Logf("the approval sent again through the balancer: status %d", again)
 	if again != http.StatusSeeOther && again != http.StatusConflict {
 		t.Fatalf("the approval sent again got status %d, want 303 (applied) or 409 (already approved)", again)
 	}
@@ -157,6 +252,7 @@ func failoverRound(ctx context.Context, t *testing.T, f *fleet.Fleet, cs kuberne
 	if n != 1 {
 		t.Fatalf("%s has %d Approved conditions, want exactly 1: %+v", name, n, csr.Status.Conditions)
 	}
+	t.Logf("%s: %d Approved condition on the API server", name, n)
 
 	// The killed replica comes back for the next round.
 	if err := victim.Restart(ctx); err != nil {
@@ -165,6 +261,15 @@ func failoverRound(ctx context.Context, t *testing.T, f *fleet.Fleet, cs kuberne
 	if err := f.WaitState(ctx, victim.Name, "UP", 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// randomKey is one session key as `head -c 32 /dev/urandom | base64` makes it.
+func randomKey(t *testing.T) string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // buildConsole builds bin/clusterdesk from this tree, so the test never runs a
@@ -180,21 +285,16 @@ func buildConsole(t *testing.T) string {
 	return out
 }
 
-var noRedirect = &http.Client{
-	Timeout:       30 * time.Second,
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-}
-
-// getPage GETs a page through the balancer (pinned to a replica if pin is
-// set) and fails unless it is 200: a signed-out user would get the sign-in page
-// or 401.
-func getPage(ctx context.Context, t *testing.T, u, pin string) *goquery.Document {
+// getPage GETs a page as the user through the balancer (pinned to a replica if
+// pin is set) and fails unless it is 200: a signed-out user would get the
+// sign-in page or 401.
+func getPage(ctx context.Context, t *testing.T, who *user, u, pin string) *goquery.Document {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if pin != "" {
 		req.Header.Set(fleet.PinHeader, pin)
 	}
-	resp, err := noRedirect.Do(req)
+	resp, err := who.client.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", u, err)
 	}
@@ -210,15 +310,18 @@ func getPage(ctx context.Context, t *testing.T, u, pin string) *goquery.Document
 	return doc
 }
 
-// approve POSTs the approval form as the page does; 0 means no answer at all.
-func approve(ctx context.Context, base, name, uid, csrf, pin string) int {
+// approve POSTs the approval form as the page does (pinned to a replica if
+// pin is set); 0 means no answer at all.
+func approve(ctx context.Context, who *user, base, name, uid, csrf, pin string) int {
 	form := url.Values{"uid": {uid}, "_csrf": {csrf}, "message": {"failover test"}}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/csrs/"+url.PathEscape(name)+"/approve", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", base)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set(fleet.PinHeader, pin)
-	resp, err := noRedirect.Do(req)
+	if pin != "" {
+		req.Header.Set(fleet.PinHeader, pin)
+	}
+	resp, err := who.client.Do(req)
 	if err != nil {
 		return 0
 	}
@@ -228,14 +331,14 @@ func approve(ctx context.Context, base, name, uid, csrf, pin string) int {
 }
 
 // waitCached waits until every replica's cache holds the CSR (its page answers 200).
-func waitCached(ctx context.Context, t *testing.T, f *fleet.Fleet, name string) {
+func waitCached(ctx context.Context, t *testing.T, f *fleet.Fleet, who *user, name string) {
 	t.Helper()
 	for _, r := range f.Replicas {
 		deadline := time.Now().Add(15 * time.Second)
 		for {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/csrs/"+url.PathEscape(name), nil)
 			req.Header.Set(fleet.PinHeader, r.Name)
-			resp, err := noRedirect.Do(req)
+			resp, err := who.client.Do(req)
 			if err == nil {
 				resp.Body.Close()
 				if resp.StatusCode == http.StatusOK {
@@ -303,7 +406,7 @@ type stream struct {
 	last   string
 }
 
-func openStream(ctx context.Context, t *testing.T, u, lastEventID, pin string) *stream {
+func openStream(ctx context.Context, t *testing.T, who *user, u, lastEventID, pin string) *stream {
 	t.Helper()
 	sctx, cancel := context.WithCancel(ctx)
 	req, _ := http.NewRequestWithContext(sctx, http.MethodGet, u, nil)
@@ -314,7 +417,7 @@ func openStream(ctx context.Context, t *testing.T, u, lastEventID, pin string) *
 	if pin != "" {
 		req.Header.Set(fleet.PinHeader, pin)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := who.stream.Do(req)
 	if err != nil {
 		cancel()
 		t.Fatalf("GET %s: %v", u, err)

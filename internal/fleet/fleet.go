@@ -10,8 +10,9 @@
 //     any identity headers a client sent, names the user (Identity, or the
 //     client's X-Fleet-User header, a test convenience) and adds the shared
 //     secret, so every replica trusts every request alike.
-//   - Identity nil: Args say how (for example --auth token with shared session
-//     keys, once the console has them); the harness adds nothing.
+//   - Identity nil: Args say how, for example --auth token with a shared
+//     --session-keys file and --namespace for sign-outs (the failover test):
+//     a person signs in once through the balancer. The harness adds nothing.
 //
 // A client may pin one request to one replica with the X-Fleet-Replica header
 // (its name, "r0", "r1", ...): how a test sends an approval to the replica it is
