@@ -23,6 +23,10 @@ func APIServerMetrics(cfg *rest.Config) (func(ctx context.Context) (io.ReadClose
 	}
 	rc := cs.Discovery().RESTClient()
 	return func(ctx context.Context) (io.ReadCloser, error) {
-		return rc.Get().AbsPath("/metrics").SetHeader("Accept", metricsAccept).Stream(ctx)
+		return rc.Get().AbsPath(APIServerMetricsPath).SetHeader("Accept", metricsAccept).Stream(ctx)
 	}, nil
 }
+
+// APIServerMetricsPath is the non-resource URL of the API server's metrics;
+// reading them takes get on it (RBAC nonResourceURLs).
+const APIServerMetricsPath = "/metrics"
