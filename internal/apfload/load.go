@@ -18,13 +18,13 @@ func (l Load) HasRates() bool { return l.Window > 0 }
 
 // LevelLoad is one priority level's load.
 type LevelLoad struct {
-	HasLimits                               bool // the API server reports its seat limits (not an Exempt level before 1.28)
-	NominalSeats, LowerSeats, UpperSeats    float64
-	CurrentLimitSeats                       float64
-	ExecutingSeats, Executing, Waiting      float64
-	DispatchedPerSecond, RejectedPerSecond  float64
-	Rejected                                []ReasonRate // per second by reason, in the API server's order
-	RejectedTotal                           float64      // since the API server started
+	HasLimits                              bool // the API server reports its seat limits (not an Exempt level before 1.28)
+	NominalSeats, LowerSeats, UpperSeats   float64
+	CurrentLimitSeats                      float64
+	ExecutingSeats, Executing, Waiting     float64
+	DispatchedPerSecond, RejectedPerSecond float64
+	Rejected                               []ReasonRate // per second by reason, in the API server's order
+	RejectedTotal                          float64      // since the API server started
 }
 
 // SchemaLoad is one FlowSchema's load.

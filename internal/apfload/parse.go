@@ -74,12 +74,12 @@ type LevelTotals struct {
 
 // SchemaTotals is one FlowSchema in one scrape.
 type SchemaTotals struct {
-	PriorityLevel    string
-	Executing        float64
-	Waiting          float64
-	Dispatched       float64
-	Rejected         map[string]float64 // by reason
-	SeenDispatched   bool               // the counter exists: some request matched since the API server started
+	PriorityLevel  string
+	Executing      float64
+	Waiting        float64
+	Dispatched     float64
+	Rejected       map[string]float64 // by reason
+	SeenDispatched bool               // the counter exists: some request matched since the API server started
 }
 
 // Parse reads a /metrics body in the Prometheus text format and keeps the
@@ -260,4 +260,3 @@ func sortedReasons(m map[string]float64) []string {
 	slices.Sort(rest)
 	return append(out, rest...)
 }
-

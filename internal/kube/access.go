@@ -25,7 +25,7 @@ type Access struct {
 	review func(ctx context.Context, attrs *authorizationv1.ResourceAttributes) (bool, error)
 	// reviewURL asks about a non-resource URL (/metrics, /healthz); nil answers "no".
 	reviewURL func(ctx context.Context, attrs *authorizationv1.NonResourceAttributes) (bool, error)
-	now    func() time.Time
+	now       func() time.Time
 	// observe, if set, is told whether each question was answered from the cache.
 	observe func(hit bool)
 
