@@ -139,9 +139,9 @@ func (h *Handlers) classify(c echo.Context) error {
 	view := present.ClassifyResultView(res, req, total)
 	if st, shown := h.apfLoad(c); shown { // apf_load.go
 		if st.Load != nil {
-			view.Load, view.LoadTone = present.ClassifyLoad(view.PriorityLevel, st.Load)
+			view.Load, view.LoadBadges = present.ClassifyLoad(view.PriorityLevel, st.Load)
 		} else {
-			view.Load, view.LoadTone = st.LoadBanner().Message, model.ToneNeutral
+			view.Load = st.LoadBanner().Message
 		}
 	}
 	page.Result = &view

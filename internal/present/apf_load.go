@@ -55,6 +55,13 @@ func formatRate(ld *apfload.Load, v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64) + "/s"
 }
 
+func requests(v float64) string {
+	if v == 1 {
+		return "1 request"
+	}
+	return formatCount(v) + " requests"
+}
+
 func formatCount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // reasonsText is "queue-full 30/s, time-out 0/s" (the rate per reason since the last read).
@@ -79,8 +86,8 @@ func rejectBadge(ld *apfload.Load, perSecond float64) []model.Badge {
 
 // seatsText is "in use 3 of nominal 10".
 func seatsText(l apfload.LevelLoad) string {
-	if !l.HasLimits {
-		return formatCount(l.ExecutingSeats) + " in use (no limit reported)"
+	if !l.HasLimits || l.NominalSeats == 0 { // Exempt levels report 0: no limit
+		return formatCount(l.ExecutingSeats) + " in use (no limit)"
 	}
 	return formatCount(l.ExecutingSeats) + " in use of " + formatCount(l.NominalSeats) + " nominal"
 }
@@ -102,8 +109,8 @@ func PriorityLevelLoadSection(name string, ld *apfload.Load) model.Section {
 				Hint: "lower: nominal minus what it lends; upper: nominal plus what it may borrow; current: the limit after borrowing"})
 	}
 	sec.Fields = append(sec.Fields,
-		model.Field{Label: "Executing", Value: formatCount(l.Executing) + " requests"},
-		model.Field{Label: "Waiting", Value: formatCount(l.Waiting) + " requests in queues"},
+		model.Field{Label: "Executing", Value: requests(l.Executing)},
+		model.Field{Label: "Waiting", Value: requests(l.Waiting) + " in queues"},
 		model.Field{Label: "Dispatched", Value: formatRate(ld, l.DispatchedPerSecond)},
 		model.Field{Label: "Rejected", Value: formatRate(ld, l.RejectedPerSecond), Badges: rejectBadge(ld, l.RejectedPerSecond)},
 		model.Field{Label: "Rejected by reason", Value: reasonsText(ld, l.Rejected)},
@@ -123,8 +130,8 @@ func FlowSchemaLoadSection(name string, ld *apfload.Load) model.Section {
 		{Label: "Dispatched", Value: formatRate(ld, s.DispatchedPerSecond)},
 		{Label: "Rejected", Value: formatRate(ld, s.RejectedPerSecond), Badges: rejectBadge(ld, s.RejectedPerSecond)},
 		{Label: "Rejected by reason", Value: reasonsText(ld, s.Rejected)},
-		{Label: "Executing", Value: formatCount(s.Executing) + " requests"},
-		{Label: "Waiting", Value: formatCount(s.Waiting) + " requests in queues"},
+		{Label: "Executing", Value: requests(s.Executing)},
+		{Label: "Waiting", Value: requests(s.Waiting) + " in queues"},
 	}
 	return sec
 }
@@ -144,7 +151,7 @@ func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 			continue
 		}
 		seats := formatCount(l.ExecutingSeats)
-		if l.HasLimits {
+		if l.HasLimits && l.NominalSeats > 0 { // Exempt levels report 0: no limit
 			seats += " / " + formatCount(l.NominalSeats)
 		}
 		rejected := model.Cell{Text: formatRate(ld, l.RejectedPerSecond), Title: reasonsText(ld, l.Rejected)}
@@ -172,17 +179,17 @@ func AddFlowSchemaLoad(page *model.FlowSchemaListPage, ld *apfload.Load) {
 
 // ClassifyLoad is the classifier's sentence on where the request lands:
 // "this request lands in workload-low, which is rejecting 35/s".
-func ClassifyLoad(level string, ld *apfload.Load) (string, model.Tone) {
+func ClassifyLoad(level string, ld *apfload.Load) (string, []model.Badge) {
 	l, ok := ld.Levels[level]
 	if !ok {
-		return "This request lands in " + level + ", for which the API server reports no load yet.", model.ToneNeutral
+		return "This request lands in " + level + ", for which the API server reports no load yet.", nil
 	}
 	if !ld.HasRates() {
-		return fmt.Sprintf("This request lands in %s: %s executing, %s waiting (rates after the next read).", level, formatCount(l.Executing), formatCount(l.Waiting)), model.ToneNeutral
+		return fmt.Sprintf("This request lands in %s: %s executing, %s waiting (rates after the next read).", level, formatCount(l.Executing), formatCount(l.Waiting)), nil
 	}
 	if l.RejectedPerSecond > 0 {
-		return fmt.Sprintf("This request lands in %s, which is rejecting %s (%s).", level, formatRate(ld, l.RejectedPerSecond), reasonsText(ld, l.Rejected)), model.ToneError
+		return fmt.Sprintf("This request lands in %s, which is rejecting %s (%s).", level, formatRate(ld, l.RejectedPerSecond), reasonsText(ld, l.Rejected)), rejectBadge(ld, l.RejectedPerSecond)
 	}
 	return fmt.Sprintf("This request lands in %s, which is rejecting nothing: %s executing, %s waiting, %s dispatched.",
-		level, formatCount(l.Executing), formatCount(l.Waiting), formatRate(ld, l.DispatchedPerSecond)), model.ToneOK
+		level, formatCount(l.Executing), formatCount(l.Waiting), formatRate(ld, l.DispatchedPerSecond)), nil
 }

@@ -24,13 +24,13 @@ func floodedLoad() *apfload.Load {
 }
 
 func TestClassifyLoadSentence(t *testing.T) {
-	got, tone := ClassifyLoad("workload-low", floodedLoad())
-	if !strings.HasPrefix(got, "This request lands in workload-low, which is rejecting 35/s") || tone != model.ToneError {
-		t.Errorf("%q %v", got, tone)
+	got, badges := ClassifyLoad("workload-low", floodedLoad())
+	if !strings.HasPrefix(got, "This request lands in workload-low, which is rejecting 35/s") || len(badges) != 1 || badges[0].Tone != model.ToneError {
+		t.Errorf("%q %v", got, badges)
 	}
-	got, tone = ClassifyLoad("quiet", floodedLoad())
-	if !strings.Contains(got, "rejecting nothing") || tone != model.ToneOK {
-		t.Errorf("%q %v", got, tone)
+	got, badges = ClassifyLoad("quiet", floodedLoad())
+	if !strings.Contains(got, "rejecting nothing") || badges != nil {
+		t.Errorf("%q %v", got, badges)
 	}
 	first := floodedLoad()
 	first.Window = 0

@@ -82,8 +82,8 @@ type ClassifyResult struct {
 	PriorityLevelType  string // "Exempt", "Limited (queuing, 64 queues)", …
 	PriorityLevelBadge []Badge
 	// Load is the priority level's live load in one sentence ("" when not shown).
-	Load     string
-	LoadTone Tone
+	Load       string
+	LoadBadges []Badge // "rejecting 35/s" when it is
 
 	Distinguisher      string // "ByUser", "ByNamespace" or "none"
 	DistinguisherValue string // the flow's distinguisher, or "" (shown as "(empty)")
