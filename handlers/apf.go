@@ -77,6 +77,12 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 			return err
 		default:
 			page = present.FlowSchemaOverview(schemas, levels, q, time.Now())
+			if st, shown := h.apfLoad(c); shown { // apf_load.go
+				page.Notes = append(page.Notes, st.LoadBanner())
+				if st.Load != nil {
+					present.AddFlowSchemaLoad(&page, st.Load)
+				}
+			}
 		}
 	}
 	page.List.Chrome, page.List.KindID, page.List.Title, page.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
@@ -131,6 +137,13 @@ func (h *Handlers) classify(c echo.Context) error {
 	res := apf.Classify(schemas, levels, req)
 	total := len(apf.Sequence(schemas, levels))
 	view := present.ClassifyResultView(res, req, total)
+	if st, shown := h.apfLoad(c); shown { // apf_load.go
+		if st.Load != nil {
+			view.Load, view.LoadBadges = present.ClassifyLoad(view.PriorityLevel, st.Load)
+		} else {
+			view.Load = st.LoadBanner().Message
+		}
+	}
 	page.Result = &view
 	return render(c, http.StatusOK, pages.Classify(page))
 }

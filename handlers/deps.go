@@ -5,6 +5,7 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/activity"
+	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -65,6 +67,19 @@ type Cluster interface {
 // Access answers whether the signed-in user may do something (SelfSubjectAccessReview).
 type Access interface {
 	Can(ctx context.Context, verb, group, resource, subresource, name string) (bool, error)
+}
+
+// URLAccess answers whether the signed-in user may do something on a
+// non-resource URL (get /metrics), by access review.
+type URLAccess interface {
+	CanURL(ctx context.Context, verb, path string) (bool, error)
+}
+
+// APFLoad is the shared sampler of the API server's flow-control metrics
+// (internal/apfload); Current also tells it someone looks.
+type APFLoad interface {
+	Current(ctx context.Context) (apfload.Load, error)
+	Interval() time.Duration
 }
 
 // CSRDecider approves or denies CSRs as the signed-in user.
@@ -141,4 +156,9 @@ type Deps struct {
 	// Activity is what the console observed of changes (activity.go); nil
 	// leaves the activity pages without watch history.
 	Activity *activity.Store
+	// APFLoad is the live load of API Priority and Fairness, read as the
+	// console and shown to users who may get /metrics (URLAccess); nil for
+	// either leaves the load out of the pages.
+	APFLoad   APFLoad
+	URLAccess URLAccess
 }

@@ -37,6 +37,12 @@ func newLiveServer(t *testing.T, identity string, readOnly bool) *liveServer {
 // test's own user) and showing identity as the user's name.
 func newLiveServerAs(t *testing.T, cfg *rest.Config, identity string, readOnly bool) *liveServer {
 	t.Helper()
+	return newLiveServerWith(t, cfg, identity, readOnly, nil)
+}
+
+// newLiveServerWith is newLiveServerAs with more dependencies set by with (nil for none).
+func newLiveServerWith(t *testing.T, cfg *rest.Config, identity string, readOnly bool, with func(*Deps)) *liveServer {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cache, err := kube.NewCache(cfg, log)
 	if err != nil {
@@ -60,8 +66,12 @@ func newLiveServerAs(t *testing.T, cfg *rest.Config, identity string, readOnly b
 	ls.writer = nil
 	writer := mustWriter(t, cfg)
 	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
-	ls.e = New(Deps{Log: log, Cluster: cache, Access: access, Writer: writer,
-		Sessions: auth.NewSessions(), Logins: logins, User: identity, ReadOnly: readOnly, Lookup: mustLookup(t, cfg)})
+	deps := Deps{Log: log, Cluster: cache, Access: access, Writer: writer,
+		Sessions: auth.NewSessions(), Logins: logins, User: identity, ReadOnly: readOnly, Lookup: mustLookup(t, cfg)}
+	if with != nil {
+		with(&deps)
+	}
+	ls.e = New(deps)
 	return ls
 }
 

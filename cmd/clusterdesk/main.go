@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/clusterdesk/clusterdesk/handlers"
+	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -163,6 +164,15 @@ func run(args []string) error {
 		fmt.Printf("clusterdesk: open %s/login\n", baseURL)
 	}
 
+	// One shared reader of the API server's flow-control metrics, as the
+	// console; it reads only while a page asks (internal/apfload).
+	metricsFetch, err := kube.APIServerMetrics(restCfg)
+	if err != nil {
+		return err
+	}
+	apfLoad := apfload.New(metricsFetch, apfload.Options{})
+	go apfLoad.Run(ctx)
+
 	// Timeouts and header limits (handlers/server.go): no WriteTimeout, so
 	// event streams stay open; slow headers and bodies are cut off.
 	srv := handlers.NewServer(handlers.New(handlers.Deps{
@@ -171,6 +181,7 @@ func run(args []string) error {
 		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review, Users: si.users,
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
+		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users},
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.

@@ -23,7 +23,9 @@ const accessTTL = 30 * time.Second
 // safe for concurrent use.
 type Access struct {
 	review func(ctx context.Context, attrs *authorizationv1.ResourceAttributes) (bool, error)
-	now    func() time.Time
+	// reviewURL asks about a non-resource URL (/metrics, /healthz); nil answers "no".
+	reviewURL func(ctx context.Context, attrs *authorizationv1.NonResourceAttributes) (bool, error)
+	now       func() time.Time
 	// observe, if set, is told whether each question was answered from the cache.
 	observe func(hit bool)
 
@@ -31,7 +33,7 @@ type Access struct {
 	answers map[accessKey]accessAnswer
 }
 
-type accessKey struct{ verb, group, resource, subresource, name string }
+type accessKey struct{ verb, group, resource, subresource, name, url string }
 
 type accessAnswer struct {
 	allowed bool
@@ -48,15 +50,21 @@ func NewAccess(cfg *rest.Config) (*Access, error) {
 }
 
 func newAccess(reviews authorizationclient.SelfSubjectAccessReviewInterface) *Access {
-	return newReviewAccess(func(ctx context.Context, attrs *authorizationv1.ResourceAttributes) (bool, error) {
-		r, err := reviews.Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			return false, err
-		}
-		return r.Status.Allowed, nil
+	a := newReviewAccess(func(ctx context.Context, attrs *authorizationv1.ResourceAttributes) (bool, error) {
+		return selfReview(ctx, reviews, authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs})
 	})
+	a.reviewURL = func(ctx context.Context, attrs *authorizationv1.NonResourceAttributes) (bool, error) {
+		return selfReview(ctx, reviews, authorizationv1.SelfSubjectAccessReviewSpec{NonResourceAttributes: attrs})
+	}
+	return a
+}
+
+func selfReview(ctx context.Context, reviews authorizationclient.SelfSubjectAccessReviewInterface, spec authorizationv1.SelfSubjectAccessReviewSpec) (bool, error) {
+	r, err := reviews.Create(ctx, &authorizationv1.SelfSubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+	if err != nil {
+		return false, err
+	}
+	return r.Status.Allowed, nil
 }
 
 func newReviewAccess(review func(context.Context, *authorizationv1.ResourceAttributes) (bool, error)) *Access {
@@ -72,7 +80,33 @@ const accessMaxAnswers = 1024
 // cached for about 30 seconds per (verb, group, resource, subresource, name); errors
 // are not cached.
 func (a *Access) Can(ctx context.Context, verb, group, resource, subresource, name string) (bool, error) {
-	key := accessKey{verb, group, resource, subresource, name}
+	return a.cached(ctx, accessKey{verb: verb, group: group, resource: resource, subresource: subresource, name: name}, func() (bool, error) {
+		allowed, err := a.review(ctx, &authorizationv1.ResourceAttributes{
+			Verb: verb, Group: group, Resource: resource, Subresource: subresource, Name: name,
+		})
+		if err != nil {
+			return false, fmt.Errorf("access review %s %s: %w", verb, groupResource(group, resource, subresource), err)
+		}
+		return allowed, nil
+	})
+}
+
+// CanURL reports whether the identity may do verb on the non-resource URL
+// path (e.g. get /metrics), cached like Can.
+func (a *Access) CanURL(ctx context.Context, verb, path string) (bool, error) {
+	return a.cached(ctx, accessKey{verb: verb, url: path}, func() (bool, error) {
+		if a.reviewURL == nil {
+			return false, nil
+		}
+		allowed, err := a.reviewURL(ctx, &authorizationv1.NonResourceAttributes{Verb: verb, Path: path})
+		if err != nil {
+			return false, fmt.Errorf("access review %s %s: %w", verb, path, err)
+		}
+		return allowed, nil
+	})
+}
+
+func (a *Access) cached(ctx context.Context, key accessKey, ask func() (bool, error)) (bool, error) {
 	now := a.now()
 	a.mu.Lock()
 	ans, ok := a.answers[key]
@@ -85,11 +119,9 @@ func (a *Access) Can(ctx context.Context, verb, group, resource, subresource, na
 		return ans.allowed, nil
 	}
 
-	allowed, err := a.review(ctx, &authorizationv1.ResourceAttributes{
-		Verb: verb, Group: group, Resource: resource, Subresource: subresource, Name: name,
-	})
+	allowed, err := ask()
 	if err != nil {
-		return false, fmt.Errorf("access review %s %s: %w", verb, groupResource(group, resource, subresource), err)
+		return false, err
 	}
 
 	a.mu.Lock()

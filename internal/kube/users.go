@@ -142,6 +142,7 @@ func (u *Users) build(id Identity) (*UserClients, error) {
 		// with the console's credentials, which need no right to impersonate
 		// for it.
 		c.Access = newReviewAccess(subjectReview(u.reviews, id.User, id.Groups))
+		c.Access.reviewURL = subjectReviewURL(u.reviews, id.User, id.Groups)
 		c.Access.observe = u.observeAccess
 		return c, nil
 	}
@@ -170,6 +171,36 @@ func subjectReview(reviews authorizationclient.SubjectAccessReviewInterface, use
 		}
 		return r.Status.Allowed, nil
 	}
+}
+
+// subjectReviewURL answers non-resource URL questions for user and groups.
+func subjectReviewURL(reviews authorizationclient.SubjectAccessReviewInterface, user string, groups []string) func(context.Context, *authorizationv1.NonResourceAttributes) (bool, error) {
+	return func(ctx context.Context, attrs *authorizationv1.NonResourceAttributes) (bool, error) {
+		r, err := reviews.Create(ctx, &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: groups, NonResourceAttributes: attrs},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return false, err
+		}
+		return r.Status.Allowed, nil
+	}
+}
+
+// CanURL answers whether the identity in the context may do verb on the
+// non-resource URL path, like Can.
+func (a UserAccess) CanURL(ctx context.Context, verb, path string) (bool, error) {
+	c, err := a.Users.For(ctx)
+	if errors.Is(err, ErrNoIdentity) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	ok, err := c.Access.CanURL(ctx, verb, path)
+	if apierrors.IsUnauthorized(err) {
+		return false, nil
+	}
+	return ok, err
 }
 
 // UserAccess answers access questions as the identity in the context. A

@@ -166,3 +166,34 @@ func BenchmarkUserAccessCached(b *testing.B) {
 		}
 	}
 }
+
+func TestAccessCanURLAsksWithNonResourceAttributes(t *testing.T) {
+	var asked []authorizationv1.NonResourceAttributes
+	resourceQuestions := 0
+	a := newReviewAccess(func(context.Context, *authorizationv1.ResourceAttributes) (bool, error) {
+		resourceQuestions++
+		return true, nil
+	})
+	a.reviewURL = func(_ context.Context, attrs *authorizationv1.NonResourceAttributes) (bool, error) {
+		asked = append(asked, *attrs)
+		return attrs.Path == "/metrics", nil
+	}
+	for range 2 {
+		if ok, err := a.CanURL(t.Context(), "get", "/metrics"); !ok || err != nil {
+			t.Fatalf("get /metrics = %v, %v", ok, err)
+		}
+	}
+	if ok, _ := a.CanURL(t.Context(), "get", "/debug/pprof"); ok {
+		t.Error("get /debug/pprof allowed")
+	}
+	if len(asked) != 2 || asked[0] != (authorizationv1.NonResourceAttributes{Verb: "get", Path: "/metrics"}) {
+		t.Errorf("asked %+v; want /metrics once (cached) and /debug/pprof once", asked)
+	}
+	if resourceQuestions != 0 {
+		t.Errorf("%d URL questions asked as resource questions", resourceQuestions)
+	}
+	// A URL answer never stands in for a resource answer with the same words.
+	if ok, _ := a.Can(t.Context(), "get", "", "", "", "/debug/pprof"); !ok || resourceQuestions != 1 {
+		t.Error("resource question got the URL's cached answer")
+	}
+}

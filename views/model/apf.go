@@ -10,6 +10,7 @@ type FlowSchemaListPage struct {
 	Notes        []Banner        // e.g. a mandatory FlowSchema is missing and the apiserver uses its built-in copy
 	ClassifyHref string
 	NewFormHref  string // the structured create form; "" hides its button (read-only, or may not create)
+	LoadShown    bool   // the Load column is there (the user may read /metrics)
 }
 
 // FlowSchemaRow is one FlowSchema in the overview.
@@ -27,6 +28,8 @@ type FlowSchemaRow struct {
 	Distinguisher       string
 	Summary             string // one line: subjects → rules, per rule
 	Skipped             bool   // the apiserver does not evaluate it (dangling)
+	Load                string // "3/s dispatched, 0/s rejected", or that none matched
+	LoadBadges          []Badge
 }
 
 // ClassifyPage is the request classifier: a GET form and, once submitted, the result.
@@ -78,6 +81,9 @@ type ClassifyResult struct {
 	PriorityLevelHref  string
 	PriorityLevelType  string // "Exempt", "Limited (queuing, 64 queues)", …
 	PriorityLevelBadge []Badge
+	// Load is the priority level's live load in one sentence ("" when not shown).
+	Load       string
+	LoadBadges []Badge // "rejecting 35/s" when it is
 
 	Distinguisher      string // "ByUser", "ByNamespace" or "none"
 	DistinguisherValue string // the flow's distinguisher, or "" (shown as "(empty)")

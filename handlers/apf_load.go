@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// apfLoadWait bounds how long a page waits for the sampler's first read of
+// /metrics after a quiet spell; later views get the latest sample at once.
+const apfLoadWait = 3 * time.Second
+
+// apfLoad is the live APF load for the signed-in user: shown only to who may
+// get /metrics, though the console's own identity reads it (one shared
+// sampler). ok is false when the console runs without a sampler.
+func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool) {
+	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
+		return present.APFLoadState{}, false
+	}
+	ctx := c.Request().Context()
+	allowed, err := h.deps.URLAccess.CanURL(ctx, "get", kube.APIServerMetricsPath)
+	if err != nil {
+		return present.APFLoadState{Err: err}, true
+	}
+	if !allowed {
+		return present.APFLoadState{Forbidden: true}, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
+	defer cancel()
+	ld, err := h.deps.APFLoad.Current(ctx)
+	state = present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval()}
+	if err == nil {
+		state.Load = &ld
+	}
+	return state, true
+}
+
+// addListLoad adds the load columns to the priority level list, and the
+// banner saying where they come from (or why they are missing).
+func (h *Handlers) addListLoad(c echo.Context, id kube.KindID, page *model.ListPage) {
+	if id != kube.PriorityLevels || page.Forbidden {
+		return
+	}
+	st, ok := h.apfLoad(c)
+	if !ok {
+		return
+	}
+	page.Chrome.Banners = append(page.Chrome.Banners, st.LoadBanner())
+	if st.Load != nil {
+		present.AddPriorityLevelLoad(page, st.Load)
+	}
+}
+
+// addDetailLoad puts the live load first among a priority level's or a
+// FlowSchema's sections.
+func (h *Handlers) addDetailLoad(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
+	if id != kube.PriorityLevels && id != kube.FlowSchemas {
+		return
+	}
+	st, ok := h.apfLoad(c)
+	if !ok {
+		return
+	}
+	banner := st.LoadBanner()
+	sec := model.Section{Title: "Live load (one API server instance)", TestID: "apf-load",
+		Fields: []model.Field{{Label: banner.Title, Value: banner.Message}}}
+	switch {
+	case st.Load != nil && id == kube.PriorityLevels:
+		sec = present.PriorityLevelLoadSection(name, st.Load)
+		sec.Fields = append(sec.Fields, model.Field{Label: "Source", Value: banner.Message})
+	case st.Load != nil:
+		sec = present.FlowSchemaLoadSection(name, st.Load)
+		sec.Fields = append(sec.Fields, model.Field{Label: "Source", Value: banner.Message})
+	}
+	page.Sections = slices.Insert(page.Sections, 0, sec)
+}

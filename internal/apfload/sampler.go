@@ -1,0 +1,184 @@
+package apfload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Fetch opens the API server's /metrics in the Prometheus text format, as
+// the console's own identity.
+type Fetch func(ctx context.Context) (io.ReadCloser, error)
+
+// Options tune a Sampler; zero fields take the defaults.
+type Options struct {
+	Interval time.Duration // between scrapes while someone looks; default 10 s
+	Idle     time.Duration // scraping stops this long after the last look; default 2 min
+	Timeout  time.Duration // one scrape's deadline; default 8 s
+	Limits   Limits        // default DefaultLimits
+	Now      func() time.Time
+}
+
+// Sampler is the one process-wide reader of the API server's flow-control
+// metrics. It scrapes only while pages ask for load (Current), every
+// Interval, and stops after Idle without a look, so an idle console costs the
+// API server nothing. Safe for concurrent use.
+type Sampler struct {
+	fetch Fetch
+	opt   Options
+	wake  chan struct{}
+
+	mu       sync.Mutex
+	lastLook time.Time
+	prev     *Totals
+	prevAt   time.Time
+	load     *Load
+	err      error
+	scrapes  int
+	updated  chan struct{} // closed and replaced after every scrape
+	lastCost Cost
+}
+
+// Cost is what the latest scrape took.
+type Cost struct {
+	Duration  time.Duration
+	BytesRead int64
+	KeptBytes int64
+}
+
+// ErrNoSample is returned when no scrape finished before the caller's deadline.
+var ErrNoSample = errors.New("the API server's metrics have not been read yet")
+
+// New returns a Sampler over fetch; call Run to let it scrape.
+func New(fetch Fetch, opt Options) *Sampler {
+	if opt.Interval <= 0 {
+		opt.Interval = 10 * time.Second
+	}
+	if opt.Idle <= 0 {
+		opt.Idle = 2 * time.Minute
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = 8 * time.Second
+	}
+	if opt.Limits == (Limits{}) {
+		opt.Limits = DefaultLimits
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Sampler{fetch: fetch, opt: opt, wake: make(chan struct{}, 1), updated: make(chan struct{})}
+}
+
+// Interval is the time between scrapes while someone looks.
+func (s *Sampler) Interval() time.Duration { return s.opt.Interval }
+
+// Run scrapes while someone looks, until ctx ends. Between looks it only waits.
+func (s *Sampler) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		}
+		s.scrapeWhileLooked(ctx)
+	}
+}
+
+func (s *Sampler) scrapeWhileLooked(ctx context.Context) {
+	t := time.NewTicker(s.opt.Interval)
+	defer t.Stop()
+	for {
+		s.scrapeOnce(ctx)
+		s.mu.Lock()
+		idle := s.opt.Now().Sub(s.lastLook) > s.opt.Idle
+		if idle {
+			// The rates of a later look must not span the idle gap.
+			s.prev, s.load = nil, nil
+			// A look before this check was counted in it: its wake-up is spent.
+			select {
+			case <-s.wake:
+			default:
+			}
+		}
+		s.mu.Unlock()
+		if idle {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Sampler) scrapeOnce(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, s.opt.Timeout)
+	defer cancel()
+	start := time.Now()
+	totals, err := s.read(ctx)
+	took := time.Since(start)
+	at := s.opt.Now()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scrapes++
+	s.err = err
+	if err == nil {
+		ld := loadOf(s.prev, s.prevAt, totals, at)
+		s.load = &ld
+		s.prev, s.prevAt = &totals, at
+		s.lastCost = Cost{Duration: took, BytesRead: totals.BytesRead, KeptBytes: totals.KeptBytes}
+	}
+	close(s.updated)
+	s.updated = make(chan struct{})
+}
+
+func (s *Sampler) read(ctx context.Context) (Totals, error) {
+	body, err := s.fetch(ctx)
+	if err != nil {
+		return Totals{}, fmt.Errorf("read the API server's /metrics: %w", err)
+	}
+	defer body.Close()
+	return Parse(body, s.opt.Limits)
+}
+
+// Current returns the latest load and records that someone looks, which
+// starts the scraping if it had stopped. With no recent sample it waits for
+// the next scrape until ctx ends. The error is the latest scrape's.
+func (s *Sampler) Current(ctx context.Context) (Load, error) {
+	s.mu.Lock()
+	s.lastLook = s.opt.Now()
+	fresh := s.load != nil && s.opt.Now().Sub(s.load.At) <= 3*s.opt.Interval
+	updated := s.updated
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	if !fresh {
+		select {
+		case <-updated:
+		case <-ctx.Done():
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return Load{}, s.err
+	}
+	if s.load == nil {
+		return Load{}, ErrNoSample
+	}
+	return *s.load, nil
+}
+
+// Stats reports how many scrapes were taken and what the latest one cost.
+func (s *Sampler) Stats() (scrapes int, last Cost) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scrapes, s.lastCost
+}

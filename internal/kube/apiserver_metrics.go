@@ -1,0 +1,32 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// metricsAccept asks for the Prometheus text format, which the console's
+// parser reads; the API server would otherwise be free to pick OpenMetrics.
+const metricsAccept = "text/plain;version=0.0.4"
+
+// APIServerMetrics returns a function that opens the API server's /metrics
+// as the identity in cfg (the console's own). The caller closes the body.
+// It does no network I/O until called.
+func APIServerMetrics(cfg *rest.Config) (func(ctx context.Context) (io.ReadCloser, error), error) {
+	cs, err := kubernetes.NewForConfig(clientConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("metrics client: %w", err)
+	}
+	rc := cs.Discovery().RESTClient()
+	return func(ctx context.Context) (io.ReadCloser, error) {
+		return rc.Get().AbsPath(APIServerMetricsPath).SetHeader("Accept", metricsAccept).Stream(ctx)
+	}, nil
+}
+
+// APIServerMetricsPath is the non-resource URL of the API server's metrics;
+// reading them takes get on it (RBAC nonResourceURLs).
+const APIServerMetricsPath = "/metrics"
