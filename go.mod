@@ -22,7 +22,25 @@ require github.com/hashicorp/golang-lru/v2 v2.0.7
 
 require github.com/go-jose/go-jose/v4 v4.1.9
 
-require github.com/coreos/go-oidc/v3 v3.21.0
+require (
+	github.com/coreos/go-oidc/v3 v3.21.0
+	github.com/google/cel-go v0.29.2
+)
+
+require (
+	cel.dev/expr v0.25.1 // indirect
+	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
+	github.com/blang/semver/v4 v4.0.0 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	go.opentelemetry.io/otel v1.44.0 // indirect
+	go.opentelemetry.io/otel/trace v1.44.0 // indirect
+	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	k8s.io/apiserver v0.37.2
+	k8s.io/component-base v0.37.2 // indirect
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

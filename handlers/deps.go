@@ -8,6 +8,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -120,6 +121,9 @@ type Lookup interface {
 	ResourceVersions(ctx context.Context, group, resource string) ([]string, error)
 	ResourceLists(ctx context.Context, resource string) ([]*metav1.APIResourceList, error)
 	NodeAddresses(ctx context.Context, name string) (addresses []string, found bool, err error)
+	// SubjectAccessReview answers the interception simulator's CEL
+	// `authorizer` checks about the simulated user.
+	SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error)
 }
 
 // Deps is everything the handlers need, built by main.

@@ -3,13 +3,16 @@ package handlers
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/celmatch"
 	"github.com/clusterdesk/clusterdesk/internal/intercept"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -37,6 +40,7 @@ func (h *Handlers) intercept(c echo.Context) error {
 			Version: strings.TrimSpace(q.Get("version")), Resource: strings.TrimSpace(q.Get("resource")),
 			Subresource: strings.TrimSpace(q.Get("subresource")), Namespace: strings.TrimSpace(q.Get("namespace")),
 			NamespaceLabels: q.Get("nsLabels"), ObjectLabels: q.Get("labels"), OldObjectLabels: q.Get("oldLabels"),
+			Object: q.Get("object"), OldObject: q.Get("oldObject"), User: strings.TrimSpace(q.Get("user")), Groups: q.Get("groups"),
 		},
 		Errors: map[string]string{},
 	}
@@ -47,17 +51,21 @@ func (h *Handlers) intercept(c echo.Context) error {
 		return render(c, http.StatusOK, pages.Intercept(p))
 	}
 	req, ok := parseIntercept(p.Form, p.Errors)
-	if !ok {
+	objs, objsOK := parseInterceptObjects(p.Form, p.Errors)
+	if !ok || !objsOK {
 		return render(c, http.StatusUnprocessableEntity, pages.Intercept(p))
 	}
 	ask := intercept.Asker{Cache: h.deps.Cluster, Lookup: h.deps.Lookup, Timeout: lookupTimeout,
 		MayList: func(k kube.Kind) bool { return h.mayList(c, k) }}
-	ans, err := ask.Ask(c.Request().Context(), req)
+	if h.deps.Lookup != nil {
+		ask.Reviewer = h.deps.Lookup
+	}
+	ans, err := ask.AskWith(c.Request().Context(), req, objs)
 	if err != nil {
 		return err
 	}
 	p.Notes = append(p.Notes, ans.Notes...)
-	p.Result = present.InterceptResult(ans.Verdicts)
+	p.Result = present.InterceptResult(ans.Verdicts, ans.Conditions)
 	return render(c, http.StatusOK, pages.Intercept(p))
 }
 
@@ -93,4 +101,41 @@ func parseIntercept(f model.InterceptForm, errs map[string]string) (admission.Re
 		}
 	}
 	return req, len(errs) == 0
+}
+
+// maxInterceptObject bounds each YAML object of the form. The form is a GET
+// (its answer has a URL), so the objects travel in the request line, which
+// the HTTP server bounds too.
+const maxInterceptObject = 64 << 10
+
+// parseInterceptObjects reads what the matchConditions see: the objects
+// (YAML, parsed with sigs.k8s.io/yaml) and the user, recording each bad
+// field in errs.
+func parseInterceptObjects(f model.InterceptForm, errs map[string]string) (intercept.Objects, bool) {
+	objs := intercept.Objects{User: celmatch.User{Name: f.User}}
+	for _, g := range strings.Split(f.Groups, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			objs.User.Groups = append(objs.User.Groups, g)
+		}
+	}
+	for field, text := range map[string]string{"object": f.Object, "oldObject": f.OldObject} {
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if len(text) > maxInterceptObject {
+			errs[field] = "At most " + strconv.Itoa(maxInterceptObject>>10) + " KiB of YAML."
+			continue
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(text), &obj); err != nil {
+			errs[field] = "Not a YAML object: " + err.Error()
+			continue
+		}
+		if field == "object" {
+			objs.Object = obj
+		} else {
+			objs.OldObject = obj
+		}
+	}
+	return objs, len(errs) == 0
 }

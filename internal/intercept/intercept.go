@@ -42,13 +42,23 @@ type Asker struct {
 	// Timeout bounds the lookups of one question: a slow API server makes the
 	// answer say what it could not check, never hang. Zero: no bound.
 	Timeout time.Duration
+	// Reviewer answers the `authorizer` checks of matchConditions; nil
+	// marks them unknown.
+	Reviewer Reviewer
+	// CELBudget bounds the time all matchConditions of one question take;
+	// zero: DefaultCELBudget.
+	CELBudget time.Duration
 }
 
 // Answer is which webhooks would be called, in the order the API server calls
 // them, and notes on what was read from the cluster (or could not be).
 type Answer struct {
 	Verdicts []admission.Verdict
-	Notes    []string
+	// Conditions holds, per verdict, the evaluation of the webhook's
+	// matchConditions; nil where the rules or selectors already rule it out
+	// or it has none.
+	Conditions []*Conditions
+	Notes      []string
 }
 
 // Ask answers for req. The request's namespace labels are the namespace's own
@@ -56,6 +66,13 @@ type Answer struct {
 // validating configurations are the caller's to authorize (the route's access
 // check); the mutating ones are included only if the user may list them.
 func (a Asker) Ask(ctx context.Context, req admission.Request) (Answer, error) {
+	return a.AskWith(ctx, req, Objects{})
+}
+
+// AskWith is Ask with the objects and user the matchConditions see: every
+// webhook the rules and selectors let through has its matchConditions
+// evaluated as the API server would.
+func (a Asker) AskWith(ctx context.Context, req admission.Request, objs Objects) (Answer, error) {
 	configs, err := a.Cache.Webhooks()
 	if err != nil {
 		return Answer{}, err
@@ -85,6 +102,7 @@ func (a Asker) Ask(ctx context.Context, req admission.Request) (Answer, error) {
 		ans.Notes = append(ans.Notes, note)
 	}
 	ans.Verdicts = admission.Intercepts(all, req, equivalents)
+	ans.Conditions = a.evaluateConditions(ctx, all, ans.Verdicts, req, objs)
 	return ans, nil
 }
 

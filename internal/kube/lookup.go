@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -178,4 +179,18 @@ func (l *Lookup) NodeAddresses(ctx context.Context, name string) (addresses []st
 		addresses = append(addresses, a.Address)
 	}
 	return addresses, true, nil
+}
+
+// SubjectAccessReview asks the API server whether spec's user may do what
+// spec describes: the authorization check the API server makes for a CEL
+// `authorizer` expression about the requesting user. Creating a
+// SubjectAccessReview takes `create subjectaccessreviews`; without it the
+// answer is a Forbidden error (apierrors.IsForbidden), for the caller to
+// report as unknown.
+func (l *Lookup) SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error) {
+	sar, err := l.client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+	if err != nil {
+		return authorizationv1.SubjectAccessReviewStatus{}, err
+	}
+	return sar.Status, nil
 }

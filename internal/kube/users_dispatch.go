@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,4 +187,13 @@ func (l UserLookup) NodeAddresses(ctx context.Context, name string) ([]string, b
 		return nil, false, err
 	}
 	return lk.NodeAddresses(ctx, name)
+}
+
+// SubjectAccessReview is Lookup.SubjectAccessReview as the identity in ctx.
+func (l UserLookup) SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error) {
+	lk, err := l.lookup(ctx)
+	if err != nil {
+		return authorizationv1.SubjectAccessReviewStatus{}, err
+	}
+	return lk.SubjectAccessReview(ctx, spec)
 }

@@ -133,4 +133,10 @@ type InterceptForm struct {
 	NamespaceLabels string // "a=b,c=d": used when the namespace does not exist
 	ObjectLabels    string
 	OldObjectLabels string
+	// What the webhooks' matchConditions (CEL) see: the object and old
+	// object as YAML, and who makes the request.
+	Object    string
+	OldObject string
+	User      string
+	Groups    string // comma-separated
 }
