@@ -66,7 +66,10 @@ func TestInterceptMatchConditionsAgreeWithTheAPIServer(t *testing.T) {
 		for _, u := range r.users {
 			rb.Subjects = append(rb.Subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: u})
 		}
-		mustCreate(t, func() error { _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); return err })
+		mustCreate(t, func() error {
+			_, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{})
+			return err
+		})
 	}
 
 	rec := &recorder{calls: map[string][]string{}}
