@@ -214,12 +214,53 @@ func (c *Cache) discover() error {
 		}
 	}
 
+	// A group version can be served without every resource of it: Kubernetes
+	// 1.28 serves admissionregistration.k8s.io/v1 (webhooks) but its
+	// ValidatingAdmissionPolicies only in v1beta1/v1alpha1. So the resource
+	// itself must be listed in its group version, asked once per version.
+	resources := map[string][]string{}
+	servesResource := func(group, version, resource string) bool {
+		if !slices.Contains(served[group], version) {
+			return false
+		}
+		gv := version
+		if group != "" {
+			gv = group + "/" + version
+		}
+		names, asked := resources[gv]
+		if !asked {
+			list, err := c.k8s.Discovery().ServerResourcesForGroupVersion(gv)
+			if err != nil || list == nil {
+				// Unknown rather than absent: keep the group-level answer.
+				resources[gv] = nil
+				return true
+			}
+			for _, r := range list.APIResources {
+				names = append(names, r.Name)
+			}
+			resources[gv] = names
+		}
+		return names == nil || slices.Contains(names, resource)
+	}
+
+	// The discovery calls are made outside the lock: first what to ask, then ask.
+	c.mu.Lock()
+	kinds := make(map[KindID]Kind, len(c.kinds))
+	for id, ks := range c.kinds {
+		kinds[id] = ks.kind
+	}
+	c.mu.Unlock()
+	chosen := make(map[KindID]int, len(kinds))
+	for id, k := range kinds {
+		chosen[id] = slices.IndexFunc(candidateVersions(k), func(v string) bool { return servesResource(k.Group, v, k.Resource) })
+	}
+
 	c.mu.Lock()
 	c.discovered, c.version = true, info.GitVersion
 	var notServed []KindID
-	for _, ks := range c.kinds {
+	for id, ks := range c.kinds {
 		candidates := candidateVersions(ks.kind)
-		i := slices.IndexFunc(candidates, func(v string) bool { return slices.Contains(served[ks.kind.Group], v) })
+		i := chosen[id]
 		if i < 0 {
 			ks.decided, ks.state = true, StateError
 			ks.err = fmt.Errorf("%s %s: %w", ks.kind.Group, ks.kind.Resource, ErrNotServed)
