@@ -11,6 +11,8 @@ type Load struct {
 	Window  time.Duration
 	Levels  map[string]LevelLoad
 	Schemas map[string]SchemaLoad
+	// Webhooks is each admission webhook's health (webhooks.go).
+	Webhooks map[WebhookKey]WebhookLoad
 }
 
 // HasRates reports whether the rates are known (two scrapes taken).
@@ -98,6 +100,11 @@ func loadOf(prev *Totals, prevAt time.Time, cur Totals, at time.Time) Load {
 		}
 		ld.Schemas[name] = s
 	}
+	var prevHooks map[WebhookKey]*WebhookTotals
+	if prev != nil {
+		prevHooks = prev.Webhooks
+	}
+	ld.Webhooks = webhookLoads(prevHooks, cur.Webhooks, secs)
 	return ld
 }
 

@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"slices"
+
+	"github.com/labstack/echo/v4"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+func isWebhookKind(id kube.KindID) bool { return id == kube.Webhooks || id == kube.MutatingWebhooks }
+
+// webhookConfig reads a webhook configuration from the shared cache.
+func (h *Handlers) webhookConfig(id kube.KindID, name string) (admission.Config, bool) {
+	obj, err := h.deps.Cluster.Object(id, name)
+	if err != nil {
+		return admission.Config{}, false
+	}
+	switch o := obj.(type) {
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		return admission.FromValidating(o), true
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		return admission.FromMutating(o), true
+	}
+	return admission.Config{}, false
+}
+
+// addListWebhookHealth adds a health column to a webhook configuration list
+// (only the rows shown), with the banner saying where it comes from.
+func (h *Handlers) addListWebhookHealth(c echo.Context, id kube.KindID, page *model.ListPage) {
+	st, ok := h.apfLoad(c)
+	if !ok {
+		return
+	}
+	banner := st.LoadBanner()
+	banner.Title = "Webhook health"
+	page.Chrome.Banners = append(page.Chrome.Banners, banner)
+	if st.Load == nil {
+		return
+	}
+	configs := make(map[string]admission.Config, len(page.Rows))
+	for _, r := range page.Rows {
+		if cfg, ok := h.webhookConfig(id, r.Name); ok {
+			configs[r.Name] = cfg
+		}
+	}
+	present.AddWebhookHealth(page, configs, st.Load)
+}
+
+// addDetailWebhookHealth puts each webhook's health first among the
+// configuration's insights.
+func (h *Handlers) addDetailWebhookHealth(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
+	cfg, found := h.webhookConfig(id, name)
+	if !found {
+		return
+	}
+	st, ok := h.apfLoad(c)
+	if !ok {
+		return
+	}
+	page.Insights = slices.Insert(page.Insights, 0, present.WebhookHealthInsight(cfg, st))
+}
