@@ -67,6 +67,7 @@ func (h *Handlers) intercept(c echo.Context) error {
 	}
 	p.Notes = append(p.Notes, ans.Notes...)
 	p.Result = present.InterceptResult(ans.Verdicts, ans.Conditions)
+	p.Policies = present.InterceptPolicies(ans.Policies)
 	return render(c, http.StatusOK, pages.Intercept(p))
 }
 
