@@ -124,6 +124,8 @@ type Lookup interface {
 	// SubjectAccessReview answers the interception simulator's CEL
 	// `authorizer` checks about the simulated user.
 	SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error)
+	// ConfigMap reads the param object of a ValidatingAdmissionPolicy binding.
+	ConfigMap(ctx context.Context, namespace, name string) (obj map[string]any, found bool, err error)
 }
 
 // Deps is everything the handlers need, built by main.

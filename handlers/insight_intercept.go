@@ -56,9 +56,10 @@ func (h *Handlers) intercept(c echo.Context) error {
 		return render(c, http.StatusUnprocessableEntity, pages.Intercept(p))
 	}
 	ask := intercept.Asker{Cache: h.deps.Cluster, Lookup: h.deps.Lookup, Timeout: lookupTimeout,
-		MayList: func(k kube.Kind) bool { return h.mayList(c, k) }}
+		MayList: func(k kube.Kind) bool { return h.mayList(c, k) }, Policies: h.deps.Cluster}
 	if h.deps.Lookup != nil {
 		ask.Reviewer = h.deps.Lookup
+		ask.Params = h.deps.Lookup
 	}
 	ans, err := ask.AskWith(c.Request().Context(), req, objs)
 	if err != nil {
@@ -66,6 +67,7 @@ func (h *Handlers) intercept(c echo.Context) error {
 	}
 	p.Notes = append(p.Notes, ans.Notes...)
 	p.Result = present.InterceptResult(ans.Verdicts, ans.Conditions)
+	p.Policies = present.InterceptPolicies(ans.Policies)
 	return render(c, http.StatusOK, pages.Intercept(p))
 }
 

@@ -33,6 +33,8 @@ type Request struct {
 	NamespaceLabels map[string]string // the namespace's labels (for a Namespace object: its own)
 	ObjectLabels    map[string]string // the object's labels (for UPDATE: new or old may match)
 	OldObjectLabels map[string]string // UPDATE and DELETE: the stored object's labels
+	// Name is the object's name (resourceNames of policy rules); "" unknown.
+	Name string
 }
 
 // namespacesGVR is the Namespace resource, which the dispatcher treats as

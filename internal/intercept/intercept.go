@@ -48,6 +48,12 @@ type Asker struct {
 	// CELBudget bounds the time all matchConditions of one question take;
 	// zero: DefaultCELBudget.
 	CELBudget time.Duration
+	// Policies lists the cached ValidatingAdmissionPolicies and bindings;
+	// nil leaves policies out.
+	Policies PolicySource
+	// Params reads the ConfigMaps bindings take params from; nil reports
+	// them unresolved.
+	Params ParamLookup
 }
 
 // Answer is which webhooks would be called, in the order the API server calls
@@ -58,7 +64,10 @@ type Answer struct {
 	// matchConditions; nil where the rules or selectors already rule it out
 	// or it has none.
 	Conditions []*Conditions
-	Notes      []string
+	// Policies are the ValidatingAdmissionPolicy bindings, each with what it
+	// would do with the request.
+	Policies []PolicyAnswer
+	Notes    []string
 }
 
 // Ask answers for req. The request's namespace labels are the namespace's own
@@ -103,6 +112,14 @@ func (a Asker) AskWith(ctx context.Context, req admission.Request, objs Objects)
 	}
 	ans.Verdicts = admission.Intercepts(all, req, equivalents)
 	ans.Conditions = a.evaluateConditions(ctx, all, ans.Verdicts, req, objs)
+	if req.Name == "" {
+		if meta, ok := objectMeta(objs); ok {
+			req.Name, _ = meta["name"].(string)
+		}
+	}
+	policies, notes := a.policies(ctx, req, equivalents, objs, &reviewAuthorizer{reviewer: a.Reviewer, answers: map[checkKey]answer{}})
+	ans.Policies = policies
+	ans.Notes = append(ans.Notes, notes...)
 	return ans, nil
 }
 
@@ -192,4 +209,14 @@ func orCore(g string) string {
 		return "core"
 	}
 	return g
+}
+
+// objectMeta is the metadata of the object given, else of the old object.
+func objectMeta(objs Objects) (map[string]any, bool) {
+	for _, o := range []map[string]any{objs.Object, objs.OldObject} {
+		if m, ok := o["metadata"].(map[string]any); ok {
+			return m, true
+		}
+	}
+	return nil, false
 }

@@ -120,6 +120,9 @@ type InterceptPage struct {
 	Errors     map[string]string // form field name → what is wrong with it
 	Notes      []string          // what was read from the cluster (namespace labels, versions)
 	Result     *Insight          // nil until a valid request was submitted
+	// Policies are the ValidatingAdmissionPolicy bindings and what each
+	// would do with the request; nil until a valid request was submitted.
+	Policies *Insight
 }
 
 // InterceptForm holds the form's values as typed.

@@ -1,0 +1,37 @@
+package present
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/clusterdesk/clusterdesk/internal/celmatch"
+	"github.com/clusterdesk/clusterdesk/internal/intercept"
+)
+
+func TestInterceptPolicies(t *testing.T) {
+	answers := []intercept.PolicyAnswer{
+		{Policy: "p1", Binding: "b1", Applies: true, Actions: []string{"Deny"}, FailurePolicy: "Fail", Denies: true,
+			Outcome: &celmatch.PolicyOutcome{Validations: []celmatch.Validation{{Expression: "false", Result: "fail", Message: "no", Reason: "Invalid", Denies: true}}}},
+		{Policy: "p2", Binding: "b2", Applies: true, Actions: []string{"Warn"}, FailurePolicy: "Fail", Warns: true,
+			Outcome: &celmatch.PolicyOutcome{Validations: []celmatch.Validation{{Expression: "false", Result: "fail", Message: "careful", Denies: true}}}},
+		{Policy: "p3", Binding: "b3", Applies: true, Actions: []string{"Deny"}, FailurePolicy: "Fail", Unresolved: true, Params: "params not resolved: x"},
+		{Policy: "p4", Binding: "b4", Reasons: []string{"Policy: no resourceRule matches."}},
+	}
+	got := InterceptPolicies(answers)
+	want := []string{"denies", "warns", "unknown", "does not apply"}
+	if len(got.Table.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got.Table.Rows), len(want))
+	}
+	for i, w := range want {
+		if b := got.Table.Rows[i].Cells[2].Badges[0].Text; b != w {
+			t.Errorf("row %d: badge %q, want %q", i, b, w)
+		}
+	}
+	if !strings.Contains(got.Intro, "3 policy bindings apply of 4") || !strings.Contains(got.Intro, "'p1' with binding 'b1' denied request: no") ||
+		!strings.Contains(got.Intro, "Warnings: Validation failed for ValidatingAdmissionPolicy 'p2' with binding 'b2': careful") {
+		t.Errorf("intro %q", got.Intro)
+	}
+	if !strings.Contains(strings.Join(got.Table.Rows[2].Cells[4].Lines, " "), "params not resolved") {
+		t.Errorf("unresolved params not said: %v", got.Table.Rows[2].Cells[4].Lines)
+	}
+}
