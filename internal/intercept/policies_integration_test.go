@@ -174,7 +174,9 @@ func TestPoliciesAgreeWithTheAPIServer(t *testing.T) {
 					t.Fatal(err)
 				}
 				olds[i] = stored
-				t.Cleanup(func() { _ = cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), stored.Name, metav1.DeleteOptions{}) })
+				t.Cleanup(func() {
+					_ = cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), stored.Name, metav1.DeleteOptions{})
+				})
 			}
 			send := func(i int) (error, []string) {
 				p := c.probes[i]
