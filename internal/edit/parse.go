@@ -61,7 +61,7 @@ func Parse(text string, t Target) (*unstructured.Unstructured, error) {
 	// Strict: a key given twice would otherwise silently keep the last value.
 	j, err := yaml.YAMLToJSONStrict([]byte(text))
 	if err != nil {
-		return nil, yamlError(err)
+		return nil, yamlError(err, text)
 	}
 	var head struct {
 		APIVersion string `json:"apiVersion"`
@@ -121,8 +121,10 @@ func documents(text string) int {
 	return n
 }
 
-// yamlError makes the YAML parser's message readable and finds its line.
-func yamlError(err error) *InputError {
+// yamlError makes the YAML parser's message readable and finds its line. At
+// the end of the text the parser can name the line after the last one (an
+// unfinished mapping); the editor marks the last line instead.
+func yamlError(err error, text string) *InputError {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
 	msg = strings.TrimPrefix(msg, "yaml: ")
@@ -130,6 +132,7 @@ func yamlError(err error) *InputError {
 	e := &InputError{Title: "Invalid YAML", Message: msg}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
+		e.Line = min(e.Line, strings.Count(text, "\n")+1)
 	}
 	return e
 }
