@@ -41,16 +41,9 @@ func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool)
 	return state, true
 }
 
-// addListLoad adds the load columns to the priority level list, and the
-// banner saying where they come from (or why they are missing).
-func (h *Handlers) addListLoad(c echo.Context, id kube.KindID, page *model.ListPage) {
-	if isWebhookKind(id) && !page.Forbidden {
-		h.addListWebhookHealth(c, id, page) // webhook_health.go
-		return
-	}
-	if id != kube.PriorityLevels || page.Forbidden {
-		return
-	}
+// addPriorityLevelListLoad adds the load columns to the priority level list,
+// and the banner saying where they come from (or why they are missing).
+func (h *Handlers) addPriorityLevelListLoad(c echo.Context, _ kube.KindID, page *model.ListPage) {
 	st, ok := h.apfLoad(c)
 	if !ok {
 		return
@@ -61,16 +54,9 @@ func (h *Handlers) addListLoad(c echo.Context, id kube.KindID, page *model.ListP
 	}
 }
 
-// addDetailLoad puts the live load first among a priority level's or a
+// addAPFDetailLoad puts the live load first among a priority level's or a
 // FlowSchema's sections.
-func (h *Handlers) addDetailLoad(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
-	if isWebhookKind(id) {
-		h.addDetailWebhookHealth(c, id, name, page) // webhook_health.go
-		return
-	}
-	if id != kube.PriorityLevels && id != kube.FlowSchemas {
-		return
-	}
+func (h *Handlers) addAPFDetailLoad(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
 	st, ok := h.apfLoad(c)
 	if !ok {
 		return

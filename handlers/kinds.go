@@ -44,6 +44,10 @@ type kindPages struct {
 	liveRows func(l *LiveUpdates, names []string, now time.Time) (live.Message, bool)
 	// objects lists the cached objects' metadata, for search and activity.
 	objects func(Cluster) ([]metav1.Object, error)
+	// listMetrics and detailMetrics, when set, add what the API server's
+	// /metrics says about the kind's objects (APF load, webhook health).
+	listMetrics   func(*Handlers, echo.Context, kube.KindID, *model.ListPage)
+	detailMetrics func(*Handlers, echo.Context, kube.KindID, string, *model.DetailPage)
 }
 
 // kindAccess is how a kind's objects are read from the cache as T: the
@@ -165,6 +169,13 @@ func ownPages(kp kindPages, page func(*Handlers, echo.Context) error, rows func(
 	return kp
 }
 
+// withMetrics sets the live numbers a kind's list and detail pages add (either may be nil).
+func withMetrics(kp kindPages, list func(*Handlers, echo.Context, kube.KindID, *model.ListPage),
+	detail func(*Handlers, echo.Context, kube.KindID, string, *model.DetailPage)) kindPages {
+	kp.listMetrics, kp.detailMetrics = list, detail
+	return kp
+}
+
 // readOnly marks a kind the console never edits.
 func readOnly(kp kindPages) kindPages {
 	kp.readOnly = true
@@ -177,8 +188,10 @@ var registeredKinds = []kindPages{
 	// The CSR page and queue are the approval workflow (csr_detail.go, csr_queue.go).
 	ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
 		(*Handlers).csrDetail, (*LiveUpdates).csrQueueRows),
-	pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
-	pagesFor(kube.PriorityLevels, "p", typed(Cluster.PriorityLevels, Cluster.PriorityLevel), present.PriorityLevelList,
+	// APF pages show the API server's live load (apf_load.go).
+	withMetrics(pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
+		nil, (*Handlers).addAPFDetailLoad),
+	withMetrics(pagesFor(kube.PriorityLevels, "p", typed(Cluster.PriorityLevels, Cluster.PriorityLevel), present.PriorityLevelList,
 		func(c Cluster, pl *flowcontrolv1.PriorityLevelConfiguration, now time.Time) model.DetailPage {
 			// The "used by" table is a courtesy: if FlowSchemas cannot be read
 			// (forbidden, syncing) the priority level still shows.
@@ -188,19 +201,23 @@ var registeredKinds = []kindPages{
 			}
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
+		(*Handlers).addPriorityLevelListLoad, (*Handlers).addAPFDetailLoad),
 	// The CRD page counts its custom resources as the user (insight_crd_instances.go);
 	// live rows and search need no schemas (Cluster.CRD keeps them packed).
 	withLive(pagesFor(kube.CRDs, "r", typed(Cluster.CRDs, Cluster.CRD).detailFrom(Cluster.CRDWithSchemas),
 		present.CRDList, plain(present.CRDDetail)), (*Handlers).crdDetail),
-	withLive(pagesFor(kube.Webhooks, "w", typed(Cluster.Webhooks, Cluster.Webhook), present.WebhookList,
+	// Webhook pages show each webhook's health (webhook_health.go).
+	withMetrics(withLive(pagesFor(kube.Webhooks, "w", typed(Cluster.Webhooks, Cluster.Webhook), present.WebhookList,
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)
 		})), (*Handlers).webhookDetail),
+		(*Handlers).addListWebhookHealth, (*Handlers).addDetailWebhookHealth),
 	// Read-only: the pages explain mutating webhooks, the editor refuses them.
-	readOnly(withLive(pagesFor(kube.MutatingWebhooks, "m", typed(Cluster.MutatingWebhooks, Cluster.MutatingWebhook), present.MutatingWebhookList,
+	readOnly(withMetrics(withLive(pagesFor(kube.MutatingWebhooks, "m", typed(Cluster.MutatingWebhooks, Cluster.MutatingWebhook), present.MutatingWebhookList,
 		plain(func(c *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.MutatingWebhookDetail(c, nil, now)
-		})), (*Handlers).mutatingWebhookDetail)),
+		})), (*Handlers).mutatingWebhookDetail),
+		(*Handlers).addListWebhookHealth, (*Handlers).addDetailWebhookHealth)),
 	readOnly(pagesFor(kube.AdmissionPolicies, "v", admissionPolicies,
 		present.PolicyList, policyDetail)),
 	readOnly(pagesFor(kube.AdmissionPolicyBindings, "b", policyBindings,

@@ -97,7 +97,9 @@ func (h *Handlers) list(c echo.Context) error {
 	}
 	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	page.NewHref = h.newHref(c, kind.ID) // list_new.go
-	h.addListLoad(c, kind.ID, &page)     // apf_load.go
+	if kp.listMetrics != nil && !page.Forbidden {
+		kp.listMetrics(h, c, kind.ID, &page) // the API server's own numbers (apf_load.go, webhook_health.go)
+	}
 	return renderPage(c, status, pages.List(page), pages.ListTable(page))
 }
 
@@ -124,6 +126,8 @@ func (h *Handlers) detail(c echo.Context) error {
 	page.Chrome = h.chrome(c, name, kind.ID,
 		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: name})
 	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, name)
-	h.addDetailLoad(c, kind.ID, name, &page) // apf_load.go
+	if kp.detailMetrics != nil {
+		kp.detailMetrics(h, c, kind.ID, name, &page)
+	}
 	return render(c, http.StatusOK, pages.Detail(page))
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-func isWebhookKind(id kube.KindID) bool { return id == kube.Webhooks || id == kube.MutatingWebhooks }
-
 // webhookConfig reads a webhook configuration from the shared cache.
 func (h *Handlers) webhookConfig(id kube.KindID, name string) (admission.Config, bool) {
 	obj, err := h.deps.Cluster.Object(id, name)
