@@ -81,7 +81,7 @@ func interceptCalled(v admission.Verdict, c *intercept.Conditions) (model.Badge,
 	evaluated := "matchConditions evaluated in " + c.Elapsed.Round(time.Microsecond).String() + "."
 	if c.Unknown {
 		return model.Badge{Text: "unknown", Tone: model.TonePending, Hint: "an authorizer check could not be asked"}, cell,
-			[]string{"An authorizer check could not be asked (your Kubernetes identity may not create SubjectAccessReviews), so the outcome is unknown. " + evaluated}
+			[]string{"An authorizer check could not be asked (" + c.UnknownWhy + "), so whether the webhook is called is unknown. " + evaluated}
 	}
 	switch c.Decision {
 	case celmatch.Call:
