@@ -58,6 +58,11 @@ type PolicyAnswer struct {
 	// Unresolved: the answer depends on something clusterdesk could not
 	// read (params), so it may differ from the API server's.
 	Unresolved bool
+	// Unknown: an `authorizer` check of the policy could not be asked
+	// (UnknownWhy says why), so its outcome stands on a check answered "no
+	// opinion" and may be wrong.
+	Unknown    bool
+	UnknownWhy string
 }
 
 // policies evaluates every ValidatingAdmissionPolicy binding for req, as the
@@ -147,13 +152,26 @@ func (a Asker) policy(ctx context.Context, p *admissionregistrationv1.Validating
 		Resource:    schema.GroupVersionResource{Group: matched.Group, Version: matched.Version, Resource: matched.Resource},
 		Subresource: req.Subresource, Namespace: req.Namespace, Object: objs.Object, OldObject: objs.OldObject,
 		User: objs.User, DryRun: objs.DryRun}, Params: params, Namespace: ns}
+	before := authz.unknownAnswers()
 	outcome := celmatch.EvaluatePolicy(ctx, p, in, authz)
+	ans.Unknown, ans.UnknownWhy = authz.unknownSince(before)
+	if ans.Unknown {
+		return ans // neither denies nor warns on a guess
+	}
 	ans.Outcome = &outcome
 	denied := outcome.Error != "" && outcome.ErrorDenies
 	failed := false
 	for _, v := range outcome.Validations {
 		if v.Denies {
 			failed = true
+		}
+	}
+	// An auditAnnotation error under failurePolicy Fail is a denial that
+	// the validationActions do not change (dispatcher.go appends it to the
+	// denied decisions directly).
+	for _, an := range outcome.AuditAnnotations {
+		if an.Denies {
+			ans.Denies = true
 		}
 	}
 	// Dispatch: a denying decision counts once per validationAction.
@@ -244,6 +262,11 @@ func firstDenial(o celmatch.PolicyOutcome) string {
 	for _, v := range o.Validations {
 		if v.Denies {
 			return v.Message
+		}
+	}
+	for _, a := range o.AuditAnnotations {
+		if a.Denies {
+			return a.Error
 		}
 	}
 	return ""

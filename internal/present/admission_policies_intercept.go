@@ -69,6 +69,9 @@ func policyOutcome(a intercept.PolicyAnswer) (model.Badge, []string) {
 		return model.Badge{Text: "skipped", Tone: model.ToneNeutral}, why
 	case a.Outcome.Skipped != "":
 		return model.Badge{Text: "skipped by matchConditions", Tone: model.ToneNeutral}, append(why, "matchCondition "+a.Outcome.Skipped+" is false: the validations are not evaluated.")
+	case a.Unknown:
+		return model.Badge{Text: "unknown", Tone: model.TonePending, Hint: "an authorizer check could not be asked"},
+			append(why, "An authorizer check could not be asked ("+a.UnknownWhy+"), so what the policy does is unknown.")
 	case a.Outcome.Error != "":
 		why = append(why, "Error: "+a.Outcome.Error)
 	}
@@ -108,6 +111,22 @@ func policyValidations(a intercept.PolicyAnswer) model.Rich {
 			label += " (reason " + v.Reason + ")"
 		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: v.Expression})
+	}
+	// auditAnnotations: key → value as the audit event would carry it.
+	for _, an := range a.Outcome.AuditAnnotations {
+		label := "auditAnnotation " + an.Key
+		switch an.Result {
+		case celmatch.AnnotationPublished:
+			label += " → " + an.Value
+		case celmatch.AnnotationExcluded:
+			label += ": not set (null or empty)"
+			if an.Error != "" {
+				label = "auditAnnotation " + an.Key + ": not set, error under failurePolicy Ignore (" + an.Error + ")"
+			}
+		default:
+			label += ": error (" + an.Error + ")"
+		}
+		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: an.ValueExpression})
 	}
 	return cell
 }
