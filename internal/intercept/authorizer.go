@@ -39,7 +39,7 @@ type reviewAuthorizer struct {
 	reviewer Reviewer
 	mu       sync.Mutex
 	answers  map[checkKey]answer
-	unknown  int // checks answered unknown (could not be asked), repeats included
+	unknown  int    // checks answered unknown (could not be asked), repeats included
 	why      string // why the last unknown check could not be asked
 }
 
