@@ -52,6 +52,9 @@ func policyOutcome(a intercept.PolicyAnswer) (model.Badge, []string) {
 	if a.Params != "" {
 		why = append(why, a.Params)
 	}
+	if a.ParamShown != "" && a.Outcome != nil {
+		why = append(why, "The validations shown are those evaluated with "+a.ParamShown+".")
+	}
 	if a.Outcome != nil {
 		why = append(why, "Evaluated in "+a.Outcome.Elapsed.Round(time.Microsecond).String()+".")
 	}
