@@ -42,7 +42,7 @@ func TestAuditAnnotationsAgreeWithTheAuditLog(t *testing.T) {
 			// "block" tells when the API server enforces the policy.
 			Validations: []admissionregistrationv1.Validation{{Expression: "!has(object.data) || !('block' in object.data)", Message: "celaudit: blocked"}},
 			AuditAnnotations: []admissionregistrationv1.AuditAnnotation{
-				{Key: "owner", ValueExpression: "has(object.data) && 'owner' in object.data ? 'owned by ' + object.data.owner : null"},
+				{Key: "owner", ValueExpression: "has(object.data) && 'owner' in object.data ? 'owned by ' + string(object.data.owner) : ''"},
 				{Key: "keys", ValueExpression: "string(has(object.data) ? size(object.data) : 0) + ' keys'"},
 				{Key: "blank", ValueExpression: "'  '"},
 			}}}, metav1.CreateOptions{})
