@@ -93,7 +93,7 @@ func TestInterceptAuthorizerUnknownWithoutReviewRights(t *testing.T) {
 		return map[string][]string{"operation": {"CREATE"}, "version": {"v1"}, "resource": {"configmaps"}, "namespace": {"ns-" + sfx},
 			"nsLabels": {label + "=yes"}, "user": {"celunk-nobody"}, "groups": {"system:authenticated"}, "object": {obj}}
 	}
-	type answer struct{ webhook, webhookWhy, policy, policyWhy, intro string }
+	type answer struct{ webhook, webhookWhy, webhookConds, policy, policyWhy, intro string }
 	ask := func(t *testing.T, identity string) answer {
 		t.Helper()
 		ls := newLiveServer(t, identity, false)
@@ -110,7 +110,7 @@ func TestInterceptAuthorizerUnknownWithoutReviewRights(t *testing.T) {
 		text := func(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
 		doc.Find(`[data-testid="intercept-row"]`).Each(func(_ int, row *goquery.Selection) {
 			if cells := row.Find("td"); strings.TrimSpace(cells.Eq(2).Text()) == name {
-				a.webhook, a.webhookWhy = text(cells.Eq(4)), text(cells.Eq(5))
+				a.webhook, a.webhookWhy, a.webhookConds = text(cells.Eq(4)), text(cells.Eq(5)), text(cells.Eq(6))
 			}
 		})
 		doc.Find(`[data-testid="intercept-policy-row"]`).Each(func(_ int, row *goquery.Selection) {
@@ -127,6 +127,9 @@ func TestInterceptAuthorizerUnknownWithoutReviewRights(t *testing.T) {
 		a := ask(t, testcluster.Auditor)
 		if a.webhook != "unknown" || !strings.Contains(a.webhookWhy, "may not create SubjectAccessReviews") {
 			t.Errorf("webhook: %q (%s), want unknown saying the identity may not create SubjectAccessReviews", a.webhook, a.webhookWhy)
+		}
+		if !strings.Contains(a.webhookConds, "may-list-secrets: unknown") {
+			t.Errorf("the condition's guessed result is shown: %s", a.webhookConds)
 		}
 		if a.policy != "unknown" || !strings.Contains(a.policyWhy, "may not create SubjectAccessReviews") {
 			t.Errorf("policy: %q (%s), want unknown saying why", a.policy, a.policyWhy)

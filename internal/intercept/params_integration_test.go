@@ -54,7 +54,9 @@ func TestCRDParamsAgreeWithTheAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = ext.ApiextensionsV1().CustomResourceDefinitions().Delete(bg, crdName, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = ext.ApiextensionsV1().CustomResourceDefinitions().Delete(bg, crdName, metav1.DeleteOptions{})
+	})
 	gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "limits"}
 	ns := "default"
 	deadline := time.Now().Add(30 * time.Second)

@@ -103,6 +103,9 @@ func policyValidations(a intercept.PolicyAnswer) model.Rich {
 		if c.Result == celmatch.Error {
 			label += " (" + c.Error + ")"
 		}
+		if a.Unknown && asksAuthorizer(c.Expression) {
+			label = "matchCondition " + c.Name + ": unknown (an authorizer check could not be asked)"
+		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: c.Expression})
 	}
 	for i, v := range a.Outcome.Validations {
@@ -112,6 +115,9 @@ func policyValidations(a intercept.PolicyAnswer) model.Rich {
 		}
 		if v.Reason != "" && v.Result == "fail" {
 			label += " (reason " + v.Reason + ")"
+		}
+		if a.Unknown && asksAuthorizer(v.Expression) {
+			label = "validation " + strconv.Itoa(i+1) + ": unknown (an authorizer check could not be asked)"
 		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: v.Expression})
 	}

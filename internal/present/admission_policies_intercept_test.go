@@ -53,6 +53,9 @@ func TestInterceptPoliciesUnknownAndAuditAnnotations(t *testing.T) {
 	if b := got.Table.Rows[0].Cells[2].Badges[0].Text; b != "unknown" || !strings.Contains(strings.Join(got.Table.Rows[0].Cells[4].Lines, " "), "could not be asked (no rights)") {
 		t.Errorf("unknown binding: badge %q, why %v", b, got.Table.Rows[0].Cells[4].Lines)
 	}
+	if l := got.Table.Rows[0].Cells[5].Code[0].Label; l != "validation 1: unknown (an authorizer check could not be asked)" {
+		t.Errorf("the guessed validation is shown as %q", l)
+	}
 	if strings.Contains(got.Intro, "reject") {
 		t.Errorf("intro rejects on a guess: %q", got.Intro)
 	}
