@@ -57,7 +57,7 @@ test('the simulator evaluates matchConditions and a policy against typed objects
 kind: ConfigMap
 metadata:
   name: settings
-  namespace: e2e-cel-${run}
+  namespace: e2e-ns-${run}
   labels:
     team: red
 data:
@@ -69,7 +69,7 @@ data:
     await page.getByTestId('intercept-operation').selectOption('UPDATE');
     await page.getByTestId('intercept-version').fill('v1');
     await page.getByTestId('intercept-resource').fill('configmaps');
-    await page.getByTestId('intercept-namespace').fill(`e2e-cel-${run}`);
+    await page.getByTestId('intercept-namespace').fill(`e2e-ns-${run}`);
     await page.getByTestId('intercept-nsLabels').fill(`${nsLabel}=yes`);
     await page.getByTestId('intercept-labels').fill('team=red');
     await page.getByTestId('intercept-oldLabels').fill('team=red');
@@ -78,11 +78,13 @@ data:
     await page.getByTestId('intercept-oldObject').fill(oldObject);
     await page.getByTestId('intercept-submit').click();
   };
+  // Rows are told by their links (the reasons name the namespace, not the objects).
+  const policy = page.getByTestId('intercept-policy-row').filter({ has: page.getByRole('link', { name, exact: true }) });
   // The console's cache sees the new objects within moments.
   await expect(async () => {
     await fill();
-    await expect(page.getByTestId('intercept-policy-row').filter({ hasText: name })).toHaveCount(1, { timeout: 1000 });
-    await expect(page.getByTestId('intercept-row').filter({ hasText: name })).toHaveCount(2, { timeout: 1000 });
+    await expect(policy).toHaveCount(1, { timeout: 1000 });
+    await expect(page.getByTestId('intercept-row').filter({ has: page.getByRole('link', { name, exact: true }) })).toHaveCount(2, { timeout: 1000 });
   }).toPass({ timeout: 20_000 });
 
   const hookRow = (short: string) => page.getByTestId('intercept-row').filter({ hasText: `${short}.e2e-cel.clusterdesk.dev` });
@@ -91,7 +93,6 @@ data:
   await expect(hookRow('team-blue').locator('td').nth(4)).toHaveText('skipped by matchConditions');
   await expect(hookRow('team-blue')).toContainText('team-blue: false');
 
-  const policy = page.getByTestId('intercept-policy-row').filter({ hasText: name });
   await expect(policy.locator('td').nth(2)).toHaveText('denies');
   await expect(policy).toContainText('validation 1: fail — mode is immutable, was safe');
   await expect(policy).toContainText(`auditAnnotation ${name}/mode-change → safe -> fast`);
