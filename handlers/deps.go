@@ -16,7 +16,9 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/activity"
@@ -124,8 +126,10 @@ type Lookup interface {
 	// SubjectAccessReview answers the interception simulator's CEL
 	// `authorizer` checks about the simulated user.
 	SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error)
-	// ConfigMap reads the param object of a ValidatingAdmissionPolicy binding.
-	ConfigMap(ctx context.Context, namespace, name string) (obj map[string]any, found bool, err error)
+	// ParamResource and Params read the param objects of a
+	// ValidatingAdmissionPolicy binding (any paramKind).
+	ParamResource(ctx context.Context, apiVersion, kind string) (gvr schema.GroupVersionResource, namespaced, found bool, err error)
+	Params(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, selector labels.Selector) ([]map[string]any, error)
 }
 
 // Deps is everything the handlers need, built by main.

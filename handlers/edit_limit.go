@@ -90,6 +90,9 @@ func explainBodyLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		err := next(c)
 		var he *echo.HTTPError
 		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge && he.Message == echo.ErrStatusRequestEntityTooLarge.Message {
+			if readPOSTRoutes[c.Path()] {
+				return simulatorTooLarge()
+			}
 			return bodyTooLargeFor(bodyLimitFor(c.Path()))
 		}
 		return err

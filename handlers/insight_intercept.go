@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,13 +26,18 @@ import (
 // intercept answers "which webhooks would intercept this request?"
 // (intercept.Asker: the cached webhook configurations, with the namespace's
 // labels and the resource's other versions read from the cluster). Without a
-// version and resource it only shows the form.
+// version and resource it only shows the form. The form is POSTed (objects
+// can be large); a GET with the same fields in the query answers too, so a
+// link to a simple request keeps working.
 func (h *Handlers) intercept(c echo.Context) error {
 	kind, ok := h.deps.Cluster.Kind(kube.Webhooks)
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, "clusterdesk does not show ValidatingWebhookConfigurations.")
 	}
-	q := c.QueryParams()
+	q, err := interceptValues(c)
+	if err != nil {
+		return err
+	}
 	p := model.InterceptPage{
 		Chrome: h.chrome(c, "Which webhooks would intercept this request?", kind.ID,
 			model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: "Intercept"}),
@@ -61,7 +68,8 @@ func (h *Handlers) intercept(c echo.Context) error {
 		ask.Reviewer = h.deps.Lookup
 		ask.Params = h.deps.Lookup
 	}
-	ans, err := ask.AskWith(c.Request().Context(), req, objs)
+	var ans intercept.Answer
+	ans, err = ask.AskWith(c.Request().Context(), req, objs)
 	if err != nil {
 		return err
 	}
@@ -105,10 +113,26 @@ func parseIntercept(f model.InterceptForm, errs map[string]string) (admission.Re
 	return req, len(errs) == 0
 }
 
-// maxInterceptObject bounds each YAML object of the form. The form is a GET
-// (its answer has a URL), so the objects travel in the request line, which
-// the HTTP server bounds too.
-const maxInterceptObject = 64 << 10
+// maxInterceptObject bounds each YAML object of the form. The whole POST
+// body is bounded by maxBody (a 413 with simulatorTooLarge); a GET's query
+// by the HTTP server's header limit.
+const maxInterceptObject = 512 << 10
+
+// interceptValues are the form's fields: the query of a GET, the body of a
+// POST (multipart, as the page sends it, or URL-encoded).
+func interceptValues(c echo.Context) (url.Values, error) {
+	if c.Request().Method != http.MethodPost {
+		return c.QueryParams(), nil
+	}
+	if err := parseEditorForm(c); err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
+			return nil, simulatorTooLarge()
+		}
+		return nil, err
+	}
+	return c.Request().PostForm, nil
+}
 
 // parseInterceptObjects reads what the matchConditions see: the objects
 // (YAML, parsed with sigs.k8s.io/yaml) and the user, recording each bad

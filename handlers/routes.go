@@ -87,6 +87,9 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.CRInstanceRoute, h.crInstance, crds)
 	// Which webhooks would intercept a request (insight_intercept.go).
 	e.GET(urls.Intercept, h.intercept, of(kube.Webhooks))
+	// The same with the objects in a POST body (too large for a URL). It
+	// changes nothing, so it is not in the read-only group (read_post.go).
+	e.POST(readPOST(urls.Intercept), h.intercept, of(kube.Webhooks))
 	// The auditor's views (activity.go): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
 	e.GET(urls.Activity, h.activityPage)

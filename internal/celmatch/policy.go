@@ -58,7 +58,10 @@ type PolicyOutcome struct {
 	Error       string
 	ErrorDenies bool
 	Validations []Validation
-	Elapsed     time.Duration
+	// AuditAnnotations are the policy's auditAnnotations with their values
+	// (evaluated after the validations, as the API server does).
+	AuditAnnotations []AuditAnnotation
+	Elapsed          time.Duration
 }
 
 // PolicyRequest is a Request with what a policy also sees.
@@ -78,9 +81,9 @@ type PolicyRequest struct {
 // .../policy/validating/validator.go with RuntimeCELCostBudget per binding
 // and param, as dispatcher.go calls it. The validating package itself is not
 // imported: it drags the API server's tracing and egress (gRPC,
-// OpenTelemetry) into the console's binary. auditAnnotations are not
-// evaluated (they change only the audit log, and deny only when their own
-// expression fails under failurePolicy Fail). req.Resource is the resource
+// OpenTelemetry) into the console's binary. auditAnnotations are evaluated
+// too (audit_annotations.go): they change only the audit log, and deny only
+// when their own expression fails under failurePolicy Fail. req.Resource is the resource
 // the policy matched (an equivalent under matchPolicy Equivalent).
 func EvaluatePolicy(ctx context.Context, policy *admissionregistrationv1.ValidatingAdmissionPolicy, req PolicyRequest, authz authorizer.UnconditionalAuthorizer) PolicyOutcome {
 	start := time.Now()
@@ -137,9 +140,19 @@ func EvaluatePolicy(ctx context.Context, policy *admissionregistrationv1.Validat
 			messages[i] = &typedExpression{expr: v.MessageExpression, types: []*cel.Type{cel.StringType}}
 		}
 	}
-	out.Validations = validate(ctx, spec, attrs, req, params,
+	annotations := compileAuditAnnotations(compiler, spec.AuditAnnotations, optionalVars)
+	var evaluated bool
+	out.Validations, evaluated = validate(ctx, spec, attrs, req, params,
 		compiler.CompileCondition(validations, optionalVars, environment.StoredExpressions),
 		compiler.CompileCondition(messages, messageVars, environment.StoredExpressions), authz)
+	if evaluated {
+		anns, err := evaluateAuditAnnotations(ctx, policy, annotations, attrs, req, params)
+		if err != nil {
+			// validator.Validate: the one error replaces every decision.
+			out.Validations = []Validation{{Result: "error", Message: err.Error(), Denies: fail}}
+		}
+		out.AuditAnnotations = anns
+	}
 	out.Elapsed = time.Since(start)
 	return out
 }
@@ -170,13 +183,16 @@ func markConditions(ctx context.Context, out *PolicyOutcome, eval celplugin.Cond
 // validation within one cost budget, the messageExpressions within what is
 // left, a false validation failing with messageExpression, else message,
 // else "failed expression: …"; an error failing by failurePolicy.
-func validate(ctx context.Context, spec admissionregistrationv1.ValidatingAdmissionPolicySpec, attrs *admission.VersionedAttributes, req PolicyRequest, params runtime.Object, validations, messages celplugin.ConditionEvaluator, authz authorizer.UnconditionalAuthorizer) []Validation {
+//
+// evaluated is false when the evaluator failed as a whole (its one error is
+// the only entry), which ends upstream's Validate before the auditAnnotations.
+func validate(ctx context.Context, spec admissionregistrationv1.ValidatingAdmissionPolicySpec, attrs *admission.VersionedAttributes, req PolicyRequest, params runtime.Object, validations, messages celplugin.ConditionEvaluator, authz authorizer.UnconditionalAuthorizer) (_ []Validation, evaluated bool) {
 	fail := spec.FailurePolicy == nil || *spec.FailurePolicy != admissionregistrationv1.Ignore
 	request := celplugin.CreateAdmissionRequest(attrs.Attributes, metav1.GroupVersionResource(req.Resource), metav1.GroupVersionKind(attrs.VersionedKind))
 	ns := celplugin.CreateNamespaceObject(req.Namespace)
 	results, remaining, err := validations.ForInput(ctx, attrs, request, celplugin.OptionalVariableBindings{VersionedParams: params, Authorizer: authz}, ns, celconfig.RuntimeCELCostBudget)
 	if err != nil {
-		return []Validation{{Result: "error", Message: err.Error(), Denies: fail}}
+		return []Validation{{Result: "error", Message: err.Error(), Denies: fail}}, false
 	}
 	msgs, _, msgErr := messages.ForInput(ctx, attrs, request, celplugin.OptionalVariableBindings{VersionedParams: params}, ns, remaining)
 	out := make([]Validation, len(results))
@@ -200,7 +216,7 @@ func validate(ctx context.Context, spec admissionregistrationv1.ValidatingAdmiss
 		}
 		out[i] = o
 	}
-	return out
+	return out, true
 }
 
 // failureMessage is validator.Validate's choice of message: a one-line

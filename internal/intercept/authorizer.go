@@ -3,6 +3,8 @@ package intercept
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -15,10 +17,19 @@ type Reviewer interface {
 	SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error)
 }
 
-// errUnknown is what an `authorizer` check returns when the console's
-// identity may not ask: the expression sees no decision and an error, and the
-// answer is marked unknown.
-var errUnknown = errors.New("unknown: your Kubernetes identity may not create SubjectAccessReviews, so clusterdesk cannot ask")
+// errUnknown is what an `authorizer` check returns when it cannot be asked
+// (the signed-in user may not create SubjectAccessReviews, or the review
+// failed): the expression sees no decision and an error, and the answer is
+// marked unknown rather than guessed. The CEL library's allowed() is false
+// for such a check, so without the mark a webhook would look skipped or a
+// validation failed on a guess.
+var errUnknown = errors.New("unknown")
+
+// unknownBecause wraps errUnknown with why the check could not be asked.
+func unknownBecause(why string) error { return fmt.Errorf("%w: %s", errUnknown, why) }
+
+// whyForbidden is the reason when the signed-in user may not ask.
+const whyForbidden = "your Kubernetes identity may not create SubjectAccessReviews, so clusterdesk cannot ask the API server"
 
 // reviewAuthorizer answers CEL `authorizer` checks with SubjectAccessReviews
 // about the simulated user, as the API server's authorizer answers them about
@@ -28,7 +39,8 @@ type reviewAuthorizer struct {
 	reviewer Reviewer
 	mu       sync.Mutex
 	answers  map[checkKey]answer
-	unknown  int // checks answered unknown (could not be asked), repeats included
+	unknown  int    // checks answered unknown (could not be asked), repeats included
+	why      string // why the last unknown check could not be asked
 }
 
 // checkKey is one check; the user is the same for every check of a question.
@@ -59,20 +71,23 @@ func (r *reviewAuthorizer) Authorize(ctx context.Context, a authorizer.Attribute
 	r.answers[key] = ans
 	if errors.Is(ans.err, errUnknown) {
 		r.unknown++
+		r.why = strings.TrimPrefix(ans.err.Error(), errUnknown.Error()+": ")
 	}
 	return ans.decision, ans.reason, ans.err
 }
 
 func (r *reviewAuthorizer) ask(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) answer {
 	if r.reviewer == nil {
-		return answer{decision: authorizer.DecisionNoOpinion, err: errUnknown}
+		return answer{decision: authorizer.DecisionNoOpinion, err: unknownBecause("clusterdesk cannot ask access reviews here")}
 	}
 	st, err := r.reviewer.SubjectAccessReview(ctx, spec)
 	switch {
 	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-		return answer{decision: authorizer.DecisionNoOpinion, err: errUnknown}
+		return answer{decision: authorizer.DecisionNoOpinion, err: unknownBecause(whyForbidden)}
 	case err != nil:
-		return answer{decision: authorizer.DecisionNoOpinion, err: err}
+		// A failed review (timeout, the API server unreachable) answers
+		// nothing about the user: unknown, never a guessed denial.
+		return answer{decision: authorizer.DecisionNoOpinion, err: unknownBecause("the access review failed: " + err.Error())}
 	case st.Allowed:
 		return answer{decision: authorizer.DecisionAllow, reason: st.Reason}
 	case st.Denied:

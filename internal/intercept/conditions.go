@@ -30,6 +30,8 @@ type Conditions struct {
 	// Unknown: an `authorizer` check could not be asked, so the outcome
 	// stands on a check answered "no opinion" and may be wrong.
 	Unknown bool
+	// UnknownWhy says why a check could not be asked.
+	UnknownWhy string
 	// NotEvaluated says why the conditions were not evaluated (the time
 	// budget was spent); "" when they were.
 	NotEvaluated string
@@ -75,7 +77,7 @@ func (a Asker) evaluateConditions(ctx context.Context, configs []admission.Confi
 		before := authz.unknownAnswers()
 		fp := h.FailurePolicy
 		res := &Conditions{Outcome: celmatch.Evaluate(ctx, h.MatchConditions, &fp, in, authz)}
-		res.Unknown = authz.unknownAnswers() > before
+		res.Unknown, res.UnknownWhy = authz.unknownSince(before)
 		out[i] = res
 	}
 	return out
@@ -86,4 +88,15 @@ func (r *reviewAuthorizer) unknownAnswers() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.unknown
+}
+
+// unknownSince reports whether a check was answered unknown after before
+// (unknownAnswers' count), and why.
+func (r *reviewAuthorizer) unknownSince(before int) (bool, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.unknown > before {
+		return true, r.why
+	}
+	return false, ""
 }

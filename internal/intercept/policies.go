@@ -3,10 +3,12 @@ package intercept
 import (
 	"context"
 	"sort"
+	"strconv"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -20,12 +22,15 @@ type PolicySource interface {
 	List(id kube.KindID) ([]runtime.Object, error)
 }
 
-// ParamLookup reads a binding's param object as the signed-in user. Only
-// ConfigMaps are read; other paramKinds are reported unresolved.
+// ParamLookup reads a binding's param objects as the signed-in user, of any
+// paramKind (kube.Lookup: discovery maps the kind, a dynamic client reads).
 type ParamLookup interface {
-	// ConfigMap returns the ConfigMap as an unstructured object; found is
-	// false when it does not exist.
-	ConfigMap(ctx context.Context, namespace, name string) (obj map[string]any, found bool, err error)
+	// ParamResource maps apiVersion and kind to a resource and its scope;
+	// found is false when the API server serves no such kind.
+	ParamResource(ctx context.Context, apiVersion, kind string) (gvr schema.GroupVersionResource, namespaced, found bool, err error)
+	// Params returns the object named name (none when it does not exist),
+	// or those selector selects when name is "".
+	Params(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, selector labels.Selector) ([]map[string]any, error)
 }
 
 // PolicyAnswer is one ValidatingAdmissionPolicy with one of its bindings
@@ -39,9 +44,12 @@ type PolicyAnswer struct {
 	// Actions are the binding's validationActions (Deny, Warn, Audit).
 	Actions       []string
 	FailurePolicy string
-	// Params says which param object was used, or why none was ("params
+	// Params says which param objects were used, or why none was ("params
 	// not resolved: …"); "" when the policy takes none.
 	Params string
+	// ParamShown names the param object of the evaluation Outcome shows
+	// (one evaluation per param object).
+	ParamShown string
 	// Outcome is nil where the policy does not apply or could not be
 	// evaluated (see ConfigError).
 	Outcome *celmatch.PolicyOutcome
@@ -58,6 +66,11 @@ type PolicyAnswer struct {
 	// Unresolved: the answer depends on something clusterdesk could not
 	// read (params), so it may differ from the API server's.
 	Unresolved bool
+	// Unknown: an `authorizer` check of the policy could not be asked
+	// (UnknownWhy says why), so its outcome stands on a check answered "no
+	// opinion" and may be wrong.
+	Unknown    bool
+	UnknownWhy string
 }
 
 // policies evaluates every ValidatingAdmissionPolicy binding for req, as the
@@ -146,78 +159,164 @@ func (a Asker) policy(ctx context.Context, p *admissionregistrationv1.Validating
 	in := celmatch.PolicyRequest{Request: celmatch.Request{Operation: req.Operation,
 		Resource:    schema.GroupVersionResource{Group: matched.Group, Version: matched.Version, Resource: matched.Resource},
 		Subresource: req.Subresource, Namespace: req.Namespace, Object: objs.Object, OldObject: objs.OldObject,
-		User: objs.User, DryRun: objs.DryRun}, Params: params, Namespace: ns}
-	outcome := celmatch.EvaluatePolicy(ctx, p, in, authz)
-	ans.Outcome = &outcome
-	denied := outcome.Error != "" && outcome.ErrorDenies
-	failed := false
+		User: objs.User, DryRun: objs.DryRun}, Namespace: ns}
+	// The dispatcher evaluates the policy once per param object
+	// (PolicyInvocation per param in generic/policy_dispatcher.go); the answer
+	// shows the first evaluation that denies or warns, else the first.
+	for i, param := range params {
+		in.Params = param
+		before := authz.unknownAnswers()
+		outcome := celmatch.EvaluatePolicy(ctx, p, in, authz)
+		unknown, why := authz.unknownSince(before)
+		denies, warns := decision(b, outcome)
+		if i == 0 || (!ans.Denies && !ans.Warns && (denies || warns)) {
+			ans.Outcome = &outcome
+			ans.ParamShown = paramName(param)
+		}
+		if unknown {
+			// Neither denies nor warns on a guess.
+			ans.Unknown, ans.UnknownWhy = true, why
+			continue
+		}
+		ans.Denies, ans.Warns = ans.Denies || denies, ans.Warns || warns
+	}
+	if ans.Unknown {
+		ans.Denies, ans.Warns = false, false
+	}
+	return ans
+}
+
+// decision is what one evaluation makes of the request under the binding's
+// validationActions (Dispatch in .../policy/validating/dispatcher.go): a
+// failed validation, or an error under failurePolicy Fail, counts once per
+// action; an auditAnnotation error under Fail denies whatever the actions
+// (dispatcher.go appends it to the denied decisions directly).
+func decision(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, outcome celmatch.PolicyOutcome) (denies, warns bool) {
+	failed := outcome.Error != "" && outcome.ErrorDenies
 	for _, v := range outcome.Validations {
 		if v.Denies {
 			failed = true
 		}
 	}
-	// Dispatch: a denying decision counts once per validationAction.
+	for _, an := range outcome.AuditAnnotations {
+		if an.Denies {
+			denies = true
+		}
+	}
 	for _, act := range b.Spec.ValidationActions {
 		switch act {
 		case admissionregistrationv1.Deny:
-			ans.Denies = ans.Denies || failed || denied
+			denies = denies || failed
 		case admissionregistrationv1.Warn:
-			ans.Warns = ans.Warns || failed || denied
+			warns = warns || failed
 		}
 	}
-	return ans
+	return denies, warns
+}
+
+// paramName is "namespace/name" of a param object ("" for none).
+func paramName(param map[string]any) string {
+	meta, _ := param["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	if ns, _ := meta["namespace"].(string); ns != "" {
+		return ns + "/" + name
+	}
+	return name
 }
 
 // params resolves the binding's paramRef as generic.CollectParams does
-// (k8s.io/apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go):
-// the param's namespace is the paramRef's, else the request's; a missing
-// param is a configuration error with parameterNotFoundAction Deny and
-// skips the binding with Allow. It reports whether to evaluate, with the
-// param object (nil: none).
-func (a Asker) params(ctx context.Context, p *admissionregistrationv1.ValidatingAdmissionPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, req admission.Request, ans *PolicyAnswer) (map[string]any, bool) {
+// (k8s.io/apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go),
+// reading the param objects as the signed-in user through ParamLookup: no
+// paramRef evaluates with null params; a namespaced paramKind is read in
+// paramRef.namespace, else the request's namespace, and a cluster-scoped
+// request without paramRef.namespace is a configuration error; a
+// cluster-scoped paramKind must not name a namespace; by name or by label
+// selector; none found is a configuration error with
+// parameterNotFoundAction Deny and skips the binding otherwise. It returns
+// the param objects to evaluate with (a nil entry: `params` is null) and
+// whether to evaluate.
+func (a Asker) params(ctx context.Context, p *admissionregistrationv1.ValidatingAdmissionPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, req admission.Request, ans *PolicyAnswer) ([]map[string]any, bool) {
 	pk, ref := p.Spec.ParamKind, b.Spec.ParamRef
 	switch {
 	case pk == nil:
-		return nil, true
+		return []map[string]any{nil}, true
 	case ref == nil:
-		ans.ConfigError = "failed to configure binding: paramKind is set on the policy but the binding has no paramRef"
+		ans.Params = "The binding has no paramRef: the policy is evaluated with params null."
+		return []map[string]any{nil}, true
+	}
+	configError := func(msg string) ([]map[string]any, bool) {
+		ans.ConfigError = "failed to configure binding: " + msg
 		return nil, false
 	}
-	unresolved := func(why string) (map[string]any, bool) {
+	unresolved := func(why string) ([]map[string]any, bool) {
 		ans.Params, ans.Unresolved = "params not resolved: "+why, true
 		return nil, false
 	}
-	if pk.APIVersion != "v1" || pk.Kind != "ConfigMap" {
-		return unresolved("clusterdesk reads only ConfigMap params, and this policy's paramKind is " + pk.APIVersion + " " + pk.Kind + ".")
-	}
-	if ref.Name == "" {
-		return unresolved("the paramRef selects params by label (" + metav1.FormatLabelSelector(ref.Selector) + "); clusterdesk reads params by name only.")
-	}
 	if a.Params == nil {
-		return unresolved("clusterdesk cannot read ConfigMaps here.")
+		return unresolved("clusterdesk cannot read params here.")
 	}
-	namespace := ref.Namespace
-	if namespace == "" {
-		namespace = req.Namespace
-	}
-	if namespace == "" {
-		ans.ConfigError = "failed to configure binding: cannot use a namespaced paramRef in a cluster-scoped request without paramRef.namespace"
-		return nil, false
-	}
-	obj, found, err := a.Params.ConfigMap(ctx, namespace, ref.Name)
+	kind := pk.Kind + " (" + pk.APIVersion + ")"
+	gvr, namespaced, found, err := a.Params.ParamResource(ctx, pk.APIVersion, pk.Kind)
 	switch {
 	case err != nil:
-		return unresolved("could not read ConfigMap " + namespace + "/" + ref.Name + ": " + err.Error())
-	case !found && ref.ParameterNotFoundAction != nil && *ref.ParameterNotFoundAction == admissionregistrationv1.AllowAction:
-		ans.Params = "ConfigMap " + namespace + "/" + ref.Name + " does not exist; parameterNotFoundAction Allow: the binding is skipped."
-		return nil, false
+		return unresolved("could not ask discovery for paramKind " + kind + ": " + err.Error())
 	case !found:
-		ans.Params = "ConfigMap " + namespace + "/" + ref.Name + " does not exist."
-		ans.ConfigError = "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"
-		return nil, false
+		// The API server has no informer for an unknown kind.
+		return configError("paramKind kind `" + pk.String() + "` not known")
 	}
-	ans.Params = "params: ConfigMap " + namespace + "/" + ref.Name + "."
-	return obj, true
+	namespace := ""
+	if namespaced {
+		namespace = ref.Namespace
+		if namespace == "" {
+			namespace = req.Namespace
+		}
+		if namespace == "" {
+			return configError("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources")
+		}
+	} else if ref.Namespace != "" {
+		return configError("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")
+	}
+	where := kind
+	if namespace != "" {
+		where += " in namespace " + namespace
+	}
+	var selector labels.Selector
+	switch {
+	case ref.Name != "" && ref.Selector != nil:
+		return configError("paramRef.name and paramRef.selector are mutually exclusive")
+	case ref.Name != "":
+		where = kind + " " + qualified(namespace, ref.Name)
+	case ref.Selector != nil:
+		if selector, err = metav1.LabelSelectorAsSelector(ref.Selector); err != nil {
+			return configError(err.Error())
+		}
+		where += " selected by " + orNone(selector.String())
+	default:
+		return configError("one of name or selector must be provided")
+	}
+	params, err := a.Params.Params(ctx, gvr, namespace, ref.Name, selector)
+	switch {
+	case err != nil:
+		return unresolved("could not read " + where + ": " + err.Error())
+	case len(params) == 0 && ref.ParameterNotFoundAction != nil && *ref.ParameterNotFoundAction == admissionregistrationv1.DenyAction:
+		ans.Params = "No param: " + where + " does not exist."
+		return configError("no params found for policy binding with `Deny` parameterNotFoundAction")
+	case len(params) == 0:
+		ans.Params = "No param: " + where + " does not exist; parameterNotFoundAction Allow: the binding is skipped."
+		return nil, false
+	case len(params) == 1:
+		ans.Params = "params: " + where + "."
+	default:
+		ans.Params = "params: " + where + ": " + strconv.Itoa(len(params)) + " objects, the policy is evaluated once with each."
+	}
+	return params, true
+}
+
+func qualified(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
 }
 
 // DeniedMessage is the API server's message for the first denying binding
@@ -244,6 +343,11 @@ func firstDenial(o celmatch.PolicyOutcome) string {
 	for _, v := range o.Validations {
 		if v.Denies {
 			return v.Message
+		}
+	}
+	for _, a := range o.AuditAnnotations {
+		if a.Denies {
+			return a.Error
 		}
 	}
 	return ""

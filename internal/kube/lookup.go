@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
@@ -29,6 +30,9 @@ const LookupPageSize = 500
 // server's RBAC applies and a Forbidden error is the answer to show.
 type Lookup struct {
 	client kubernetes.Interface
+	// dynamic reads objects of kinds known only at run time (a
+	// ValidatingAdmissionPolicy's paramKind).
+	dynamic dynamic.Interface
 }
 
 // NewLookup returns a Lookup for the identity in cfg. It does no network I/O.
@@ -37,7 +41,11 @@ func NewLookup(cfg *rest.Config) (*Lookup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lookup client: %w", err)
 	}
-	return &Lookup{client: cs}, nil
+	dyn, err := dynamic.NewForConfig(clientConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("lookup dynamic client: %w", err)
+	}
+	return &Lookup{client: cs, dynamic: dyn}, nil
 }
 
 // ServiceState is what the API server says about one Service.

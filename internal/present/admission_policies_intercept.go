@@ -52,6 +52,9 @@ func policyOutcome(a intercept.PolicyAnswer) (model.Badge, []string) {
 	if a.Params != "" {
 		why = append(why, a.Params)
 	}
+	if a.ParamShown != "" && a.Outcome != nil {
+		why = append(why, "The validations shown are those evaluated with "+a.ParamShown+".")
+	}
 	if a.Outcome != nil {
 		why = append(why, "Evaluated in "+a.Outcome.Elapsed.Round(time.Microsecond).String()+".")
 	}
@@ -69,6 +72,9 @@ func policyOutcome(a intercept.PolicyAnswer) (model.Badge, []string) {
 		return model.Badge{Text: "skipped", Tone: model.ToneNeutral}, why
 	case a.Outcome.Skipped != "":
 		return model.Badge{Text: "skipped by matchConditions", Tone: model.ToneNeutral}, append(why, "matchCondition "+a.Outcome.Skipped+" is false: the validations are not evaluated.")
+	case a.Unknown:
+		return model.Badge{Text: "unknown", Tone: model.TonePending, Hint: "an authorizer check could not be asked"},
+			append(why, "An authorizer check could not be asked ("+a.UnknownWhy+"), so what the policy does is unknown.")
 	case a.Outcome.Error != "":
 		why = append(why, "Error: "+a.Outcome.Error)
 	}
@@ -97,6 +103,9 @@ func policyValidations(a intercept.PolicyAnswer) model.Rich {
 		if c.Result == celmatch.Error {
 			label += " (" + c.Error + ")"
 		}
+		if a.Unknown && asksAuthorizer(c.Expression) {
+			label = "matchCondition " + c.Name + ": unknown (an authorizer check could not be asked)"
+		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: c.Expression})
 	}
 	for i, v := range a.Outcome.Validations {
@@ -107,7 +116,26 @@ func policyValidations(a intercept.PolicyAnswer) model.Rich {
 		if v.Reason != "" && v.Result == "fail" {
 			label += " (reason " + v.Reason + ")"
 		}
+		if a.Unknown && asksAuthorizer(v.Expression) {
+			label = "validation " + strconv.Itoa(i+1) + ": unknown (an authorizer check could not be asked)"
+		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: v.Expression})
+	}
+	// auditAnnotations: key → value as the audit event would carry it.
+	for _, an := range a.Outcome.AuditAnnotations {
+		label := "auditAnnotation " + an.Key
+		switch an.Result {
+		case celmatch.AnnotationPublished:
+			label += " → " + an.Value
+		case celmatch.AnnotationExcluded:
+			label += ": not set (null or empty)"
+			if an.Error != "" {
+				label = "auditAnnotation " + an.Key + ": not set, error under failurePolicy Ignore (" + an.Error + ")"
+			}
+		default:
+			label += ": error (" + an.Error + ")"
+		}
+		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: an.ValueExpression})
 	}
 	return cell
 }

@@ -35,3 +35,36 @@ func TestInterceptPolicies(t *testing.T) {
 		t.Errorf("unresolved params not said: %v", got.Table.Rows[2].Cells[4].Lines)
 	}
 }
+
+// An authorizer check that could not be asked makes the binding unknown,
+// saying why; auditAnnotations are listed key → value.
+func TestInterceptPoliciesUnknownAndAuditAnnotations(t *testing.T) {
+	answers := []intercept.PolicyAnswer{
+		{Policy: "p1", Binding: "b1", Applies: true, Actions: []string{"Deny"}, FailurePolicy: "Fail", Unknown: true, UnknownWhy: "no rights",
+			Outcome: &celmatch.PolicyOutcome{Validations: []celmatch.Validation{{Expression: "authorizer...", Result: "fail", Denies: true}}}},
+		{Policy: "p2", Binding: "b2", Applies: true, Actions: []string{"Deny"}, FailurePolicy: "Fail",
+			Outcome: &celmatch.PolicyOutcome{Validations: []celmatch.Validation{{Expression: "true", Result: "pass"}},
+				AuditAnnotations: []celmatch.AuditAnnotation{
+					{Key: "p2/who", ValueExpression: "'jane'", Result: celmatch.AnnotationPublished, Value: "jane"},
+					{Key: "p2/none", ValueExpression: "''", Result: celmatch.AnnotationExcluded},
+				}}},
+	}
+	got := InterceptPolicies(answers)
+	if b := got.Table.Rows[0].Cells[2].Badges[0].Text; b != "unknown" || !strings.Contains(strings.Join(got.Table.Rows[0].Cells[4].Lines, " "), "could not be asked (no rights)") {
+		t.Errorf("unknown binding: badge %q, why %v", b, got.Table.Rows[0].Cells[4].Lines)
+	}
+	if l := got.Table.Rows[0].Cells[5].Code[0].Label; l != "validation 1: unknown (an authorizer check could not be asked)" {
+		t.Errorf("the guessed validation is shown as %q", l)
+	}
+	if strings.Contains(got.Intro, "reject") {
+		t.Errorf("intro rejects on a guess: %q", got.Intro)
+	}
+	var labels []string
+	for _, s := range got.Table.Rows[1].Cells[5].Code {
+		labels = append(labels, s.Label)
+	}
+	all := strings.Join(labels, " | ")
+	if !strings.Contains(all, "auditAnnotation p2/who → jane") || !strings.Contains(all, "auditAnnotation p2/none: not set") {
+		t.Errorf("audit annotations: %s", all)
+	}
+}

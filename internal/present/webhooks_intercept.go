@@ -3,6 +3,7 @@ package present
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
@@ -76,12 +77,17 @@ func interceptCalled(v admission.Verdict, c *intercept.Conditions) (model.Badge,
 		if cond.Result == celmatch.Error {
 			label += " (" + cond.Error + ")"
 		}
+		if c.Unknown && asksAuthorizer(cond.Expression) {
+			// The CEL library read the unanswered check as "not allowed":
+			// its result is a guess, so it is not shown as one.
+			label = cond.Name + ": unknown (an authorizer check could not be asked)"
+		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: cond.Expression})
 	}
 	evaluated := "matchConditions evaluated in " + c.Elapsed.Round(time.Microsecond).String() + "."
 	if c.Unknown {
 		return model.Badge{Text: "unknown", Tone: model.TonePending, Hint: "an authorizer check could not be asked"}, cell,
-			[]string{"An authorizer check could not be asked (your Kubernetes identity may not create SubjectAccessReviews), so the outcome is unknown. " + evaluated}
+			[]string{"An authorizer check could not be asked (" + c.UnknownWhy + "), so whether the webhook is called is unknown. " + evaluated}
 	}
 	switch c.Decision {
 	case celmatch.Call:
@@ -97,3 +103,7 @@ func interceptCalled(v admission.Verdict, c *intercept.Conditions) (model.Badge,
 	return model.Badge{Text: "skipped by matchConditions", Tone: model.ToneNeutral, Hint: "failurePolicy Ignore"}, cell,
 		[]string{"A matchCondition failed to evaluate and failurePolicy is Ignore: the webhook is skipped. " + evaluated}
 }
+
+// asksAuthorizer reports whether a CEL expression may call the authorizer
+// (its result then stands on an access review).
+func asksAuthorizer(expr string) bool { return strings.Contains(expr, "authorizer") }

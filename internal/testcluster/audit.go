@@ -26,6 +26,9 @@ type AuditEvent struct {
 	ResponseStatus *struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
+	// Annotations are the event's audit annotations (a
+	// ValidatingAdmissionPolicy's auditAnnotations among them).
+	Annotations map[string]string `json:"annotations"`
 }
 
 // AuditUser is an audit event's user or impersonated user.
