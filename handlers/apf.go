@@ -79,7 +79,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 			page = present.FlowSchemaOverview(schemas, levels, q, time.Now())
 			if st, shown := h.apfLoad(c); shown { // apf_load.go
 				page.Notes = append(page.Notes, st.LoadBanner())
-				if st.Load != nil {
+				if st.Allowed {
 					present.AddFlowSchemaLoad(&page, st.Load)
 				}
 			}

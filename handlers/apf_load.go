@@ -16,15 +16,25 @@ import (
 // /metrics after a quiet spell; later views get the latest sample at once.
 const apfLoadWait = 3 * time.Second
 
+// metricsShown reports whether the signed-in user sees what the API server's
+// /metrics say: the console runs a sampler and the user may get /metrics
+// (though the console's own identity reads it: one shared sampler). A failed
+// access review is returned as err.
+func (h *Handlers) metricsShown(ctx context.Context) (shown bool, err error) {
+	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
+		return false, nil
+	}
+	return h.deps.URLAccess.CanURL(ctx, "get", kube.APIServerMetricsPath)
+}
+
 // apfLoad is the live APF load for the signed-in user: shown only to who may
-// get /metrics, though the console's own identity reads it (one shared
-// sampler). ok is false when the console runs without a sampler.
+// get /metrics. ok is false when the console runs without a sampler.
 func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool) {
 	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
 		return present.APFLoadState{}, false
 	}
 	ctx := c.Request().Context()
-	allowed, err := h.deps.URLAccess.CanURL(ctx, "get", kube.APIServerMetricsPath)
+	allowed, err := h.metricsShown(ctx)
 	if err != nil {
 		return present.APFLoadState{Err: err}, true
 	}
@@ -34,7 +44,7 @@ func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool)
 	ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
 	defer cancel()
 	ld, err := h.deps.APFLoad.Current(ctx)
-	state = present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval()}
+	state = present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval(), Allowed: true}
 	if err == nil {
 		state.Load = &ld
 	}
@@ -42,14 +52,12 @@ func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool)
 }
 
 // addPriorityLevelListLoad adds the load columns to the priority level list,
-// and the banner saying where they come from (or why they are missing).
-func (h *Handlers) addPriorityLevelListLoad(c echo.Context, _ kube.KindID, page *model.ListPage) {
-	st, ok := h.apfLoad(c)
-	if !ok {
-		return
-	}
+// and the banner saying where they come from (or why they are missing). It
+// decorates the full list and the one-row lists of live updates alike
+// (LiveUpdates.Render), so a live row has the cells of the page's row.
+func addPriorityLevelListLoad(_ Cluster, _ kube.KindID, page *model.ListPage, st present.APFLoadState) {
 	page.Chrome.Banners = append(page.Chrome.Banners, st.LoadBanner())
-	if st.Load != nil {
+	if st.Allowed {
 		present.AddPriorityLevelLoad(page, st.Load)
 	}
 }

@@ -176,6 +176,35 @@ func (s *Sampler) Current(ctx context.Context) (Load, error) {
 	return *s.load, nil
 }
 
+// Look returns the latest load at once and records that someone looks, which
+// starts the scraping if it had stopped. Before the first scrape after a
+// quiet spell it returns ErrNoSample: pages render without load and fetch it
+// later (Current waits for it).
+func (s *Sampler) Look() (Load, error) {
+	s.mu.Lock()
+	s.lastLook = s.opt.Now()
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return s.Latest()
+}
+
+// Latest returns the latest load without counting as a look: for live
+// updates, which must not keep the sampler scraping when nobody looks.
+func (s *Sampler) Latest() (Load, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return Load{}, s.err
+	}
+	if s.load == nil {
+		return Load{}, ErrNoSample
+	}
+	return *s.load, nil
+}
+
 // Stats reports how many scrapes were taken and what the latest one cost.
 func (s *Sampler) Stats() (scrapes int, last Cost) {
 	s.mu.Lock()
