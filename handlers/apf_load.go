@@ -2,18 +2,22 @@ package handlers
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/components"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// apfLoadWait bounds how long a page waits for the sampler's first read of
-// /metrics after a quiet spell; later views get the latest sample at once.
+// apfLoadWait bounds how long the load fragment of a page waits for the
+// sampler's first read of /metrics after a quiet spell. Pages themselves
+// never wait: they render without load and fetch it (components.LoadFollow).
 const apfLoadWait = 3 * time.Second
 
 // metricsShown reports whether the signed-in user sees what the API server's
@@ -28,7 +32,10 @@ func (h *Handlers) metricsShown(ctx context.Context) (shown bool, err error) {
 }
 
 // apfLoad is the live APF load for the signed-in user: shown only to who may
-// get /metrics. ok is false when the console runs without a sampler.
+// get /metrics. ok is false when the console runs without a sampler. A page
+// takes the latest sample at once; before the first one (the sampler was
+// idle, the look starts it) the state says so and names the page's own URL
+// to fetch again with components.LoadWaitHeader, which waits for the read.
 func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool) {
 	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
 		return present.APFLoadState{}, false
@@ -41,12 +48,21 @@ func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool)
 	if !allowed {
 		return present.APFLoadState{Forbidden: true}, true
 	}
-	ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
-	defer cancel()
-	ld, err := h.deps.APFLoad.Current(ctx)
+	var ld apfload.Load
+	waited := c.Request().Header.Get(components.LoadWaitHeader) == "wait"
+	if waited {
+		ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
+		defer cancel()
+		ld, err = h.deps.APFLoad.Current(ctx)
+	} else {
+		ld, err = h.deps.APFLoad.Look()
+	}
 	state = present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval(), Allowed: true}
 	if err == nil {
 		state.Load = &ld
+	}
+	if state.Pending() && !waited && c.Request().Method == http.MethodGet {
+		state.Follow = c.Request().URL.RequestURI()
 	}
 	return state, true
 }
@@ -59,6 +75,7 @@ func addPriorityLevelListLoad(_ Cluster, _ kube.KindID, page *model.ListPage, st
 	page.Chrome.Banners = append(page.Chrome.Banners, st.LoadBanner())
 	if st.Allowed {
 		present.AddPriorityLevelLoad(page, st.Load)
+		page.LoadFollow = st.Follow
 	}
 }
 
@@ -80,5 +97,6 @@ func (h *Handlers) addAPFDetailLoad(c echo.Context, id kube.KindID, name string,
 		sec = present.FlowSchemaLoadSection(name, st.Load)
 		sec.Fields = append(sec.Fields, model.Field{Label: "Source", Value: banner.Message})
 	}
+	sec.Follow = st.Follow
 	page.Sections = slices.Insert(page.Sections, 0, sec)
 }

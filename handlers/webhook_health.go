@@ -46,6 +46,7 @@ func addListWebhookHealth(cl Cluster, id kube.KindID, page *model.ListPage, st p
 		}
 	}
 	present.AddWebhookHealth(page, configs, st.Load)
+	page.LoadFollow = st.Follow
 }
 
 // addDetailWebhookHealth puts each webhook's health first among the

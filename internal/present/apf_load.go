@@ -21,8 +21,8 @@ type APFLoadState struct {
 	Interval  time.Duration
 	// Follow is set on a page rendered before the sampler's first read: the
 	// page says sampling started, and with JavaScript fetches its load
-	// fragment again from this URL (which waits for the read).
-	Follow bool
+	// fragment again from this URL (which then waits for the read).
+	Follow string
 }
 
 // Pending reports that the sampler has not read /metrics yet.
@@ -34,7 +34,7 @@ func (s APFLoadState) LoadBanner() model.Banner {
 	case s.Forbidden:
 		return model.Banner{Tone: model.ToneNeutral, Title: "Load not shown", TestID: "apf-load-forbidden",
 			Message: "Your identity may not read /metrics, so load is not shown (Kubernetes RBAC: get on the non-resource URL /metrics)."}
-	case s.Pending() && s.Follow:
+	case s.Pending() && s.Follow != "":
 		return model.Banner{Tone: model.TonePending, Title: "Sampling started", TestID: "apf-load-pending",
 			Message: "clusterdesk has started reading the API server's /metrics; the load appears here when the first read is in (without JavaScript, reload the page in a few seconds)."}
 	case s.Pending():

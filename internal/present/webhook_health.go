@@ -54,7 +54,7 @@ func hookHealth(cfg admission.Config, h admission.Hook, ld *apfload.Load) (w apf
 // that failed open, with the health lint as findings.
 func WebhookHealthInsight(cfg admission.Config, st APFLoadState) model.Insight {
 	banner := st.LoadBanner()
-	in := model.Insight{Title: "Webhook health (one API server instance)", TestID: "webhook-health", Intro: banner.Message}
+	in := model.Insight{Title: "Webhook health (one API server instance)", TestID: "webhook-health", Intro: banner.Message, Follow: st.Follow}
 	if st.Load == nil {
 		return in
 	}
