@@ -99,4 +99,19 @@ func (h *Handlers) addAPFDetailLoad(c echo.Context, id kube.KindID, name string,
 	}
 	sec.Follow = st.Follow
 	page.Sections = slices.Insert(page.Sections, 0, sec)
+	if id == kube.PriorityLevels {
+		page.Sections = slices.Insert(page.Sections, 1, h.priorityLevelDump(c, name, st))
+	}
+}
+
+// priorityLevelDump is the level's row of the API server's debug dump, read
+// by the shared sampler with /metrics, shown to who may get the dump's URL
+// (checked like /metrics, by access review).
+func (h *Handlers) priorityLevelDump(c echo.Context, name string, st present.APFLoadState) model.Section {
+	may, err := h.deps.URLAccess.CanURL(c.Request().Context(), "get", kube.APIServerPriorityLevelDumpPath)
+	if err != nil {
+		return model.Section{Title: "Queues (API server debug dump, one instance)", TestID: "apf-dump",
+			Fields: []model.Field{{Label: "Unavailable", Value: "the access review failed: " + err.Error()}}}
+	}
+	return present.PriorityLevelDumpSection(name, st, may, kube.APIServerPriorityLevelDumpPath)
 }

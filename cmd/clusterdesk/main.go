@@ -121,7 +121,11 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	apfLoad := apfload.New(metricsFetch, apfload.Options{})
+	dumpFetch, err := kube.APIServerPriorityLevelDump(restCfg)
+	if err != nil {
+		return err
+	}
+	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch})
 	go apfLoad.Run(ctx)
 	streams := live.NewStreams(live.Options{Log: log})
 	updates := handlers.NewLiveUpdates(cache, streams).WithLoad(apfLoad)
