@@ -36,7 +36,8 @@ func (s APFLoadState) LoadBanner() model.Banner {
 			Message: "Your identity may not read /metrics, so load is not shown (Kubernetes RBAC: get on the non-resource URL /metrics)."}
 	case s.Pending() && s.Follow != "":
 		return model.Banner{Tone: model.TonePending, Title: "Sampling started", TestID: "apf-load-pending",
-			Message: "clusterdesk has started reading the API server's /metrics; the load appears here when the first read is in (without JavaScript, reload the page in a few seconds)."}
+			Message: "clusterdesk started reading the API server's /metrics when this page opened; the load fills in when the first read is in (without JavaScript, reload the page in a few seconds). " +
+				"Metrics are per API server instance: with several API servers behind a load balancer, these numbers are one instance's."}
 	case s.Pending():
 		return model.Banner{Tone: model.TonePending, Title: "Load not read yet", TestID: "apf-load-pending",
 			Message: "clusterdesk is reading the API server's /metrics; reload in a few seconds."}
