@@ -79,8 +79,9 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 			page = present.FlowSchemaOverview(schemas, levels, q, time.Now())
 			if st, shown := h.apfLoad(c); shown { // apf_load.go
 				page.Notes = append(page.Notes, st.LoadBanner())
-				if st.Load != nil {
+				if st.Allowed {
 					present.AddFlowSchemaLoad(&page, st.Load)
+					page.List.LoadFollow = st.Follow
 				}
 			}
 		}
@@ -141,7 +142,7 @@ func (h *Handlers) classify(c echo.Context) error {
 		if st.Load != nil {
 			view.Load, view.LoadBadges = present.ClassifyLoad(view.PriorityLevel, st.Load)
 		} else {
-			view.Load = st.LoadBanner().Message
+			view.Load, view.LoadFollow = st.LoadBanner().Message, st.Follow
 		}
 	}
 	page.Result = &view

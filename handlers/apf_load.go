@@ -2,55 +2,80 @@ package handlers
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/components"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// apfLoadWait bounds how long a page waits for the sampler's first read of
-// /metrics after a quiet spell; later views get the latest sample at once.
+// apfLoadWait bounds how long the load fragment of a page waits for the
+// sampler's first read of /metrics after a quiet spell. Pages themselves
+// never wait: they render without load and fetch it (components.LoadFollow).
 const apfLoadWait = 3 * time.Second
 
+// metricsShown reports whether the signed-in user sees what the API server's
+// /metrics say: the console runs a sampler and the user may get /metrics
+// (though the console's own identity reads it: one shared sampler). A failed
+// access review is returned as err.
+func (h *Handlers) metricsShown(ctx context.Context) (shown bool, err error) {
+	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
+		return false, nil
+	}
+	return h.deps.URLAccess.CanURL(ctx, "get", kube.APIServerMetricsPath)
+}
+
 // apfLoad is the live APF load for the signed-in user: shown only to who may
-// get /metrics, though the console's own identity reads it (one shared
-// sampler). ok is false when the console runs without a sampler.
+// get /metrics. ok is false when the console runs without a sampler. A page
+// takes the latest sample at once; before the first one (the sampler was
+// idle, the look starts it) the state says so and names the page's own URL
+// to fetch again with components.LoadWaitHeader, which waits for the read.
 func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool) {
 	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
 		return present.APFLoadState{}, false
 	}
 	ctx := c.Request().Context()
-	allowed, err := h.deps.URLAccess.CanURL(ctx, "get", kube.APIServerMetricsPath)
+	allowed, err := h.metricsShown(ctx)
 	if err != nil {
 		return present.APFLoadState{Err: err}, true
 	}
 	if !allowed {
 		return present.APFLoadState{Forbidden: true}, true
 	}
-	ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
-	defer cancel()
-	ld, err := h.deps.APFLoad.Current(ctx)
-	state = present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval()}
+	var ld apfload.Load
+	waited := c.Request().Header.Get(components.LoadWaitHeader) == "wait"
+	if waited {
+		ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
+		defer cancel()
+		ld, err = h.deps.APFLoad.Current(ctx)
+	} else {
+		ld, err = h.deps.APFLoad.Look()
+	}
+	state = present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval(), Allowed: true}
 	if err == nil {
 		state.Load = &ld
+	}
+	if state.Pending() && !waited && c.Request().Method == http.MethodGet {
+		state.Follow = c.Request().URL.RequestURI()
 	}
 	return state, true
 }
 
 // addPriorityLevelListLoad adds the load columns to the priority level list,
-// and the banner saying where they come from (or why they are missing).
-func (h *Handlers) addPriorityLevelListLoad(c echo.Context, _ kube.KindID, page *model.ListPage) {
-	st, ok := h.apfLoad(c)
-	if !ok {
-		return
-	}
+// and the banner saying where they come from (or why they are missing). It
+// decorates the full list and the one-row lists of live updates alike
+// (LiveUpdates.Render), so a live row has the cells of the page's row.
+func addPriorityLevelListLoad(_ Cluster, _ kube.KindID, page *model.ListPage, st present.APFLoadState) {
 	page.Chrome.Banners = append(page.Chrome.Banners, st.LoadBanner())
-	if st.Load != nil {
+	if st.Allowed {
 		present.AddPriorityLevelLoad(page, st.Load)
+		page.LoadFollow = st.Follow
 	}
 }
 
@@ -72,5 +97,21 @@ func (h *Handlers) addAPFDetailLoad(c echo.Context, id kube.KindID, name string,
 		sec = present.FlowSchemaLoadSection(name, st.Load)
 		sec.Fields = append(sec.Fields, model.Field{Label: "Source", Value: banner.Message})
 	}
+	sec.Follow = st.Follow
 	page.Sections = slices.Insert(page.Sections, 0, sec)
+	if id == kube.PriorityLevels {
+		page.Sections = slices.Insert(page.Sections, 1, h.priorityLevelDump(c, name, st))
+	}
+}
+
+// priorityLevelDump is the level's row of the API server's debug dump, read
+// by the shared sampler with /metrics, shown to who may get the dump's URL
+// (checked like /metrics, by access review).
+func (h *Handlers) priorityLevelDump(c echo.Context, name string, st present.APFLoadState) model.Section {
+	may, err := h.deps.URLAccess.CanURL(c.Request().Context(), "get", kube.APIServerPriorityLevelDumpPath)
+	if err != nil {
+		return model.Section{Title: "Queues (API server debug dump, one instance)", TestID: "apf-dump",
+			Fields: []model.Field{{Label: "Unavailable", Value: "the access review failed: " + err.Error()}}}
+	}
+	return present.PriorityLevelDumpSection(name, st, may, kube.APIServerPriorityLevelDumpPath)
 }

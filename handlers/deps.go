@@ -79,8 +79,10 @@ type URLAccess interface {
 }
 
 // APFLoad is the shared sampler of the API server's flow-control metrics
-// (internal/apfload); Current also tells it someone looks.
+// (internal/apfload); Look and Current also tell it someone looks. Look
+// answers at once, Current waits for a sample.
 type APFLoad interface {
+	Look() (apfload.Load, error)
 	Current(ctx context.Context) (apfload.Load, error)
 	Interval() time.Duration
 }

@@ -46,7 +46,10 @@ type kindPages struct {
 	objects func(Cluster) ([]metav1.Object, error)
 	// listMetrics and detailMetrics, when set, add what the API server's
 	// /metrics says about the kind's objects (APF load, webhook health).
-	listMetrics   func(*Handlers, echo.Context, kube.KindID, *model.ListPage)
+	// listMetrics decorates a list page with the user's view of the load
+	// (columns and cells): the full list, and the one-row lists of live rows,
+	// which users who may read /metrics receive on metricsRowsTopic.
+	listMetrics   listMetricsFunc
 	detailMetrics func(*Handlers, echo.Context, kube.KindID, string, *model.DetailPage)
 }
 
@@ -169,8 +172,12 @@ func ownPages(kp kindPages, page func(*Handlers, echo.Context) error, rows func(
 	return kp
 }
 
+// listMetricsFunc adds the load columns and the banner saying where they come
+// from to a list page (or the one-row page of a live update).
+type listMetricsFunc func(Cluster, kube.KindID, *model.ListPage, present.APFLoadState)
+
 // withMetrics sets the live numbers a kind's list and detail pages add (either may be nil).
-func withMetrics(kp kindPages, list func(*Handlers, echo.Context, kube.KindID, *model.ListPage),
+func withMetrics(kp kindPages, list listMetricsFunc,
 	detail func(*Handlers, echo.Context, kube.KindID, string, *model.DetailPage)) kindPages {
 	kp.listMetrics, kp.detailMetrics = list, detail
 	return kp
@@ -201,7 +208,7 @@ var registeredKinds = []kindPages{
 			}
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
-		(*Handlers).addPriorityLevelListLoad, (*Handlers).addAPFDetailLoad),
+		addPriorityLevelListLoad, (*Handlers).addAPFDetailLoad),
 	// The CRD page counts its custom resources as the user (insight_crd_instances.go);
 	// live rows and search need no schemas (Cluster.CRD keeps them packed).
 	withLive(pagesFor(kube.CRDs, "r", typed(Cluster.CRDs, Cluster.CRD).detailFrom(Cluster.CRDWithSchemas),
@@ -211,13 +218,13 @@ var registeredKinds = []kindPages{
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)
 		})), (*Handlers).webhookDetail),
-		(*Handlers).addListWebhookHealth, (*Handlers).addDetailWebhookHealth),
+		addListWebhookHealth, (*Handlers).addDetailWebhookHealth),
 	// Read-only: the pages explain mutating webhooks, the editor refuses them.
 	readOnly(withMetrics(withLive(pagesFor(kube.MutatingWebhooks, "m", typed(Cluster.MutatingWebhooks, Cluster.MutatingWebhook), present.MutatingWebhookList,
 		plain(func(c *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.MutatingWebhookDetail(c, nil, now)
 		})), (*Handlers).mutatingWebhookDetail),
-		(*Handlers).addListWebhookHealth, (*Handlers).addDetailWebhookHealth)),
+		addListWebhookHealth, (*Handlers).addDetailWebhookHealth)),
 	readOnly(pagesFor(kube.AdmissionPolicies, "v", admissionPolicies,
 		present.PolicyList, policyDetail)),
 	readOnly(pagesFor(kube.AdmissionPolicyBindings, "b", policyBindings,

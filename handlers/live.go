@@ -60,13 +60,22 @@ func (h *Handlers) events(c echo.Context) error {
 	}
 	sub := live.Subscription{Topics: []string{statusTopic}, Until: until}
 	var names []string
+	metrics := false // the stream carries load cells (metricsRowsTopic)
 	for _, k := range granted {
 		names = append(names, string(k.ID))
 		sub.Topics = append(sub.Topics, countTopic(k.ID))
 		if slices.Contains(rowsWanted, k.ID) {
-			sub.Topics = append(sub.Topics, rowsTopic(k.ID))
+			// A user who may read /metrics sees load columns in the list
+			// (kindPages.listMetrics): the rows that replace its rows carry them.
+			topic := rowsTopic(k.ID)
+			if lv.hasMetricsRows(k.ID) {
+				if shown, err := h.metricsShown(r.Context()); shown && err == nil {
+					topic, metrics = metricsRowsTopic(k.ID), true
+				}
+			}
+			sub.Topics = append(sub.Topics, topic)
 			if !h.objectShownIsCached(k.ID, q.Get("object"), q.Get("rv")) {
-				sub.Resync = append(sub.Resync, rowsTopic(k.ID))
+				sub.Resync = append(sub.Resync, topic)
 			}
 		}
 	}
@@ -75,7 +84,9 @@ func (h *Handlers) events(c echo.Context) error {
 	if sub.Since == "" {
 		sub.Since = q.Get("since")
 	}
-	sub.Check = func(ctx context.Context) bool { return !h.revoked(sess) && h.stillMayList(ctx, granted) }
+	sub.Check = func(ctx context.Context) bool {
+		return !h.revoked(sess) && h.stillMayList(ctx, granted) && (!metrics || h.stillMayReadMetrics(ctx))
+	}
 	// Tabs of one sign-in count together; one tab over the limit is told why.
 	// Logout ends the owner's streams (streamOwner, logout.go).
 	sub.Owner = streamOwner(sess)
@@ -113,6 +124,14 @@ func (h *Handlers) stillMayList(ctx context.Context, kinds []kube.Kind) bool {
 		}
 	}
 	return true
+}
+
+// stillMayReadMetrics re-checks, for a connection that carries load cells,
+// the user's right to get /metrics; a failed review ends it, to reconnect
+// with what the user may see.
+func (h *Handlers) stillMayReadMetrics(ctx context.Context) bool {
+	shown, err := h.metricsShown(ctx)
+	return shown && err == nil
 }
 
 // kindList splits "csrs,crds" (ignoring blanks); unknown ids are dropped later.

@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -38,6 +39,20 @@ const statusTopic = "status"
 func countTopic(k kube.KindID) string { return string(k) }
 func rowsTopic(k kube.KindID) string  { return string(k) + "-rows" }
 
+// metricsRowsTopic carries a kind's changed rows with the load cells its list
+// shows to users who may read /metrics (kindPages.listMetrics); they subscribe
+// to it instead of rowsTopic. Its messages have rowsTopic's event name, so the
+// page handles them the same way.
+func metricsRowsTopic(k kube.KindID) string { return rowsTopic(k) + "-metrics" }
+
+// LatestLoad is the shared sampler's latest load, read without counting as a
+// look (apfload.Sampler.Latest): a change in the cluster must not keep the
+// sampler reading /metrics when nobody looks.
+type LatestLoad interface {
+	Latest() (apfload.Load, error)
+	Interval() time.Duration
+}
+
 // maxLiveRows is the most rows one batch renders. A larger batch (the relist
 // after a lost watch replays every object) becomes a resync: each page fetches
 // its own view once instead of receiving every row.
@@ -50,6 +65,8 @@ type LiveUpdates struct {
 	cluster Cluster
 	streams LiveStreams
 	now     func() time.Time
+	// load, when set, fills the load cells of metricsRowsTopic's rows.
+	load LatestLoad
 
 	mu     sync.Mutex
 	lostAt map[kube.KindID]time.Time // kinds whose watch is lost, since when
@@ -64,6 +81,28 @@ func NewLiveUpdates(cluster Cluster, streams LiveStreams) *LiveUpdates {
 		lostAt: map[kube.KindID]time.Time{},
 		counts: map[kube.KindID]string{},
 	}
+}
+
+// WithLoad makes live rows of kinds whose lists show the API server's load
+// carry the load cells too (on metricsRowsTopic). Call it before the hub runs.
+func (l *LiveUpdates) WithLoad(load LatestLoad) *LiveUpdates {
+	l.load = load
+	return l
+}
+
+// hasMetricsRows reports whether kind's live rows come in a variant with load cells.
+func (l *LiveUpdates) hasMetricsRows(kind kube.KindID) bool {
+	return l != nil && l.load != nil && pagesByKind[kind].listMetrics != nil
+}
+
+// loadState is the load as live rows show it to users who may read /metrics.
+func (l *LiveUpdates) loadState() present.APFLoadState {
+	ld, err := l.load.Latest()
+	st := present.APFLoadState{Allowed: true, Err: err, Interval: l.load.Interval()}
+	if err == nil {
+		st.Load = &ld
+	}
+	return st
 }
 
 // Render is the hub's live.Renderer: the messages for one batch of changes of
@@ -106,28 +145,53 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 	case recovered || len(names) > maxLiveRows:
 		// After a lost watch nothing the page holds can be trusted.
 		msgs = append(msgs, live.Message{Topic: rowsTopic(kind), Event: live.ResyncEvent, Data: []byte(rowsTopic(kind))})
+		if l.hasMetricsRows(kind) {
+			msgs = append(msgs, live.Message{Topic: metricsRowsTopic(kind), Event: live.ResyncEvent, Data: []byte(rowsTopic(kind))})
+		}
 	case len(names) > 0 && pagesByKind[kind].liveRows != nil:
 		if m, ok := pagesByKind[kind].liveRows(l, names, now); ok {
 			msgs = append(msgs, m)
 		}
 	case len(names) > 0:
-		u := model.LiveRows{Kind: string(kind), Total: st.Count}
+		plain := model.LiveRows{Kind: string(kind), Total: st.Count}
+		withLoad := plain
+		var load present.APFLoadState
+		if l.hasMetricsRows(kind) {
+			load = l.loadState()
+		}
 		for _, name := range names {
 			row, found, err := liveRow(l.cluster, kind, name, now)
 			switch {
 			case err != nil:
 				continue // not synced, or a kind without rows: the status message covers it
 			case !found:
-				u.Rows = append(u.Rows, model.LiveRow{ID: rowID(kind, name), Removed: true})
+				gone := model.LiveRow{ID: rowID(kind, name), Removed: true}
+				plain.Rows = append(plain.Rows, gone)
+				withLoad.Rows = append(withLoad.Rows, gone)
 			default:
-				u.Rows = append(u.Rows, model.LiveRow{ID: row.ID, Row: row})
+				plain.Rows = append(plain.Rows, model.LiveRow{ID: row.ID, Row: row})
+				if l.hasMetricsRows(kind) {
+					row = rowWithMetrics(l.cluster, kind, row, load)
+					withLoad.Rows = append(withLoad.Rows, model.LiveRow{ID: row.ID, Row: row})
+				}
 			}
 		}
-		if len(u.Rows) > 0 {
-			msgs = append(msgs, live.Message{Topic: rowsTopic(kind), Event: rowsTopic(kind), Data: mustRender(components.LiveRows(u))})
+		if len(plain.Rows) > 0 {
+			msgs = append(msgs, live.Message{Topic: rowsTopic(kind), Event: rowsTopic(kind), Data: mustRender(components.LiveRows(plain))})
+			if l.hasMetricsRows(kind) {
+				msgs = append(msgs, live.Message{Topic: metricsRowsTopic(kind), Event: rowsTopic(kind), Data: mustRender(components.LiveRows(withLoad))})
+			}
 		}
 	}
 	return msgs
+}
+
+// rowWithMetrics is row as the list shows it to a user who may read /metrics:
+// decorated by the kind's listMetrics like the full list.
+func rowWithMetrics(c Cluster, kind kube.KindID, row model.Row, st present.APFLoadState) model.Row {
+	page := model.ListPage{Rows: []model.Row{row}}
+	pagesByKind[kind].listMetrics(c, kind, &page, st)
+	return page.Rows[0]
 }
 
 // watchLost reports a kind whose cache synced once and has lost its watch: the

@@ -13,8 +13,8 @@ import (
 )
 
 // webhookConfig reads a webhook configuration from the shared cache.
-func (h *Handlers) webhookConfig(id kube.KindID, name string) (admission.Config, bool) {
-	obj, err := h.deps.Cluster.Object(id, name)
+func webhookConfig(cl Cluster, id kube.KindID, name string) (admission.Config, bool) {
+	obj, err := cl.Object(id, name)
 	if err != nil {
 		return admission.Config{}, false
 	}
@@ -28,31 +28,31 @@ func (h *Handlers) webhookConfig(id kube.KindID, name string) (admission.Config,
 }
 
 // addListWebhookHealth adds a health column to a webhook configuration list
-// (only the rows shown), with the banner saying where it comes from.
-func (h *Handlers) addListWebhookHealth(c echo.Context, id kube.KindID, page *model.ListPage) {
-	st, ok := h.apfLoad(c)
-	if !ok {
-		return
-	}
+// (only the rows shown), with the banner saying where it comes from. Like
+// addPriorityLevelListLoad it decorates live rows too.
+func addListWebhookHealth(cl Cluster, id kube.KindID, page *model.ListPage, st present.APFLoadState) {
 	banner := st.LoadBanner()
 	banner.Title = "Webhook health"
 	page.Chrome.Banners = append(page.Chrome.Banners, banner)
-	if st.Load == nil {
+	if !st.Allowed {
 		return
 	}
 	configs := make(map[string]admission.Config, len(page.Rows))
-	for _, r := range page.Rows {
-		if cfg, ok := h.webhookConfig(id, r.Name); ok {
-			configs[r.Name] = cfg
+	if st.Load != nil {
+		for _, r := range page.Rows {
+			if cfg, ok := webhookConfig(cl, id, r.Name); ok {
+				configs[r.Name] = cfg
+			}
 		}
 	}
 	present.AddWebhookHealth(page, configs, st.Load)
+	page.LoadFollow = st.Follow
 }
 
 // addDetailWebhookHealth puts each webhook's health first among the
 // configuration's insights.
 func (h *Handlers) addDetailWebhookHealth(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
-	cfg, found := h.webhookConfig(id, name)
+	cfg, found := webhookConfig(h.deps.Cluster, id, name)
 	if !found {
 		return
 	}

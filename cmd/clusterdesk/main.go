@@ -114,8 +114,21 @@ func run(args []string) error {
 	defer stop()
 	// Live updates: the cache's change notifications feed one hub, which renders
 	// each batch once and publishes it to the browser tabs subscribed to it.
+	// One shared reader of the API server's flow-control metrics, as the
+	// console; it reads only while a page asks (internal/apfload). Live rows
+	// of lists that show the load carry its latest sample.
+	metricsFetch, err := kube.APIServerMetrics(restCfg)
+	if err != nil {
+		return err
+	}
+	dumpFetch, err := kube.APIServerPriorityLevelDump(restCfg)
+	if err != nil {
+		return err
+	}
+	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch})
+	go apfLoad.Run(ctx)
 	streams := live.NewStreams(live.Options{Log: log})
-	updates := handlers.NewLiveUpdates(cache, streams)
+	updates := handlers.NewLiveUpdates(cache, streams).WithLoad(apfLoad)
 	hub := live.NewHub(updates.Render, streams, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
 	reg := metrics.New()
@@ -163,15 +176,6 @@ func run(args []string) error {
 	} else {
 		fmt.Printf("clusterdesk: open %s/login\n", baseURL)
 	}
-
-	// One shared reader of the API server's flow-control metrics, as the
-	// console; it reads only while a page asks (internal/apfload).
-	metricsFetch, err := kube.APIServerMetrics(restCfg)
-	if err != nil {
-		return err
-	}
-	apfLoad := apfload.New(metricsFetch, apfload.Options{})
-	go apfLoad.Run(ctx)
 
 	// Timeouts and header limits (handlers/server.go): no WriteTimeout, so
 	// event streams stay open; slow headers and bodies are cut off.

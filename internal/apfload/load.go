@@ -13,6 +13,10 @@ type Load struct {
 	Schemas map[string]SchemaLoad
 	// Webhooks is each admission webhook's health (webhooks.go).
 	Webhooks map[WebhookKey]WebhookLoad
+	// Dump is dump_priority_levels as read with this scrape, by level (nil
+	// when the sampler does not read it, or DumpErr says why it could not).
+	Dump    map[string]LevelDump
+	DumpErr error
 }
 
 // HasRates reports whether the rates are known (two scrapes taken).

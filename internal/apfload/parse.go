@@ -65,7 +65,8 @@ type Totals struct {
 	Schemas map[string]*SchemaTotals
 	// Webhooks are the admission webhooks the API server has called since it started.
 	Webhooks map[WebhookKey]*WebhookTotals
-	// BytesRead is the size of the /metrics body; KeptBytes what reached the parser.
+	// BytesRead is the size of the /metrics body; KeptBytes the kept series' text
+	// (buffered for expfmt, or summed as read: the latency buckets).
 	BytesRead, KeptBytes int64
 }
 
@@ -90,20 +91,37 @@ type SchemaTotals struct {
 }
 
 // Parse reads a /metrics body in the Prometheus text format and keeps the
-// flow-control series. Only lines of those series reach expfmt's parser, so
-// memory is bounded by Limits, not by the size of /metrics.
+// flow-control and webhook series. Only lines of those series reach expfmt's
+// parser, so memory is bounded by Limits, not by the size of /metrics; the
+// webhook latency buckets, most of those lines, are summed as they come
+// (bucketSums) instead of being buffered.
 func Parse(body io.Reader, lim Limits) (Totals, error) {
+	return parse(body, lim, true)
+}
+
+func parse(body io.Reader, lim Limits, sumBuckets bool) (Totals, error) {
 	counted := &countingReader{r: io.LimitReader(body, lim.MaxBodyBytes+1)}
 	sc := bufio.NewScanner(counted)
 	sc.Buffer(make([]byte, 0, 64<<10), lim.MaxLineBytes)
 	var keptText bytes.Buffer
+	kept := 0 // every kept line's bytes, buffered or summed: the limit is on both
+	buckets := bucketSums{hooks: map[WebhookKey]*[]Bucket{}}
 	for sc.Scan() {
 		line := sc.Bytes()
 		if !keepLine(line) {
 			continue
 		}
-		if keptText.Len()+len(line)+1 > lim.MaxKeptBytes {
+		if kept+len(line)+1 > lim.MaxKeptBytes {
 			return Totals{}, fmt.Errorf("flow-control and webhook series exceed %d bytes", lim.MaxKeptBytes)
+		}
+		kept += len(line) + 1
+		if sumBuckets {
+			if bytes.Equal(line, histogramType) {
+				buckets.typed = true
+			}
+			if buckets.add(line) {
+				continue
+			}
 		}
 		keptText.Write(line)
 		keptText.WriteByte('\n')
@@ -120,7 +138,17 @@ func Parse(body io.Reader, lim Limits) (Totals, error) {
 		return Totals{}, fmt.Errorf("parse flow-control series: %w", err)
 	}
 	t := fromFamilies(families)
-	t.BytesRead, t.KeptBytes = counted.n, int64(keptText.Cap())
+	for key, bs := range buckets.hooks {
+		w := t.Webhooks[key]
+		if w == nil {
+			w = &WebhookTotals{}
+			t.Webhooks[key] = w
+		}
+		for _, b := range *bs {
+			w.Latency = addBucket(w.Latency, b.UpperBound, b.Count)
+		}
+	}
+	t.BytesRead, t.KeptBytes = counted.n, int64(kept)
 	return t, nil
 }
 

@@ -20,6 +20,10 @@ type Options struct {
 	Timeout  time.Duration // one scrape's deadline; default 8 s
 	Limits   Limits        // default DefaultLimits
 	Now      func() time.Time
+	// Dump, when set, opens the API server's debug dump of its priority
+	// levels (/debug/api_priority_and_fairness/dump_priority_levels), read
+	// with every scrape of /metrics.
+	Dump Fetch
 }
 
 // Sampler is the one process-wide reader of the API server's flow-control
@@ -121,6 +125,11 @@ func (s *Sampler) scrapeOnce(ctx context.Context) {
 	start := time.Now()
 	totals, err := s.read(ctx)
 	took := time.Since(start)
+	var dump map[string]LevelDump
+	var dumpErr error
+	if err == nil && s.opt.Dump != nil {
+		dump, dumpErr = s.readDump(ctx)
+	}
 	at := s.opt.Now()
 
 	s.mu.Lock()
@@ -129,6 +138,7 @@ func (s *Sampler) scrapeOnce(ctx context.Context) {
 	s.err = err
 	if err == nil {
 		ld := loadOf(s.prev, s.prevAt, totals, at)
+		ld.Dump, ld.DumpErr = dump, dumpErr
 		s.load = &ld
 		s.prev, s.prevAt = &totals, at
 		s.lastCost = Cost{Duration: took, BytesRead: totals.BytesRead, KeptBytes: totals.KeptBytes}
@@ -144,6 +154,17 @@ func (s *Sampler) read(ctx context.Context) (Totals, error) {
 	}
 	defer body.Close()
 	return Parse(body, s.opt.Limits)
+}
+
+// readDump reads dump_priority_levels. Its failure (the console's identity
+// may not read it, an API server older than the dump) leaves the metrics be.
+func (s *Sampler) readDump(ctx context.Context) (map[string]LevelDump, error) {
+	body, err := s.opt.Dump(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the API server's dump_priority_levels: %w", err)
+	}
+	defer body.Close()
+	return ParseDump(body)
 }
 
 // Current returns the latest load and records that someone looks, which
@@ -165,6 +186,35 @@ func (s *Sampler) Current(ctx context.Context) (Load, error) {
 		case <-ctx.Done():
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return Load{}, s.err
+	}
+	if s.load == nil {
+		return Load{}, ErrNoSample
+	}
+	return *s.load, nil
+}
+
+// Look returns the latest load at once and records that someone looks, which
+// starts the scraping if it had stopped. Before the first scrape after a
+// quiet spell it returns ErrNoSample: pages render without load and fetch it
+// later (Current waits for it).
+func (s *Sampler) Look() (Load, error) {
+	s.mu.Lock()
+	s.lastLook = s.opt.Now()
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return s.Latest()
+}
+
+// Latest returns the latest load without counting as a look: for live
+// updates, which must not keep the sampler scraping when nobody looks.
+func (s *Sampler) Latest() (Load, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {

@@ -105,3 +105,29 @@ func TestSamplerCurrentHonoursDeadline(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoSample", err)
 	}
 }
+
+// Look answers at once and starts the sampler; Latest does not start it.
+func TestSamplerLookAnswersAtOnce(t *testing.T) {
+	f := &counterFetch{}
+	s := New(f.fetch, Options{Interval: time.Hour})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go s.Run(ctx)
+	if _, err := s.Latest(); err != ErrNoSample {
+		t.Fatalf("Latest before any read: %v", err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if n := f.n.Load(); n != 0 {
+		t.Fatalf("Latest started %d reads", n)
+	}
+	if _, err := s.Look(); err != ErrNoSample {
+		t.Fatalf("Look before any read: %v, want ErrNoSample at once", err)
+	}
+	ld, err := s.Current(ctx) // the read the look started
+	if err != nil || ld.Levels["pl-a"].RejectedTotal == 0 {
+		t.Fatalf("after the look: %+v %v", ld, err)
+	}
+	if ld2, err := s.Look(); err != nil || !ld2.At.Equal(ld.At) {
+		t.Fatalf("Look after a read: %+v %v", ld2, err)
+	}
+}

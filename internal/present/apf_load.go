@@ -16,9 +16,17 @@ import (
 type APFLoadState struct {
 	Load      *apfload.Load
 	Forbidden bool  // the user may not get /metrics
+	Allowed   bool  // the user may get /metrics (false also when the access review failed)
 	Err       error // the scrape failed, or none finished in time
 	Interval  time.Duration
+	// Follow is set on a page rendered before the sampler's first read: the
+	// page says sampling started, and with JavaScript fetches its load
+	// fragment again from this URL (which then waits for the read).
+	Follow string
 }
+
+// Pending reports that the sampler has not read /metrics yet.
+func (s APFLoadState) Pending() bool { return s.Err != nil && errors.Is(s.Err, apfload.ErrNoSample) }
 
 // LoadBanner says where the numbers come from, or why they are missing.
 func (s APFLoadState) LoadBanner() model.Banner {
@@ -26,7 +34,11 @@ func (s APFLoadState) LoadBanner() model.Banner {
 	case s.Forbidden:
 		return model.Banner{Tone: model.ToneNeutral, Title: "Load not shown", TestID: "apf-load-forbidden",
 			Message: "Your identity may not read /metrics, so load is not shown (Kubernetes RBAC: get on the non-resource URL /metrics)."}
-	case s.Err != nil && errors.Is(s.Err, apfload.ErrNoSample):
+	case s.Pending() && s.Follow != "":
+		return model.Banner{Tone: model.TonePending, Title: "Sampling started", TestID: "apf-load-pending",
+			Message: "clusterdesk started reading the API server's /metrics when this page opened; the load fills in when the first read is in (without JavaScript, reload the page in a few seconds). " +
+				"Metrics are per API server instance: with several API servers behind a load balancer, these numbers are one instance's."}
+	case s.Pending():
 		return model.Banner{Tone: model.TonePending, Title: "Load not read yet", TestID: "apf-load-pending",
 			Message: "clusterdesk is reading the API server's /metrics; reload in a few seconds."}
 	case s.Err != nil:
@@ -138,13 +150,19 @@ func FlowSchemaLoadSection(name string, ld *apfload.Load) model.Section {
 
 // AddPriorityLevelLoad adds the seats, waiting and rejected columns to the
 // priority level list. The columns are not sortable: the load changes between
-// views, the sort order would not hold still.
+// views, the sort order would not hold still. With no load (not read yet, or
+// the read failed) the cells say so: the columns are there for everyone who
+// may read /metrics, so a live row always fits its table.
 func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 	page.Columns = append(page.Columns,
 		model.Column{Key: "seats", Label: "Seats in use / nominal"},
 		model.Column{Key: "waiting", Label: "Waiting"},
 		model.Column{Key: "rejected", Label: "Rejected"})
 	for i, r := range page.Rows {
+		if ld == nil {
+			page.Rows[i].Cells = append(r.Cells, noLoadCell(), noLoadCell(), noLoadCell())
+			continue
+		}
 		l, ok := ld.Levels[r.Name]
 		if !ok {
 			page.Rows[i].Cells = append(r.Cells, model.Cell{Text: "—"}, model.Cell{Text: "—"}, model.Cell{Text: "—"})
@@ -162,11 +180,21 @@ func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 	}
 }
 
-// AddFlowSchemaLoad fills the FlowSchema overview's load column.
+// noLoadCell stands for a load cell while there is no load to show.
+func noLoadCell() model.Cell {
+	return model.Cell{Text: "…", Title: "no load read from the API server's /metrics (the banner says why)"}
+}
+
+// AddFlowSchemaLoad fills the FlowSchema overview's load column ("…" while
+// there is no load).
 func AddFlowSchemaLoad(page *model.FlowSchemaListPage, ld *apfload.Load) {
 	page.LoadShown = true
 	page.List.Columns = append(page.List.Columns, model.Column{Key: "load", Label: "Load"})
 	for i, r := range page.Rows {
+		if ld == nil {
+			page.Rows[i].Load = noLoadCell().Text
+			continue
+		}
 		s, ok := ld.Schemas[r.Name]
 		if !ok || !s.Matched {
 			page.Rows[i].Load = "no request matched since the API server started"

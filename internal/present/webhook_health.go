@@ -54,7 +54,7 @@ func hookHealth(cfg admission.Config, h admission.Hook, ld *apfload.Load) (w apf
 // that failed open, with the health lint as findings.
 func WebhookHealthInsight(cfg admission.Config, st APFLoadState) model.Insight {
 	banner := st.LoadBanner()
-	in := model.Insight{Title: "Webhook health (one API server instance)", TestID: "webhook-health", Intro: banner.Message}
+	in := model.Insight{Title: "Webhook health (one API server instance)", TestID: "webhook-health", Intro: banner.Message, Follow: st.Follow}
 	if st.Load == nil {
 		return in
 	}
@@ -90,10 +90,15 @@ func WebhookHealthInsight(cfg admission.Config, st APFLoadState) model.Insight {
 }
 
 // AddWebhookHealth adds a health column to a webhook configuration list:
-// configs holds each row's configuration (missing ones show a dash).
+// configs holds each row's configuration (missing ones show a dash); with no
+// load the cells say so.
 func AddWebhookHealth(page *model.ListPage, configs map[string]admission.Config, ld *apfload.Load) {
 	page.Columns = append(page.Columns, model.Column{Key: "health", Label: "Health"})
 	for i, r := range page.Rows {
+		if ld == nil {
+			page.Rows[i].Cells = append(r.Cells, noLoadCell())
+			continue
+		}
 		cfg, ok := configs[r.Name]
 		cell := model.Cell{Text: "—", Title: "not called since the API server started"}
 		if ok {

@@ -84,6 +84,7 @@ type ClassifyResult struct {
 	// Load is the priority level's live load in one sentence ("" when not shown).
 	Load       string
 	LoadBadges []Badge // "rejecting 35/s" when it is
+	LoadFollow string  // see ListPage.LoadFollow: replaces the load sentence once read
 
 	Distinguisher      string // "ByUser", "ByNamespace" or "none"
 	DistinguisherValue string // the flow's distinguisher, or "" (shown as "(empty)")

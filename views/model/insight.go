@@ -13,6 +13,9 @@ type Insight struct {
 	Cards    []Insight // nested panels, each collapsible
 	Open     bool      // for a card: expanded by default
 	Anchor   string    // for a card: its element id, for in-page links
+	// Follow, when set, is fetched once the page is shown to replace the
+	// panel (its load was not read yet; see ListPage.LoadFollow).
+	Follow string
 }
 
 // Finding is one lint result: a badge in tables, a banner in cards.

@@ -98,6 +98,9 @@ type ListPage struct {
 	Empty     string // message when Rows is empty
 	Forbidden bool   // the user may not list this kind: no table, a banner says why
 	NewHref   string // the "New" button's create page; "" hides it (read-only, or may not create)
+	// LoadFollow, when set, is fetched once the page is shown (it waits for
+	// the API server's load, which was not read yet) to replace the table.
+	LoadFollow string
 }
 
 // Column is a table header.
@@ -163,6 +166,9 @@ type Section struct {
 	Fields  []Field
 	Columns []string   // optional sub-table
 	Rows    [][]string // optional sub-table rows
+	// Follow, when set, is fetched once the page is shown to replace the
+	// section (its load was not read yet; see ListPage.LoadFollow).
+	Follow string
 }
 
 // Condition is one entry of status.conditions.

@@ -166,7 +166,7 @@ function onRows(kind, html) {
 }
 
 function onResync(topic) {
-  const kind = topic.replace(/-rows$/, '');
+  const kind = topic.replace(/-rows(-metrics)?$/, '');
   const table = document.getElementById(TABLE_ID);
   if (table && table.dataset.kind === kind) refetch();
   if (document.body.dataset.liveObject && document.body.dataset.liveRows === kind) showNotice('resync');
