@@ -111,7 +111,8 @@ func (h *Handlers) issueRefused(c echo.Context, obj *certificatesv1.CertificateS
 		p := errorPage(cause)
 		status, form.ErrorTitle, form.Causes = p.Status, "The API server refused the certificate ("+http.StatusText(p.Status)+")", p.Causes
 		if apierrors.IsForbidden(cause) {
-			form.ErrorTitle = "The API server refused the certificate: you may not sign for " + obj.Spec.SignerName
+			form.ErrorTitle = "The API server refused the certificate: you may not sign for " + obj.Spec.SignerName +
+				" (it takes update on certificatesigningrequests/status and sign on signers/" + obj.Spec.SignerName + ")"
 		}
 	default:
 		return cause
