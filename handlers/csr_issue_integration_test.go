@@ -296,7 +296,11 @@ func TestIssueIsBoundToTheObjectAndVersionShown(t *testing.T) {
 	// Replaced under the same name: refused.
 	replaced := createIssueCSR(t, ls, "replaced", "approved")
 	form = issueFormOf(t, ls, sess, replaced.name)
-	testcluster.RecreateCSR(t, replaced.name, testcluster.CSR{Signer: issueSigner})
+	newUID := testcluster.RecreateCSR(t, replaced.name, testcluster.CSR{Signer: issueSigner})
+	waitFor(t, "the cache to show the new request", 10*time.Second, func() bool {
+		c, err := ls.cache.CSR(replaced.name)
+		return err == nil && c.UID == newUID
+	})
 	form.Set("chain", string(root.Issue(t, replaced.key, clientCert())))
 	if rec := ls.post(t, sess, "/csrs/"+replaced.name+"/issue", form); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "was replaced since you looked") {
 		t.Fatalf("replaced CSR: status %d", rec.Code)
