@@ -47,7 +47,7 @@ test('upload the certificate an external CA issued for a custom signer', async (
       await page.goto(`/csrs/${name}`);
       return page.getByTestId('issue-form').count();
     }, { message: `${name}'s page offers the upload once the console sees it approved`, timeout: 15_000 }).toBe(1);
-    await expect(page.getByTestId('detail-status')).toHaveText('Approved');
+    await expect(page.getByTestId('detail-status')).toHaveText('Approved, not issued');
     await page.setViewportSize({ width: 1280, height: 900 });
     await shot(page, 'csr-issue-form-1280.png');
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
