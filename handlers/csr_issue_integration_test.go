@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
@@ -367,5 +368,34 @@ func TestIssueRefusesWithoutCSRFAndInReadOnlyMode(t *testing.T) {
 	}
 	if len(liveCertificate(t, csr.name)) != 0 {
 		t.Fatal("written in read-only mode")
+	}
+}
+
+func TestAuditTrailRecordsCertificateUploads(t *testing.T) {
+	ac := newAuditConsole(t, testcluster.Admin, false)
+	sess := ac.login(t)
+	csr := createIssueCSR(t, ac.liveServer, "audit", "approved")
+	root := testfixtures.NewCA(t, "helper root")
+
+	form := issueFormOf(t, ac.liveServer, sess, csr.name)
+	form.Set("chain", string(root.Issue(t, testfixtures.SigningKey().Public(), clientCert())))
+	if rec := ac.post(t, sess, "/csrs/"+csr.name+"/issue", form); rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("wrong key: status %d", rec.Code)
+	}
+	form.Set("chain", string(root.Issue(t, csr.key, clientCert())))
+	if rec := ac.post(t, sess, "/csrs/"+csr.name+"/issue", form); rec.Code != http.StatusSeeOther {
+		t.Fatalf("upload: status %d: %.300s", rec.Code, rec.Body.String())
+	}
+	recs := ac.records(t, csr.name)
+	if len(recs) != 2 {
+		t.Fatalf("%d audit records for %s, want the refused and the written upload", len(recs), csr.name)
+	}
+	refused, written := recs[0], recs[1]
+	if refused.Verb != "issue" || refused.Result == audit.ResultOK || !strings.Contains(refused.Error, "another key") || refused.Diff != "" {
+		t.Errorf("refused upload: %+v", refused)
+	}
+	if written.Verb != "issue" || written.Result != audit.ResultOK || written.User != testcluster.Admin || written.UID == "" ||
+		written.RVBefore == "" || written.RVAfter == "" || written.RVBefore == written.RVAfter || !strings.Contains(written.Diff, "certificate:") {
+		t.Errorf("written upload: %+v", written)
 	}
 }
