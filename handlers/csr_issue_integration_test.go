@@ -399,3 +399,24 @@ func TestAuditTrailRecordsCertificateUploads(t *testing.T) {
 		t.Errorf("written upload: %+v", written)
 	}
 }
+
+func TestIssueBoundsTheUpload(t *testing.T) {
+	ls := newIssueServer(t, testcluster.RestConfig(t, testcluster.Admin), testcluster.Admin, false)
+	sess := ls.login(t)
+	csr := createIssueCSR(t, ls, "limit", "approved")
+	form := issueFormOf(t, ls, sess, csr.name)
+
+	// Over the route's body limit (maxBody, 1 MiB): refused before the form is parsed.
+	rec := ls.postMultipart(t, sess, "/csrs/"+csr.name+"/issue", form, map[string][]byte{"chain_file": bytes.Repeat([]byte("a"), 3<<19)}, true)
+	if rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("1.5 MiB upload: status %d, want 413", rec.Code)
+	}
+	// Within the body limit, over the certificate's own (issue.MaxChainBytes): a clear 422.
+	rec = ls.postMultipart(t, sess, "/csrs/"+csr.name+"/issue", form, map[string][]byte{"chain_file": bytes.Repeat([]byte("a"), 100<<10)}, true)
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "at most 65536 are accepted") {
+		t.Fatalf("100 KiB certificate: status %d, want 422 naming the limit", rec.Code)
+	}
+	if len(liveCertificate(t, csr.name)) != 0 {
+		t.Fatal("an oversized upload was written")
+	}
+}
