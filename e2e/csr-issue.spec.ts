@@ -53,6 +53,16 @@ test('upload the certificate an external CA issued for a custom signer', async (
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width, 'no horizontal scrolling at 1280 px').toBeLessThanOrEqual(1280);
 
+    // A paste that is no certificate: refused beside the form, the text kept, nothing written.
+    await page.getByTestId('issue-chain').fill('not a certificate');
+    const refused = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === `/csrs/${name}/issue`);
+    await page.getByTestId('issue-submit').click();
+    expect((await refused).status(), 'garbage is refused with 422').toBe(422);
+    await expect(page.getByTestId('issue-error')).toContainText('no PEM CERTIFICATE block');
+    await expect(page.getByTestId('issue-chain')).toHaveValue('not a certificate');
+    await shot(page, 'csr-issue-refused-1280.png');
+    await page.getByTestId('issue-chain').fill('');
+
     await page.getByTestId('issue-chain-file').setInputFiles(files.leaf);
     await page.getByTestId('issue-bundle-details').locator('summary').click();
     await page.getByTestId('issue-bundle-file').setInputFiles(files.ca);
