@@ -79,7 +79,7 @@ func newAuditConsole(t *testing.T, identity string, readOnly bool) *auditConsole
 	}
 	ls := &liveServer{cache: cache}
 	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
-	ls.e = New(Deps{Log: log, Cluster: cache, Access: access, Writer: mustWriter(t, cfg), Editor: editor,
+	ls.e = New(Deps{Log: log, Cluster: cache, Access: access, Writer: mustWriter(t, cfg), Issuer: mustWriter(t, cfg), Editor: editor,
 		Sessions: auth.NewSessions(), Logins: logins, User: identity, ReadOnly: readOnly, Audit: rec, Activity: store})
 	return &auditConsole{liveServer: ls, lines: lines, store: store}
 }

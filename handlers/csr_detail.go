@@ -84,6 +84,7 @@ func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certific
 	page.Chrome = h.chrome(c, obj.Name, kind.ID,
 		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: obj.Name})
 	page.Actions = h.csrActions(c, obj)
+	page.Issue = h.csrIssueForm(c, obj)
 	return page, nil
 }
 

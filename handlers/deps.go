@@ -92,6 +92,13 @@ type CSRDecider interface {
 	DecideCSR(ctx context.Context, name string, uid types.UID, approve bool, reason, message string) (warnings []string, err error)
 }
 
+// CSRIssuer reads a CSR and writes the certificate an external CA issued
+// for it into status.certificate, as the signed-in user (issue.Writer).
+type CSRIssuer interface {
+	ReadCSR(ctx context.Context, name string) (*certificatesv1.CertificateSigningRequest, error)
+	WriteCSRCertificate(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (*certificatesv1.CertificateSigningRequest, []string, error)
+}
+
 // ObjectEditor reads and writes whole objects as the signed-in user: the YAML
 // editor's create, update and delete, each of which can be a dry run.
 type ObjectEditor interface {
@@ -140,6 +147,7 @@ type Deps struct {
 	Cluster  Cluster
 	Access   Access
 	Writer   CSRDecider
+	Issuer   CSRIssuer // uploads of externally issued certificates; nil offers none
 	Editor   ObjectEditor
 	Docs     FieldDocs // the editor's field documentation; nil leaves the panel out
 	Sessions *auth.Sessions

@@ -13,7 +13,7 @@ import (
 
 // writeRecord is one write performed through clusterdesk, for the audit trail.
 type writeRecord struct {
-	Verb   string // "create", "update", "apply", "delete", "approve", "deny"
+	Verb   string // "create", "update", "apply", "delete", "approve", "deny", "issue"
 	Kind   string // the API kind, "FlowSchema"
 	Name   string
 	Before string // resourceVersion the write started from, "" if none

@@ -103,6 +103,9 @@ func New(deps Deps) *echo.Echo {
 	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
 	mutating.POST(urls.CSRApproveRoute, h.approveCSR, csrs)
 	mutating.POST(urls.CSRDenyRoute, h.denyCSR, csrs)
+	// The upload of an externally issued certificate; its body gets maxBody
+	// (1 MiB), room for issue.MaxChainBytes and issue.MaxBundleBytes.
+	mutating.POST(urls.CSRIssueRoute, h.issueCSR, csrs)
 	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, csrs)
 	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, csrs)
 	// The editor's pages are in this group too: in read-only mode they are

@@ -181,7 +181,7 @@ func run(args []string) error {
 	// event streams stay open; slow headers and bodies are cut off.
 	srv := handlers.NewServer(handlers.New(handlers.Deps{
 		Log: log, Cluster: cache, Access: kube.UserAccess{Users: si.users}, Writer: kube.UserWriter{Users: si.users},
-		Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI, present.DocTree),
+		Issuer: kube.UserWriter{Users: si.users}, Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI, present.DocTree),
 		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review, Users: si.users,
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,

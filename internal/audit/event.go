@@ -120,6 +120,8 @@ func pastTense(verb string) string {
 		return "approved"
 	case "deny":
 		return "denied"
+	case "issue":
+		return "issued" // a certificate uploaded for a custom signer's CSR
 	case "create":
 		return "created"
 	case "update":

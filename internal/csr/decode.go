@@ -136,3 +136,25 @@ func basicConstraintsCA(der []byte) bool {
 	rest, err := asn1.Unmarshal(der, &bc)
 	return err == nil && len(rest) == 0 && bc.IsCA
 }
+
+// PublicKeyInfo returns the DER SubjectPublicKeyInfo of the key spec.request
+// asks a certificate for: a certificate was issued for this request only if
+// its own SubjectPublicKeyInfo is the same bytes. The request's signature is
+// checked, so the requester holds the private key.
+func PublicKeyInfo(pemBytes []byte) ([]byte, error) {
+	block, _ := pem.Decode(pemBytes)
+	if block == nil {
+		return nil, ErrNoPEM
+	}
+	if block.Type != "CERTIFICATE REQUEST" && block.Type != "NEW CERTIFICATE REQUEST" {
+		return nil, fmt.Errorf("spec.request holds a PEM block of type %q, want \"CERTIFICATE REQUEST\"", block.Type)
+	}
+	cr, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("spec.request is not a valid PKCS#10 request: %w", err)
+	}
+	if err := cr.CheckSignature(); err != nil {
+		return nil, fmt.Errorf("spec.request signature does not verify: %w", err)
+	}
+	return cr.RawSubjectPublicKeyInfo, nil
+}

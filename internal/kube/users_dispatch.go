@@ -4,6 +4,7 @@ import (
 	"context"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -196,4 +197,22 @@ func (l UserLookup) SubjectAccessReview(ctx context.Context, spec authorizationv
 		return authorizationv1.SubjectAccessReviewStatus{}, err
 	}
 	return lk.SubjectAccessReview(ctx, spec)
+}
+
+// ReadCSR is Writer.ReadCSR as the identity in ctx.
+func (w UserWriter) ReadCSR(ctx context.Context, name string) (*certificatesv1.CertificateSigningRequest, error) {
+	c, err := w.Users.For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Writer.ReadCSR(ctx, name)
+}
+
+// WriteCSRCertificate is Writer.WriteCSRCertificate as the identity in ctx.
+func (w UserWriter) WriteCSRCertificate(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (*certificatesv1.CertificateSigningRequest, []string, error) {
+	c, err := w.Users.For(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Writer.WriteCSRCertificate(ctx, csr)
 }

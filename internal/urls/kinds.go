@@ -12,6 +12,7 @@ const (
 	CSRNodeCheckRoute   = CSRs + "/:name/node-check"
 	CSRApproveRoute     = CSRs + "/:name/approve"
 	CSRDenyRoute        = CSRs + "/:name/deny"
+	CSRIssueRoute       = CSRs + "/:name/issue"
 	CSRGroupRoute       = CSRs + "/groups/:id"
 	CSRGroupDecideRoute = CSRGroupRoute + "/decide"
 )
@@ -30,6 +31,9 @@ func CSRApprove(name string) string { return CSR(name) + "/approve" }
 
 // CSRDeny is where a CSR's deny form posts.
 func CSRDeny(name string) string { return CSR(name) + "/deny" }
+
+// CSRIssue is where the upload of an externally issued certificate posts.
+func CSRIssue(name string) string { return CSR(name) + "/issue" }
 
 // CSRQueueGroup is the queue filtered to one storm or duplicate set.
 func CSRQueueGroup(id string) string { return WithQuery(CSRs, url.Values{"group": {id}}) }

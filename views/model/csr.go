@@ -143,6 +143,26 @@ type CSRDetailPage struct {
 	// NodeCheck loads the comparison of a kubelet-serving request's SANs with
 	// its Node after the page (a GET as the user); zero: none to load.
 	NodeCheck CSRNodeCheck
+	// Issue offers uploading the certificate an external CA issued, for an
+	// approved request of a custom signer; nil where none can be written.
+	Issue *CSRIssueForm
+}
+
+// CSRIssueForm uploads a certificate (or chain) for an approved CSR of a
+// custom signer, bound to the object and version shown.
+type CSRIssueForm struct {
+	Action          string // where the form posts
+	Signer          string
+	UID             string
+	ResourceVersion string
+	MaxChainBytes   int
+	MaxBundleBytes  int
+	// Chain and Bundle are the texts pasted, kept when the upload was refused.
+	Chain, Bundle string
+	// Error says why the last upload was refused (ErrorTitle: by whom).
+	ErrorTitle string
+	Error      string
+	Causes     []string // the API server's field causes, if it refused
 }
 
 // CSRNodeCheck is where a kubelet-serving CSR's Node comparison loads from.
