@@ -99,7 +99,7 @@ type ObjectEditor interface {
 	// Apply is server-side apply as field manager clusterdesk (the editor's other write mode).
 	Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun, force bool) (kube.WriteResult, error)
 	// Table lists a kind's objects in the API server's Table format, one page at a time.
-	Table(ctx context.Context, k kube.Kind, limit int64, cont string) (*metav1.Table, error)
+	Table(ctx context.Context, k kube.Kind, limit int64, cont, selector string) (*metav1.Table, error)
 }
 
 // FieldDocs gives the editor's docs panel the documented fields of a kind,

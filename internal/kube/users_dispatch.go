@@ -89,12 +89,12 @@ func (e UserEditor) CountCustomResources(ctx context.Context, crd *unstructured.
 }
 
 // Table is Editor.Table as the identity in ctx.
-func (e UserEditor) Table(ctx context.Context, k Kind, limit int64, cont string) (*metav1.Table, error) {
+func (e UserEditor) Table(ctx context.Context, k Kind, limit int64, cont, selector string) (*metav1.Table, error) {
 	ed, err := e.editor(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return ed.Table(ctx, k, limit, cont)
+	return ed.Table(ctx, k, limit, cont, selector)
 }
 
 // UserLookup is Lookup reading as the identity in each call's context.
