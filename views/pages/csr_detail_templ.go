@@ -49,7 +49,7 @@ func CSRDetail(p model.CSRDetailPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = detailHeader(p.DetailPage, false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = detailHeader(p.DetailPage, true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
