@@ -94,7 +94,7 @@ type ObjectEditor interface {
 	Get(ctx context.Context, k kube.Kind, name string) (*unstructured.Unstructured, error)
 	Update(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
 	Create(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
-	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool) (kube.WriteResult, error)
+	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool, policy metav1.DeletionPropagation) (kube.WriteResult, error)
 	CountCustomResources(ctx context.Context, crd *unstructured.Unstructured) (kube.CRCount, error)
 	// Apply is server-side apply as field manager clusterdesk (the editor's other write mode).
 	Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun, force bool) (kube.WriteResult, error)

@@ -109,7 +109,7 @@ func (f *fakeAPI) Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unst
 	return res, err
 }
 
-func (f *fakeAPI) Delete(_ context.Context, _ kube.Kind, name string, uid types.UID, dryRun bool) (kube.WriteResult, error) {
+func (f *fakeAPI) Delete(_ context.Context, _ kube.Kind, name string, uid types.UID, dryRun bool, _ metav1.DeletionPropagation) (kube.WriteResult, error) {
 	f.call("delete", dryRun)
 	cur, ok := f.objs[name]
 	switch {

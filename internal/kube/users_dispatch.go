@@ -71,12 +71,12 @@ func (e UserEditor) Apply(ctx context.Context, k Kind, obj *unstructured.Unstruc
 }
 
 // Delete is Editor.Delete as the identity in ctx.
-func (e UserEditor) Delete(ctx context.Context, k Kind, name string, uid types.UID, dry bool) (WriteResult, error) {
+func (e UserEditor) Delete(ctx context.Context, k Kind, name string, uid types.UID, dry bool, policy metav1.DeletionPropagation) (WriteResult, error) {
 	ed, err := e.editor(ctx)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	return ed.Delete(ctx, k, name, uid, dry)
+	return ed.Delete(ctx, k, name, uid, dry, policy)
 }
 
 // CountCustomResources is Editor.CountCustomResources as the identity in ctx.
