@@ -21,6 +21,8 @@ test('a label selector filters a list, and a bad one says why', async ({ page },
   const run = unique('e2e-sel');
   const front = `${run}-front.clusterdesk.test`;
   const back = `${run}-back.clusterdesk.test`;
+  const lateIn = `${run}-late-front.clusterdesk.test`;
+  const lateOut = `${run}-late-back.clusterdesk.test`;
   await createDriver(front, { 'e2e-run': run, tier: 'front' });
   await createDriver(back, { 'e2e-run': run, tier: 'back' });
   try {
@@ -34,10 +36,19 @@ test('a label selector filters a list, and a bad one says why', async ({ page },
     await expect(page.getByTestId('list-row').first()).toContainText(front);
     await page.screenshot({ path: info.outputPath('selector-filtered-1280.png'), fullPage: true });
 
+    // Live updates keep to the selector: a new matching driver appears, a new
+    // one that does not match never does.
+    await expect(page.locator('body')).toHaveAttribute('data-live-state', 'connected');
+    await createDriver(lateOut, { 'e2e-run': run, tier: 'back' });
+    await createDriver(lateIn, { 'e2e-run': run, tier: 'front' });
+    await expect(page.getByTestId('list-row').filter({ hasText: lateIn })).toHaveCount(1, { timeout: 15_000 });
+    await expect(page.getByTestId('list-row').filter({ hasText: lateOut })).toHaveCount(0);
+    await expect(page.getByTestId('list-row')).toHaveCount(2);
+
     // Sorting keeps the selector.
     await page.locator('th a[href*="sort="]').first().click();
     await expect(page).toHaveURL(/selector=/);
-    await expect(page.getByTestId('list-row')).toHaveCount(1);
+    await expect(page.getByTestId('list-row')).toHaveCount(2);
 
     await box.fill('tier in (front');
     await box.press('Enter');
@@ -52,7 +63,7 @@ test('a label selector filters a list, and a bad one says why', async ({ page },
     await expect(page.getByTestId('filter-form')).toBeVisible();
   } finally {
     await call('DELETE', `/apis/storage.k8s.io/v1/csidrivers/${front}`);
-    await call('DELETE', `/apis/storage.k8s.io/v1/csidrivers/${back}`);
+    for (const n of [back, lateIn, lateOut]) await call('DELETE', `/apis/storage.k8s.io/v1/csidrivers/${n}`);
   }
 });
 
