@@ -51,7 +51,9 @@ test('a label selector filters a list, and a bad one says why', async ({ page },
     await expect(page.getByTestId('list-row')).toHaveCount(2);
 
     await box.fill('tier in (front');
+    const refused = page.waitForResponse((r) => r.url().includes('selector=tier') && r.status() === 400);
     await box.press('Enter');
+    await refused;
     await expect(page.getByTestId('selector-error')).toContainText('tier in (front');
     await expect(page.getByTestId('list-row')).toHaveCount(0);
     await page.screenshot({ path: info.outputPath('selector-error-1280.png'), fullPage: true });
