@@ -87,6 +87,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 		}
 	}
 	page.List.Chrome, page.List.KindID, page.List.Title, page.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
+	status = selectorStatus(&page.List, q, status) // list_selector.go
 	page.ClassifyHref = urls.Classify
 	page.List.NewHref = h.newHref(c, kind.ID) // list_new.go
 	if page.List.NewHref != "" {

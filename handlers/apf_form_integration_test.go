@@ -252,7 +252,7 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 	k := es.kind(t, kube.FlowSchemas)
 	ctx := context.Background()
 	name := uniq("fsform-flow")
-	t.Cleanup(func() { _, _ = es.admin.Delete(ctx, k, name, "", false) })
+	t.Cleanup(func() { _, _ = es.admin.Delete(ctx, k, name, "", false, "") })
 
 	code, doc, _ := es.get(t, es.sess, urls.FlowSchemaFormNew)
 	if code != http.StatusOK || doc.Find(`[data-testid="fsform-yaml-link"]`).AttrOr("href", "") != "/flowschemas/new" {

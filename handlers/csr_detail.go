@@ -85,6 +85,9 @@ func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certific
 		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: obj.Name})
 	page.Actions = h.csrActions(c, obj)
 	page.Issue = h.csrIssueForm(c, obj)
+	// Edit YAML and Delete, like every other kind's page (pages.go detail):
+	// offered only where the user may, never in read-only mode.
+	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, obj.Name)
 	return page, nil
 }
 

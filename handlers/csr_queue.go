@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/labstack/echo/v4"
 
@@ -45,6 +46,9 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if page.Filter.SelectorError != "" && status == http.StatusOK {
+		status = http.StatusBadRequest // the page shows the parse error and no rows
+	}
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "2")
 	}
@@ -79,13 +83,22 @@ func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selecte
 	case err != nil:
 		return model.CSRQueuePage{}, 0, err
 	}
+	sel, selErr := present.ParseSelector(q.Selector)
+	if selErr != nil {
+		sel = labels.Nothing()
+	}
 	page := present.CSRQueue(items, q, present.CSRQueueEnv{
 		Now:       time.Now(),
 		Checks:    csrChecksEnv(),
 		MayDecide: h.csrMayDecide(c),
 		Cache:     csrQueueFacts,
 		Selected:  selected,
+		Labels:    sel,
 	})
 	page.Chrome = chrome
+	if selErr != nil {
+		page.Filter.SelectorError = selErr.Error()
+		page.Empty = "Correct the label selector to see CertificateSigningRequests."
+	}
 	return page, http.StatusOK, nil
 }

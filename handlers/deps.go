@@ -105,12 +105,12 @@ type ObjectEditor interface {
 	Get(ctx context.Context, k kube.Kind, name string) (*unstructured.Unstructured, error)
 	Update(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
 	Create(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
-	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool) (kube.WriteResult, error)
+	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool, policy metav1.DeletionPropagation) (kube.WriteResult, error)
 	CountCustomResources(ctx context.Context, crd *unstructured.Unstructured) (kube.CRCount, error)
 	// Apply is server-side apply as field manager clusterdesk (the editor's other write mode).
 	Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun, force bool) (kube.WriteResult, error)
 	// Table lists a kind's objects in the API server's Table format, one page at a time.
-	Table(ctx context.Context, k kube.Kind, limit int64, cont string) (*metav1.Table, error)
+	Table(ctx context.Context, k kube.Kind, limit int64, cont, selector string) (*metav1.Table, error)
 }
 
 // FieldDocs gives the editor's docs panel the documented fields of a kind,

@@ -70,6 +70,10 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 		return bodyTooLarge()
 	}
 	typed, uid := c.Request().PostForm.Get("confirm"), c.Request().PostForm.Get("uid")
+	policy, err := editing.ParsePropagation(c.Request().PostForm.Get("propagation"))
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
 	ctx := c.Request().Context()
 	if strings.TrimSpace(typed) != t.name {
 		plan, err := h.editorCase(c).PlanDelete(ctx, t.kind, t.name)
@@ -77,6 +81,7 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 			return err
 		}
 		p := h.deletePage(c, t, plan, typed)
+		p.Propagation = propagationOptions(policy)
 		p.Problems = append(p.Problems, model.EditError{Title: "Name not confirmed", Local: true,
 			Message: fmt.Sprintf("Type %q exactly to delete it; you typed %q.", t.name, typed)})
 		return render(c, http.StatusUnprocessableEntity, pages.Delete(p))
@@ -84,18 +89,19 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 	if uid == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "The form does not say which object you confirmed. Open the delete page again.")
 	}
-	out, err := h.editorCase(c).Delete(ctx, editing.Deletion{Kind: t.kind, Name: t.name, UID: uid, Cached: t.cached})
+	out, err := h.editorCase(c).Delete(ctx, editing.Deletion{Kind: t.kind, Name: t.name, UID: uid, Cached: t.cached, Propagation: policy})
 	if err != nil {
 		p := h.bareDeletePage(c, t)
 		if out.PlanErr == nil {
 			p = h.deletePage(c, t, out.Plan, typed)
+			p.Propagation = propagationOptions(policy)
 		} // else the object is gone or unreadable now: the write's own error says more.
 		p.DryRunOK = false
 		p.Problems = append(p.Problems, problemOf(err, ""))
 		p.Warnings = append(p.Warnings, out.Warnings...)
 		return render(c, problemStatus(err), pages.Delete(p))
 	}
-	return h.flashAndRedirect(c, "Deleted", fmt.Sprintf("%s %s was deleted.", t.kind.Singular, t.name), out.Warnings, t.list)
+	return h.flashAndRedirect(c, "Deleted", deletedMessage(t.kind.Singular, t.name, policy), out.Warnings, t.list)
 }
 
 // deletePage shows a deletion's plan: the confirmation box when its dry run
@@ -110,7 +116,9 @@ func (h *Handlers) deletePage(c echo.Context, t editTarget, plan editing.DeleteP
 		p.DryRunOK = true
 	}
 	p.Consequences = edit.DeleteNotes(t.kind.Singular)
+	p.Propagation = propagationOptions("")
 	if plan.Counted {
+		p.PropagationNote = "Its " + orUnknown(plan.CRs.Kind) + " objects are deleted whatever you choose: the API server removes a CRD's objects before the CRD itself. The choice applies to other objects whose ownerReferences name the CRD."
 		p.Consequences = append([]string{crdContents(plan.CRs, plan.CountErr)}, p.Consequences...)
 	}
 	return p

@@ -110,7 +110,7 @@ func (es *editServer) create(t *testing.T, id kube.KindID, text string) *unstruc
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = es.admin.Delete(context.Background(), k, obj.GetName(), "", false) })
+	t.Cleanup(func() { _, _ = es.admin.Delete(context.Background(), k, obj.GetName(), "", false, "") })
 	return res.Object
 }
 
@@ -448,7 +448,7 @@ func TestCreateThenDeleteAFlowSchema(t *testing.T) {
 	name := uniq("edit-create")
 	text := strings.Replace(ed.text, "name: example-flowschema", "name: "+name, 1)
 	k := es.kind(t, kube.FlowSchemas)
-	t.Cleanup(func() { _, _ = es.admin.Delete(context.Background(), k, name, "", false) })
+	t.Cleanup(func() { _, _ = es.admin.Delete(context.Background(), k, name, "", false, "") })
 
 	code, doc, _ := es.submit(t, "/flowschemas/create", url.Values{"yaml": {text}, "op": {"preview"}})
 	if code != http.StatusOK || !strings.Contains(doc.Find(`[data-testid="preview-diff"]`).Text(), "name: "+name) {

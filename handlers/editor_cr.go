@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -120,10 +121,17 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		}
 	}
 	cont := c.QueryParam("continue")
+	p.Selector = strings.TrimSpace(c.QueryParam("selector"))
+	if _, err := present.ParseSelector(p.Selector); err != nil {
+		// Refused here with the parser the API server uses, so the message
+		// is the same and no request is spent on it.
+		p.SelectorError = err.Error()
+		return render(c, http.StatusBadRequest, pages.Instances(p))
+	}
 	if n, err := strconv.ParseInt(c.QueryParam("limit"), 10, 64); err == nil && n > 0 && n <= maxInstancesPerPage {
 		p.Limit = n
 	}
-	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, crdObject(crd), p.Limit, cont)
+	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, crdObject(crd), p.Limit, cont, p.Selector)
 	if list.CountErr == nil {
 		p.Count = countText(list.Count)
 	}
@@ -133,7 +141,7 @@ func (h *Handlers) crInstances(c echo.Context) error {
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 		p.Problem = &model.Banner{Tone: model.ToneWarning, Title: "This page has expired", TestID: "instances-problem",
 			Message: "The API server no longer holds the list this page continued. Start again from the first page."}
-		p.FirstHref = instancesPage(t.list, ns, "", p.Limit)
+		p.FirstHref = instancesPage(t.list, ns, p.Selector, "", p.Limit)
 		return render(c, http.StatusGone, pages.Instances(p))
 	case err != nil:
 		var st apierrors.APIStatus
@@ -149,16 +157,19 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		return err
 	}
 	if table.Continue != "" {
-		p.NextHref = instancesPage(t.list, ns, table.Continue, p.Limit)
+		p.NextHref = instancesPage(t.list, ns, p.Selector, table.Continue, p.Limit)
 	}
 	if cont != "" {
-		p.FirstHref = instancesPage(t.list, ns, "", p.Limit)
+		p.FirstHref = instancesPage(t.list, ns, p.Selector, "", p.Limit)
 	}
 	return render(c, status, pages.Instances(p))
 }
 
-func instancesPage(list, ns, cont string, limit int64) string {
+func instancesPage(list, ns, selector, cont string, limit int64) string {
 	q := url.Values{}
+	if selector != "" {
+		q.Set("selector", selector)
+	}
 	if limit != instancesPerPage {
 		q.Set("limit", strconv.FormatInt(limit, 10))
 	}

@@ -131,7 +131,11 @@ func pagesFor[T metav1.Object](
 			if err != nil {
 				return model.ListPage{}, err
 			}
-			return listPage(items, q, now), nil
+			// The label selector filters the cached objects before the
+			// presenter sees them; the total stays the kind's.
+			page := listPage(present.Selected(items, q), q, now)
+			page.Total = len(items)
+			return page, nil
 		},
 		detail: func(c Cluster, name string, now time.Time) (model.DetailPage, error) {
 			o, err := whole(c, name)

@@ -106,7 +106,9 @@ export class Guard {
     });
     page.on('pageerror', (err) => this.pageErrors.push(`uncaught exception on ${page.url()}: ${err.stack || err.message}`));
     page.on('response', (res) => {
-      if (res.request().resourceType() !== 'document') return;
+      // htmx requests too: a fragment answered with an expected 4xx (a list's
+      // bad label selector is a 400 the page shows).
+      if (res.request().resourceType() !== 'document' && !res.request().headers()['hx-request']) return;
       const seen = this.documentStatus.get(res.url()) ?? new Set<number>();
       this.documentStatus.set(res.url(), seen.add(res.status()));
     });

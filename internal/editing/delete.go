@@ -3,6 +3,7 @@ package editing
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -32,7 +33,7 @@ func (s *Service) PlanDelete(ctx context.Context, k kube.Kind, name string) (Del
 		return DeletePlan{}, err
 	}
 	p := DeletePlan{Object: obj}
-	res, err := s.API.Delete(ctx, k, name, obj.GetUID(), true)
+	res, err := s.API.Delete(ctx, k, name, obj.GetUID(), true, Propagations[0])
 	p.Warnings, p.DryRunErr = res.Warnings, err
 	if k.ID == kube.CRDs {
 		p.Counted = true
@@ -47,6 +48,9 @@ type Deletion struct {
 	Name   string
 	UID    string
 	Cached bool // the shared cache holds the kind: wait until it no longer shows the object
+	// Propagation is what happens to the objects it owns (ParsePropagation;
+	// "" is Background).
+	Propagation metav1.DeletionPropagation
 }
 
 // Deleted is what a deletion did. When it failed, Plan is the confirmation
@@ -62,14 +66,18 @@ type Deleted struct {
 // Both are recorded, with the object before read from the API server.
 func (s *Service) Delete(ctx context.Context, d Deletion) (Deleted, error) {
 	k, name, uid := d.Kind, d.Name, types.UID(d.UID)
-	res, err := s.API.Delete(ctx, k, name, uid, true)
+	policy := d.Propagation
+	if policy == "" {
+		policy = Propagations[0]
+	}
+	res, err := s.API.Delete(ctx, k, name, uid, true, policy)
 	// The object as the API server holds it before, read once for both
 	// records; the cache at any version if it cannot be read.
 	w := Write{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err}.from(s.before(ctx, k, name))
 	s.Audit.FromCache(&w)
 	s.Audit.Record(w)
 	if err == nil {
-		res, err = s.API.Delete(ctx, k, name, uid, false)
+		res, err = s.API.Delete(ctx, k, name, uid, false, policy)
 		w.DryRun, w.Err = false, err
 		s.Audit.Record(w)
 	}
@@ -78,7 +86,9 @@ func (s *Service) Delete(ctx context.Context, d Deletion) (Deleted, error) {
 		out.Plan, out.PlanErr = s.PlanDelete(ctx, k, name)
 		return out, err
 	}
-	if d.Cached {
+	// With Foreground the object stays, marked for deletion, until the
+	// garbage collector has deleted what it owns: do not wait for it here.
+	if d.Cached && policy != metav1.DeletePropagationForeground {
 		awaitGone(ctx, s.Cache, k.ID, name, d.UID)
 	}
 	return out, nil

@@ -24,9 +24,9 @@ type API interface {
 	Update(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
 	Create(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun bool) (kube.WriteResult, error)
 	Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun, force bool) (kube.WriteResult, error)
-	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool) (kube.WriteResult, error)
+	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool, policy metav1.DeletionPropagation) (kube.WriteResult, error)
 	CountCustomResources(ctx context.Context, crd *unstructured.Unstructured) (kube.CRCount, error)
-	Table(ctx context.Context, k kube.Kind, limit int64, cont string) (*metav1.Table, error)
+	Table(ctx context.Context, k kube.Kind, limit int64, cont, selector string) (*metav1.Table, error)
 }
 
 // Cache is the shared informer cache the pages read after a write.

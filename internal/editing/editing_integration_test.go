@@ -53,7 +53,7 @@ func TestEditingOnTheDevcluster(t *testing.T) {
 	audit := &audits{}
 	s := &Service{API: api, Cache: liveCache{api}, Audit: audit}
 	t.Cleanup(func() {
-		if _, err := api.Delete(context.Background(), k, name, "", false); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := api.Delete(context.Background(), k, name, "", false, ""); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})

@@ -308,7 +308,7 @@ func TestPlanDelete(t *testing.T) {
 // TestListInstances counts a CRD's objects and reads the asked page.
 func TestListInstances(t *testing.T) {
 	api := newFake()
-	list, err := (&Service{API: api, Cache: api, Audit: &audits{}}).ListInstances(context.Background(), csiDrivers, driver("crd", false), 100, "next")
+	list, err := (&Service{API: api, Cache: api, Audit: &audits{}}).ListInstances(context.Background(), csiDrivers, driver("crd", false), 100, "next", "")
 	if err != nil || list.CountErr != nil || list.Count.Count != 3 || list.Table == nil {
 		t.Fatalf("%+v, %v", list, err)
 	}

@@ -109,7 +109,7 @@ func (f *fakeAPI) Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unst
 	return res, err
 }
 
-func (f *fakeAPI) Delete(_ context.Context, _ kube.Kind, name string, uid types.UID, dryRun bool) (kube.WriteResult, error) {
+func (f *fakeAPI) Delete(_ context.Context, _ kube.Kind, name string, uid types.UID, dryRun bool, _ metav1.DeletionPropagation) (kube.WriteResult, error) {
 	f.call("delete", dryRun)
 	cur, ok := f.objs[name]
 	switch {
@@ -129,7 +129,7 @@ func (f *fakeAPI) CountCustomResources(context.Context, *unstructured.Unstructur
 	return kube.CRCount{Kind: "Widget", Resource: "widgets.example.com", Count: 3}, nil
 }
 
-func (f *fakeAPI) Table(_ context.Context, _ kube.Kind, limit int64, cont string) (*metav1.Table, error) {
+func (f *fakeAPI) Table(_ context.Context, _ kube.Kind, limit int64, cont, _ string) (*metav1.Table, error) {
 	f.call("table "+strconv.FormatInt(limit, 10)+" "+cont, false)
 	return &metav1.Table{}, nil
 }

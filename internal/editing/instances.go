@@ -19,12 +19,13 @@ type Instances struct {
 }
 
 // ListInstances counts crd's custom resources of kind k and reads one page
-// (limit and the continue token cont) in the API server's Table format. The
+// (limit and the continue token cont) of those whose labels selector selects
+// (kubectl -l syntax; "" for all) in the API server's Table format. The
 // error is the list's.
-func (s *Service) ListInstances(ctx context.Context, k kube.Kind, crd *unstructured.Unstructured, limit int64, cont string) (Instances, error) {
+func (s *Service) ListInstances(ctx context.Context, k kube.Kind, crd *unstructured.Unstructured, limit int64, cont, selector string) (Instances, error) {
 	var out Instances
 	out.Count, out.CountErr = s.API.CountCustomResources(ctx, crd)
 	var err error
-	out.Table, err = s.API.Table(ctx, k, limit, cont)
+	out.Table, err = s.API.Table(ctx, k, limit, cont, selector)
 	return out, err
 }

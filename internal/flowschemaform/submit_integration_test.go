@@ -38,7 +38,7 @@ func TestSubmitOnTheDevcluster(t *testing.T) {
 	}
 	name := fmt.Sprintf("usecase-edit-fs-%d", time.Now().UnixNano())
 	t.Cleanup(func() {
-		if _, err := api.Delete(context.Background(), flowSchemas, name, "", false); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := api.Delete(context.Background(), flowSchemas, name, "", false, ""); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})

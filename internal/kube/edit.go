@@ -121,14 +121,19 @@ func (e *Editor) Create(ctx context.Context, k Kind, obj *unstructured.Unstructu
 
 // Delete deletes the object name, but only if its UID is still uid: an object
 // deleted and re-created under the same name meanwhile is not the one the user
-// confirmed. Dependents are deleted in the background, as kubectl does.
-func (e *Editor) Delete(ctx context.Context, k Kind, name string, uid types.UID, dry bool) (WriteResult, error) {
+// confirmed. policy is what the garbage collector does with the objects it
+// owns (DeleteOptions.propagationPolicy); "" leaves it to the API server
+// (Background for these kinds, as kubectl does).
+func (e *Editor) Delete(ctx context.Context, k Kind, name string, uid types.UID, dry bool, policy metav1.DeletionPropagation) (WriteResult, error) {
 	r, err := e.resource(k)
 	if err != nil {
 		return WriteResult{}, err
 	}
 	ctx, w := withWarnings(ctx)
 	opts := metav1.DeleteOptions{DryRun: dryRun(dry)}
+	if policy != "" {
+		opts.PropagationPolicy = &policy
+	}
 	if uid != "" {
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}

@@ -66,7 +66,7 @@ func TestEditorDryRunsUpdatesAndDeletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = e.Delete(context.Background(), k, name, "", false) })
+	t.Cleanup(func() { _, _ = e.Delete(context.Background(), k, name, "", false, "") })
 	rv := created.Object.GetResourceVersion()
 
 	changed := created.Object.DeepCopy()
@@ -103,16 +103,16 @@ func TestEditorDryRunsUpdatesAndDeletes(t *testing.T) {
 	}
 	t.Logf("unknown field: %v", err)
 
-	if _, err := e.Delete(ctx, k, name, "not-the-uid", false); !apierrors.IsConflict(err) {
+	if _, err := e.Delete(ctx, k, name, "not-the-uid", false, ""); !apierrors.IsConflict(err) {
 		t.Fatalf("delete with another UID: %v, want Conflict (precondition)", err)
 	}
-	if _, err := e.Delete(ctx, k, name, real.Object.GetUID(), true); err != nil {
+	if _, err := e.Delete(ctx, k, name, real.Object.GetUID(), true, ""); err != nil {
 		t.Fatalf("dry-run delete: %v", err)
 	}
 	if _, err := e.Get(ctx, k, name); err != nil {
 		t.Fatalf("dry-run delete deleted: %v", err)
 	}
-	if _, err := e.Delete(ctx, k, name, real.Object.GetUID(), false); err != nil {
+	if _, err := e.Delete(ctx, k, name, real.Object.GetUID(), false, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Get(ctx, k, name); !apierrors.IsNotFound(err) {
@@ -138,7 +138,7 @@ func TestEditorCountsCustomResources(t *testing.T) {
 	if _, err := e.Create(ctx, k, crd, false); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = e.Delete(context.Background(), k, crd.GetName(), "", false) })
+	t.Cleanup(func() { _, _ = e.Delete(context.Background(), k, crd.GetName(), "", false, "") })
 
 	dyn, err := dynamic.NewForConfig(testcluster.RestConfig(t, testcluster.Admin))
 	if err != nil {

@@ -72,12 +72,12 @@ func (e UserEditor) Apply(ctx context.Context, k Kind, obj *unstructured.Unstruc
 }
 
 // Delete is Editor.Delete as the identity in ctx.
-func (e UserEditor) Delete(ctx context.Context, k Kind, name string, uid types.UID, dry bool) (WriteResult, error) {
+func (e UserEditor) Delete(ctx context.Context, k Kind, name string, uid types.UID, dry bool, policy metav1.DeletionPropagation) (WriteResult, error) {
 	ed, err := e.editor(ctx)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	return ed.Delete(ctx, k, name, uid, dry)
+	return ed.Delete(ctx, k, name, uid, dry, policy)
 }
 
 // CountCustomResources is Editor.CountCustomResources as the identity in ctx.
@@ -90,12 +90,12 @@ func (e UserEditor) CountCustomResources(ctx context.Context, crd *unstructured.
 }
 
 // Table is Editor.Table as the identity in ctx.
-func (e UserEditor) Table(ctx context.Context, k Kind, limit int64, cont string) (*metav1.Table, error) {
+func (e UserEditor) Table(ctx context.Context, k Kind, limit int64, cont, selector string) (*metav1.Table, error) {
 	ed, err := e.editor(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return ed.Table(ctx, k, limit, cont)
+	return ed.Table(ctx, k, limit, cont, selector)
 }
 
 // UserLookup is Lookup reading as the identity in each call's context.

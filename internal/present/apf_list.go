@@ -42,10 +42,15 @@ func FlowSchemaOverview(schemas []*flowcontrolv1.FlowSchema, levels apf.Levels, 
 	var page model.FlowSchemaListPage
 	byName := map[string]model.FlowSchemaRow{}
 	var rows []row
+	all := 0 // FlowSchemas in the cluster, whatever the label selector
 	for _, e := range apf.Sequence(schemas, levels) {
 		if e.Builtin {
 			page.Notes = append(page.Notes, builtinNote(e))
 			continue
+		}
+		all++
+		if !q.Selects(e.FlowSchema.Labels) {
+			continue // positions stay those of the full evaluation order
 		}
 		r := overviewRow(e, levels)
 		byName[r.Name] = r
@@ -62,6 +67,7 @@ func FlowSchemaOverview(schemas []*flowcontrolv1.FlowSchema, levels apf.Levels, 
 		rows[len(rows)-1].search += strings.ToLower(badgeTexts(r.NameBadges))
 	}
 	page.List = table(kind, "FlowSchemas", action, flowSchemaOverviewColumns, rows, q)
+	page.List.Total = all
 	// Show "#" before the name.
 	cols := page.List.Columns
 	page.List.Columns = append([]model.Column{cols[1], cols[0]}, cols[2:]...)

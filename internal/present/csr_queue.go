@@ -10,6 +10,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
@@ -28,6 +29,9 @@ type CSRQueueQuery struct {
 	Sort      string // sort: a column key; "" is queue order
 	Desc      bool   // dir=desc
 	Page      int    // page: 1-based; 0 is the first page
+	// Selector is the label selector as typed (selector=, kubectl -l syntax);
+	// the handler parses it (ParseSelector) into CSRQueueEnv.Labels.
+	Selector string
 }
 
 // ParseCSRQueueQuery reads the queue's query parameters. Unknown states, ages
@@ -38,6 +42,7 @@ func ParseCSRQueueQuery(v url.Values) CSRQueueQuery {
 		State:     v.Get("state"),
 		Signer:    strings.TrimSpace(v.Get("signer")),
 		Requester: strings.TrimSpace(v.Get("requester")),
+		Selector:  strings.TrimSpace(v.Get("selector")),
 		Age:       v.Get("age"),
 		Group:     v.Get("group"),
 		Sort:      v.Get("sort"),
@@ -72,6 +77,7 @@ func (q CSRQueueQuery) Values() url.Values {
 	set("state", q.State)
 	set("signer", q.Signer)
 	set("requester", q.Requester)
+	set("selector", q.Selector)
 	set("age", q.Age)
 	set("group", q.Group)
 	set("sort", q.Sort)
@@ -154,6 +160,9 @@ type CSRQueueEnv struct {
 	Selected []string
 	// Cache keeps per-CSR work between views (nil: none kept).
 	Cache *CSRQueueCache
+	// Labels keeps only the CSRs whose labels it selects (nil: every CSR;
+	// labels.Nothing() for a selector that did not parse).
+	Labels labels.Selector
 }
 
 // queueItem is a CSR with what the queue computes about it, each part once
@@ -192,7 +201,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	page := model.CSRQueuePage{
 		Title:  "CertificateSigningRequests",
 		Action: action,
-		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group},
+		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector},
 		Sort:   cmp.Or(q.Sort, csrQueueSortDefault),
 		Desc:   q.Desc,
 		Total:  len(items),
@@ -213,6 +222,9 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 		// not come and go while a person narrows the list.
 		if !page.Decide && env.MayDecide != nil && state == CSRPending && env.MayDecide(c.Spec.SignerName) {
 			page.Decide = true
+		}
+		if env.Labels != nil && !env.Labels.Matches(labels.Set(c.Labels)) {
+			continue
 		}
 		if q.Signer != "" && c.Spec.SignerName != q.Signer {
 			continue

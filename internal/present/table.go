@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -33,17 +35,36 @@ type ListQuery struct {
 	Sort   string
 	Desc   bool
 	Page   int // 1-based; 0 is the first page
+	// Selector is the label selector as typed (selector=, kubectl -l syntax);
+	// Labels is it parsed (nil: every object), or SelectorErr says why it
+	// could not be, and the list then shows no rows (selector.go).
+	Selector    string
+	Labels      labels.Selector
+	SelectorErr error
 }
 
-// ParseListQuery reads q, sort, dir and page from a URL query. Unknown sort
-// keys are kept here and ignored by table (name order is the fallback).
+// ParseListQuery reads q, selector, sort, dir and page from a URL query.
+// Unknown sort keys are kept here and ignored by table (name order is the
+// fallback).
 func ParseListQuery(v url.Values) ListQuery {
-	return ListQuery{
-		Filter: strings.TrimSpace(v.Get("q")),
-		Sort:   v.Get("sort"),
-		Desc:   v.Get("dir") == "desc",
-		Page:   parsePage(v),
+	q := ListQuery{
+		Filter:   strings.TrimSpace(v.Get("q")),
+		Selector: strings.TrimSpace(v.Get("selector")),
+		Sort:     v.Get("sort"),
+		Desc:     v.Get("dir") == "desc",
+		Page:     parsePage(v),
 	}
+	q.Labels, q.SelectorErr = ParseSelector(q.Selector)
+	return q
+}
+
+// Selects reports whether the query's label selector keeps an object with
+// these labels; a selector that did not parse keeps nothing.
+func (q ListQuery) Selects(set map[string]string) bool {
+	if q.SelectorErr != nil {
+		return false
+	}
+	return q.Labels == nil || q.Labels.Matches(labels.Set(set))
 }
 
 // table filters and sorts every row, then lays out one page of them into a
@@ -78,18 +99,22 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 	})
 
 	page := model.ListPage{
-		KindID: kindID,
-		Title:  title,
-		Action: action,
-		Query:  q.Filter,
-		Sort:   q.Sort,
-		Desc:   q.Desc,
-		Total:  len(rows),
-		Shown:  len(kept),
+		KindID:   kindID,
+		Title:    title,
+		Action:   action,
+		Query:    q.Filter,
+		Selector: q.Selector,
+		Sort:     q.Sort,
+		Desc:     q.Desc,
+		Total:    len(rows),
+		Shown:    len(kept),
 	}
 	view := url.Values{}
 	if q.Filter != "" {
 		view.Set("q", q.Filter)
+	}
+	if q.Selector != "" {
+		view.Set("selector", q.Selector)
 	}
 	if q.Sort != cols[0].Key || q.Desc {
 		view.Set("sort", q.Sort)
@@ -111,7 +136,7 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 					desc = true // clicking the sorted column flips it
 				}
 			}
-			mc.SortHref = listHref(action, q.Filter, c.Key, desc)
+			mc.SortHref = listHref(action, q, c.Key, desc)
 		}
 		page.Columns = append(page.Columns, mc)
 	}
@@ -119,6 +144,11 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 		page.Rows = append(page.Rows, r.Row)
 	}
 	switch {
+	case q.SelectorErr != nil:
+		page.SelectorError = q.SelectorErr.Error()
+		page.Empty = "Correct the label selector to see " + title + "."
+	case len(rows) == 0 && q.Selector != "":
+		page.Empty = "No " + title + " have labels that match \u201c" + q.Selector + "\u201d."
 	case len(rows) == 0:
 		page.Empty = "There are no " + title + " in this cluster."
 	case len(kept) == 0:
@@ -127,10 +157,13 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 	return page
 }
 
-func listHref(action, filter, sortKey string, desc bool) string {
+func listHref(action string, q ListQuery, sortKey string, desc bool) string {
 	v := url.Values{}
-	if filter != "" {
-		v.Set("q", filter)
+	if q.Filter != "" {
+		v.Set("q", q.Filter)
+	}
+	if q.Selector != "" {
+		v.Set("selector", q.Selector)
 	}
 	v.Set("sort", sortKey)
 	if desc {

@@ -44,6 +44,9 @@ type CSRFilter struct {
 	Requester string // part of spec.username or of one of spec.groups
 	Age       string // "", lt1h, lt24h, gt1h, gt24h, gt7d
 	Group     string // a storm's or duplicate set's ID: only its pending requests
+	Selector  string // label selector, kubectl -l syntax, as typed
+	// SelectorError says why Selector is not one (the page answers 400, no rows).
+	SelectorError string
 }
 
 // CSRTab is one state tab with the number of CSRs in that state (under the

@@ -137,4 +137,16 @@ type DeletePage struct {
 	Problems     []EditError
 	Warnings     []string
 	Typed        string // what the user typed into the confirmation box (kept after a mismatch)
+	// Propagation offers what happens to the objects it owns, one checked;
+	// PropagationNote adds what happens whatever the choice (a CRD's objects).
+	Propagation     []PropagationOption
+	PropagationNote string
+}
+
+// PropagationOption is one DeleteOptions.propagationPolicy a delete page offers.
+type PropagationOption struct {
+	Value   string // Background, Foreground, Orphan
+	Label   string
+	Help    string // one line: what the garbage collector then does
+	Checked bool
 }

@@ -11,14 +11,18 @@ type InstancesPage struct {
 	Resource   string // "widgets.example.com/v1"
 	Namespaced bool
 	Namespace  string // the namespace filter; "" for all namespaces
-	Count      string // "12" / "at least 500" / "" when not counted
-	Columns    []Column
-	Rows       []Row
-	NextHref   string // the next page; "" on the last
-	FirstHref  string // back to the first page; "" on the first
-	NewHref    string // the create page; "" in read-only mode
-	Problem    *Banner
-	Limit      int64
+	// Selector is the label selector (kubectl -l syntax) as typed;
+	// SelectorError says why it is not one (the page answers 400, no rows).
+	Selector      string
+	SelectorError string
+	Count         string // "12" / "at least 500" / "" when not counted
+	Columns       []Column
+	Rows          []Row
+	NextHref      string // the next page; "" on the last
+	FirstHref     string // back to the first page; "" on the first
+	NewHref       string // the create page; "" in read-only mode
+	Problem       *Banner
+	Limit         int64
 }
 
 // InstancePage shows one custom resource: a few facts and its YAML.

@@ -82,22 +82,26 @@ type KindSummary struct {
 
 // ListPage is a filterable, sortable table of one kind.
 type ListPage struct {
-	Chrome    Chrome
-	KindID    string
-	Title     string
-	Action    string // the list URL the filter form and sort links target, e.g. "/csrs"
-	Query     string // current filter text
-	Sort      string // current sort column key
-	Desc      bool
-	Columns   []Column
-	Rows      []Row
-	Total     int    // objects of this kind in the cache
-	Shown     int    // rows after filtering, over every page
-	Pager     Pager  // which of them Rows holds (one page)
-	View      string // the URL of this view (filter, sort and page): live updates fetch it again
-	Empty     string // message when Rows is empty
-	Forbidden bool   // the user may not list this kind: no table, a banner says why
-	NewHref   string // the "New" button's create page; "" hides it (read-only, or may not create)
+	Chrome Chrome
+	KindID string
+	Title  string
+	Action string // the list URL the filter form and sort links target, e.g. "/csrs"
+	Query  string // current filter text
+	// Selector is the label selector (kubectl -l syntax) the rows match, as
+	// typed; SelectorError, when set, says why it is not one (the page answers 400).
+	Selector      string
+	SelectorError string
+	Sort          string // current sort column key
+	Desc          bool
+	Columns       []Column
+	Rows          []Row
+	Total         int    // objects of this kind in the cache
+	Shown         int    // rows after filtering, over every page
+	Pager         Pager  // which of them Rows holds (one page)
+	View          string // the URL of this view (filter, sort and page): live updates fetch it again
+	Empty         string // message when Rows is empty
+	Forbidden     bool   // the user may not list this kind: no table, a banner says why
+	NewHref       string // the "New" button's create page; "" hides it (read-only, or may not create)
 	// LoadFollow, when set, is fetched once the page is shown (it waits for
 	// the API server's load, which was not read yet) to replace the table.
 	LoadFollow string

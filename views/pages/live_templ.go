@@ -42,7 +42,7 @@ func ListTotal(kind string, total int) templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(ListTotalID(kind))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/live.templ`, Line: 11, Col: 24}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/live.templ`, Line: 11, Col: 24}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
@@ -55,7 +55,7 @@ func ListTotal(kind string, total int) templ.Component {
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(total))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/live.templ`, Line: 16, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/live.templ`, Line: 16, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
@@ -74,7 +74,7 @@ func ListTotal(kind string, total int) templ.Component {
 // the page fetches its fragment again, because only the server applies filter,
 // sort and paging (a new object belongs on this page or on another).
 func liveDefaultView(p model.ListPage) bool {
-	return p.Query == "" && !p.Desc && (p.Sort == "" || len(p.Columns) > 0 && p.Sort == p.Columns[0].Key) && p.Pager.Pages <= 1
+	return p.Query == "" && p.Selector == "" && !p.Desc && (p.Sort == "" || len(p.Columns) > 0 && p.Sort == p.Columns[0].Key) && p.Pager.Pages <= 1
 }
 
 var _ = templruntime.GeneratedTemplate

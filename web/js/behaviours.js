@@ -106,3 +106,14 @@ export function install(doc, htmx) {
     if (meta) e.detail.headers['X-CSRF-Token'] = meta.content;
   });
 }
+
+// A list asked for with a label selector that does not parse answers 400 with
+// the list fragment saying why (handlers/list_selector.go); htmx swaps no
+// error response by default, so let this one in.
+document.addEventListener('htmx:beforeSwap', (e) => {
+  const { xhr, target } = e.detail;
+  if (xhr && xhr.status === 400 && target && target.id === 'list-table') {
+    e.detail.shouldSwap = true;
+    e.detail.isError = false;
+  }
+});

@@ -7,7 +7,7 @@
 // or of one whose state moved it within the view).
 import htmx from './htmx.js';
 
-const FILTERS = ['q', 'signer', 'requester', 'age', 'group'];
+const FILTERS = ['q', 'signer', 'requester', 'age', 'group', 'selector'];
 const SELECT = '[data-testid="row-select"]';
 
 // queueView is the view the table shows, from its data-view-url.
@@ -20,6 +20,9 @@ function queueView(table) {
     // by them, even a row that keeps its state may move.
     movable: p.get('sort') === 'checks',
     paged: Boolean(table.querySelector('[data-testid="pager"]')),
+    // A changed row may no longer match the label selector (its labels
+    // changed): only the server can tell.
+    selected: Boolean(p.get('selector')),
   };
 }
 
@@ -84,7 +87,7 @@ export function onQueueRows(table, frag) {
       }
     } else if (cur && cur.dataset.state === row.dataset.state) {
       replaceRow(cur, row); // same state: same place in the queue
-      stale = stale || view.movable;
+      stale = stale || view.movable || view.selected;
     } else if (cur && view.state && row.dataset.state !== view.state) {
       cur.remove(); // decided (or issued): it leaves this tab
       left = true;

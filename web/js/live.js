@@ -137,6 +137,9 @@ function onRows(kind, html) {
   // Rows can be inserted and removed in place only in the unfiltered list in
   // name order; elsewhere only the server knows where they go.
   const inPlace = table.hasAttribute('data-live-default') && tbody;
+  // Under a label selector a changed row may no longer match (its labels
+  // changed), which only the server can tell: fetch the view again.
+  const selected = new URL(table.dataset.viewUrl || window.location.href, window.location.origin).searchParams.has('selector');
   let stale = false;
   for (const row of rows) {
     const cur = document.getElementById(row.id);
@@ -149,6 +152,7 @@ function onRows(kind, html) {
       keepChecks(cur, row);
       cur.replaceWith(row);
       htmx.process(row);
+      stale = stale || selected;
     } else if (inPlace) {
       insertSorted(tbody, row);
       htmx.process(row);
