@@ -88,6 +88,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	page.List.Chrome, page.List.KindID, page.List.Title, page.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	page.ClassifyHref = urls.Classify
 	page.List.NewHref = h.newHref(c, kind.ID) // list_new.go
+	page.List.CleanupHref = h.cleanupHref(c, kind.ID)
 	if page.List.NewHref != "" {
 		page.NewFormHref = urls.FlowSchemaFormNew // apf_form.go
 	}

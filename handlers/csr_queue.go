@@ -49,6 +49,7 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "2")
 	}
 	page.NewHref = h.newHref(c, kube.CSRs) // list_new.go; none for htmx
+	page.CleanupHref, page.CleanupTickedURL = h.csrCleanupHref(c, q)
 	return renderPage(c, status, pages.CSRQueue(page), pages.CSRQueueTable(page))
 }
 
@@ -85,6 +86,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selecte
 		MayDecide: h.csrMayDecide(c),
 		Cache:     csrQueueFacts,
 		Selected:  selected,
+		MayDelete: h.mayDeleteAll(c, kube.CSRs),
 	})
 	page.Chrome = chrome
 	return page, http.StatusOK, nil

@@ -77,7 +77,7 @@ func (a signerAccess) Can(_ context.Context, verb, _, resource, _, name string) 
 	switch {
 	case verb == "approve" && resource == "signers":
 		return a.signers[name], nil
-	case verb == "update":
+	case verb == "update" || verb == "delete":
 		return len(a.signers) > 0, nil
 	}
 	return true, nil
@@ -207,8 +207,13 @@ func TestCSRQueueHandler(t *testing.T) {
 		t.Errorf("queue order %v", names)
 	}
 	boxes := doc.Find(`[data-testid="row-select"]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("value", "") })
-	if strings.Join(boxes, ",") != ref("p1") {
-		t.Errorf("only p1 (a signer the user may decide, pending) is selectable: %v", boxes)
+	// A user who may delete CSRs may tick any request, for "Delete selected";
+	// approving a ticked decided or foreign-signer one fails per request.
+	if strings.Join(boxes, ",") != strings.Join([]string{ref("p2"), ref("p1"), ref("done")}, ",") {
+		t.Errorf("a user who may delete CSRs ticks every request: %v", boxes)
+	}
+	if doc.Find(`[data-testid="bulk-delete"]`).Length() != 1 || doc.Find(`[data-testid="cleanup-link"]`).Length() != 1 {
+		t.Error(`"Delete selected" or "Clean up…" missing`)
 	}
 	if doc.Find(`[data-testid="bulk-form"]`).Length() != 1 {
 		t.Error("bulk form missing")

@@ -97,6 +97,7 @@ func (h *Handlers) list(c echo.Context) error {
 	}
 	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	page.NewHref = h.newHref(c, kind.ID) // list_new.go
+	page.CleanupHref = h.cleanupHref(c, kind.ID)
 	if kp.listMetrics != nil && !page.Forbidden {
 		kp.listMetrics(h, c, kind.ID, &page) // the API server's own numbers (apf_load.go, webhook_health.go)
 	}

@@ -154,6 +154,9 @@ type CSRQueueEnv struct {
 	Selected []string
 	// Cache keeps per-CSR work between views (nil: none kept).
 	Cache *CSRQueueCache
+	// MayDelete offers every request's tick box and the bulk form for
+	// "Delete selected" (not in read-only mode); RBAC decides on the preview.
+	MayDelete bool
 }
 
 // queueItem is a CSR with what the queue computes about it, each part once
@@ -204,6 +207,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	// Item records come in chunks rather than one allocation each: a view of
 	// 50,000 CSRs otherwise spends its time in the allocator and the GC; a
 	// chunk bounds what a narrow filter allocates for nothing.
+	page.Decide = env.MayDelete
 	var slab []queueItem
 	for i, c := range items {
 		signers[c.Spec.SignerName]++
@@ -284,7 +288,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	}
 	for _, it := range kept {
 		row := *it.build(storms, env).row
-		row.Selectable = it.storm == nil && it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
+		row.Selectable = it.storm == nil && (env.MayDelete || it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName))
 		row.Selected = row.Selectable && selected[row.SelectValue()]
 		page.Rows = append(page.Rows, row)
 	}

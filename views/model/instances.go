@@ -4,21 +4,22 @@ package model
 // server's Table format gives (the CRD's additionalPrinterColumns), one page
 // at a time.
 type InstancesPage struct {
-	Chrome     Chrome
-	CRD        string // the CRD's name, "widgets.example.com"
-	CRDHref    string
-	Kind       string // "Widget"
-	Resource   string // "widgets.example.com/v1"
-	Namespaced bool
-	Namespace  string // the namespace filter; "" for all namespaces
-	Count      string // "12" / "at least 500" / "" when not counted
-	Columns    []Column
-	Rows       []Row
-	NextHref   string // the next page; "" on the last
-	FirstHref  string // back to the first page; "" on the first
-	NewHref    string // the create page; "" in read-only mode
-	Problem    *Banner
-	Limit      int64
+	Chrome      Chrome
+	CRD         string // the CRD's name, "widgets.example.com"
+	CRDHref     string
+	Kind        string // "Widget"
+	Resource    string // "widgets.example.com/v1"
+	Namespaced  bool
+	Namespace   string // the namespace filter; "" for all namespaces
+	Count       string // "12" / "at least 500" / "" when not counted
+	Columns     []Column
+	Rows        []Row
+	NextHref    string // the next page; "" on the last
+	FirstHref   string // back to the first page; "" on the first
+	NewHref     string // the create page; "" in read-only mode
+	CleanupHref string // the cleanup preview; "" in read-only mode
+	Problem     *Banner
+	Limit       int64
 }
 
 // InstancePage shows one custom resource: a few facts and its YAML.

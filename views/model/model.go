@@ -98,6 +98,8 @@ type ListPage struct {
 	Empty     string // message when Rows is empty
 	Forbidden bool   // the user may not list this kind: no table, a banner says why
 	NewHref   string // the "New" button's create page; "" hides it (read-only, or may not create)
+	// CleanupHref previews deleting what this view's label selector matches; "" hides it.
+	CleanupHref string
 }
 
 // Column is a table header.
