@@ -241,9 +241,13 @@ func (h *Handlers) confirmCleanupOf(c echo.Context, resolve cleanupResolver) err
 		Chrome:    h.chrome(c, "Cleaned up "+t.title, t.nav, append(slices.Clone(t.crumbs), model.Crumb{Label: "Clean up"})...),
 		KindTitle: t.title, What: present.CleanupWhat(f), Count: len(sel.Items), CancelURL: t.list, Result: &result,
 	}
+	seen := map[string]bool{} // thousands of deletions repeat the same few warnings
 	for _, o := range outcomes {
 		for _, w := range o.Warnings {
-			p.Problems = append(p.Problems, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "cleanup-warning"})
+			if !seen[w] {
+				seen[w] = true
+				p.Problems = append(p.Problems, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "cleanup-warning"})
+			}
 		}
 	}
 	return render(c, cleanupStatus(outcomes), pages.Cleanup(p))
