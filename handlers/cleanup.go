@@ -56,8 +56,16 @@ func (h *Handlers) confirmCRCleanup(c echo.Context) error { return h.confirmClea
 
 type cleanupResolver func(echo.Context) (cleanupTarget, error)
 
+// resolveCleanup resolves the target, refusing when no Editor deletes as the user.
+func (h *Handlers) resolveCleanup(c echo.Context, resolve cleanupResolver) (cleanupTarget, error) {
+	if h.deps.Editor == nil {
+		return cleanupTarget{}, echo.NewHTTPError(http.StatusServiceUnavailable, "clusterdesk cannot write as you here: no cleanup.")
+	}
+	return resolve(c)
+}
+
 func (h *Handlers) cleanupPreviewOf(c echo.Context, resolve cleanupResolver) error {
-	t, err := resolve(c)
+	t, err := h.resolveCleanup(c, resolve)
 	if err != nil {
 		return err
 	}
@@ -193,7 +201,7 @@ func (h *Handlers) showCleanup(c echo.Context, t cleanupTarget, f cleanup.Filter
 // asks for the typed count above CleanupTypedOver, then deletes as the user
 // with each object's UID as a precondition and shows a result per object.
 func (h *Handlers) confirmCleanupOf(c echo.Context, resolve cleanupResolver) error {
-	t, err := resolve(c)
+	t, err := h.resolveCleanup(c, resolve)
 	if err != nil {
 		return err
 	}
