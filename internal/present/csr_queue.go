@@ -154,8 +154,9 @@ type CSRQueueEnv struct {
 	Selected []string
 	// Cache keeps per-CSR work between views (nil: none kept).
 	Cache *CSRQueueCache
-	// MayDelete offers every request's tick box and the bulk form for
-	// "Delete selected" (not in read-only mode); RBAC decides on the preview.
+	// MayDelete offers the bulk form's "Delete selected" and, on a decided
+	// state's tab, the requests' tick boxes (elsewhere a box still means
+	// "decidable"); RBAC decides again on the preview.
 	MayDelete bool
 }
 
@@ -288,7 +289,9 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	}
 	for _, it := range kept {
 		row := *it.build(storms, env).row
-		row.Selectable = it.storm == nil && (env.MayDelete || it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName))
+		row.Selectable = it.storm == nil && (it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName) ||
+			// On a decided state's tab the boxes tick requests for "Delete selected".
+			env.MayDelete && q.State != "" && q.State != CSRPending)
 		row.Selected = row.Selectable && selected[row.SelectValue()]
 		page.Rows = append(page.Rows, row)
 	}
