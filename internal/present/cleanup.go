@@ -91,7 +91,11 @@ func CleanupResultOf(outcomes []cleanup.Outcome, href func(cleanup.Candidate) st
 			r.More++
 			continue
 		}
-		r.Items = append(r.Items, CleanupItems([]cleanup.Candidate{o.Item}, []cleanup.Outcome{o}, href)...)
+		it := CleanupItems([]cleanup.Candidate{o.Item}, []cleanup.Outcome{o}, href)[0]
+		if o.Result == cleanup.Deleted || o.Result == cleanup.NotFound {
+			it.Href = "" // no page to link to any more
+		}
+		r.Items = append(r.Items, it)
 	}
 	return r
 }
