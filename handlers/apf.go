@@ -90,6 +90,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	status = selectorStatus(&page.List, q, status) // list_selector.go
 	page.ClassifyHref = urls.Classify
 	page.List.NewHref = h.newHref(c, kind.ID) // list_new.go
+	page.List.CleanupHref = h.cleanupHref(c, kind.ID)
 	if page.List.NewHref != "" {
 		page.NewFormHref = urls.FlowSchemaFormNew // apf_form.go
 	}

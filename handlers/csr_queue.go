@@ -53,6 +53,7 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "2")
 	}
 	page.NewHref = h.newHref(c, kube.CSRs) // list_new.go; none for htmx
+	page.CleanupHref, page.CleanupTickedURL = h.csrCleanupHref(c, q)
 	return renderPage(c, status, pages.CSRQueue(page), pages.CSRQueueTable(page))
 }
 
@@ -94,6 +95,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selecte
 		Cache:     csrQueueFacts,
 		Selected:  selected,
 		Labels:    sel,
+		MayDelete: h.mayDeleteAll(c, kube.CSRs),
 	})
 	page.Chrome = chrome
 	if selErr != nil {

@@ -77,7 +77,7 @@ func (a signerAccess) Can(_ context.Context, verb, _, resource, _, name string) 
 	switch {
 	case verb == "approve" && resource == "signers":
 		return a.signers[name], nil
-	case verb == "update":
+	case verb == "update" || verb == "delete":
 		return len(a.signers) > 0, nil
 	}
 	return true, nil
@@ -209,6 +209,14 @@ func TestCSRQueueHandler(t *testing.T) {
 	boxes := doc.Find(`[data-testid="row-select"]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("value", "") })
 	if strings.Join(boxes, ",") != ref("p1") {
 		t.Errorf("only p1 (a signer the user may decide, pending) is selectable: %v", boxes)
+	}
+	if doc.Find(`[data-testid="bulk-delete"]`).Length() != 1 || doc.Find(`[data-testid="cleanup-link"]`).Length() != 1 {
+		t.Error(`"Delete selected" or "Clean up…" missing for a user who may delete CSRs`)
+	}
+	// On a decided state's tab the boxes tick requests for deletion.
+	_, denied := ts.request(t, sess, http.MethodGet, "/csrs?state=denied", nil, false)
+	if got := denied.Find(`[data-testid="row-select"]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("value", "") }); strings.Join(got, ",") != ref("done") {
+		t.Errorf("the denied tab ticks the denied request for deletion: %v", got)
 	}
 	if doc.Find(`[data-testid="bulk-form"]`).Length() != 1 {
 		t.Error("bulk form missing")

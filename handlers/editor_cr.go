@@ -115,6 +115,10 @@ func (h *Handlers) crInstances(c echo.Context) error {
 	}
 	p.Chrome = h.chrome(c, k.Singular+" objects", kube.CRDs, t.crumbs[0], t.crumbs[1], model.Crumb{Label: "Objects"})
 	if !h.deps.ReadOnly {
+		p.CleanupHref = urls.CRCleanup(crd.Name)
+		if sel := c.QueryParam("selector"); sel != "" {
+			p.CleanupHref = urls.WithQuery(p.CleanupHref, url.Values{"selector": {sel}})
+		}
 		p.NewHref = urls.CRNew(crd.Name)
 		if ns != "" {
 			p.NewHref = urls.WithQuery(p.NewHref, url.Values{"namespace": {ns}})

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -44,6 +45,9 @@ type kindPages struct {
 	liveRows func(l *LiveUpdates, names []string, now time.Time) (live.Message, bool)
 	// objects lists the cached objects' metadata, for search and activity.
 	objects func(Cluster) ([]metav1.Object, error)
+	// candidates lists the cached objects as cleanup candidates (cleanup.go);
+	// nil for read-only kinds, which offer no cleanup.
+	candidates func(Cluster) ([]cleanup.Candidate, error)
 	// listMetrics and detailMetrics, when set, add what the API server's
 	// /metrics says about the kind's objects (APF load, webhook health).
 	// listMetrics decorates a list page with the user's view of the load
@@ -156,7 +160,25 @@ func pagesFor[T metav1.Object](
 			}
 			return out, nil
 		},
+		candidates: func(c Cluster) ([]cleanup.Candidate, error) {
+			items, err := read.list(c)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]cleanup.Candidate, len(items))
+			for i, o := range items {
+				out[i] = candidateOf(o)
+			}
+			return out, nil
+		},
 	}
+}
+
+// withCandidates sets how a kind's cleanup reads its objects, for a kind
+// whose filters need more than metadata (CSR state and signer).
+func withCandidates(kp kindPages, candidates func(Cluster) ([]cleanup.Candidate, error)) kindPages {
+	kp.candidates = candidates
+	return kp
 }
 
 // plain adapts a presenter that needs nothing but the object.
@@ -187,9 +209,9 @@ func withMetrics(kp kindPages, list listMetricsFunc,
 	return kp
 }
 
-// readOnly marks a kind the console never edits.
+// readOnly marks a kind the console never edits (nor cleans up).
 func readOnly(kp kindPages) kindPages {
-	kp.readOnly = true
+	kp.readOnly, kp.candidates = true, nil
 	return kp
 }
 
@@ -197,8 +219,8 @@ func readOnly(kp kindPages) kindPages {
 // kube.AllKinds kind (kinds_test.go checks both halves agree).
 var registeredKinds = []kindPages{
 	// The CSR page and queue are the approval workflow (csr_detail.go, csr_queue.go).
-	ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
-		(*Handlers).csrDetail, (*LiveUpdates).csrQueueRows),
+	withCandidates(ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
+		(*Handlers).csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
 	// APF pages show the API server's live load (apf_load.go).
 	withMetrics(pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
 		nil, (*Handlers).addAPFDetailLoad),

@@ -78,6 +78,9 @@ func builtURLs() []builtURL {
 		{"EditorOf", post, ed.Rebase, urls.RebaseRoute, obj},
 		{"EditorOf", get, ed.Delete, urls.DeleteRoute, obj},
 		{"EditorOf", post, ed.Delete, urls.DeleteRoute, obj},
+		{"Cleanup", get, urls.Cleanup(kind), urls.CleanupRoute, map[string]string{"kind": kind}},
+		{"Cleanup", post, urls.Cleanup(kind), urls.CleanupRoute, map[string]string{"kind": kind}},
+		{"CleanupConfirm", post, urls.CleanupConfirm(kind), urls.CleanupConfirmRoute, map[string]string{"kind": kind}},
 
 		{"CSRs", get, urls.CSRs, urls.CSRs, nil},
 		{"CSR", get, urls.CSR(longName), urls.ObjectRoute, csr},
@@ -106,6 +109,8 @@ func builtURLs() []builtURL {
 		{"CRInstance", get, urls.CRInstance(crd, "", oddName), urls.CRInstanceRoute, clusterCR},
 		{"CRNew", get, urls.CRNew(crd), urls.CRNewRoute, crdName},
 		{"CRCreate", post, urls.CRCreate(crd), urls.CRCreateRoute, crdName},
+		{"CRCleanup", get, urls.CRCleanup(crd), urls.CRCleanupRoute, crdName},
+		{"CRCleanupConfirm", post, urls.CRCleanupConfirm(crd), urls.CRCleanupConfirmRoute, crdName},
 		{"EditorOf", get, crEd.Edit, urls.CREditRoute, cr},
 		{"EditorOf", post, crEd.Preview, urls.CRPreviewRoute, cr},
 		{"EditorOf", post, crEd.Apply, urls.CRApplyRoute, cr},
@@ -246,6 +251,8 @@ func routePattern(t *testing.T, name string) string {
 		"CRInstanceRoute": urls.CRInstanceRoute, "CRNewRoute": urls.CRNewRoute, "CRCreateRoute": urls.CRCreateRoute,
 		"CREditRoute": urls.CREditRoute, "CRPreviewRoute": urls.CRPreviewRoute, "CRApplyRoute": urls.CRApplyRoute,
 		"CRRebaseRoute": urls.CRRebaseRoute, "CRDeleteRoute": urls.CRDeleteRoute,
+		"CleanupRoute": urls.CleanupRoute, "CleanupConfirmRoute": urls.CleanupConfirmRoute,
+		"CRCleanupRoute": urls.CRCleanupRoute, "CRCleanupConfirmRoute": urls.CRCleanupConfirmRoute,
 	}
 	p, ok := patterns[name]
 	if !ok {

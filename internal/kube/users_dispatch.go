@@ -98,6 +98,24 @@ func (e UserEditor) Table(ctx context.Context, k Kind, limit int64, cont, select
 	return ed.Table(ctx, k, limit, cont, selector)
 }
 
+// ListMetadata is Editor.ListMetadata as the identity in ctx.
+func (e UserEditor) ListMetadata(ctx context.Context, k Kind, selector string) ([]metav1.PartialObjectMetadata, error) {
+	ed, err := e.editor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ed.ListMetadata(ctx, k, selector)
+}
+
+// DeleteCollection is Editor.DeleteCollection as the identity in ctx.
+func (e UserEditor) DeleteCollection(ctx context.Context, k Kind, selector string, dry bool) (WriteResult, error) {
+	ed, err := e.editor(ctx)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return ed.DeleteCollection(ctx, k, selector, dry)
+}
+
 // UserLookup is Lookup reading as the identity in each call's context.
 type UserLookup struct{ Users *Users }
 

@@ -163,6 +163,10 @@ type CSRQueueEnv struct {
 	// Labels keeps only the CSRs whose labels it selects (nil: every CSR;
 	// labels.Nothing() for a selector that did not parse).
 	Labels labels.Selector
+	// MayDelete offers the bulk form's "Delete selected" and, on a decided
+	// state's tab, the requests' tick boxes (elsewhere a box still means
+	// "decidable"); RBAC decides again on the preview.
+	MayDelete bool
 }
 
 // queueItem is a CSR with what the queue computes about it, each part once
@@ -213,6 +217,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	// Item records come in chunks rather than one allocation each: a view of
 	// 50,000 CSRs otherwise spends its time in the allocator and the GC; a
 	// chunk bounds what a narrow filter allocates for nothing.
+	page.Decide = env.MayDelete
 	var slab []queueItem
 	for i, c := range items {
 		signers[c.Spec.SignerName]++
@@ -296,7 +301,9 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	}
 	for _, it := range kept {
 		row := *it.build(storms, env).row
-		row.Selectable = it.storm == nil && it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName)
+		row.Selectable = it.storm == nil && (it.state == CSRPending && !it.bad && env.MayDecide != nil && env.MayDecide(it.c.Spec.SignerName) ||
+			// On a decided state's tab the boxes tick requests for "Delete selected".
+			env.MayDelete && q.State != "" && q.State != CSRPending)
 		row.Selected = row.Selectable && selected[row.SelectValue()]
 		page.Rows = append(page.Rows, row)
 	}

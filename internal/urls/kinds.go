@@ -67,13 +67,16 @@ const (
 	CRDSchemaRoute   = CRDs + "/:name/schema/:version"
 	CRInstancesRoute = CRDs + "/:name/instances"
 	CRInstanceRoute  = CRInstancesRoute + "/:ns/:obj"
-	CRNewRoute       = CRInstancesRoute + newSuffix
-	CRCreateRoute    = CRInstancesRoute + createSuffix
-	CREditRoute      = CRInstanceRoute + editSuffix
-	CRPreviewRoute   = CRInstanceRoute + previewSuffix
-	CRApplyRoute     = CRInstanceRoute + applySuffix
-	CRRebaseRoute    = CRInstanceRoute + rebaseSuffix
-	CRDeleteRoute    = CRInstanceRoute + deleteSuffix
+	// A bulk deletion of a CRD's custom resources (static "-" wins over :ns).
+	CRCleanupRoute        = CRInstancesRoute + cleanupSuffix
+	CRCleanupConfirmRoute = CRCleanupRoute + confirmSuffix
+	CRNewRoute            = CRInstancesRoute + newSuffix
+	CRCreateRoute         = CRInstancesRoute + createSuffix
+	CREditRoute           = CRInstanceRoute + editSuffix
+	CRPreviewRoute        = CRInstanceRoute + previewSuffix
+	CRApplyRoute          = CRInstanceRoute + applySuffix
+	CRRebaseRoute         = CRInstanceRoute + rebaseSuffix
+	CRDeleteRoute         = CRInstanceRoute + deleteSuffix
 )
 
 // ClusterScoped stands for the namespace of a cluster-scoped custom resource.
@@ -98,6 +101,12 @@ func CRInstance(crd, namespace, name string) string {
 	}
 	return CRInstances(crd) + "/" + Segment(namespace) + "/" + Segment(name)
 }
+
+// CRCleanup is the bulk deletion preview of the CRD crd's custom resources.
+func CRCleanup(crd string) string { return CRInstances(crd) + cleanupSuffix }
+
+// CRCleanupConfirm is where CRCleanup's confirmation posts.
+func CRCleanupConfirm(crd string) string { return CRCleanup(crd) + confirmSuffix }
 
 // CRNew is the editor that creates a custom resource of the CRD crd.
 func CRNew(crd string) string { return CRInstances(crd) + newSuffix }

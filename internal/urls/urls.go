@@ -42,6 +42,10 @@ const (
 	deleteSuffix  = "/delete"
 	newSuffix     = "/new"
 	createSuffix  = "/create"
+	// cleanupSuffix is a list's bulk deletion: "-" is no object's name
+	// (names are DNS subdomains), so it shadows none.
+	cleanupSuffix = "/-/cleanup"
+	confirmSuffix = "/confirm"
 )
 
 // Routes of every kind: :kind is a kind's ID, :name an object's name.
@@ -57,6 +61,10 @@ const (
 	ApplyRoute   = ObjectRoute + applySuffix
 	RebaseRoute  = ObjectRoute + rebaseSuffix
 	DeleteRoute  = ObjectRoute + deleteSuffix
+	// CleanupRoute previews a bulk deletion (GET: by filter; POST: ticked
+	// rows); CleanupConfirmRoute deletes what the preview showed.
+	CleanupRoute        = ListRoute + cleanupSuffix
+	CleanupConfirmRoute = CleanupRoute + confirmSuffix
 )
 
 // Segment escapes one path segment. Names are at most 253 characters, and a
@@ -97,6 +105,12 @@ func Create[K ~string](kind K) string { return List(kind) + createSuffix }
 
 // Edit is the editor of an object of kind.
 func Edit[K ~string](kind K, name string) string { return EditorOf(Object(kind, name)).Edit }
+
+// Cleanup is the bulk deletion preview of kind.
+func Cleanup[K ~string](kind K) string { return List(kind) + cleanupSuffix }
+
+// CleanupConfirm is where a cleanup preview's confirmation posts.
+func CleanupConfirm[K ~string](kind K) string { return Cleanup(kind) + confirmSuffix }
 
 // Delete is the delete page of an object of kind.
 func Delete[K ~string](kind K, name string) string { return EditorOf(Object(kind, name)).Delete }

@@ -17,11 +17,15 @@ type CSRQueuePage struct {
 	Rows    []CSRRow
 	Total   int    // CSRs in the cache
 	NewHref string // the "New" button's create page; "" hides it
-	Matched int    // CSRs that pass the filters and the tab
-	Shown   int    // rows rendered: this page's share of Matched
-	Pager   Pager
-	View    string // the URL of this view (filters, tab, sort, page): live updates fetch it again
-	Empty   string
+	// CleanupHref previews deleting what the queue's filters match, and
+	// CleanupTickedURL is where "Delete selected" posts the ticked rows; ""
+	// hides both (read-only mode).
+	CleanupHref, CleanupTickedURL string
+	Matched                       int // CSRs that pass the filters and the tab
+	Shown                         int // rows rendered: this page's share of Matched
+	Pager                         Pager
+	View                          string // the URL of this view (filters, tab, sort, page): live updates fetch it again
+	Empty                         string
 	// Forbidden: the user may not list CSRs; no table, a banner says why.
 	Forbidden bool
 	// Decide offers the bulk form: the user may decide at least one pending CSR.

@@ -21,6 +21,7 @@ type InstancesPage struct {
 	NextHref      string // the next page; "" on the last
 	FirstHref     string // back to the first page; "" on the first
 	NewHref       string // the create page; "" in read-only mode
+	CleanupHref   string // the cleanup preview; "" in read-only mode
 	Problem       *Banner
 	Limit         int64
 }

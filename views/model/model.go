@@ -105,6 +105,8 @@ type ListPage struct {
 	// LoadFollow, when set, is fetched once the page is shown (it waits for
 	// the API server's load, which was not read yet) to replace the table.
 	LoadFollow string
+	// CleanupHref previews deleting what this view's label selector matches; "" hides it.
+	CleanupHref string
 }
 
 // Column is a table header.

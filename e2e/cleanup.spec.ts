@@ -1,0 +1,89 @@
+// Cleanup with a preview: delete a label-selected set of CSIDrivers this test
+// creates (a run label of its own, so nothing else is ever selected), with
+// JavaScript and without it. Screenshots at 1280 px go to test-results/.
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, signIn, test } from './support/fixtures';
+import { call } from './support/kube';
+
+const LABEL = 'clusterdesk-cleanup-e2e';
+
+async function createDrivers(n: number): Promise<{ selector: string; names: string[] }> {
+  const run = `r${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+  const names: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `e2e-cleanup-${run}-${String(i).padStart(2, '0')}.clusterdesk.test`;
+    const res = await call('POST', '/apis/storage.k8s.io/v1/csidrivers', {
+      apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver',
+      metadata: { name, labels: { [LABEL]: run } }, spec: { attachRequired: false },
+    });
+    expect(res.status, `create ${name}`).toBe(201);
+    names.push(name);
+  }
+  return { selector: `${LABEL}=${run}`, names };
+}
+
+async function remaining(names: string[]): Promise<string[]> {
+  const left: string[] = [];
+  for (const n of names) {
+    if ((await call('GET', `/apis/storage.k8s.io/v1/csidrivers/${n}`)).status !== 404) left.push(n);
+  }
+  return left;
+}
+
+async function cleanupAfter(names: string[]): Promise<void> {
+  for (const n of await remaining(names)) await call('DELETE', `/apis/storage.k8s.io/v1/csidrivers/${n}`);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(__dirname, 'test-results', name), fullPage: true });
+  // The page fits 1280 px: no sideways scrolling.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, `${name}: horizontal overflow`).toBeLessThanOrEqual(0);
+}
+
+test('cleanup of a label-selected set with JavaScript: preview, typed count, result per object', async ({ page }) => {
+  const { selector, names } = await createDrivers(22);
+  try {
+    await signIn(page, 'admin');
+    await page.goto(`/csidrivers?selector=${encodeURIComponent(selector)}`);
+    await page.getByTestId('cleanup-link').click();
+    await expect(page).toHaveURL(/\/csidrivers\/-\/cleanup\?selector=/);
+    await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '22');
+    await expect(page.getByTestId('cleanup-item')).toHaveCount(22);
+    await expect(page.locator('[data-testid="cleanup-item"][data-result="would be deleted"]')).toHaveCount(22);
+    await shot(page, 'cleanup-preview-1280.png');
+
+    // The wrong count deletes nothing and says why.
+    await page.getByTestId('cleanup-confirm').fill('21');
+    await page.getByTestId('cleanup-submit').click();
+    await expect(page.getByText('Count not confirmed')).toBeVisible();
+    expect(await remaining(names)).toHaveLength(22);
+
+    await page.getByTestId('cleanup-confirm').fill('22');
+    await page.getByTestId('cleanup-submit').click();
+    await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '22');
+    await shot(page, 'cleanup-result-1280.png');
+    expect(await remaining(names)).toEqual([]);
+  } finally {
+    await cleanupAfter(names);
+  }
+});
+
+test('cleanup works with JavaScript disabled', async ({ newContext }) => {
+  const { selector, names } = await createDrivers(3);
+  try {
+    const page = await (await newContext({ javaScriptEnabled: false })).newPage();
+    await signIn(page, 'admin');
+    await page.goto(`/csidrivers/-/cleanup?selector=${encodeURIComponent(selector)}`);
+    await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '3');
+    await expect(page.getByTestId('cleanup-confirm')).toHaveCount(0); // 20 or fewer: no typed count
+    await shot(page, 'cleanup-preview-nojs-1280.png');
+    await page.getByTestId('cleanup-submit').click();
+    await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '3');
+    await expect(page.locator('[data-testid="cleanup-results"] [data-result="deleted"]')).toHaveCount(3);
+    expect(await remaining(names)).toEqual([]);
+  } finally {
+    await cleanupAfter(names);
+  }
+});

@@ -1,0 +1,74 @@
+//go:build integration
+
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+)
+
+// TestCleanupOfCustomResources: a CRD of this test's own with test instances
+// in two namespaces and one to keep; "labels test=yes" previews and deletes
+// exactly the three labelled ones (deletecollection per namespace), as the
+// user, and the unlabelled one survives.
+func TestCleanupOfCustomResources(t *testing.T) {
+	ls := newCleanupServer(t, testcluster.Admin, false)
+	sess := ls.login(t)
+	group := fmt.Sprintf("c%d.clusterdesk.test", time.Now().UnixNano())
+	crd := gadgetCRD("gadgets", group)
+	installCRD(t, crd)
+	waitFor(t, "the cache to see the CRD", 20*time.Second, func() bool { _, err := ls.cache.CRD(crd.Name); return err == nil })
+	dyn := dynamic.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"}
+	create := func(ns, name string, labels map[string]any) {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": group + "/v1", "kind": "Gadget",
+			"metadata": map[string]any{"name": name, "labels": labels},
+		}}
+		if _, err := dyn.Resource(gvr).Namespace(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	test := map[string]any{"test": "yes"}
+	create("default", "a", test)
+	create("default", "b", test)
+	create("kube-public", "c", test)
+	create("default", "keep", map[string]any{"test": "no"})
+
+	base := "/crds/" + crd.Name + "/instances"
+	_, list, _ := ls.get(t, sess, base)
+	if list.Find(`[data-testid="cleanup-link"]`).Length() != 1 {
+		t.Error("the instances page offers no cleanup")
+	}
+	doc, form := ls.previewForm(t, sess, base+"/-/cleanup?selector="+url.QueryEscape("test=yes"))
+	if n := previewCount(t, doc); n != 3 || doc.Find(`[data-testid="cleanup-item"][data-result="would be deleted"]`).Length() != 3 {
+		t.Fatalf("preview: %d, want 3 passing the dry run: %s", n, squash(doc.Selection))
+	}
+	if doc.Find(`[data-testid="cleanup-item"][data-namespace="kube-public"][data-name="c"]`).Length() != 1 {
+		t.Error("the preview does not name kube-public/c")
+	}
+	rec := ls.post(t, sess, base+"/-/cleanup/confirm", form)
+	if result := postDoc(t, rec); rec.Code != http.StatusOK || resultCount(result, "deleted") != 3 {
+		t.Fatalf("confirm: status %d: %s", rec.Code, squash(result.Selection))
+	}
+	for _, o := range []struct{ ns, name string }{{"default", "a"}, {"default", "b"}, {"kube-public", "c"}} {
+		if _, err := dyn.Resource(gvr).Namespace(o.ns).Get(context.Background(), o.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s/%s still there: %v", o.ns, o.name, err)
+		}
+	}
+	if _, err := dyn.Resource(gvr).Namespace("default").Get(context.Background(), "keep", metav1.GetOptions{}); err != nil {
+		t.Errorf("the unlabelled object was deleted: %v", err)
+	}
+}

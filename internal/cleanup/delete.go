@@ -1,0 +1,202 @@
+package cleanup
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/clusterdesk/clusterdesk/internal/editing"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+// API deletes as the signed-in user (kube.Editor).
+type API interface {
+	// policy "" leaves propagation to the API server's default for the kind.
+	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool, policy metav1.DeletionPropagation) (kube.WriteResult, error)
+	DeleteCollection(ctx context.Context, k kube.Kind, selector string, dryRun bool) (kube.WriteResult, error)
+}
+
+// Auditor records each deletion under the request's user.
+type Auditor interface{ Record(w editing.Write) }
+
+// Workers bounds the deletions in flight at once: enough to overlap round
+// trips, few enough that one cleanup does not flood the API server (the
+// per-user client's rate limit applies too).
+const Workers = 8
+
+// Service runs cleanups for one user.
+type Service struct {
+	API   API
+	Audit Auditor
+}
+
+// Target is the kind a cleanup deletes. Namespaced kinds (custom resources)
+// take each object's namespace from the object.
+type Target struct {
+	Kind       kube.Kind
+	Namespaced bool
+}
+
+func (t Target) in(namespace string) kube.Kind {
+	k := t.Kind
+	if t.Namespaced {
+		k.Namespace = namespace
+	}
+	return k
+}
+
+// Result is what became of one object.
+type Result string
+
+// Results, as the page words them.
+const (
+	WouldDelete Result = "would be deleted" // a dry run passed
+	Deleted     Result = "deleted"
+	NotFound    Result = "not found"
+	Forbidden   Result = "forbidden"
+	Conflict    Result = "conflict" // replaced under the same name: its UID differs
+	Failed      Result = "failed"
+)
+
+// Outcome is one object's result.
+type Outcome struct {
+	Item     Candidate
+	Result   Result
+	Err      error
+	Warnings []string
+}
+
+// resultOf classifies the API server's answer to one deletion.
+func resultOf(err error, dry bool) Result {
+	switch {
+	case err == nil && dry:
+		return WouldDelete
+	case err == nil:
+		return Deleted
+	case apierrors.IsNotFound(err):
+		return NotFound
+	case apierrors.IsForbidden(err):
+		return Forbidden
+	case apierrors.IsConflict(err):
+		// A failed UID precondition is a 409 Conflict.
+		return Conflict
+	}
+	return Failed
+}
+
+// DryRun asks the API server, as the user, whether each of items may be
+// deleted (dryRun=All with the UID precondition): admission, RBAC per name and
+// finalizer rules answer exactly as they would for the deletion. Dry runs are
+// not recorded, like the single delete page's: looking is not an action.
+func (s *Service) DryRun(ctx context.Context, t Target, items []Candidate) []Outcome {
+	return s.each(ctx, t, items, true)
+}
+
+// Delete deletes items as the user and reports each. selector, when not
+// empty, is the label selector that alone chose items (Filter.BySelectorOnly)
+// and that the caller has just found to select exactly items (equal
+// Fingerprint): then one deletecollection request per namespace deletes them.
+// That is one request instead of thousands; the API server's own
+// deletecollection lists and deletes server-side, so nothing travels per
+// object. It takes no UIDs, so it is used only when the set was re-read and
+// matched the preview a moment before. Any error (deletecollection is its own
+// RBAC verb that a user allowed to delete may lack, and it stops at the first
+// failing object) falls back to per-object deletions with UID preconditions,
+// which report every object exactly (those already gone as "not found").
+func (s *Service) Delete(ctx context.Context, t Target, items []Candidate, selector string) []Outcome {
+	if selector != "" {
+		if out, ok := s.collection(ctx, t, items, selector); ok {
+			return out
+		}
+	}
+	return s.each(ctx, t, items, false)
+}
+
+func (s *Service) collection(ctx context.Context, t Target, items []Candidate, selector string) ([]Outcome, bool) {
+	var namespaces []string
+	seen := map[string]bool{}
+	for _, c := range items {
+		if !seen[c.Namespace] {
+			seen[c.Namespace] = true
+			namespaces = append(namespaces, c.Namespace)
+		}
+	}
+	var warnings []string
+	for _, ns := range namespaces {
+		res, err := s.API.DeleteCollection(ctx, t.in(ns), selector, false)
+		if err != nil {
+			return nil, false
+		}
+		warnings = append(warnings, res.Warnings...)
+	}
+	out := make([]Outcome, len(items))
+	for i, c := range items {
+		out[i] = Outcome{Item: c, Result: Deleted}
+		s.record(t, c, nil)
+	}
+	if len(out) > 0 {
+		out[0].Warnings = warnings
+	}
+	return out, true
+}
+
+// each deletes (or dry-runs) every item with its UID as a precondition, at
+// most Workers at a time, and keeps the order of items.
+func (s *Service) each(ctx context.Context, t Target, items []Candidate, dry bool) []Outcome {
+	out := make([]Outcome, len(items))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(Workers, len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				c := items[i]
+				var (
+					res kube.WriteResult
+					err = ctx.Err()
+				)
+				if err == nil {
+					res, err = s.API.Delete(ctx, t.in(c.Namespace), c.Name, types.UID(c.UID), dry, "")
+				}
+				out[i] = Outcome{Item: c, Result: resultOf(err, dry), Err: err, Warnings: res.Warnings}
+				if !dry {
+					s.record(t, c, err)
+				}
+			}
+		}()
+	}
+	for i := range items {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out
+}
+
+func (s *Service) record(t Target, c Candidate, err error) {
+	if s.Audit == nil {
+		return
+	}
+	name := c.Name
+	if c.Namespace != "" {
+		name = c.Namespace + "/" + c.Name
+	}
+	s.Audit.Record(editing.Write{Verb: "delete", Kind: t.Kind.Singular, Name: name, Err: err})
+}
+
+// Counts tallies outcomes by result.
+func Counts(outcomes []Outcome) map[Result]int {
+	n := map[Result]int{}
+	for _, o := range outcomes {
+		n[o.Result]++
+	}
+	return n
+}
+
+// ErrChanged is the confirmation of a set that is no longer the previewed one.
+var ErrChanged = errors.New("the objects matching have changed since the preview")
