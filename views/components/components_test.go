@@ -326,7 +326,7 @@ func TestDataTableHidesLowPriorityColumnsIntoTheNameCell(t *testing.T) {
 		t.Errorf("second line: %d facts %q", facts.Length(), facts.Text())
 	}
 	th := doc.Find("th[scope=row]")
-	if th.AttrOr("title", "") != long || !th.Find(`[data-testid="row-name"]`).HasClass("truncate") {
+	if th.AttrOr("title", "") != long || !th.Find(`[data-testid="row-name"]`).HasClass("line-clamp-2") {
 		t.Error("a long name is not cut short with the whole name in the title")
 	}
 }
