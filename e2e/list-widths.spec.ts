@@ -37,9 +37,9 @@ const ISSUERS_API = '/apis/cert-manager.io/v1/namespaces/default/issuers';
 
 // Each list, and the columns that must stay visible at 1024 px.
 const LISTS: { path: string; primary: string[]; shot?: string }[] = [
-  { path: '/csrs', primary: ['request', 'condition', 'checks'], shot: 'csr-queue' },
+  { path: '/csrs', primary: ['queue', 'condition', 'checks'], shot: 'csr-queue' },
   { path: '/flowschemas', primary: ['name', 'order', 'prioritylevel', 'rules'], shot: 'flowschemas' },
-  { path: '/prioritylevels', primary: ['name', 'type', 'shares'] },
+  { path: '/prioritylevels', primary: ['name', 'type'] },
   { path: '/crds', primary: ['name', 'kind', 'established', 'lints'], shot: 'crds' },
   { path: '/validatingwebhooks', primary: ['name', 'failure', 'lints'], shot: 'validatingwebhooks' },
   { path: '/mutatingwebhooks', primary: ['name', 'failure', 'lints'] },

@@ -14,7 +14,9 @@ var columnPriorities = map[string]map[string]model.Priority{
 		"duration": model.TertiaryColumn},
 	"flowschemas": {"precedence": model.SecondaryColumn, "distinguisher": model.SecondaryColumn,
 		"age": model.SecondaryColumn, "missingpl": model.TertiaryColumn},
-	"prioritylevels": {"queues": model.SecondaryColumn, "handsize": model.SecondaryColumn,
+	// The live load columns (seats, waiting, rejected) stay: they are why
+	// an admin opens this list during an incident.
+	"prioritylevels": {"shares": model.SecondaryColumn, "queues": model.TertiaryColumn, "handsize": model.TertiaryColumn,
 		"queuelength": model.TertiaryColumn, "age": model.SecondaryColumn},
 	"crds": {"group": model.SecondaryColumn, "scope": model.TertiaryColumn, "versions": model.TertiaryColumn,
 		"age": model.SecondaryColumn},
