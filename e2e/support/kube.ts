@@ -93,15 +93,25 @@ function oid(dotted: string): Buffer {
   return der(0x06, Buffer.from(out));
 }
 
-/** A PEM certificate request for CN=commonName, O=organization with a new P-256 key. */
-export function certificateRequest(commonName: string, organization: string): string {
+/**
+ * A PEM certificate request for CN=commonName, O=organization with a new
+ * P-256 key, asking for dnsNames as subjectAltNames (an extensionRequest).
+ */
+export function certificateRequest(commonName: string, organization: string, dnsNames: string[] = []): string {
   const { publicKey, privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const subject = seq(
     set(seq(oid('2.5.4.10'), utf8(organization))),
     set(seq(oid('2.5.4.3'), utf8(commonName))),
   );
-  const info = seq(Buffer.from([0x02, 0x01, 0x00]), subject, spki, Buffer.from([0xa0, 0x00]));
+  let attributes = Buffer.from([0xa0, 0x00]);
+  if (dnsNames.length > 0) {
+    // GeneralNames of dNSName ([2] IA5String) in a subjectAltName extension.
+    const sans = seq(...dnsNames.map((n) => der(0x82, Buffer.from(n, 'ascii'))));
+    const extensions = seq(seq(oid('2.5.29.17'), der(0x04, sans)));
+    attributes = der(0xa0, seq(oid('1.2.840.113549.1.9.14'), set(extensions)));
+  }
+  const info = seq(Buffer.from([0x02, 0x01, 0x00]), subject, spki, attributes);
   const signature = crypto.sign('sha256', info, privateKey); // DER ECDSA-Sig-Value
   const request = seq(info, seq(oid('1.2.840.10045.4.3.2')), der(0x03, Buffer.concat([Buffer.from([0]), signature])));
   const b64 = request.toString('base64').replace(/.{64}/g, '$&\n');
@@ -114,8 +124,8 @@ const CSR_API = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
  * Creates a pending CSR for signerName as the devcluster admin, for CN
  * commonName (default: the name; several with one CN are a storm).
  */
-export async function createCSR(name: string, signerName: string, commonName = name): Promise<void> {
-  const request = certificateRequest(commonName, 'clusterdesk-e2e');
+export async function createCSR(name: string, signerName: string, commonName = name, dnsNames: string[] = []): Promise<void> {
+  const request = certificateRequest(commonName, 'clusterdesk-e2e', dnsNames);
   const res = await call('POST', CSR_API, {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',

@@ -186,6 +186,8 @@ func Lint(c *apiextensionsv1.CustomResourceDefinition, now time.Time) []admissio
 				Message: "The CRD is being deleted; its objects are being removed: " + oneLine(cond.Message)})
 		}
 	}
+	out = append(out, lintPreserveUnknownFields(c)...)
+	out = append(out, lintAcceptedNames(c)...)
 	if cv := c.Spec.Conversion; cv != nil && cv.Strategy == apiextensionsv1.WebhookConverter {
 		if cv.Webhook == nil || cv.Webhook.ClientConfig == nil {
 			out = append(out, admission.Finding{Code: CodeConversionNoHook, Severity: admission.Error, Title: "Conversion webhook not configured",

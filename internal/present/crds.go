@@ -18,6 +18,7 @@ var crdColumns = []column{
 	{"scope", "Scope", true},
 	{"versions", "Versions", false},
 	{"established", "Established", true},
+	lintColumn,
 	{"age", "Age", true},
 }
 
@@ -72,17 +73,19 @@ func CRDList(items []*apiextensionsv1.CustomResourceDefinition, q ListQuery, now
 	const kind = "crds"
 	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
-	for _, crd := range items {
-		ageC, ageKey := ageCell(crd.CreationTimestamp, now)
-		status := crdStatus(crd)
-		rows = append(rows, newRow(kind, action, crd.Name, []model.Cell{
-			{Text: crd.Spec.Group, Mono: true},
-			{Text: crd.Spec.Names.Kind},
-			{Text: string(crd.Spec.Scope)},
-			{Text: crdVersions(crd)},
+	for _, c := range items {
+		ageC, ageKey := ageCell(c.CreationTimestamp, now)
+		status := crdStatus(c)
+		lintC, lintKey := memoLints(kind, c, now, func() lintCounts { return countFindings(crd.Lint(c, now)) }).cell()
+		rows = append(rows, newRow(kind, action, c.Name, []model.Cell{
+			{Text: c.Spec.Group, Mono: true},
+			{Text: c.Spec.Names.Kind},
+			{Text: string(c.Spec.Scope)},
+			{Text: crdVersions(c)},
 			{Badges: []model.Badge{status}},
+			lintC,
 			ageC,
-		}, []string{crd.Spec.Group, crd.Spec.Names.Kind, string(crd.Spec.Scope), "", status.Text, ageKey}))
+		}, []string{c.Spec.Group, c.Spec.Names.Kind, string(c.Spec.Scope), "", status.Text, lintKey, ageKey}))
 	}
 	return table(kind, "CustomResourceDefinitions", action, crdColumns, rows, q)
 }
@@ -111,7 +114,7 @@ func CRDDetail(c *apiextensionsv1.CustomResourceDefinition, now time.Time) model
 		p.Problems = append(p.Problems, model.Banner{Tone: f.Tone, Title: f.Title, Message: f.Message, TestID: "finding-" + f.Code})
 	}
 	versions := crd.Versions(c)
-	p.Insights = append(p.Insights, crdVersionsInsight(c, versions), crdConversionInsight(c), crdColumnsInsight(versions))
+	p.Insights = append(p.Insights, crdVersionsInsight(c, versions), crdConversionInsight(c), crdColumnsInsight(versions), crdSelectableFieldsInsight(versions))
 	for _, cond := range c.Status.Conditions {
 		a, t, _ := age(cond.LastTransitionTime, now)
 		good := cond.Type != apiextensionsv1.Terminating && cond.Type != apiextensionsv1.NonStructuralSchema

@@ -75,6 +75,23 @@ func crdConversionInsight(c *apiextensionsv1.CustomResourceDefinition) model.Ins
 	return in
 }
 
+// crdSelectableFieldsInsight lists every version's selectableFields: the
+// fields a field selector may name for these objects (Kubernetes 1.30 beta,
+// GA in 1.32; metadata.name and metadata.namespace always are).
+func crdSelectableFieldsInsight(versions []crd.Version) model.Insight {
+	t := &model.RichTable{Columns: []string{"Version", "JSON path", "Field selector"},
+		Empty: "None: field selectors may name only metadata.name and metadata.namespace."}
+	for _, v := range versions {
+		for _, f := range v.SelectableFields {
+			t.Rows = append(t.Rows, model.RichRow{TestID: "selectable-field-row", Cells: []model.Rich{
+				{Text: v.Name, Mono: true}, {Text: f, Mono: true}, {Text: "--field-selector " + strings.TrimPrefix(f, ".") + "=…", Mono: true},
+			}})
+		}
+	}
+	return model.Insight{Title: "Selectable fields", TestID: "selectable-fields", Table: t,
+		Intro: "spec.versions[].selectableFields: fields that list and watch requests may filter on with a field selector (Kubernetes 1.30+, GA in 1.32)."}
+}
+
 // crdColumnsInsight lists every version's additionalPrinterColumns.
 func crdColumnsInsight(versions []crd.Version) model.Insight {
 	t := &model.RichTable{Columns: []string{"Version", "Name", "Type", "JSON path", "Priority", "Description"},

@@ -391,7 +391,7 @@ func (it *queueItem) build(storms *csr.Storms, env CSRQueueEnv) *queueItem {
 		it.row = groupRow(it, storms, env)
 		return it
 	}
-	row := &model.CSRRow{State: it.state, Subject: f.subject, SubjectBad: f.req == nil, UID: string(c.UID)}
+	row := &model.CSRRow{State: it.state, Subject: f.shortLine, MoreSANs: f.moreSANs, SubjectBad: f.req == nil, UID: string(c.UID)}
 	row.Findings = findingModels(it.check(storms, env))
 	_, dupID := storms.Duplicates(c.Name)
 	linkDuplicates(row.Findings, dupID)
@@ -564,7 +564,7 @@ func csrAgeOptions(current string) []model.CSROption {
 func csrQueueHeaders(q CSRQueueQuery, sorted, action string) []model.Column {
 	cols := make([]model.Column, 0, len(csrQueueColumns))
 	for _, c := range csrQueueColumns {
-		mc := model.Column{Key: c.Key, Label: c.Label, Sortable: c.Sortable}
+		mc := model.Column{Key: c.Key, Label: c.Label, Sortable: c.Sortable, Priority: columnPriority("csrqueue", c.Key)}
 		lq := q
 		lq.Sort, lq.Desc = c.Key, false
 		if c.Key == sorted {

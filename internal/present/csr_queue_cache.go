@@ -47,9 +47,11 @@ type csrFacts struct {
 	decodeOnce sync.Once
 	req        *csr.Request // nil when spec.request does not decode
 	decodeErr  error
-	subject    string // the decoded subject line, or the decoding error
-	dur        string // requested duration
-	static     string // lower-cased search text that depends on nothing but the object
+	subject    string   // the decoded subject line, or the decoding error
+	shortLine  string   // subject with at most SANsShown SANs, for the row
+	moreSANs   []string // the SANs the row puts behind "N more"
+	dur        string   // requested duration
+	static     string   // lower-cased search text that depends on nothing but the object
 
 	seen uint64 // the CSRQueueCache.view this object was last given in
 
@@ -136,8 +138,10 @@ func (f *csrFacts) decoded(c *certificatesv1.CertificateSigningRequest, env CSRC
 		f.req, f.decodeErr = env.decode(c.Spec.Request)
 		if f.decodeErr != nil {
 			f.req, f.subject = nil, "Bad request: "+f.decodeErr.Error()
+			f.shortLine = f.subject
 		} else {
 			f.subject = subjectSummary(f.req)
+			f.shortLine, f.moreSANs = subjectLine(f.req)
 		}
 		f.dur, _ = requestedDuration(c)
 		var sb strings.Builder

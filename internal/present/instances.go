@@ -52,7 +52,27 @@ func InstanceRows(t *metav1.Table, withNamespace bool, linkOf func(namespace, na
 		}
 		rows = append(rows, row)
 	}
+	instancePriorities(cols)
+	for _, r := range rows {
+		prioritize(cols, r.Cells)
+	}
 	return cols, rows, nil
+}
+
+// instancePriorities lets a CRD's printer columns give way in a narrow
+// table: the first four columns (name, namespace, the first printer
+// columns) stay, later ones hide, and the ones past the sixth, and Age, go
+// first.
+func instancePriorities(cols []model.Column) {
+	for i := range cols {
+		switch {
+		case i == 0:
+		case cols[i].Key == "Age" || i >= 6:
+			cols[i].Priority = model.TertiaryColumn
+		case i >= 4:
+			cols[i].Priority = model.SecondaryColumn
+		}
+	}
 }
 
 // CellText prints one Table cell as kubectl does: nothing as <none>, whole

@@ -18,7 +18,7 @@ func MutatingWebhookList(items []*admissionregistrationv1.MutatingWebhookConfigu
 	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, c := range items {
-		rows = append(rows, webhookConfigRow(kind, action, c.Name, c.CreationTimestamp, admission.FromMutating(c), now))
+		rows = append(rows, webhookConfigRow(kind, action, c, admission.FromMutating(c), now))
 	}
 	return table(kind, "MutatingWebhookConfigurations", action, webhookColumns, rows, q)
 }

@@ -125,7 +125,7 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 	lo, hi, pager := paginate(q.Page, PageSize, len(kept), func(n int) string { return withPage(action, view, n) })
 	page.Pager, page.View = pager, withPage(action, view, pager.Page)
 	for i, c := range cols {
-		mc := model.Column{Key: c.Key, Label: c.Label, Sortable: c.Sortable}
+		mc := model.Column{Key: c.Key, Label: c.Label, Sortable: c.Sortable, Priority: columnPriority(kindID, c.Key)}
 		if c.Sortable {
 			desc := false
 			if i == sortIdx {
@@ -141,6 +141,7 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 		page.Columns = append(page.Columns, mc)
 	}
 	for _, r := range kept[lo:hi] {
+		prioritize(page.Columns, r.Cells)
 		page.Rows = append(page.Rows, r.Row)
 	}
 	switch {

@@ -17,6 +17,7 @@ var webhookColumns = []column{
 	{"name", "Name", true},
 	{"webhooks", "Webhooks", true},
 	{"failure", "Failure policies", true},
+	lintColumn,
 	{"age", "Age", true},
 }
 
@@ -26,24 +27,37 @@ func WebhookList(items []*admissionregistrationv1.ValidatingWebhookConfiguration
 	action := urls.List(kind)
 	rows := make([]row, 0, len(items))
 	for _, c := range items {
-		rows = append(rows, webhookConfigRow(kind, action, c.Name, c.CreationTimestamp, admission.FromValidating(c), now))
+		rows = append(rows, webhookConfigRow(kind, action, c, admission.FromValidating(c), now))
 	}
 	return table(kind, "ValidatingWebhookConfigurations", action, webhookColumns, rows, q)
 }
 
 // webhookConfigRow is one row of a webhook configuration list (validating or
-// mutating): the number of webhooks, their failure policies, the age.
-func webhookConfigRow(kind, action, name string, created metav1.Time, cfg admission.Config, now time.Time) row {
-	ageC, ageKey := ageCell(created, now)
+// mutating): the number of webhooks, their failure policies, the counts of
+// their lint findings, the age.
+func webhookConfigRow(kind, action string, o metav1.Object, cfg admission.Config, now time.Time) row {
+	name := o.GetName()
+	ageC, ageKey := ageCell(o.GetCreationTimestamp(), now)
 	fp, anyFail := configFailurePolicies(cfg)
 	fpCell := model.Cell{Text: fp}
 	if anyFail {
 		fpCell.Badges = []model.Badge{{Text: "Fail", Tone: model.ToneWarning, Hint: "a webhook that is down blocks the requests it matches"}}
 	}
 	n := len(cfg.Hooks)
+	lintC, lintKey := memoLints(kind, o, now, func() lintCounts { return configLints(cfg, now) }).cell()
 	return newRow(kind, action, name, []model.Cell{
-		{Text: strconv.Itoa(n)}, fpCell, ageC,
-	}, []string{padInt(int64(n)), fp, ageKey})
+		{Text: strconv.Itoa(n)}, fpCell, lintC, ageC,
+	}, []string{padInt(int64(n)), fp, lintKey, ageKey})
+}
+
+// configLints counts the findings of every webhook of a configuration, as its
+// detail page lints them before any Service lookup.
+func configLints(cfg admission.Config, now time.Time) lintCounts {
+	var c lintCounts
+	for _, h := range cfg.Hooks {
+		c = c.add(countFindings(admission.Lint(cfg, h, now)))
+	}
+	return c
 }
 
 // configFailurePolicies summarises the distinct failure policies of a

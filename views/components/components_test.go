@@ -296,3 +296,37 @@ func TestComponentsAreCSPSafe(t *testing.T) {
 		})
 	}
 }
+
+func TestDataTableHidesLowPriorityColumnsIntoTheNameCell(t *testing.T) {
+	cols := []model.Column{{Key: "name", Label: "Name"}, {Key: "age", Label: "Age", Priority: model.SecondaryColumn},
+		{Key: "scope", Label: "Scope", Priority: model.TertiaryColumn}, {Key: "kind", Label: "Kind"}}
+	long := strings.Repeat("x", 253)
+	rows := []model.Row{{ID: "row-x", Name: long, Href: "/x/" + long, Cells: []model.Cell{
+		{Text: long, Mono: true},
+		{Text: "3d", Priority: model.SecondaryColumn, Label: "Age"},
+		{Text: "Cluster", Priority: model.TertiaryColumn, Label: "Scope"},
+		{Text: "Thing"},
+	}}}
+	doc, _ := viewtest.Render(t, DataTable(cols, rows, ""))
+	if !doc.Find(`[data-testid="data-table"]`).HasClass("@container") {
+		t.Error("the table's panel is not the container its columns query")
+	}
+	for key, class := range map[string]string{"age": "@max-4xl:hidden", "scope": "@max-5xl:hidden"} {
+		if !doc.Find(`thead th[data-column="` + key + `"]`).HasClass(class) {
+			t.Errorf("header %s lacks %s", key, class)
+		}
+	}
+	tds := doc.Find("tbody td")
+	if !tds.Eq(0).HasClass("@max-4xl:hidden") || !tds.Eq(1).HasClass("@max-5xl:hidden") || tds.Eq(2).HasClass("@max-4xl:hidden") {
+		t.Error("cells do not hide with their columns")
+	}
+	facts := doc.Find(`th[scope=row] [data-testid="row-fact"]`)
+	if facts.Length() != 2 || !facts.Eq(0).HasClass("@4xl:hidden") || !facts.Eq(1).HasClass("@5xl:hidden") ||
+		!strings.Contains(facts.Eq(0).Text(), "Age:") || !strings.Contains(facts.Eq(0).Text(), "3d") {
+		t.Errorf("second line: %d facts %q", facts.Length(), facts.Text())
+	}
+	th := doc.Find("th[scope=row]")
+	if th.AttrOr("title", "") != long || !th.Find(`[data-testid="row-name"]`).HasClass("line-clamp-2") {
+		t.Error("a long name is not cut short with the whole name in the title")
+	}
+}

@@ -116,7 +116,20 @@ type Column struct {
 	Sortable bool
 	SortHref string // link that sorts by this column (toggles direction when already sorted)
 	Sorted   string // "", "asc" or "desc": aria-sort
+	Priority Priority
 }
+
+// Priority says when a list column gives way in a narrow table: the column
+// hides, and its value moves to the second line of the row's name cell.
+type Priority int
+
+// Column priorities, by the width of the table (not the window: the
+// navigation takes a quarter of a 1024 px window and none of a phone's).
+const (
+	PrimaryColumn   Priority = iota // always a column
+	SecondaryColumn                 // a column when the table is 56rem wide (a 1280 px window)
+	TertiaryColumn                  // a column when the table is 64rem wide (wider windows)
+)
 
 // Row is one object in a list.
 type Row struct {
@@ -132,6 +145,10 @@ type Cell struct {
 	Badges []Badge
 	Title  string // tooltip with the full value (e.g. RFC3339 time for an age)
 	Mono   bool   // render in a monospace font (names, signers)
+	// Priority and Label are the column's: a cell of a column that gives way
+	// is repeated, labelled, on the second line of its row's name cell.
+	Priority Priority
+	Label    string
 }
 
 // DetailPage shows one object.
@@ -160,6 +177,7 @@ type DetailPage struct {
 type Field struct {
 	Label  string
 	Value  string
+	More   []string // further values, behind "N more" (a <details>, no script)
 	Badges []Badge
 	Mono   bool
 	Hint   string

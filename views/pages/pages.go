@@ -5,6 +5,8 @@ package pages
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 func orDash(s string) string {
@@ -22,3 +24,13 @@ func statusText(code int) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// columnPriority is the priority of the column keyed key (primary if absent).
+func columnPriority(cols []model.Column, key string) model.Priority {
+	for _, c := range cols {
+		if c.Key == key {
+			return c.Priority
+		}
+	}
+	return model.PrimaryColumn
+}
