@@ -186,15 +186,7 @@ func (s *Sampler) Current(ctx context.Context) (Load, error) {
 		case <-ctx.Done():
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return Load{}, s.err
-	}
-	if s.load == nil {
-		return Load{}, ErrNoSample
-	}
-	return *s.load, nil
+	return s.Latest()
 }
 
 // Look returns the latest load at once and records that someone looks, which

@@ -48,19 +48,9 @@ var ErrNoPEM = errors.New("spec.request is not PEM: no \"CERTIFICATE REQUEST\" b
 // Decode parses the PEM-encoded PKCS#10 request. It never panics on hostile
 // input: the request bytes are written by whoever created the CSR.
 func Decode(pemBytes []byte) (*Request, error) {
-	block, _ := pem.Decode(pemBytes)
-	if block == nil {
-		return nil, ErrNoPEM
-	}
-	if block.Type != "CERTIFICATE REQUEST" && block.Type != "NEW CERTIFICATE REQUEST" {
-		return nil, fmt.Errorf("spec.request holds a PEM block of type %q, want \"CERTIFICATE REQUEST\"", block.Type)
-	}
-	cr, err := x509.ParseCertificateRequest(block.Bytes)
+	cr, err := parseRequest(pemBytes)
 	if err != nil {
-		return nil, fmt.Errorf("spec.request is not a valid PKCS#10 request: %w", err)
-	}
-	if err := cr.CheckSignature(); err != nil {
-		return nil, fmt.Errorf("spec.request signature does not verify: %w", err)
+		return nil, err
 	}
 	r := &Request{
 		Subject:            cr.Subject.String(),
@@ -142,6 +132,16 @@ func basicConstraintsCA(der []byte) bool {
 // its own SubjectPublicKeyInfo is the same bytes. The request's signature is
 // checked, so the requester holds the private key.
 func PublicKeyInfo(pemBytes []byte) ([]byte, error) {
+	cr, err := parseRequest(pemBytes)
+	if err != nil {
+		return nil, err
+	}
+	return cr.RawSubjectPublicKeyInfo, nil
+}
+
+// parseRequest decodes spec.request's PEM block and parses the PKCS#10
+// request in it, its signature checked (the requester holds the key).
+func parseRequest(pemBytes []byte) (*x509.CertificateRequest, error) {
 	block, _ := pem.Decode(pemBytes)
 	if block == nil {
 		return nil, ErrNoPEM
@@ -156,5 +156,5 @@ func PublicKeyInfo(pemBytes []byte) ([]byte, error) {
 	if err := cr.CheckSignature(); err != nil {
 		return nil, fmt.Errorf("spec.request signature does not verify: %w", err)
 	}
-	return cr.RawSubjectPublicKeyInfo, nil
+	return cr, nil
 }
