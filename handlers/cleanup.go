@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -243,7 +244,12 @@ func (h *Handlers) confirmCleanupOf(c echo.Context, resolve cleanupResolver) err
 		// (equal fingerprint): the use case may use deletecollection.
 		collection = f.Selector
 	}
-	outcomes := h.cleanupCase(c).Delete(ctx, t.target, sel.Items, collection)
+	// A confirmed cleanup runs to its end even when the browser goes away
+	// (a closed tab, a proxy's timeout on thousands of deletions at the
+	// client's rate limit): stopping at the request's cancellation would
+	// leave it half done and unreported. Every deletion is still audited;
+	// WithoutCancel keeps the signed-in user in the context.
+	outcomes := h.cleanupCase(c).Delete(context.WithoutCancel(ctx), t.target, sel.Items, collection)
 	result := present.CleanupResultOf(outcomes, t.href)
 	p := model.CleanupPage{
 		Chrome:    h.chrome(c, "Cleaned up "+t.title, t.nav, append(slices.Clone(t.crumbs), model.Crumb{Label: "Clean up"})...),

@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,9 +30,16 @@ type deleteRecorder struct {
 	mu           sync.Mutex
 	deleted      map[string]types.UID
 	dryRuns      int
+	onDelete     func() // called before each real deletion
 }
 
-func (d *deleteRecorder) Delete(_ context.Context, _ kube.Kind, name string, uid types.UID, dry bool, _ metav1.DeletionPropagation) (kube.WriteResult, error) {
+func (d *deleteRecorder) Delete(ctx context.Context, _ kube.Kind, name string, uid types.UID, dry bool, _ metav1.DeletionPropagation) (kube.WriteResult, error) {
+	if !dry && d.onDelete != nil {
+		d.onDelete()
+	}
+	if err := ctx.Err(); err != nil {
+		return kube.WriteResult{}, err // as client-go does with a cancelled request
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if dry {
@@ -110,6 +119,33 @@ func TestCleanupPreviewPagesItsNamesAndDeletesExactlyThem(t *testing.T) {
 	}
 	if _, ok := ed.deleted["young"]; ok {
 		t.Error("a CSR younger than 7 days was deleted")
+	}
+}
+
+// TestCleanupFinishesWhenTheBrowserGoesAway: the browser's request is
+// cancelled after the first deletion (a closed tab, a proxy timeout); every
+// previewed object is deleted all the same, none left half done. Fails when
+// the deletions run on the request's context.
+func TestCleanupFinishesWhenTheBrowserGoesAway(t *testing.T) {
+	cluster := decidedCluster(40, time.Now())
+	ed := &deleteRecorder{deleted: map[string]types.UID{}}
+	ts := newCleanupTestServer(t, cluster, ed)
+	sess := ts.loginTB(t)
+	_, doc := ts.request(t, sess, http.MethodGet, "/csrs/-/cleanup?state=decided&older=7d", nil, false)
+	form := hiddenFieldsOf(doc.Find(`[data-testid="cleanup-form"]`))
+	form.Set("confirm_count", "40")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ed.onDelete = cancel // the browser is gone once the first deletion starts
+	r := httptest.NewRequest(http.MethodPost, "/csrs/-/cleanup/confirm", strings.NewReader(form.Encode())).WithContext(ctx)
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ts.e, withCookie(sess)))
+	r.AddCookie(sess)
+	ts.do(r)
+	if len(ed.deleted) != 40 {
+		t.Fatalf("%d of 40 deleted after the browser went away, want all", len(ed.deleted))
 	}
 }
 
