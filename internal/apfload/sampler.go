@@ -197,11 +197,14 @@ func (s *Sampler) Look() (Load, error) {
 	s.mu.Lock()
 	s.lastLook = s.opt.Now()
 	s.mu.Unlock()
+	// What there is now, taken before the wake: the answer does not depend on
+	// whether the scrape it starts happens to finish first.
+	ld, err := s.Latest()
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
-	return s.Latest()
+	return ld, err
 }
 
 // Latest returns the latest load without counting as a look: for live
