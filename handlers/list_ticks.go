@@ -44,3 +44,14 @@ func tickValue(c Cluster, id kube.KindID, name string) string {
 	}
 	return string(m.GetUID()) + "/" + name
 }
+
+// addFlowSchemaTicks is addTicks for the FlowSchema list's own rows.
+func (h *Handlers) addFlowSchemaTicks(page *model.FlowSchemaListPage) {
+	if page.List.Forbidden || !tickable(h.deps.ReadOnly, kube.FlowSchemas) {
+		return
+	}
+	page.List.TickAction = urls.Cleanup(kube.FlowSchemas)
+	for i := range page.Rows {
+		page.Rows[i].Tick = tickValue(h.deps.Cluster, kube.FlowSchemas, page.Rows[i].Name)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,15 +16,40 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
-// ticksCluster is a cache holding CSIDrivers, each with a uid.
-type ticksCluster struct{ fixtureCluster }
+// ticksCluster is a cache holding CSIDrivers and FlowSchemas of the same
+// names, each with a uid.
+type ticksCluster struct {
+	fixtureCluster
+	schemas map[string]*flowcontrolv1.FlowSchema
+}
 
 func newTicksCluster(names ...string) ticksCluster {
-	c := ticksCluster{fixtureCluster{drivers: map[string]*storagev1.CSIDriver{}}}
+	c := ticksCluster{fixtureCluster{drivers: map[string]*storagev1.CSIDriver{}}, map[string]*flowcontrolv1.FlowSchema{}}
 	for _, n := range names {
 		c.drivers[n] = &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: n, UID: types.UID("uid-" + n), CreationTimestamp: metav1.Now()}}
+		c.schemas[n] = &flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: n, UID: types.UID("uid-" + n), CreationTimestamp: metav1.Now()},
+			Spec: flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "global-default"}}}
 	}
 	return c
+}
+
+func (c ticksCluster) FlowSchemas() ([]*flowcontrolv1.FlowSchema, error) {
+	var out []*flowcontrolv1.FlowSchema
+	for _, fs := range c.schemas {
+		out = append(out, fs)
+	}
+	return out, nil
+}
+
+func (c ticksCluster) PriorityLevels() ([]*flowcontrolv1.PriorityLevelConfiguration, error) {
+	return nil, nil
+}
+
+func (c ticksCluster) Meta(id kube.KindID, name string) (metav1.Object, error) {
+	if fs, ok := c.schemas[name]; ok && id == kube.FlowSchemas {
+		return fs, nil
+	}
+	return c.fixtureCluster.Meta(id, name)
 }
 
 func (c ticksCluster) Status(id kube.KindID) kube.KindStatus {
@@ -42,9 +68,13 @@ func (c ticksCluster) CSIDrivers() ([]*storagev1.CSIDriver, error) {
 // listTicks gets the CSIDriver list (as htmx when fragment) and returns its
 // tick boxes' values and labels, and whether "Delete selected…" is offered.
 func listTicks(t *testing.T, readOnly, fragment bool) (values, labels []string, button bool, cols, cells int) {
+	return kindTicks(t, kube.CSIDrivers, readOnly, fragment)
+}
+
+func kindTicks(t *testing.T, kind kube.KindID, readOnly, fragment bool) (values, labels []string, button bool, cols, cells int) {
 	t.Helper()
 	ts := newTestServerOf(t, readOnly, newTicksCluster("d-a", "d-b"), allowAll{})
-	r := httptest.NewRequest(http.MethodGet, urls.List(kube.CSIDrivers), nil)
+	r := httptest.NewRequest(http.MethodGet, urls.List(kind), nil)
 	r.AddCookie(ts.login(t))
 	if fragment {
 		r.Header.Set("HX-Request", "true")
@@ -63,9 +93,9 @@ func listTicks(t *testing.T, readOnly, fragment bool) (values, labels []string, 
 	})
 	form := d.Find(`form#list-ticks[method=post]`)
 	button = form.Find(`[data-testid=bulk-delete]`).Length() == 1 &&
-		form.AttrOr("action", "") == urls.Cleanup(kube.CSIDrivers) && form.Find(`input[name=_csrf]`).AttrOr("value", "") != ""
+		form.AttrOr("action", "") == urls.Cleanup(kind) && form.Find(`input[name=_csrf]`).AttrOr("value", "") != ""
 	cols = d.Find("[data-testid=data-table] thead th").Length()
-	cells = d.Find("tr#row-csidrivers-d-a").Children().Length()
+	cells = d.Find("tr#row-" + string(kind) + "-d-a").Children().Length()
 	return values, labels, button, cols, cells
 }
 
@@ -86,6 +116,23 @@ func TestListRowsCarryTickBoxesWhenCleanupIsOffered(t *testing.T) {
 		}
 		if cols != cells {
 			t.Errorf("fragment=%v: %d header columns, %d cells in a row", fragment, cols, cells)
+		}
+	}
+}
+
+// The FlowSchema list renders its own rows: they carry the boxes too.
+func TestFlowSchemaRowsCarryTickBoxes(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		values, labels, button, cols, cells := kindTicks(t, kube.FlowSchemas, readOnly, false)
+		want := "uid-d-a/d-a uid-d-b/d-b"
+		if readOnly {
+			want = ""
+		}
+		if strings.Join(values, " ") != want || button == readOnly {
+			t.Errorf("readOnly=%v: tick values %q (labels %q), button %v", readOnly, values, labels, button)
+		}
+		if cols != cells || cols == 0 {
+			t.Errorf("readOnly=%v: %d header columns, %d cells in a row", readOnly, cols, cells)
 		}
 	}
 }
