@@ -30,6 +30,7 @@ async function setShares(name: string, shares: number) {
 }
 
 test('live rows of the priority level list keep their load cells', async ({ page }, info) => {
+  test.setTimeout(90_000);
   const name = `e2e-apfload-${Date.now().toString(36)}`;
   const created = await call('POST', PL_API, {
     apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name },
@@ -44,13 +45,23 @@ test('live rows of the priority level list keep their load cells', async ({ page
   expect(fs.status, JSON.stringify(fs.json)).toBe(201);
   try {
     const row = `[id="row-prioritylevels-${name}"]`;
+    const seats = page.locator(`${row} > td`).nth(-3);
     await expect.poll(async () => (await page.goto(`/prioritylevels?q=${name}`))!.status(), { timeout: 15_000 }).toBe(200);
     await expect(page.locator(row)).toBeVisible();
     // The load columns are there, and the load is filled in without a reload.
     await expect(page.getByRole('columnheader', { name: 'Seats in use / nominal' })).toBeVisible();
     const headers = await page.locator('#list-table thead th').count();
-    await expect(page.locator(`${row} > td`).nth(-3)).not.toHaveText('…', { timeout: 15_000 });
+    await expect(seats).not.toHaveText('…', { timeout: 15_000 });
     expect(await cellCount(page, row)).toBe(headers);
+    // The level is new: the sampler's latest read (every 10 s while someone
+    // looks) may predate it, and then its cells say "—" until the next read.
+    // Wait for a read that has it, so the live row below has load to show.
+    await expect.poll(async () => {
+      if (/\d/.test(await seats.innerText())) return true;
+      await page.goto(`/prioritylevels?q=${name}`);
+      await expect(seats).not.toHaveText('…', { timeout: 15_000 });
+      return /\d/.test(await seats.innerText());
+    }, { message: 'a read of /metrics that has the new level', timeout: 35_000, intervals: [2_000] }).toBe(true);
     await expect(page.locator('body')).toHaveAttribute('data-live-state', 'connected');
     await shoot(page, info, 'apf-load-prioritylevels.png');
 

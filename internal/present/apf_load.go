@@ -165,7 +165,7 @@ func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 		}
 		l, ok := ld.Levels[r.Name]
 		if !ok {
-			page.Rows[i].Cells = append(r.Cells, model.Cell{Text: "—"}, model.Cell{Text: "—"}, model.Cell{Text: "—"})
+			page.Rows[i].Cells = append(r.Cells, notInSampleCell(ld), notInSampleCell(ld), notInSampleCell(ld))
 			continue
 		}
 		seats := formatCount(l.ExecutingSeats)
@@ -178,6 +178,14 @@ func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 		}
 		page.Rows[i].Cells = append(r.Cells, model.Cell{Text: seats}, model.Cell{Text: formatCount(l.Waiting)}, rejected)
 	}
+}
+
+// notInSampleCell stands for a load cell of a level the latest read of
+// /metrics has no series for: a level created since that read, or one the API
+// server has not configured yet. The next read fills it in.
+func notInSampleCell(ld *apfload.Load) model.Cell {
+	return model.Cell{Text: "—", Title: "the API server reported nothing for this level in the read of " +
+		ld.At.UTC().Format("15:04:05") + " UTC; a level created since then shows its load after the next read"}
 }
 
 // noLoadCell stands for a load cell while there is no load to show.

@@ -69,6 +69,10 @@ func TestPriorityLevelListLoadColumns(t *testing.T) {
 	if c := page.Rows[0].Cells; c[1].Text != "3 / 3" || c[2].Text != "1" || len(c[3].Badges) != 1 || c[3].Badges[0].Text != "rejecting 35/s" {
 		t.Errorf("workload-low cells %+v", c)
 	}
+	// A level the read has no series for says when that read was, not just "—".
+	if c := page.Rows[1].Cells[1]; c.Text != "—" || !strings.Contains(c.Title, "read of 00:01:40 UTC") || !strings.Contains(c.Title, "after the next read") {
+		t.Errorf("level missing from the read: %+v", c)
+	}
 }
 
 func TestLoadBanner(t *testing.T) {
