@@ -87,3 +87,34 @@ test('cleanup works with JavaScript disabled', async ({ newContext }) => {
     await cleanupAfter(names);
   }
 });
+
+test('ticked rows on the list: Delete selected… previews and deletes exactly those, the others survive', async ({ page }) => {
+  const { selector, names } = await createDrivers(5);
+  const picked = [names[0], names[2], names[4]];
+  try {
+    await signIn(page, 'admin');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`/csidrivers?selector=${encodeURIComponent(selector)}`);
+    await expect(page.getByTestId('list-row')).toHaveCount(5);
+    // The header and every row agree on the column count (the tick column included).
+    const headerCols = await page.locator('[data-testid="data-table"] thead th').count();
+    for (const n of names) {
+      await expect(page.locator(`[data-testid="list-row"]:has([data-testid="row-name"]:text-is("${n}")) > *`)).toHaveCount(headerCols);
+    }
+    for (const n of picked) await page.getByRole('checkbox', { name: `Select ${n}` }).check();
+    await shot(page, 'cleanup-ticked-list-1280.png');
+    await page.getByTestId('bulk-delete').click();
+
+    await expect(page).toHaveURL(/\/csidrivers\/-\/cleanup$/);
+    await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '3');
+    const listed = await page.getByTestId('cleanup-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')));
+    expect(listed.sort()).toEqual([...picked].sort());
+    await shot(page, 'cleanup-ticked-preview-1280.png');
+
+    await page.getByTestId('cleanup-submit').click();
+    await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '3');
+    expect(await remaining(names)).toEqual([names[1], names[3]]);
+  } finally {
+    await cleanupAfter(names);
+  }
+});
