@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +71,90 @@ func TestCleanupOfCustomResources(t *testing.T) {
 	}
 	if _, err := dyn.Resource(gvr).Namespace("default").Get(context.Background(), "keep", metav1.GetOptions{}); err != nil {
 		t.Errorf("the unlabelled object was deleted: %v", err)
+	}
+}
+
+// TestCleanupOfTickedCustomResources: the instances page's tick boxes name
+// each object with its namespace and UID. Two ticked objects go; the object
+// of the same name in the other namespace stays; a ticked object deleted and
+// created again since the page was read is refused as replaced, not deleted.
+func TestCleanupOfTickedCustomResources(t *testing.T) {
+	ls := newCleanupServer(t, testcluster.Admin, false)
+	sess := ls.login(t)
+	group := fmt.Sprintf("t%d.clusterdesk.test", time.Now().UnixNano())
+	crd := gadgetCRD("gadgets", group)
+	installCRD(t, crd)
+	waitFor(t, "the cache to see the CRD", 20*time.Second, func() bool { _, err := ls.cache.CRD(crd.Name); return err == nil })
+	dyn := dynamic.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	res := dyn.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"})
+	create := func(ns, name string) {
+		t.Helper()
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": group + "/v1", "kind": "Gadget", "metadata": map[string]any{"name": name},
+		}}
+		if _, err := res.Namespace(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(ns, name string) bool {
+		_, err := res.Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	create("default", "one")
+	create("kube-public", "one")
+	create("kube-public", "two")
+	create("default", "replaced")
+
+	base := "/crds/" + crd.Name + "/instances"
+	_, list, _ := ls.get(t, sess, base)
+	if list.Find(`[data-testid="bulk-delete"]`).Length() != 1 || list.Find(`[data-testid="row-tick"]`).Length() != 4 {
+		t.Fatalf("the instances page offers no tick boxes for its 4 objects: %s", squash(list.Selection))
+	}
+	tickOf := func(ns, name string) string {
+		t.Helper()
+		v, ok := list.Find(`tr[id="cr-` + ns + `-` + name + `"] [data-testid="row-tick"]`).Attr("value")
+		if !ok {
+			t.Fatalf("no tick box for %s/%s", ns, name)
+		}
+		return v
+	}
+	ticked := url.Values{"names": {tickOf("default", "one"), tickOf("kube-public", "two"), tickOf("default", "replaced")}}
+	// Replaced under the same name after the page was read.
+	if err := res.Namespace("default").Delete(context.Background(), "replaced", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	create("default", "replaced")
+
+	rec := ls.post(t, sess, base+"/-/cleanup", ticked)
+	doc := postDoc(t, rec)
+	if rec.Code != http.StatusOK || previewCount(t, doc) != 2 {
+		t.Fatalf("preview of 3 ticked (one replaced): status %d: %s", rec.Code, squash(doc.Selection))
+	}
+	for _, o := range []struct{ ns, name string }{{"default", "one"}, {"kube-public", "two"}} {
+		if doc.Find(`[data-testid="cleanup-item"][data-namespace="`+o.ns+`"][data-name="`+o.name+`"]`).Length() != 1 {
+			t.Errorf("the preview does not name %s/%s: %s", o.ns, o.name, squash(doc.Selection))
+		}
+	}
+	rec = ls.post(t, sess, base+"/-/cleanup/confirm", hiddenFields(doc.Find(`[data-testid="cleanup-form"]`)))
+	if result := postDoc(t, rec); rec.Code != http.StatusOK || resultCount(result, "deleted") != 2 {
+		t.Fatalf("confirm: status %d: %s", rec.Code, squash(result.Selection))
+	}
+	if exists("default", "one") || exists("kube-public", "two") {
+		t.Error("a ticked object is still there")
+	}
+	if !exists("kube-public", "one") {
+		t.Error("kube-public/one, not ticked but named like a ticked object, was deleted")
+	}
+	if !exists("default", "replaced") {
+		t.Error("the object created again under a ticked name was deleted")
+	}
+
+	// A hand-made value that names no object is a 400 in words.
+	rec = ls.post(t, sess, base+"/-/cleanup", url.Values{"names": {"no-uid"}})
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "does not say which object it is") {
+		t.Errorf("a bad tick value: status %d: %.300s", rec.Code, rec.Body.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -156,7 +157,14 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		p.Problem = &model.Banner{Tone: model.ToneError, Title: "The API server refused the list", Message: err.Error(), TestID: "instances-problem"}
 		return render(c, status, pages.Instances(p))
 	}
-	p.Columns, p.Rows, err = present.InstanceRows(table, t.namespaced && ns == "", t.pageOf)
+	var tickOf func(namespace, name, uid string) string
+	if !h.deps.ReadOnly {
+		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (cleanup.go)
+		tickOf = func(namespace, name, uid string) string {
+			return cleanup.Ref{Namespace: namespace, Name: name, UID: uid}.Value()
+		}
+	}
+	p.Columns, p.Rows, err = present.InstanceRows(table, t.namespaced && ns == "", t.pageOf, tickOf)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -34,15 +35,15 @@ func withTick(c Cluster, id kube.KindID, row model.Row) model.Row {
 	return row
 }
 
-// tickValue is a row's tick box value, "<uid>/<name>": the uid makes the
-// preview refuse an object deleted and created again under the same name.
+// tickValue is a row's tick box value (cleanup.Ref.Value: its uid makes the
+// preview refuse an object deleted and created again under the same name),
 // "" (no box) for an object the cache no longer holds.
 func tickValue(c Cluster, id kube.KindID, name string) string {
 	m, err := c.Meta(id, name)
 	if err != nil || m.GetUID() == "" {
 		return ""
 	}
-	return string(m.GetUID()) + "/" + name
+	return cleanup.Ref{UID: string(m.GetUID()), Name: name}.Value()
 }
 
 // addFlowSchemaTicks is addTicks for the FlowSchema list's own rows.
