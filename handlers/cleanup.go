@@ -93,7 +93,7 @@ func (h *Handlers) cleanupPreviewOf(c echo.Context, resolve cleanupResolver) err
 func (t cleanupTarget) parseFilter(v url.Values) (cleanup.Filter, error) {
 	f, err := cleanup.Filter{}.WithSelector(v.Get("selector"))
 	if err != nil {
-		return f, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		return f, echo.NewHTTPError(http.StatusBadRequest, "The label selector: "+err.Error()+". Write it as kubectl -l takes it, e.g. app=web,tier!=cache or 'env in (dev,test)'.")
 	}
 	if f.OlderThan, err = cleanup.ParseAge(v.Get("older")); err != nil {
 		return f, echo.NewHTTPError(http.StatusBadRequest, "The age filter: "+err.Error()+".")

@@ -262,8 +262,8 @@ func TestCleanupRefusesBadInput(t *testing.T) {
 	ls := newCleanupServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
 	for path, want := range map[string]string{
-		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("app in (a"): "is not valid",
-		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("a b"):       "is not valid",
+		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("app in (a"): "is not a label selector",
+		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("a b"):       "is not a label selector",
 		"/csrs/-/cleanup?older=7weeks":                                   "not a duration",
 		"/csidrivers/-/cleanup?state=decided":                            "CertificateSigningRequests only",
 	} {
