@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"github.com/labstack/echo/v4"
+
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -16,14 +18,17 @@ func tickable(readOnly bool, id kube.KindID) bool {
 	return !readOnly && editable(id) && pagesByKind[id].candidates != nil
 }
 
-// addTicks gives page's rows their tick boxes when kind offers cleanup, and
-// sets where "Delete selected…" posts them (the CSR queue's way: a POST to
-// the cleanup preview, handlers/cleanup.go previewTickedCleanup).
-func (h *Handlers) addTicks(page *model.ListPage, id kube.KindID) {
+// addTicks gives page's rows their tick boxes when kind offers cleanup, and,
+// when the user may delete that kind, sets where "Delete selected…" posts
+// them (a POST to the cleanup preview, handlers/cleanup.go
+// previewTickedCleanup). Without it the column stays, hidden (TickHeader).
+func (h *Handlers) addTicks(c echo.Context, page *model.ListPage, id kube.KindID) {
 	if page.Forbidden || !tickable(h.deps.ReadOnly, id) {
 		return
 	}
-	page.TickAction = urls.Cleanup(id)
+	if h.mayDeleteAll(c, id) {
+		page.TickAction = urls.Cleanup(id)
+	}
 	for i := range page.Rows {
 		page.Rows[i] = withTick(h.deps.Cluster, id, page.Rows[i])
 	}
@@ -47,11 +52,13 @@ func tickValue(c Cluster, id kube.KindID, name string) string {
 }
 
 // addFlowSchemaTicks is addTicks for the FlowSchema list's own rows.
-func (h *Handlers) addFlowSchemaTicks(page *model.FlowSchemaListPage) {
+func (h *Handlers) addFlowSchemaTicks(c echo.Context, page *model.FlowSchemaListPage) {
 	if page.List.Forbidden || !tickable(h.deps.ReadOnly, kube.FlowSchemas) {
 		return
 	}
-	page.List.TickAction = urls.Cleanup(kube.FlowSchemas)
+	if h.mayDeleteAll(c, kube.FlowSchemas) {
+		page.List.TickAction = urls.Cleanup(kube.FlowSchemas)
+	}
 	for i := range page.Rows {
 		page.Rows[i].Tick = tickValue(h.deps.Cluster, kube.FlowSchemas, page.Rows[i].Name)
 	}

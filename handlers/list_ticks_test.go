@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,8 +73,15 @@ func listTicks(t *testing.T, readOnly, fragment bool) (values, labels []string, 
 }
 
 func kindTicks(t *testing.T, kind kube.KindID, readOnly, fragment bool) (values, labels []string, button bool, cols, cells int) {
+	values, labels, button, cols, cells, _ = kindTicksAs(t, kind, readOnly, fragment, allowAll{})
+	return values, labels, button, cols, cells
+}
+
+// kindTicksAs is kindTicks for a user with access; hidden reports that the
+// list hides its tick column (data-ticks-off).
+func kindTicksAs(t *testing.T, kind kube.KindID, readOnly, fragment bool, access Access) (values, labels []string, button bool, cols, cells int, hidden bool) {
 	t.Helper()
-	ts := newTestServerOf(t, readOnly, newTicksCluster("d-a", "d-b"), allowAll{})
+	ts := newTestServerOf(t, readOnly, newTicksCluster("d-a", "d-b"), access)
 	r := httptest.NewRequest(http.MethodGet, urls.List(kind), nil)
 	r.AddCookie(ts.login(t))
 	if fragment {
@@ -96,7 +104,33 @@ func kindTicks(t *testing.T, kind kube.KindID, readOnly, fragment bool) (values,
 		form.AttrOr("action", "") == urls.Cleanup(kind) && form.Find(`input[name=_csrf]`).AttrOr("value", "") != ""
 	cols = d.Find("[data-testid=data-table] thead th").Length()
 	cells = d.Find("tr#row-" + string(kind) + "-d-a").Children().Length()
-	return values, labels, button, cols, cells
+	hidden = d.Find(`#list-table[data-ticks-off]`).Length() == 1
+	return values, labels, button, cols, cells, hidden
+}
+
+// allowAllButDelete is a user who may do anything but delete.
+type allowAllButDelete struct{}
+
+func (allowAllButDelete) Can(_ context.Context, verb, _, _, _, _ string) (bool, error) {
+	return verb != "delete", nil
+}
+
+// A user who may not delete the kind gets no "Delete selected…" and sees no
+// tick column. A generic list keeps the column in the markup, hidden, so
+// that live rows (the same for every viewer) still line up with the header;
+// the FlowSchema list (re-fetched on change, no shared rows) leaves it out.
+// A user who may delete sees it.
+func TestTickColumnHiddenFromWhoMayNotDelete(t *testing.T) {
+	for kind, boxes := range map[kube.KindID]int{kube.CSIDrivers: 2, kube.FlowSchemas: 0} {
+		values, _, button, cols, cells, hidden := kindTicksAs(t, kind, false, false, allowAllButDelete{})
+		if button || (boxes > 0 && !hidden) || len(values) != boxes || cols != cells {
+			t.Errorf("%s, no delete right: button %v, hidden %v, %d boxes, %d columns, %d cells", kind, button, hidden, len(values), cols, cells)
+		}
+		_, _, button, _, _, hidden = kindTicksAs(t, kind, false, false, allowAll{})
+		if !button || hidden {
+			t.Errorf("%s, may delete: button %v, hidden %v", kind, button, hidden)
+		}
+	}
 }
 
 // The list's rows carry tick boxes (uid/name, labelled with the name) and
