@@ -44,8 +44,12 @@ func (h *Handlers) audit(c echo.Context, r writeRecord) {
 	}
 	rec.Finish(r.Err)
 	if h.deps.Audit == nil {
-		h.deps.Log.Info("write", "who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
-			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "propagation", r.Propagation, "result", rec.Result, "err", errString(r.Err))
+		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
+			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "result", rec.Result, "err", errString(r.Err)}
+		if r.Propagation != "" {
+			args = append(args, "propagation", r.Propagation)
+		}
+		h.deps.Log.Info("write", args...)
 		return
 	}
 	h.auditBefore(c, &r)
