@@ -44,6 +44,12 @@ func (h *Handlers) previewTickedCleanup(c echo.Context) error {
 	return h.cleanupPreviewOf(c, h.builtinCleanup)
 }
 
+// errNothingTicked answers a "Delete selected…" posted with no row ticked:
+// without it, the empty selection would be no selection at all, and the
+// preview would offer every object of the kind.
+var errNothingTicked = echo.NewHTTPError(http.StatusBadRequest,
+	"No row was ticked: tick the rows to delete first, or use Clean up… to preview everything the list's filter selects.")
+
 func (h *Handlers) confirmCleanup(c echo.Context) error {
 	return h.confirmCleanupOf(c, h.builtinCleanup)
 }
@@ -83,6 +89,9 @@ func (h *Handlers) cleanupPreviewOf(c echo.Context, resolve cleanupResolver) err
 	f, err := t.parseFilter(v)
 	if err != nil {
 		return err
+	}
+	if c.Request().Method == http.MethodPost && f.Picked == nil {
+		return errNothingTicked
 	}
 	return h.showCleanup(c, t, f, v, time.Now(), http.StatusOK, nil, "")
 }

@@ -272,6 +272,15 @@ func TestCleanupRefusesBadInput(t *testing.T) {
 			t.Errorf("%s: status %d, want 400 saying %q: %s", path, code, want, squash(doc.Selection))
 		}
 	}
+	// "Delete selected…" with no row ticked (the form posts no names): a
+	// 400 saying so, not a preview of every object of the kind.
+	for path, form := range map[string]url.Values{"/csidrivers/-/cleanup": {}, "/csrs/-/cleanup": {"state": {"decided"}}} {
+		rec := ls.post(t, sess, path, form)
+		if doc := postDoc(t, rec); rec.Code != http.StatusBadRequest || !strings.Contains(squash(doc.Selection), "No row was ticked") ||
+			doc.Find(`[data-testid="cleanup-form"]`).Length() != 0 {
+			t.Errorf("POST %s with nothing ticked: status %d: %.300s", path, rec.Code, squash(doc.Selection))
+		}
+	}
 	// A read-only kind offers no cleanup.
 	if code, _, _ := ls.get(t, sess, "/mutatingwebhooks/-/cleanup"); code != http.StatusNotFound {
 		t.Errorf("cleanup of a read-only kind: status %d, want 404", code)
