@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,21 +28,7 @@ import (
 func TestCleanupOfCustomResources(t *testing.T) {
 	ls := newCleanupServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	group := fmt.Sprintf("c%d.clusterdesk.test", time.Now().UnixNano())
-	crd := gadgetCRD("gadgets", group)
-	installCRD(t, crd)
-	waitFor(t, "the cache to see the CRD", 20*time.Second, func() bool { _, err := ls.cache.CRD(crd.Name); return err == nil })
-	dyn := dynamic.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"}
-	create := func(ns, name string, labels map[string]any) {
-		obj := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": group + "/v1", "kind": "Gadget",
-			"metadata": map[string]any{"name": name, "labels": labels},
-		}}
-		if _, err := dyn.Resource(gvr).Namespace(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	crd, res, create := ls.gadgets(t, "c")
 	test := map[string]any{"test": "yes"}
 	create("default", "a", test)
 	create("default", "b", test)
@@ -65,11 +52,11 @@ func TestCleanupOfCustomResources(t *testing.T) {
 		t.Fatalf("confirm: status %d: %s", rec.Code, squash(result.Selection))
 	}
 	for _, o := range []struct{ ns, name string }{{"default", "a"}, {"default", "b"}, {"kube-public", "c"}} {
-		if _, err := dyn.Resource(gvr).Namespace(o.ns).Get(context.Background(), o.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		if _, err := res.Namespace(o.ns).Get(context.Background(), o.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("%s/%s still there: %v", o.ns, o.name, err)
 		}
 	}
-	if _, err := dyn.Resource(gvr).Namespace("default").Get(context.Background(), "keep", metav1.GetOptions{}); err != nil {
+	if _, err := res.Namespace("default").Get(context.Background(), "keep", metav1.GetOptions{}); err != nil {
 		t.Errorf("the unlabelled object was deleted: %v", err)
 	}
 }
@@ -81,21 +68,8 @@ func TestCleanupOfCustomResources(t *testing.T) {
 func TestCleanupOfTickedCustomResources(t *testing.T) {
 	ls := newCleanupServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	group := fmt.Sprintf("t%d.clusterdesk.test", time.Now().UnixNano())
-	crd := gadgetCRD("gadgets", group)
-	installCRD(t, crd)
-	waitFor(t, "the cache to see the CRD", 20*time.Second, func() bool { _, err := ls.cache.CRD(crd.Name); return err == nil })
-	dyn := dynamic.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	res := dyn.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"})
-	create := func(ns, name string) {
-		t.Helper()
-		obj := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": group + "/v1", "kind": "Gadget", "metadata": map[string]any{"name": name},
-		}}
-		if _, err := res.Namespace(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	crd, res, createLabelled := ls.gadgets(t, "t")
+	create := func(ns, name string) { createLabelled(ns, name, nil) }
 	exists := func(ns, name string) bool {
 		_, err := res.Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -157,4 +131,29 @@ func TestCleanupOfTickedCustomResources(t *testing.T) {
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "does not say which object it is") {
 		t.Errorf("a bad tick value: status %d: %.300s", rec.Code, rec.Body.String())
 	}
+}
+
+// gadgets installs a Gadget CRD of the test's own (group prefix<nanos>) and
+// waits until ls's cache holds it. It returns the CRD, the objects' dynamic
+// resource (as admin) and a func that creates one in a namespace.
+func (ls *liveServer) gadgets(t *testing.T, prefix string) (*apiextensionsv1.CustomResourceDefinition, dynamic.NamespaceableResourceInterface, func(ns, name string, labels map[string]any)) {
+	t.Helper()
+	group := fmt.Sprintf("%s%d.clusterdesk.test", prefix, time.Now().UnixNano())
+	crd := gadgetCRD("gadgets", group)
+	installCRD(t, crd)
+	waitFor(t, "the cache to see the CRD", 20*time.Second, func() bool { _, err := ls.cache.CRD(crd.Name); return err == nil })
+	res := dynamic.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin)).
+		Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"})
+	create := func(ns, name string, labels map[string]any) {
+		t.Helper()
+		meta := map[string]any{"name": name}
+		if labels != nil {
+			meta["labels"] = labels
+		}
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Gadget", "metadata": meta}}
+		if _, err := res.Namespace(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return crd, res, create
 }
