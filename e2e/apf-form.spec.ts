@@ -93,7 +93,7 @@ test('build a FlowSchema with two rules in the form, preview, save, classify to 
     const list = await rows(page).evaluateAll((trs) => trs.map((tr) => ({
       name: tr.getAttribute('data-name') || '',
       position: Number(tr.getAttribute('data-position')),
-      precedence: Number((tr.children[2]?.textContent || '').trim()),
+      precedence: Number((tr.querySelector('[data-testid="fs-precedence"]')?.textContent || '').trim()),
     })));
     const mine = list.find((r) => r.name === name);
     expect(mine, 'the new FlowSchema is listed').toBeTruthy();

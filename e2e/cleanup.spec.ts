@@ -87,3 +87,65 @@ test('cleanup works with JavaScript disabled', async ({ newContext }) => {
     await cleanupAfter(names);
   }
 });
+
+test('ticked rows on the list: Delete selected… previews and deletes exactly those, the others survive', async ({ page }) => {
+  const { selector, names } = await createDrivers(5);
+  const picked = [names[0], names[2], names[4]];
+  try {
+    await signIn(page, 'admin');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`/csidrivers?selector=${encodeURIComponent(selector)}`);
+    await expect(page.getByTestId('list-row')).toHaveCount(5);
+    // The header and every row agree on the column count (the tick column included).
+    const headerCols = await page.locator('[data-testid="data-table"] thead th').count();
+    for (const n of names) {
+      await expect(page.locator(`[data-testid="list-row"]:has([data-testid="row-name"]:text-is("${n}")) > *`)).toHaveCount(headerCols);
+    }
+    for (const n of picked) await page.getByRole('checkbox', { name: `Select ${n}` }).check();
+    await shot(page, 'cleanup-ticked-list-1280.png');
+    await page.getByTestId('bulk-delete').click();
+
+    await expect(page).toHaveURL(/\/csidrivers\/-\/cleanup$/);
+    await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '3');
+    const listed = await page.getByTestId('cleanup-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')));
+    expect(listed.sort()).toEqual([...picked].sort());
+    await shot(page, 'cleanup-ticked-preview-1280.png');
+
+    await page.getByTestId('cleanup-submit').click();
+    await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '3');
+    expect(await remaining(names)).toEqual([names[1], names[3]]);
+  } finally {
+    await cleanupAfter(names);
+  }
+});
+
+test("ticked rows on a CRD's objects: Delete selected… deletes exactly those, in their namespaces", async ({ page }) => {
+  // cert-manager's Issuer (a real-world CRD the devcluster installs); three of them, two ticked.
+  const crd = 'issuers.cert-manager.io';
+  const run = `e2e-tick-${Date.now().toString(36)}`;
+  const objects = [['default', `${run}-a`], ['kube-public', `${run}-b`], ['default', `${run}-c`]];
+  const api = (ns: string, name = '') => `/apis/cert-manager.io/v1/namespaces/${ns}/issuers${name ? `/${name}` : ''}`;
+  for (const [ns, name] of objects) {
+    const res = await call('POST', api(ns), { apiVersion: 'cert-manager.io/v1', kind: 'Issuer', metadata: { name, namespace: ns }, spec: { selfSigned: {} } });
+    expect(res.status, `create ${ns}/${name}`).toBe(201);
+  }
+  try {
+    await signIn(page, 'admin');
+    await page.goto(`/crds/${crd}/instances`);
+    await page.getByRole('checkbox', { name: `Select ${run}-a` }).check();
+    await page.getByRole('checkbox', { name: `Select ${run}-b` }).check();
+    await page.getByTestId('bulk-delete').click();
+    await expect(page).toHaveURL(`/crds/${crd}/instances/-/cleanup`);
+    await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '2');
+    const listed = await page.getByTestId('cleanup-item').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-namespace')}/${e.getAttribute('data-name')}`));
+    expect(listed.sort()).toEqual([`default/${run}-a`, `kube-public/${run}-b`]);
+    await shot(page, 'cleanup-ticked-issuers-1280.png');
+    await page.getByTestId('cleanup-submit').click();
+    await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '2');
+    const left: string[] = [];
+    for (const [ns, name] of objects) if ((await call('GET', api(ns, name))).status !== 404) left.push(`${ns}/${name}`);
+    expect(left).toEqual([`default/${run}-c`]);
+  } finally {
+    for (const [ns, name] of objects) await call('DELETE', api(ns, name));
+  }
+});

@@ -20,6 +20,16 @@ test('token sign-in as the auditor: data, no edit controls, activity page and ex
   expect(list!.status()).toBe(200);
   await expect(page.getByTestId('banner-forbidden')).toHaveCount(0);
   await expect(page.locator('[data-testid="list-row"]').first()).toBeVisible();
+  // No tick boxes or "Delete selected…" on a list: the auditor may delete nothing
+  // (the CSIDriver list keeps the column for its live rows, hidden).
+  await expect(page.getByRole('checkbox')).toHaveCount(0);
+  await expect(page.getByTestId('bulk-delete')).toHaveCount(0);
+  await page.goto('/csidrivers');
+  await expect(page.locator('[data-testid="list-row"]').first()).toBeVisible();
+  await expect(page.getByRole('checkbox')).toHaveCount(0);
+  await expect(page.getByTestId('bulk-delete')).toHaveCount(0);
+  const header = await page.locator('#list-table thead th:visible').count();
+  await expect(page.locator('[data-testid="list-row"]').first().locator('> :visible')).toHaveCount(header);
 
   // ...but it may change nothing, so nothing is offered.
   const detail = await page.goto('/flowschemas/exempt');

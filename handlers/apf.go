@@ -91,6 +91,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	page.ClassifyHref = urls.Classify
 	page.List.NewHref = h.newHref(c, kind.ID) // list_new.go
 	page.List.CleanupHref = h.cleanupHref(c, kind.ID)
+	h.addFlowSchemaTicks(c, &page) // list_ticks.go
 	if page.List.NewHref != "" {
 		page.NewFormHref = urls.FlowSchemaFormNew // apf_form.go
 	}

@@ -10,6 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -120,5 +126,59 @@ func TestAPFDumpNeedsGetOnItsURL(t *testing.T) {
 	sec := strings.Join(strings.Fields(doc.Find(`[data-testid="apf-dump"]`).Text()), " ")
 	if !strings.Contains(sec, "Your identity may not read /debug/api_priority_and_fairness/dump_priority_levels") || strings.Contains(sec, "Active queues") {
 		t.Errorf("dump section %q", sec)
+	}
+}
+
+// TestAPFDumpReaderWithoutMetricsSeesTheDump: an identity that may get the
+// dump's URL (and read priority levels) but not /metrics sees the queues,
+// while the load section says it may not read /metrics.
+func TestAPFDumpReaderWithoutMetricsSeesTheDump(t *testing.T) {
+	sampler := dumpSampler(t)
+	if _, err := sampler.Current(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	name := "it-dumpreader-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{
+		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"flowcontrol.apiserver.k8s.io"}, Resources: []string{"prioritylevelconfigurations", "flowschemas"}},
+		{Verbs: []string{"get"}, NonResourceURLs: []string{kube.APIServerPriorityLevelDumpPath}},
+	}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: name}}}
+	if _, err := cs.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+
+	cfg := rest.CopyConfig(testcluster.RestConfig(t, testcluster.Admin))
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: name}
+	access, err := kube.NewAccess(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the role to take effect", 10*time.Second, func() bool {
+		ok, err := access.CanURL(t.Context(), "get", kube.APIServerPriorityLevelDumpPath)
+		return ok && err == nil
+	})
+	if ok, err := access.CanURL(t.Context(), "get", kube.APIServerMetricsPath); ok || err != nil {
+		t.Fatalf("the dump reader may get /metrics (%v, %v): the test needs one that may not", ok, err)
+	}
+	ls := newLiveServerWith(t, cfg, name, false, func(d *Deps) { d.APFLoad, d.URLAccess = sampler, access })
+	sess := ls.login(t)
+	code, doc, _ := ls.get(t, sess, "/prioritylevels/global-default")
+	dump := strings.Join(strings.Fields(doc.Find(`[data-testid="apf-dump"]`).Text()), " ")
+	load := strings.Join(strings.Fields(doc.Find(`[data-testid="apf-load"]`).Text()), " ")
+	if code != http.StatusOK || !strings.Contains(dump, "Active queues") || strings.Contains(dump, "may not read") {
+		t.Errorf("status %d, dump section %q", code, dump)
+	}
+	if !strings.Contains(load, "may not read /metrics") {
+		t.Errorf("load section %q", load)
 	}
 }

@@ -48,7 +48,17 @@ func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool)
 	if !allowed {
 		return present.APFLoadState{Forbidden: true}, true
 	}
-	var ld apfload.Load
+	return h.readLoad(c), true
+}
+
+// readLoad is the shared sampler's load for this request, without the
+// /metrics check: the caller has checked the user's right to what it shows.
+func (h *Handlers) readLoad(c echo.Context) present.APFLoadState {
+	var (
+		ld  apfload.Load
+		err error
+	)
+	ctx := c.Request().Context()
 	waited := c.Request().Header.Get(components.LoadWaitHeader) == "wait"
 	if waited {
 		ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
@@ -57,14 +67,14 @@ func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool)
 	} else {
 		ld, err = h.deps.APFLoad.Look()
 	}
-	state = present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval(), Allowed: true}
+	state := present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval(), Allowed: true}
 	if err == nil {
 		state.Load = &ld
 	}
 	if state.Pending() && !waited && c.Request().Method == http.MethodGet {
 		state.Follow = c.Request().URL.RequestURI()
 	}
-	return state, true
+	return state
 }
 
 // addPriorityLevelListLoad adds the load columns to the priority level list,
@@ -106,12 +116,16 @@ func (h *Handlers) addAPFDetailLoad(c echo.Context, id kube.KindID, name string,
 
 // priorityLevelDump is the level's row of the API server's debug dump, read
 // by the shared sampler with /metrics, shown to who may get the dump's URL
-// (checked like /metrics, by access review).
+// (checked like /metrics, by access review), whether or not they may get
+// /metrics: a dump reader without that right still sees the dump.
 func (h *Handlers) priorityLevelDump(c echo.Context, name string, st present.APFLoadState) model.Section {
 	may, err := h.deps.URLAccess.CanURL(c.Request().Context(), "get", kube.APIServerPriorityLevelDumpPath)
 	if err != nil {
 		return model.Section{Title: "Queues (API server debug dump, one instance)", TestID: "apf-dump",
 			Fields: []model.Field{{Label: "Unavailable", Value: "the access review failed: " + err.Error()}}}
+	}
+	if may && st.Forbidden {
+		st = h.readLoad(c)
 	}
 	return present.PriorityLevelDumpSection(name, st, may, kube.APIServerPriorityLevelDumpPath)
 }

@@ -238,6 +238,10 @@ func TestAuditTrailRecordsEditorWrites(t *testing.T) {
 	if deleted.RVBefore != live.ResourceVersion || !strings.Contains(deleted.Diff, "-  name: "+name) {
 		t.Fatalf("delete record %+v", deleted)
 	}
+	// The propagation policy sent (the form's default) is on both delete records.
+	if recs[5].Propagation != "Background" || deleted.Propagation != "Background" || created.Propagation != "" {
+		t.Errorf("propagation on the records: dry run %q, delete %q, create %q", recs[5].Propagation, deleted.Propagation, created.Propagation)
+	}
 	evs := eventsAbout(t, name, 7) // one per record, dry runs included
 	if !strings.Contains(strings.Join(evs, "\n"), "Normal ClusterdeskDelete Delete: admin deleted CSIDriver "+name+" via clusterdesk: ok") {
 		t.Fatalf("events %q", evs)

@@ -34,8 +34,8 @@ func (h *Handlers) cleanupCase(c echo.Context) *cleanup.Service {
 }
 
 // previewCleanup (GET /:kind/-/cleanup?selector=&older=&state=&signer=) previews
-// deleting everything the filter matches; previewTickedCleanup (POST, from the
-// CSR queue's ticked rows) the ticked rows; confirmCleanup deletes.
+// deleting everything the filter matches; previewTickedCleanup (POST, from a
+// list's ticked rows) the ticked rows; confirmCleanup deletes.
 func (h *Handlers) previewCleanup(c echo.Context) error {
 	return h.cleanupPreviewOf(c, h.builtinCleanup)
 }
@@ -44,12 +44,22 @@ func (h *Handlers) previewTickedCleanup(c echo.Context) error {
 	return h.cleanupPreviewOf(c, h.builtinCleanup)
 }
 
+// errNothingTicked answers a "Delete selected…" posted with no row ticked:
+// without it, the empty selection would be no selection at all, and the
+// preview would offer every object of the kind.
+var errNothingTicked = echo.NewHTTPError(http.StatusBadRequest,
+	"No row was ticked: tick the rows to delete first, or use Clean up… to preview everything the list's filter selects.")
+
 func (h *Handlers) confirmCleanup(c echo.Context) error {
 	return h.confirmCleanupOf(c, h.builtinCleanup)
 }
 
 // The same for a CRD's custom resources (/crds/:name/instances/-/cleanup).
 func (h *Handlers) previewCRCleanup(c echo.Context) error {
+	return h.cleanupPreviewOf(c, h.crCleanup)
+}
+
+func (h *Handlers) previewTickedCRCleanup(c echo.Context) error {
 	return h.cleanupPreviewOf(c, h.crCleanup)
 }
 
@@ -80,16 +90,19 @@ func (h *Handlers) cleanupPreviewOf(c echo.Context, resolve cleanupResolver) err
 	if err != nil {
 		return err
 	}
+	if c.Request().Method == http.MethodPost && f.Picked == nil {
+		return errNothingTicked
+	}
 	return h.showCleanup(c, t, f, v, time.Now(), http.StatusOK, nil, "")
 }
 
 // parseFilter reads a cleanup's filter: selector (kubectl -l syntax), older
-// (7d, 12h), state and signer (CSRs only), and names (ticked rows, each
-// "<uid>/<name>" as the CSR queue's boxes send them). Bad input is a 400 in words.
+// (7d, 12h), state and signer (CSRs only), and names (ticked rows, each a
+// box's cleanup.Ref.Value). Bad input is a 400 in words.
 func (t cleanupTarget) parseFilter(v url.Values) (cleanup.Filter, error) {
 	f, err := cleanup.Filter{}.WithSelector(v.Get("selector"))
 	if err != nil {
-		return f, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		return f, echo.NewHTTPError(http.StatusBadRequest, "The label selector: "+err.Error()+". Write it as kubectl -l takes it, e.g. app=web,tier!=cache or 'env in (dev,test)'.")
 	}
 	if f.OlderThan, err = cleanup.ParseAge(v.Get("older")); err != nil {
 		return f, echo.NewHTTPError(http.StatusBadRequest, "The age filter: "+err.Error()+".")
@@ -106,11 +119,14 @@ func (t cleanupTarget) parseFilter(v url.Values) (cleanup.Filter, error) {
 		return f, echo.NewHTTPError(http.StatusBadRequest, "Tick at most "+strconv.Itoa(maxTicked)+" rows, or clean up by filter.")
 	}
 	for _, n := range names {
-		uid, name, ok := strings.Cut(strings.TrimSpace(n), "/")
-		if !ok || uid == "" || name == "" {
-			return f, echo.NewHTTPError(http.StatusBadRequest, "The ticked row "+strconv.Quote(n)+" does not say which object it is (uid/name).")
+		r, err := cleanup.ParseRef(n)
+		if err != nil {
+			return f, echo.NewHTTPError(http.StatusBadRequest, err.Error())
 		}
-		f.Picked = append(f.Picked, cleanup.Ref{Name: name, UID: uid})
+		if r.Namespace != "" && !t.target.Namespaced {
+			return f, echo.NewHTTPError(http.StatusBadRequest, "The ticked row "+strconv.Quote(n)+" names a namespace, but "+t.title+" have none.")
+		}
+		f.Picked = append(f.Picked, r)
 	}
 	if v.Has("picked") && f.Picked == nil { // a confirmation of ticked rows that lost them
 		f.Picked = []cleanup.Ref{}
@@ -133,7 +149,7 @@ func filterFields(f cleanup.Filter) []model.FormField {
 	if f.Picked != nil {
 		add("picked", "1")
 		for _, r := range f.Picked {
-			add("names", r.UID+"/"+r.Name)
+			add("names", r.Value())
 		}
 	}
 	return out

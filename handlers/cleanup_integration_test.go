@@ -262,14 +262,23 @@ func TestCleanupRefusesBadInput(t *testing.T) {
 	ls := newCleanupServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
 	for path, want := range map[string]string{
-		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("app in (a"): "is not valid",
-		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("a b"):       "is not valid",
+		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("app in (a"): "is not a label selector",
+		"/csidrivers/-/cleanup?selector=" + url.QueryEscape("a b"):       "is not a label selector",
 		"/csrs/-/cleanup?older=7weeks":                                   "not a duration",
 		"/csidrivers/-/cleanup?state=decided":                            "CertificateSigningRequests only",
 	} {
 		code, doc, _ := ls.get(t, sess, path)
 		if code != http.StatusBadRequest || !strings.Contains(squash(doc.Selection), want) {
 			t.Errorf("%s: status %d, want 400 saying %q: %s", path, code, want, squash(doc.Selection))
+		}
+	}
+	// "Delete selected…" with no row ticked (the form posts no names): a
+	// 400 saying so, not a preview of every object of the kind.
+	for path, form := range map[string]url.Values{"/csidrivers/-/cleanup": {}, "/csrs/-/cleanup": {"state": {"decided"}}} {
+		rec := ls.post(t, sess, path, form)
+		if doc := postDoc(t, rec); rec.Code != http.StatusBadRequest || !strings.Contains(squash(doc.Selection), "No row was ticked") ||
+			doc.Find(`[data-testid="cleanup-form"]`).Length() != 0 {
+			t.Errorf("POST %s with nothing ticked: status %d: %.300s", path, rec.Code, squash(doc.Selection))
 		}
 	}
 	// A read-only kind offers no cleanup.

@@ -48,8 +48,9 @@ func (h *Handlers) csrCleanupHref(c echo.Context, q present.CSRQueueQuery) (href
 }
 
 // mayDeleteAll reports whether the user may delete any object of kind id (an
-// access review, cached): it only decides whether the queue offers tick boxes
-// for deletion; the preview's dry run and the deletion ask the API server.
+// access review, cached): it only decides whether the CSR queue and the lists
+// offer tick boxes for deletion (list_ticks.go); the preview's dry run and the
+// deletion ask the API server.
 func (h *Handlers) mayDeleteAll(c echo.Context, id kube.KindID) bool {
 	if h.deps.ReadOnly || h.deps.Access == nil || !editable(id) {
 		return false

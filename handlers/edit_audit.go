@@ -22,6 +22,8 @@ type writeRecord struct {
 	Err    error
 
 	Reason string // the approver's own text on a CSR decision
+	// Propagation is a deletion's propagationPolicy as sent ("" when none was).
+	Propagation string
 	// From and To are the object before and after the write (nil when there
 	// is none, or it is not known); they give the diff and the UID. Both come
 	// from the API server (or its cache), never from the browser: the person
@@ -35,15 +37,19 @@ type writeRecord struct {
 func (h *Handlers) audit(c echo.Context, r writeRecord) {
 	rec := audit.Record{
 		User: h.user(c), Verb: r.Verb, Kind: r.Kind, Name: r.Name, Reason: r.Reason,
-		RVBefore: r.Before, RVAfter: r.After, DryRun: r.DryRun,
+		RVBefore: r.Before, RVAfter: r.After, DryRun: r.DryRun, Propagation: r.Propagation,
 	}
 	if id, ok := kube.IdentityFrom(c.Request().Context()); ok {
 		rec.Groups = id.Groups
 	}
 	rec.Finish(r.Err)
 	if h.deps.Audit == nil {
-		h.deps.Log.Info("write", "who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
-			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "result", rec.Result, "err", errString(r.Err))
+		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
+			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "result", rec.Result, "err", errString(r.Err)}
+		if r.Propagation != "" {
+			args = append(args, "propagation", r.Propagation)
+		}
+		h.deps.Log.Info("write", args...)
 		return
 	}
 	h.auditBefore(c, &r)

@@ -33,5 +33,5 @@ func (a requestAudit) FromCache(w *editing.Write) {
 }
 
 func recordOf(w editing.Write) writeRecord {
-	return writeRecord{Verb: w.Verb, Kind: w.Kind, Name: w.Name, Before: w.Before, After: w.After, DryRun: w.DryRun, Err: w.Err, From: w.From, To: w.To}
+	return writeRecord{Verb: w.Verb, Kind: w.Kind, Name: w.Name, Before: w.Before, After: w.After, DryRun: w.DryRun, Err: w.Err, From: w.From, To: w.To, Propagation: string(w.Propagation)}
 }

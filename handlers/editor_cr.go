@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -156,7 +157,14 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		p.Problem = &model.Banner{Tone: model.ToneError, Title: "The API server refused the list", Message: err.Error(), TestID: "instances-problem"}
 		return render(c, status, pages.Instances(p))
 	}
-	p.Columns, p.Rows, err = present.InstanceRows(table, t.namespaced && ns == "", t.pageOf)
+	var tickOf func(namespace, name, uid string) string
+	if h.mayDeleteCRs(c, k) {
+		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (cleanup.go)
+		tickOf = func(namespace, name, uid string) string {
+			return cleanup.Ref{Namespace: namespace, Name: name, UID: uid}.Value()
+		}
+	}
+	p.Columns, p.Rows, err = present.InstanceRows(table, t.namespaced && ns == "", t.pageOf, tickOf)
 	if err != nil {
 		return err
 	}
@@ -167,6 +175,18 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		p.FirstHref = instancesPage(t.list, ns, p.Selector, "", p.Limit)
 	}
 	return render(c, status, pages.Instances(p))
+}
+
+// mayDeleteCRs reports whether the user may delete k's objects in every
+// namespace (an access review, cached): only then are tick boxes offered. The
+// preview's dry run and the deletion still ask the API server, object by
+// object, so a user allowed in some namespaces only uses "Clean up…".
+func (h *Handlers) mayDeleteCRs(c echo.Context, k kube.Kind) bool {
+	if h.deps.ReadOnly || h.deps.Access == nil {
+		return false
+	}
+	can, err := h.deps.Access.Can(c.Request().Context(), "delete", k.Group, k.Resource, "", "")
+	return err == nil && can
 }
 
 func instancesPage(list, ns, selector, cont string, limit int64) string {

@@ -54,8 +54,10 @@ func TestInterceptAuthorizerUnknownWithoutReviewRights(t *testing.T) {
 				Name: "authz.celunk.clusterdesk.dev", AdmissionReviewVersions: []string{"v1"},
 				SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), FailurePolicy: ptr.To(admissionregistrationv1.Ignore),
 				NamespaceSelector: nsSel, ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:9/never")},
-				Rules:           []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{"CREATE"}, Rule: cmRule}},
-				MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "may-list-secrets", Expression: check}},
+				Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{"CREATE"}, Rule: cmRule}},
+				MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "may-list-secrets", Expression: check},
+					// The word in a string only: evaluated as usual, never marked unknown.
+					{Name: "word-only", Expression: "!has(object.metadata.annotations) || !('authorizer' in object.metadata.annotations)"}},
 			}},
 		}, metav1.CreateOptions{})
 		return err
@@ -130,6 +132,9 @@ func TestInterceptAuthorizerUnknownWithoutReviewRights(t *testing.T) {
 		}
 		if !strings.Contains(a.webhookConds, "may-list-secrets: unknown") {
 			t.Errorf("the condition's guessed result is shown: %s", a.webhookConds)
+		}
+		if !strings.Contains(a.webhookConds, "word-only: true") {
+			t.Errorf("a condition that asks no authorizer is not shown with its result: %s", a.webhookConds)
 		}
 		if a.policy != "unknown" || !strings.Contains(a.policyWhy, "may not create SubjectAccessReviews") {
 			t.Errorf("policy: %q (%s), want unknown saying why", a.policy, a.policyWhy)

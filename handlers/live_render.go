@@ -67,6 +67,8 @@ type LiveUpdates struct {
 	now     func() time.Time
 	// load, when set, fills the load cells of metricsRowsTopic's rows.
 	load LatestLoad
+	// readOnly: the console runs read-only, so rows carry no tick boxes (list_ticks.go).
+	readOnly bool
 
 	mu     sync.Mutex
 	lostAt map[kube.KindID]time.Time // kinds whose watch is lost, since when
@@ -81,6 +83,13 @@ func NewLiveUpdates(cluster Cluster, streams LiveStreams) *LiveUpdates {
 		lostAt: map[kube.KindID]time.Time{},
 		counts: map[kube.KindID]string{},
 	}
+}
+
+// ReadOnly tells the renderer the console runs read-only: lists then offer
+// no cleanup, and live rows, like the pages' rows, carry no tick boxes.
+func (l *LiveUpdates) ReadOnly(readOnly bool) *LiveUpdates {
+	l.readOnly = readOnly
+	return l
 }
 
 // WithLoad makes live rows of kinds whose lists show the API server's load
@@ -169,6 +178,9 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 				plain.Rows = append(plain.Rows, gone)
 				withLoad.Rows = append(withLoad.Rows, gone)
 			default:
+				if tickable(l.readOnly, kind) {
+					row = withTick(l.cluster, kind, row) // the list's tick column (list_ticks.go)
+				}
 				plain.Rows = append(plain.Rows, model.LiveRow{ID: row.ID, Row: row})
 				if l.hasMetricsRows(kind) {
 					row = rowWithMetrics(l.cluster, kind, row, load)

@@ -99,6 +99,7 @@ func (h *Handlers) list(c echo.Context) error {
 	status = selectorStatus(&page, q, status) // list_selector.go
 	page.NewHref = h.newHref(c, kind.ID)      // list_new.go
 	page.CleanupHref = h.cleanupHref(c, kind.ID)
+	h.addTicks(c, &page, kind.ID) // list_ticks.go
 	if kp.listMetrics != nil && !page.Forbidden {
 		if st, shown := h.apfLoad(c); shown {
 			kp.listMetrics(h.deps.Cluster, kind.ID, &page, st) // the API server's own numbers (apf_load.go, webhook_health.go)

@@ -51,10 +51,12 @@ func newLiveServerWith(t *testing.T, cfg *rest.Config, identity string, readOnly
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go cache.Run(ctx)
-	deadline := time.Now().Add(30 * time.Second)
+	// A wait, not a timing assertion: the first LIST of the real-world CRDs
+	// (megabyte schemas) took over 30 s on a loaded 2-core machine.
+	deadline := time.Now().Add(90 * time.Second)
 	for !cache.Ready() {
 		if time.Now().After(deadline) {
-			t.Fatalf("cache not ready after 30 s: %+v", cache.Statuses())
+			t.Fatalf("cache not ready after 90 s: %+v", cache.Statuses())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

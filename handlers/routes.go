@@ -131,6 +131,7 @@ func New(deps Deps) *echo.Echo {
 	mutating.POST(urls.CleanupRoute, h.previewTickedCleanup, ofKind)
 	mutating.POST(urls.CleanupConfirmRoute, h.confirmCleanup, ofKind)
 	mutating.GET(urls.CRCleanupRoute, h.previewCRCleanup, crds)
+	mutating.POST(urls.CRCleanupRoute, h.previewTickedCRCleanup, crds)
 	mutating.POST(urls.CRCleanupConfirmRoute, h.confirmCRCleanup, crds)
 	mutating.GET(urls.DeleteRoute, h.deleteObject, ofKind)
 	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)

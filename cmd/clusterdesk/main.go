@@ -128,7 +128,7 @@ func run(args []string) error {
 	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch})
 	go apfLoad.Run(ctx)
 	streams := live.NewStreams(live.Options{Log: log})
-	updates := handlers.NewLiveUpdates(cache, streams).WithLoad(apfLoad)
+	updates := handlers.NewLiveUpdates(cache, streams).WithLoad(apfLoad).ReadOnly(cfg.readOnly)
 	hub := live.NewHub(updates.Render, streams, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
 	reg := metrics.New()

@@ -37,8 +37,11 @@ type Record struct {
 	RVBefore   string    `json:"resourceVersionBefore,omitempty"`
 	RVAfter    string    `json:"resourceVersionAfter,omitempty"`
 	DryRun     bool      `json:"dryRun"`
-	Result     string    `json:"result"`           // ResultOK, ResultDenied or ResultFailed
-	Status     int       `json:"status,omitempty"` // the API server's HTTP status of a refusal
+	// Propagation is a deletion's propagationPolicy (Background, Foreground,
+	// Orphan) as the console sent it; empty when it sent none.
+	Propagation string `json:"propagationPolicy,omitempty"`
+	Result      string `json:"result"`           // ResultOK, ResultDenied or ResultFailed
+	Status      int    `json:"status,omitempty"` // the API server's HTTP status of a refusal
 	// ErrorReason is the API server's machine-readable reason: Forbidden, Conflict, Invalid…
 	ErrorReason   string `json:"errorReason,omitempty"`
 	Error         string `json:"error,omitempty"`

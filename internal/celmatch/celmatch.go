@@ -74,6 +74,9 @@ type Condition struct {
 	Name, Expression string
 	Result           Result
 	Error            string // the CEL error text when Result is Error
+	// AsksAuthorizer: the result may stand on an `authorizer` check
+	// (asksAuthorizer), so it is unknown when such a check could not be asked.
+	AsksAuthorizer bool
 }
 
 // Decision is what the API server does with the webhook after its
@@ -118,7 +121,7 @@ func Evaluate(ctx context.Context, conds []admissionregistrationv1.MatchConditio
 	attrs := versionedAttributes(req)
 	out := Outcome{Conditions: make([]Condition, len(conds))}
 	for i, c := range conds {
-		out.Conditions[i] = Condition{Name: c.Name, Expression: c.Expression}
+		out.Conditions[i] = Condition{Name: c.Name, Expression: c.Expression, AsksAuthorizer: asksAuthorizer(c.Expression, nil)}
 	}
 	request := celplugin.CreateAdmissionRequest(attrs.Attributes, metav1.GroupVersionResource(req.Resource), metav1.GroupVersionKind(attrs.VersionedKind))
 	results, _, err := evaluator.ForInput(ctx, attrs, request,

@@ -44,6 +44,9 @@ type Validation struct {
 	// Denies: the failure (or error under failurePolicy Fail) counts
 	// against the request, by the binding's validationActions.
 	Denies bool
+	// AsksAuthorizer: the result may stand on an `authorizer` check, directly
+	// or through the policy's variables (asksAuthorizer).
+	AsksAuthorizer bool
 }
 
 // PolicyOutcome is the evaluation of one policy for one binding and param.
@@ -115,7 +118,8 @@ func EvaluatePolicy(ctx context.Context, policy *admissionregistrationv1.Validat
 		accessors := make([]celplugin.ExpressionAccessor, len(spec.MatchConditions))
 		for i := range spec.MatchConditions {
 			accessors[i] = (*matchconditions.MatchCondition)(&spec.MatchConditions[i])
-			out.Conditions = append(out.Conditions, Condition{Name: spec.MatchConditions[i].Name, Expression: spec.MatchConditions[i].Expression})
+			mc := spec.MatchConditions[i]
+			out.Conditions = append(out.Conditions, Condition{Name: mc.Name, Expression: mc.Expression, AsksAuthorizer: asksAuthorizer(mc.Expression, policyVariables(spec))})
 		}
 		condEval := compiler.CompileCondition(accessors, optionalVars, environment.StoredExpressions)
 		m := matchconditions.NewMatcher(condEval, spec.FailurePolicy, "policy", "validate", policy.Name)
@@ -196,9 +200,10 @@ func validate(ctx context.Context, spec admissionregistrationv1.ValidatingAdmiss
 	}
 	msgs, _, msgErr := messages.ForInput(ctx, attrs, request, celplugin.OptionalVariableBindings{VersionedParams: params}, ns, remaining)
 	out := make([]Validation, len(results))
+	vars := policyVariables(spec)
 	for i, r := range results {
 		v := spec.Validations[i]
-		o := Validation{Expression: strings.TrimSpace(v.Expression)}
+		o := Validation{Expression: strings.TrimSpace(v.Expression), AsksAuthorizer: asksAuthorizer(v.Expression, vars)}
 		switch {
 		case r.Error != nil:
 			o.Result, o.Message, o.Denies = "error", r.Error.Error(), fail

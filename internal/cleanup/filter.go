@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/clusterdesk/clusterdesk/internal/labelselector"
 )
 
 // Decided is the State filter for every CSR that is no longer pending.
@@ -15,7 +17,7 @@ const Decided = "decided"
 // Filter chooses the objects a cleanup deletes. The zero Filter matches every object.
 type Filter struct {
 	// Selector is the label selector in kubectl -l syntax ("" for none), and
-	// selector its parsed form (ParseSelector).
+	// selector its parsed form (WithSelector).
 	Selector string
 	selector labels.Selector
 	// OlderThan keeps objects created more than this long before the cutoff time.
@@ -30,23 +32,14 @@ type Filter struct {
 // Ref names one object as the person saw it.
 type Ref struct{ Namespace, Name, UID string }
 
-// SelectorError is a label selector the API server would refuse, in words.
-type SelectorError struct {
-	Text string
-	Err  error
-}
-
-func (e *SelectorError) Error() string {
-	return fmt.Sprintf("The label selector %q is not valid: %v. Write it as kubectl -l takes it, e.g. app=web,tier!=cache or 'env in (dev,test)'.", e.Text, e.Err)
-}
-
-// WithSelector parses text as a label selector (labels.Parse: the syntax of
-// kubectl -l and of the API server's labelSelector parameter) into f.
+// WithSelector parses text as a label selector into f, with the console's
+// one selector parser (internal/labelselector: the syntax of kubectl -l and
+// of the API server's labelSelector parameter). A failure is a
+// *labelselector.Error.
 func (f Filter) WithSelector(text string) (Filter, error) {
-	text = strings.TrimSpace(text)
-	sel, err := labels.Parse(text)
+	sel, text, err := labelselector.Parse(text)
 	if err != nil {
-		return f, &SelectorError{Text: text, Err: err}
+		return f, err
 	}
 	f.Selector, f.selector = text, sel
 	return f, nil

@@ -70,7 +70,7 @@ func TestSelect(t *testing.T) {
 func TestBadSelectorIsRefusedInWords(t *testing.T) {
 	for _, bad := range []string{"app in (a", "a==b==c", "!!x", "team=a b"} {
 		_, err := Filter{}.WithSelector(bad)
-		if err == nil || !strings.Contains(err.Error(), "not valid") || !strings.Contains(err.Error(), bad) {
+		if err == nil || !strings.Contains(err.Error(), "is not a label selector") || !strings.Contains(err.Error(), bad) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

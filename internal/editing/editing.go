@@ -43,6 +43,8 @@ type Write struct {
 	After  string // resourceVersion the API server answered with, "" if none
 	DryRun bool
 	Err    error
+	// Propagation is a deletion's propagationPolicy as sent ("" when none was).
+	Propagation metav1.DeletionPropagation
 	// From and To are the object before and after the write, nil when not
 	// known. From comes from the API server (or the cache), never the browser.
 	From, To runtime.Object

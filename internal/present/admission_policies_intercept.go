@@ -103,7 +103,7 @@ func policyValidations(a intercept.PolicyAnswer) model.Rich {
 		if c.Result == celmatch.Error {
 			label += " (" + c.Error + ")"
 		}
-		if a.Unknown && asksAuthorizer(c.Expression) {
+		if a.Unknown && c.AsksAuthorizer {
 			label = "matchCondition " + c.Name + ": unknown (an authorizer check could not be asked)"
 		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: c.Expression})
@@ -116,7 +116,7 @@ func policyValidations(a intercept.PolicyAnswer) model.Rich {
 		if v.Reason != "" && v.Result == "fail" {
 			label += " (reason " + v.Reason + ")"
 		}
-		if a.Unknown && asksAuthorizer(v.Expression) {
+		if a.Unknown && v.AsksAuthorizer {
 			label = "validation " + strconv.Itoa(i+1) + ": unknown (an authorizer check could not be asked)"
 		}
 		cell.Code = append(cell.Code, model.Snippet{Label: label, Code: v.Expression})

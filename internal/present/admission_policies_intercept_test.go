@@ -41,7 +41,7 @@ func TestInterceptPolicies(t *testing.T) {
 func TestInterceptPoliciesUnknownAndAuditAnnotations(t *testing.T) {
 	answers := []intercept.PolicyAnswer{
 		{Policy: "p1", Binding: "b1", Applies: true, Actions: []string{"Deny"}, FailurePolicy: "Fail", Unknown: true, UnknownWhy: "no rights",
-			Outcome: &celmatch.PolicyOutcome{Validations: []celmatch.Validation{{Expression: "authorizer...", Result: "fail", Denies: true}}}},
+			Outcome: &celmatch.PolicyOutcome{Validations: []celmatch.Validation{{Expression: "authorizer.group('').resource('pods').check('get').allowed()", Result: "fail", Denies: true, AsksAuthorizer: true}}}},
 		{Policy: "p2", Binding: "b2", Applies: true, Actions: []string{"Deny"}, FailurePolicy: "Fail",
 			Outcome: &celmatch.PolicyOutcome{Validations: []celmatch.Validation{{Expression: "true", Result: "pass"}},
 				AuditAnnotations: []celmatch.AuditAnnotation{

@@ -14,8 +14,9 @@ import (
 // columns it defines for the default view (priority 0, as kubectl prints
 // them: for a CRD, Name, its additionalPrinterColumns and Age), with a
 // Namespace column after the name when withNamespace, each row linking to
-// linkOf(namespace, name) from the row's object metadata.
-func InstanceRows(t *metav1.Table, withNamespace bool, linkOf func(namespace, name string) string) ([]model.Column, []model.Row, error) {
+// linkOf(namespace, name) from the row's object metadata. With tickOf, rows
+// have a tick-box column, each box valued tickOf(namespace, name, uid).
+func InstanceRows(t *metav1.Table, withNamespace bool, linkOf func(namespace, name string) string, tickOf func(namespace, name, uid string) string) ([]model.Column, []model.Row, error) {
 	var keep []int
 	var cols []model.Column
 	for i, c := range t.ColumnDefinitions {
@@ -39,6 +40,12 @@ func InstanceRows(t *metav1.Table, withNamespace bool, linkOf func(namespace, na
 		row := model.Row{Name: m.Name, ID: "cr-" + m.Namespace + "-" + m.Name}
 		if m.Name != "" {
 			row.Href = linkOf(m.Namespace, m.Name)
+		}
+		if tickOf != nil {
+			row.TickColumn = true
+			if m.Name != "" && m.UID != "" {
+				row.Tick = tickOf(m.Namespace, m.Name, string(m.UID))
+			}
 		}
 		for j, ci := range keep {
 			var v any

@@ -24,7 +24,7 @@ func TestInstanceRows(t *testing.T) {
 	}
 	link := func(ns, name string) string { return "/x/" + ns + "/" + name }
 
-	cols, rows, err := InstanceRows(table, true, link)
+	cols, rows, err := InstanceRows(table, true, link, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestInstanceRows(t *testing.T) {
 	}
 
 	// One namespace (or a cluster-scoped CRD): no Namespace column.
-	cols, rows, err = InstanceRows(table, false, link)
+	cols, rows, err = InstanceRows(table, false, link, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +59,20 @@ func TestInstanceRows(t *testing.T) {
 		t.Errorf("without namespaces: %d columns, %d cells", len(cols), len(rows[0].Cells))
 	}
 
+	// With tick boxes: each row's box names its object with the UID; a row
+	// without one gets an empty cell, so the columns still line up.
+	table.Rows[0].Object.Raw = []byte(`{"metadata":{"name":"w1","namespace":"team-a","uid":"u-1"}}`)
+	tick := func(ns, name, uid string) string { return uid + "/" + ns + "/" + name }
+	_, rows, err = InstanceRows(table, true, link, tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rows[0].TickColumn || rows[0].Tick != "u-1/team-a/w1" || !rows[1].TickColumn || rows[1].Tick != "" {
+		t.Errorf("ticks %+v / %+v", rows[0], rows[1])
+	}
+
 	table.Rows[0].Object.Raw = []byte(`{not json`)
-	if _, _, err := InstanceRows(table, false, link); err == nil {
+	if _, _, err := InstanceRows(table, false, link, nil); err == nil {
 		t.Error("a row whose object does not decode gave no error")
 	}
 }

@@ -1,35 +1,22 @@
 package present
 
 import (
-	"fmt"
-	"strings"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/clusterdesk/clusterdesk/internal/labelselector"
 )
 
-// maxSelector bounds the selector text a list accepts: kubectl's -l values
-// are short, and the parser's work grows with the text.
-const maxSelector = 4096
+// maxSelector is the longest selector text a list accepts.
+const maxSelector = labelselector.MaxLen
 
 // ParseSelector reads a label selector in kubectl -l syntax
-// ("app=web,tier!=db", "env in (a,b)", "!canary"), with
-// k8s.io/apimachinery/pkg/labels.Parse, the parser the API server applies to
-// ?labelSelector= (apimachinery/pkg/labels/selector.go). "" selects
-// everything. The error says what is wrong in words a person can act on.
+// ("app=web,tier!=db", "env in (a,b)", "!canary") with the console's one
+// selector parser (internal/labelselector). "" selects everything. The error
+// says what is wrong in words a person can act on.
 func ParseSelector(text string) (labels.Selector, error) {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return labels.Everything(), nil
-	}
-	if len(text) > maxSelector {
-		return nil, fmt.Errorf("the label selector is %d characters long; at most %d are accepted", len(text), maxSelector)
-	}
-	sel, err := labels.Parse(text)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not a label selector: %w", text, err)
-	}
-	return sel, nil
+	sel, _, err := labelselector.Parse(text)
+	return sel, err
 }
 
 // Selected keeps the objects whose labels q's selector selects, in order: no

@@ -3,7 +3,6 @@ package present
 import (
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
@@ -77,7 +76,7 @@ func interceptCalled(v admission.Verdict, c *intercept.Conditions) (model.Badge,
 		if cond.Result == celmatch.Error {
 			label += " (" + cond.Error + ")"
 		}
-		if c.Unknown && asksAuthorizer(cond.Expression) {
+		if c.Unknown && cond.AsksAuthorizer {
 			// The CEL library read the unanswered check as "not allowed":
 			// its result is a guess, so it is not shown as one.
 			label = cond.Name + ": unknown (an authorizer check could not be asked)"
@@ -103,7 +102,3 @@ func interceptCalled(v admission.Verdict, c *intercept.Conditions) (model.Badge,
 	return model.Badge{Text: "skipped by matchConditions", Tone: model.ToneNeutral, Hint: "failurePolicy Ignore"}, cell,
 		[]string{"A matchCondition failed to evaluate and failurePolicy is Ignore: the webhook is skipped. " + evaluated}
 }
-
-// asksAuthorizer reports whether a CEL expression may call the authorizer
-// (its result then stands on an access review).
-func asksAuthorizer(expr string) bool { return strings.Contains(expr, "authorizer") }

@@ -19,6 +19,7 @@ type FlowSchemaRow struct {
 	Position   string // 1-based place in evaluation order
 	Name       string
 	Href       string
+	Tick       string  // the cleanup tick box's value, "<uid>/<name>" (List.TickAction set)
 	NameBadges []Badge // Mandatory / Auto-update / Dangling / Skipped
 	Precedence string
 	// PriorityLevel links to its page when it exists (PriorityLevelHref "").

@@ -22,6 +22,7 @@ type InstancesPage struct {
 	FirstHref     string // back to the first page; "" on the first
 	NewHref       string // the create page; "" in read-only mode
 	CleanupHref   string // the cleanup preview; "" in read-only mode
+	TickAction    string // where "Delete selected…" posts the ticked rows; "" in read-only mode
 	Problem       *Banner
 	Limit         int64
 }

@@ -107,6 +107,9 @@ type ListPage struct {
 	LoadFollow string
 	// CleanupHref previews deleting what this view's label selector matches; "" hides it.
 	CleanupHref string
+	// TickAction is where "Delete selected…" posts the ticked rows (the
+	// kind's cleanup preview); "" when the rows carry no tick boxes.
+	TickAction string
 }
 
 // Column is a table header.
@@ -137,6 +140,11 @@ type Row struct {
 	Name  string
 	Href  string
 	Cells []Cell // one per Column; Cells[0] is the name cell
+	// TickColumn: the row's table has a tick-box first column. Tick is the
+	// value of the row's box ("<uid>/<name>", what the cleanup preview
+	// parses); "" leaves the cell empty (an object the cache lost).
+	TickColumn bool
+	Tick       string
 }
 
 // Cell is one table cell: plain text, or a badge, or both.

@@ -1,0 +1,65 @@
+package handlers
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// tickable reports whether kind's list rows carry cleanup tick boxes: the
+// condition of cleanupHref (cleanup_links.go) without its fragment test, so
+// a swapped table keeps its boxes. It depends on the kind and the console's
+// mode only, never on the user: live rows, rendered once for every viewer,
+// carry the same tick column as the page's header.
+func tickable(readOnly bool, id kube.KindID) bool {
+	return !readOnly && editable(id) && pagesByKind[id].candidates != nil
+}
+
+// addTicks gives page's rows their tick boxes when kind offers cleanup, and,
+// when the user may delete that kind, sets where "Delete selected…" posts
+// them (a POST to the cleanup preview, handlers/cleanup.go
+// previewTickedCleanup). Without it the column stays, hidden (TickHeader).
+func (h *Handlers) addTicks(c echo.Context, page *model.ListPage, id kube.KindID) {
+	if page.Forbidden || !tickable(h.deps.ReadOnly, id) {
+		return
+	}
+	if h.mayDeleteAll(c, id) {
+		page.TickAction = urls.Cleanup(id)
+	}
+	for i := range page.Rows {
+		page.Rows[i] = withTick(h.deps.Cluster, id, page.Rows[i])
+	}
+}
+
+// withTick is row in a tick column, its box valued.
+func withTick(c Cluster, id kube.KindID, row model.Row) model.Row {
+	row.TickColumn, row.Tick = true, tickValue(c, id, row.Name)
+	return row
+}
+
+// tickValue is a row's tick box value (cleanup.Ref.Value: its uid makes the
+// preview refuse an object deleted and created again under the same name),
+// "" (no box) for an object the cache no longer holds.
+func tickValue(c Cluster, id kube.KindID, name string) string {
+	m, err := c.Meta(id, name)
+	if err != nil || m.GetUID() == "" {
+		return ""
+	}
+	return cleanup.Ref{UID: string(m.GetUID()), Name: name}.Value()
+}
+
+// addFlowSchemaTicks is addTicks for the FlowSchema list's own rows.
+func (h *Handlers) addFlowSchemaTicks(c echo.Context, page *model.FlowSchemaListPage) {
+	if page.List.Forbidden || !tickable(h.deps.ReadOnly, kube.FlowSchemas) {
+		return
+	}
+	if h.mayDeleteAll(c, kube.FlowSchemas) {
+		page.List.TickAction = urls.Cleanup(kube.FlowSchemas)
+	}
+	for i := range page.Rows {
+		page.Rows[i].Tick = tickValue(h.deps.Cluster, kube.FlowSchemas, page.Rows[i].Name)
+	}
+}
