@@ -101,6 +101,11 @@ test('ticked rows on the list: Delete selected… previews and deletes exactly t
     for (const n of names) {
       await expect(page.locator(`[data-testid="list-row"]:has([data-testid="row-name"]:text-is("${n}")) > *`)).toHaveCount(headerCols);
     }
+    // Nothing ticked yet: the button says so and the page stays (the server
+    // would refuse the empty selection with a 400).
+    await page.getByTestId('bulk-delete').click();
+    await expect(page.getByTestId('ticks-note')).toHaveText('Tick the rows to delete first.');
+    await expect(page).toHaveURL(/\/csidrivers\?selector=/);
     for (const n of picked) await page.getByRole('checkbox', { name: `Select ${n}` }).check();
     await shot(page, 'cleanup-ticked-list-1280.png');
     await page.getByTestId('bulk-delete').click();

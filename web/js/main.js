@@ -6,6 +6,7 @@ import 'htmx-ext-sse';
 import { install } from './behaviours.js';
 import './live.js';
 import './csr-queue.js';
+import './list-ticks.js';
 import { installShortcuts } from './shortcuts.js';
 import { installSearch } from './search.js';
 
