@@ -52,11 +52,17 @@ func (h *Handlers) csrCleanupHref(c echo.Context, q present.CSRQueueQuery) (href
 // offer tick boxes for deletion (list_ticks.go); the preview's dry run and the
 // deletion ask the API server.
 func (h *Handlers) mayDeleteAll(c echo.Context, id kube.KindID) bool {
-	if h.deps.ReadOnly || h.deps.Access == nil || !editable(id) {
+	if !editable(id) {
 		return false
 	}
 	k, ok := h.deps.Cluster.Kind(id)
-	if !ok {
+	return ok && h.mayDelete(c, k)
+}
+
+// mayDelete reports whether the user may delete k's objects in every
+// namespace (an access review, cached); never in read-only mode.
+func (h *Handlers) mayDelete(c echo.Context, k kube.Kind) bool {
+	if h.deps.ReadOnly || h.deps.Access == nil {
 		return false
 	}
 	can, err := h.deps.Access.Can(c.Request().Context(), "delete", k.Group, k.Resource, "", "")

@@ -158,7 +158,10 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		return render(c, status, pages.Instances(p))
 	}
 	var tickOf func(namespace, name, uid string) string
-	if h.mayDeleteCRs(c, k) {
+	// Boxes only for who may delete k's objects in every namespace: the
+	// preview's dry run and the deletion still ask the API server, object by
+	// object, so a user allowed in some namespaces only uses "Clean up…".
+	if h.mayDelete(c, k) {
 		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (cleanup.go)
 		tickOf = func(namespace, name, uid string) string {
 			return cleanup.Ref{Namespace: namespace, Name: name, UID: uid}.Value()
@@ -175,18 +178,6 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		p.FirstHref = instancesPage(t.list, ns, p.Selector, "", p.Limit)
 	}
 	return render(c, status, pages.Instances(p))
-}
-
-// mayDeleteCRs reports whether the user may delete k's objects in every
-// namespace (an access review, cached): only then are tick boxes offered. The
-// preview's dry run and the deletion still ask the API server, object by
-// object, so a user allowed in some namespaces only uses "Clean up…".
-func (h *Handlers) mayDeleteCRs(c echo.Context, k kube.Kind) bool {
-	if h.deps.ReadOnly || h.deps.Access == nil {
-		return false
-	}
-	can, err := h.deps.Access.Can(c.Request().Context(), "delete", k.Group, k.Resource, "", "")
-	return err == nil && can
 }
 
 func instancesPage(list, ns, selector, cont string, limit int64) string {

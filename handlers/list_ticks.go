@@ -51,14 +51,14 @@ func tickValue(c Cluster, id kube.KindID, name string) string {
 	return cleanup.Ref{UID: string(m.GetUID()), Name: name}.Value()
 }
 
-// addFlowSchemaTicks is addTicks for the FlowSchema list's own rows.
+// addFlowSchemaTicks is addTicks for the FlowSchema list's own rows. That
+// list is re-fetched on change (no shared live rows), so a user who may not
+// delete gets no tick column at all, and no box values are looked up.
 func (h *Handlers) addFlowSchemaTicks(c echo.Context, page *model.FlowSchemaListPage) {
-	if page.List.Forbidden || !tickable(h.deps.ReadOnly, kube.FlowSchemas) {
+	if page.List.Forbidden || !tickable(h.deps.ReadOnly, kube.FlowSchemas) || !h.mayDeleteAll(c, kube.FlowSchemas) {
 		return
 	}
-	if h.mayDeleteAll(c, kube.FlowSchemas) {
-		page.List.TickAction = urls.Cleanup(kube.FlowSchemas)
-	}
+	page.List.TickAction = urls.Cleanup(kube.FlowSchemas)
 	for i := range page.Rows {
 		page.Rows[i].Tick = tickValue(h.deps.Cluster, kube.FlowSchemas, page.Rows[i].Name)
 	}

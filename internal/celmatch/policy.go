@@ -116,10 +116,11 @@ func EvaluatePolicy(ctx context.Context, policy *admissionregistrationv1.Validat
 	// with the upstream matcher so the answer can name the false one.
 	if len(spec.MatchConditions) > 0 {
 		accessors := make([]celplugin.ExpressionAccessor, len(spec.MatchConditions))
+		vars := policyVariables(spec)
 		for i := range spec.MatchConditions {
 			accessors[i] = (*matchconditions.MatchCondition)(&spec.MatchConditions[i])
 			mc := spec.MatchConditions[i]
-			out.Conditions = append(out.Conditions, Condition{Name: mc.Name, Expression: mc.Expression, AsksAuthorizer: asksAuthorizer(mc.Expression, policyVariables(spec))})
+			out.Conditions = append(out.Conditions, Condition{Name: mc.Name, Expression: mc.Expression, AsksAuthorizer: asksAuthorizer(mc.Expression, vars)})
 		}
 		condEval := compiler.CompileCondition(accessors, optionalVars, environment.StoredExpressions)
 		m := matchconditions.NewMatcher(condEval, spec.FailurePolicy, "policy", "validate", policy.Name)

@@ -165,7 +165,8 @@ func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 		}
 		l, ok := ld.Levels[r.Name]
 		if !ok {
-			page.Rows[i].Cells = append(r.Cells, notInSampleCell(ld), notInSampleCell(ld), notInSampleCell(ld))
+			missing := notInSampleCell(ld)
+			page.Rows[i].Cells = append(r.Cells, missing, missing, missing)
 			continue
 		}
 		seats := formatCount(l.ExecutingSeats)
