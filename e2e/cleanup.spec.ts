@@ -3,7 +3,7 @@
 // JavaScript and without it. Screenshots at 1280 px go to test-results/.
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, signIn, test } from './support/fixtures';
+import { expect, signIn, signInWithToken, test } from './support/fixtures';
 import { call } from './support/kube';
 
 const LABEL = 'clusterdesk-cleanup-e2e';
@@ -153,4 +153,35 @@ test("ticked rows on a CRD's objects: Delete selected… deletes exactly those, 
   } finally {
     for (const [ns, name] of objects) await call('DELETE', api(ns, name));
   }
+});
+
+test.describe('a long cleanup', () => {
+  // The token console sends a confirmed cleanup's page at once, as every
+  // console does once a cleanup has run 2 s (--cleanup-progress-after 1ms).
+  test.use({ instance: 'token', autoLogin: false });
+
+  test('shows its progress while it runs, then every result in the same page', async ({ page }) => {
+    const { selector, names } = await createDrivers(30);
+    try {
+      await signInWithToken(page, 'admin');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`/csidrivers/-/cleanup?selector=${encodeURIComponent(selector)}`);
+      await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '30');
+      await page.getByTestId('cleanup-confirm').fill('30');
+      const confirmed = page.waitForResponse((r) => r.url().endsWith('/csidrivers/-/cleanup/confirm'));
+      await page.getByTestId('cleanup-submit').click();
+      expect((await confirmed).status()).toBe(200);
+      await expect(page.getByTestId('cleanup-finished')).toHaveText('All 30 done.');
+      await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '30');
+      // The stylesheet shows only the newest progress line.
+      const lines = await page.getByTestId('cleanup-step').count();
+      expect(lines).toBeGreaterThanOrEqual(2);
+      await expect(page.locator('[data-testid="cleanup-step"]:visible')).toHaveCount(1);
+      await expect(page.getByTestId('cleanup-back')).toBeVisible();
+      await shot(page, 'cleanup-progress-done-1280.png');
+      expect(await remaining(names)).toEqual([]);
+    } finally {
+      await cleanupAfter(names);
+    }
+  });
 });

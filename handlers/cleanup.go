@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -260,27 +259,7 @@ func (h *Handlers) confirmCleanupOf(c echo.Context, resolve cleanupResolver) err
 		// (equal fingerprint): the use case may use deletecollection.
 		collection = f.Selector
 	}
-	// A confirmed cleanup runs to its end even when the browser goes away
-	// (a closed tab, a proxy's timeout on thousands of deletions at the
-	// client's rate limit): stopping at the request's cancellation would
-	// leave it half done and unreported. Every deletion is still audited;
-	// WithoutCancel keeps the signed-in user in the context.
-	outcomes := h.cleanupCase(c).Delete(context.WithoutCancel(ctx), t.target, sel.Items, collection)
-	result := present.CleanupResultOf(outcomes, t.href)
-	p := model.CleanupPage{
-		Chrome:    h.chrome(c, "Cleaned up "+t.title, t.nav, append(slices.Clone(t.crumbs), model.Crumb{Label: "Clean up"})...),
-		KindTitle: t.title, What: present.CleanupWhat(f), Count: len(sel.Items), CancelURL: t.list, Result: &result,
-	}
-	seen := map[string]bool{} // thousands of deletions repeat the same few warnings
-	for _, o := range outcomes {
-		for _, w := range o.Warnings {
-			if !seen[w] {
-				seen[w] = true
-				p.Problems = append(p.Problems, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "cleanup-warning"})
-			}
-		}
-	}
-	return render(c, cleanupStatus(outcomes), pages.Cleanup(p))
+	return h.finishCleanup(c, t, f, h.startCleanup(c, t, sel.Items, collection))
 }
 
 // previewTime reads the preview's time from the form: the age filter counts

@@ -50,6 +50,17 @@ func (d *deleteRecorder) Delete(ctx context.Context, _ kube.Kind, name string, u
 	return kube.WriteResult{}, nil
 }
 
+// deletedNames is what has been deleted so far (workers may still be running).
+func (d *deleteRecorder) deletedNames() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	names := make([]string, 0, len(d.deleted))
+	for n := range d.deleted {
+		names = append(names, n)
+	}
+	return names
+}
+
 func (d *deleteRecorder) DeleteCollection(context.Context, kube.Kind, string, bool) (kube.WriteResult, error) {
 	panic("no deletecollection without a selector")
 }

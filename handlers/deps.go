@@ -184,4 +184,9 @@ type Deps struct {
 	// either leaves the load out of the pages.
 	APFLoad   APFLoad
 	URLAccess URLAccess
+
+	// CleanupProgressAfter is how long a confirmed cleanup may run before
+	// its page is sent with progress lines; zero is
+	// DefaultCleanupProgressAfter (cleanup_run.go).
+	CleanupProgressAfter time.Duration
 }

@@ -39,6 +39,9 @@ type config struct {
 	metricsListen string
 	// inClusterDir holds the service-account token and CA bundle in a pod.
 	inClusterDir string
+	// cleanupProgressAfter is how long a confirmed cleanup runs before its
+	// page is sent with progress lines (handlers.DefaultCleanupProgressAfter).
+	cleanupProgressAfter time.Duration
 	// signIn is the sign-in mode, the proxy's trust and TLS (signin.go).
 	signIn signInConfig
 	// audit is where the audit trail goes (audit.go).
@@ -57,9 +60,18 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&c.metricsListen, "metrics-listen", env("METRICS_LISTEN", ""), "address to serve Prometheus /metrics on, apart from the console (default: none)")
 	fs.StringVar(&c.inClusterDir, "in-cluster-dir", env("IN_CLUSTER_DIR", kube.ServiceAccountDir), "in a pod without kubeconfig: the directory holding the service account's token and ca.crt")
+	progressAfter := fs.String("cleanup-progress-after", env("CLEANUP_PROGRESS_AFTER", handlers.DefaultCleanupProgressAfter.String()), "how long a confirmed cleanup runs before its page is sent with a progress line each second, which also keeps proxies with an idle timeout from giving up")
 	c.signIn.register(fs)
 	c.audit.register(fs)
-	return c, fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	d, err := time.ParseDuration(*progressAfter)
+	if err != nil || d <= 0 {
+		return c, fmt.Errorf("--cleanup-progress-after (CLUSTERDESK_CLEANUP_PROGRESS_AFTER) must be a positive duration such as 2s, not %q", *progressAfter)
+	}
+	c.cleanupProgressAfter = d
+	return c, nil
 }
 
 func env(name, def string) string {
@@ -185,7 +197,7 @@ func run(args []string) error {
 		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review, Users: si.users,
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
-		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users},
+		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +33,15 @@ const Workers = 8
 type Service struct {
 	API   API
 	Audit Auditor
+	// Done, when set, counts the objects whose deletion has finished, for a
+	// page that shows a long cleanup's progress while it runs.
+	Done *atomic.Int64
+}
+
+func (s *Service) finished(n int) {
+	if s.Done != nil {
+		s.Done.Add(int64(n))
+	}
 }
 
 // Target is the kind a cleanup deletes. Namespaced kinds (custom resources)
@@ -133,6 +143,9 @@ func (s *Service) collection(ctx context.Context, t Target, items []Candidate, s
 		}
 		warnings = append(warnings, res.Warnings...)
 	}
+	// Counted once every namespace is done: a failure falls back to
+	// per-object deletions, which count every object again.
+	s.finished(len(items))
 	out := make([]Outcome, len(items))
 	for i, c := range items {
 		out[i] = Outcome{Item: c, Result: Deleted}
@@ -166,6 +179,7 @@ func (s *Service) each(ctx context.Context, t Target, items []Candidate, dry boo
 				out[i] = Outcome{Item: c, Result: resultOf(err, dry), Err: err, Warnings: res.Warnings}
 				if !dry {
 					s.record(t, c, err)
+					s.finished(1)
 				}
 			}
 		}()
