@@ -68,6 +68,10 @@ type Options struct {
 	Env []string
 	// HAProxy is the haproxy binary (default: haproxy on PATH, else /usr/sbin/haproxy).
 	HAProxy string
+	// ServerTimeout is HAProxy's "timeout server", how long a console may
+	// send nothing before HAProxy gives up with 504 (default 1h; proxies in
+	// front of real consoles often have 30 or 60 s).
+	ServerTimeout time.Duration
 }
 
 // Fleet is the running consoles and their balancer.

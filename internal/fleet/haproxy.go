@@ -32,7 +32,7 @@ defaults
 	mode http
 	timeout connect 2s
 	timeout client 1h
-	timeout server 1h
+	timeout server {{.ServerTimeout}}
 	timeout tunnel 1h
 	timeout http-request 10s
 	timeout check 2s
@@ -86,7 +86,10 @@ func (f *Fleet) startHAProxy(ctx context.Context, secret string) error {
 	f.stats = filepath.Join(f.opts.Dir, "haproxy.sock")
 	data := map[string]any{
 		"Socket": f.stats, "Port": port, "Identity": f.opts.Identity, "Secret": secret,
-		"UserHeader": UserHeader, "PinHeader": PinHeader,
+		"UserHeader": UserHeader, "PinHeader": PinHeader, "ServerTimeout": "1h",
+	}
+	if f.opts.ServerTimeout > 0 {
+		data["ServerTimeout"] = fmt.Sprintf("%dms", f.opts.ServerTimeout.Milliseconds())
 	}
 	if f.opts.Identity != nil {
 		data["Groups"] = strings.Join(f.opts.Identity.Groups, ",")
