@@ -31,13 +31,12 @@ func TestCleanupProgressPageEndsWithEveryResult(t *testing.T) {
 		d.CleanupProgressAfter = time.Millisecond
 	})
 	sess := ls.login(t)
-	selector, names := cleanupDrivers(t, cs, 30)
+	_, names := cleanupDrivers(t, cs, 30)
 	ls.waitDriversCached(t, cs, names...)
 
-	_, list, _ := ls.get(t, sess, "/csidrivers?selector="+url.QueryEscape(selector))
 	ticked := url.Values{}
-	for _, n := range names {
-		ticked.Add("names", selectionValue(t, list, n))
+	for n, uid := range driverUIDs(t, cs, names) {
+		ticked.Add("names", string(uid)+"/"+n) // as the list's tick boxes carry them
 	}
 	rec := ls.post(t, sess, "/csidrivers/-/cleanup", ticked)
 	preview := postDoc(t, rec)
