@@ -161,21 +161,40 @@ test.describe('a long cleanup', () => {
   test.use({ instance: 'token', autoLogin: false });
 
   test('shows its progress while it runs, then every result in the same page', async ({ page }) => {
-    const { selector, names } = await createDrivers(30);
+    // 120 deletions one by one at the per-user client's rate (a burst of 40,
+    // then 20 a second) take at least 4 s: the page is there, counting, long
+    // before. The age filter keeps the label selector from saying it all
+    // alone, which would be one deletecollection request.
+    const { selector, names } = await createDrivers(120);
     try {
+      await new Promise((r) => setTimeout(r, 3_000)); // every driver older than 1s
       await signInWithToken(page, 'admin');
       await page.setViewportSize({ width: 1280, height: 900 });
-      await page.goto(`/csidrivers/-/cleanup?selector=${encodeURIComponent(selector)}`);
-      await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '30');
-      await page.getByTestId('cleanup-confirm').fill('30');
+      await page.goto(`/csidrivers/-/cleanup?selector=${encodeURIComponent(selector)}&older=1s`);
+      await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '120');
+      await page.getByTestId('cleanup-confirm').fill('120');
       const confirmed = page.waitForResponse((r) => r.url().endsWith('/csidrivers/-/cleanup/confirm'));
       await page.getByTestId('cleanup-submit').click();
       expect((await confirmed).status()).toBe(200);
-      await expect(page.getByTestId('cleanup-finished')).toHaveText('All 30 done.');
-      await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '30');
-      // The stylesheet shows only the newest progress line.
-      const lines = await page.getByTestId('cleanup-step').count();
-      expect(lines).toBeGreaterThanOrEqual(2);
+      // While it runs (the document still loading, where Playwright's
+      // locators do not look yet, so the page's own DOM is asked): a second
+      // progress line has come, and only it shows (the stylesheet hides the
+      // older ones); no result yet.
+      const running = await page.waitForFunction(() => {
+        const steps = [...document.querySelectorAll('[data-testid="cleanup-step"]')];
+        const shown = steps.filter((s) => getComputedStyle(s).display !== 'none');
+        if (steps.length < 2 || document.readyState === 'complete') return null;
+        return { steps: steps.length, shown: shown.map((s) => s.textContent!.trim()), back: !!document.querySelector('[data-testid="cleanup-back"]') };
+      }, null, { polling: 100, timeout: 30_000 });
+      const seen = await running.jsonValue();
+      expect(seen!.shown).toHaveLength(1);
+      expect(seen!.shown[0]).toMatch(/^\d+ of 120 done; the rest are being deleted as you\./);
+      expect(seen!.back).toBe(false);
+      await page.screenshot({ path: path.join(__dirname, 'test-results', 'cleanup-progress-running-1280.png') });
+
+      await expect(page.getByTestId('cleanup-finished')).toHaveText('All 120 done.', { timeout: 60_000 });
+      await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '120');
+      expect(await page.getByTestId('cleanup-step').count()).toBeGreaterThanOrEqual(3);
       await expect(page.locator('[data-testid="cleanup-step"]:visible')).toHaveCount(1);
       await expect(page.getByTestId('cleanup-back')).toBeVisible();
       await shot(page, 'cleanup-progress-done-1280.png');
