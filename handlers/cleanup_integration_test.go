@@ -31,8 +31,9 @@ import (
 // seeded) object on the shared devcluster.
 const cleanupRunLabel = "clusterdesk-cleanup-test"
 
-// newCleanupServer is a console acting as identity with the Editor the cleanup deletes with.
-func newCleanupServer(t *testing.T, identity string, readOnly bool) *liveServer {
+// newCleanupServer is a console acting as identity with the Editor the
+// cleanup deletes with; more sets further dependencies.
+func newCleanupServer(t *testing.T, identity string, readOnly bool, more ...func(*Deps)) *liveServer {
 	t.Helper()
 	cfg := testcluster.RestConfig(t, identity)
 	return newLiveServerWith(t, cfg, identity, readOnly, func(d *Deps) {
@@ -41,6 +42,9 @@ func newCleanupServer(t *testing.T, identity string, readOnly bool) *liveServer 
 			t.Fatal(err)
 		}
 		d.Editor = ed
+		for _, m := range more {
+			m(d)
+		}
 	})
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
@@ -21,15 +20,7 @@ import (
 // has none of them left.
 func TestCleanupProgressPageEndsWithEveryResult(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	cfg := testcluster.RestConfig(t, testcluster.Admin)
-	ls := newLiveServerWith(t, cfg, testcluster.Admin, false, func(d *Deps) {
-		ed, err := kube.NewEditor(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Editor = ed
-		d.CleanupProgressAfter = time.Millisecond
-	})
+	ls := newCleanupServer(t, testcluster.Admin, false, func(d *Deps) { d.CleanupProgressAfter = time.Millisecond })
 	sess := ls.login(t)
 	_, names := cleanupDrivers(t, cs, 30)
 	ls.waitDriversCached(t, cs, names...)

@@ -3,7 +3,6 @@ package handlers
 import (
 	"bufio"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,23 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 )
-
-// newSlowCleanupTestServer is newCleanupTestServer whose cleanups switch to
-// their progress page after progressAfter.
-func newSlowCleanupTestServer(t testing.TB, cluster Cluster, ed *deleteRecorder, progressAfter time.Duration) *csrTestServer {
-	t.Helper()
-	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}}
-	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: signerAccess{signers: map[string]bool{apiClientSigner: true}},
-		Writer: ts.writer, Editor: ed, Sessions: auth.NewSessions(), Logins: logins, User: "tester",
-		CleanupProgressAfter: progressAfter,
-	})
-	return ts
-}
 
 // TestLongCleanupSendsProgressWhileItRuns holds every deletion until the
 // browser has received a progress line: the page's head and a count arrive

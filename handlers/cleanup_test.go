@@ -77,11 +77,19 @@ func decidedCSR(name string, created time.Time) *certificatesv1.CertificateSigni
 
 func newCleanupTestServer(t testing.TB, cluster Cluster, ed *deleteRecorder) *csrTestServer {
 	t.Helper()
+	return newSlowCleanupTestServer(t, cluster, ed, 0)
+}
+
+// newSlowCleanupTestServer is newCleanupTestServer whose cleanups switch to
+// their progress page after progressAfter (0: the default).
+func newSlowCleanupTestServer(t testing.TB, cluster Cluster, ed *deleteRecorder, progressAfter time.Duration) *csrTestServer {
+	t.Helper()
 	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}}
 	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
 	ts.e = New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: signerAccess{signers: map[string]bool{apiClientSigner: true}},
 		Writer: ts.writer, Editor: ed, Sessions: auth.NewSessions(), Logins: logins, User: "tester",
+		CleanupProgressAfter: progressAfter,
 	})
 	return ts
 }
