@@ -14,7 +14,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -157,15 +156,9 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		p.Problem = &model.Banner{Tone: model.ToneError, Title: "The API server refused the list", Message: err.Error(), TestID: "instances-problem"}
 		return render(c, status, pages.Instances(p))
 	}
-	var tickOf func(namespace, name, uid string) string
-	// Boxes only for who may delete k's objects in every namespace: the
-	// preview's dry run and the deletion still ask the API server, object by
-	// object, so a user allowed in some namespaces only uses "Clean up…".
-	if h.mayDelete(c, k) {
+	tickOf := h.crTickOf(c, k, t.namespaced, table)
+	if tickOf != nil {
 		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (cleanup.go)
-		tickOf = func(namespace, name, uid string) string {
-			return cleanup.Ref{Namespace: namespace, Name: name, UID: uid}.Value()
-		}
 	}
 	p.Columns, p.Rows, err = present.InstanceRows(table, t.namespaced && ns == "", t.pageOf, tickOf)
 	if err != nil {

@@ -33,7 +33,7 @@ type Access struct {
 	answers map[accessKey]accessAnswer
 }
 
-type accessKey struct{ verb, group, resource, subresource, name, url string }
+type accessKey struct{ verb, namespace, group, resource, subresource, name, url string }
 
 type accessAnswer struct {
 	allowed bool
@@ -86,6 +86,22 @@ func (a *Access) Can(ctx context.Context, verb, group, resource, subresource, na
 		})
 		if err != nil {
 			return false, fmt.Errorf("access review %s %s: %w", verb, groupResource(group, resource, subresource), err)
+		}
+		return allowed, nil
+	})
+}
+
+// CanIn reports whether the identity may do verb on the objects of a
+// namespaced resource in namespace, cached like Can. A user may hold delete
+// in some namespaces only (a RoleBinding), which Can, asking about every
+// namespace at once, answers with no.
+func (a *Access) CanIn(ctx context.Context, verb, namespace, group, resource string) (bool, error) {
+	return a.cached(ctx, accessKey{verb: verb, namespace: namespace, group: group, resource: resource}, func() (bool, error) {
+		allowed, err := a.review(ctx, &authorizationv1.ResourceAttributes{
+			Verb: verb, Namespace: namespace, Group: group, Resource: resource,
+		})
+		if err != nil {
+			return false, fmt.Errorf("access review %s %s in %s: %w", verb, groupResource(group, resource, ""), namespace, err)
 		}
 		return allowed, nil
 	})

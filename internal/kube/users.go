@@ -225,6 +225,22 @@ func (a UserAccess) Can(ctx context.Context, verb, group, resource, subresource,
 	return ok, err
 }
 
+// CanIn is Access.CanIn for the signed-in user.
+func (a UserAccess) CanIn(ctx context.Context, verb, namespace, group, resource string) (bool, error) {
+	c, err := a.Users.For(ctx)
+	if errors.Is(err, ErrNoIdentity) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	ok, err := c.Access.CanIn(ctx, verb, namespace, group, resource)
+	if apierrors.IsUnauthorized(err) {
+		return false, nil
+	}
+	return ok, err
+}
+
 // Forget drops the clients kept for id (its sign-out): a token-mode client
 // holds the user's bearer token, which must not outlive the session in memory.
 // Another session of the same identity builds them again on its next request.
