@@ -1187,14 +1187,16 @@ func cellClass(first, mono bool) string {
 	if mono {
 		c += " font-mono text-[12.5px]"
 	}
-	// Other cells may break anywhere (identifiers and kinds have no spaces),
-	// but never narrower than 5rem (7rem for identifiers): the table fits
-	// instead of scrolling sideways.
+	// Other cells may break anywhere (identifiers and kinds have no spaces;
+	// BreakHints offers the places that read well first), so the table fits
+	// instead of scrolling sideways, a huge value included. They are never
+	// narrower than 7rem for identifiers and 6rem for words, which holds the
+	// usual longest words ("Persistent,", "Ephemeral"): 5rem cut them.
 	switch {
 	case mono && !first:
 		c += " min-w-28 wrap-anywhere"
 	case !first:
-		c += " min-w-20 wrap-anywhere"
+		c += " min-w-24 wrap-anywhere"
 	}
 	return c
 }
@@ -1237,7 +1239,7 @@ func EmptyState(testID, title, message string) templ.Component {
 		var templ_7745c5c3_Var61 string
 		templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(testID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 289, Col: 96}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 291, Col: 96}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 		if templ_7745c5c3_Err != nil {
@@ -1258,7 +1260,7 @@ func EmptyState(testID, title, message string) templ.Component {
 		var templ_7745c5c3_Var62 string
 		templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 291, Col: 34}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 293, Col: 34}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 		if templ_7745c5c3_Err != nil {
@@ -1276,7 +1278,7 @@ func EmptyState(testID, title, message string) templ.Component {
 			var templ_7745c5c3_Var63 string
 			templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(message)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 293, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 295, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 			if templ_7745c5c3_Err != nil {
@@ -1350,7 +1352,7 @@ func ColumnFacts(cols []model.Column, cells []model.Cell) templ.Component {
 				var templ_7745c5c3_Var67 string
 				templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(col.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 306, Col: 16}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 308, Col: 16}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 				if templ_7745c5c3_Err != nil {
@@ -1386,7 +1388,7 @@ func ColumnFacts(cols []model.Column, cells []model.Cell) templ.Component {
 					var templ_7745c5c3_Var70 string
 					templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(cells[i].Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 308, Col: 74}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/table.templ`, Line: 310, Col: 74}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 					if templ_7745c5c3_Err != nil {
