@@ -50,6 +50,15 @@ func TestParse(t *testing.T) {
 			target: Target{APIVersion: fsTarget.APIVersion, Kind: "FlowSchema"}, title: "No name", line: 3},
 		{name: "name read as a boolean", text: strings.Replace(fsText, "name: demo", "name: n", 1), target: fsTarget, title: "Wrong type", contains: "quote"},
 		{name: "create with any name", text: fsText, target: Target{APIVersion: fsTarget.APIVersion, Kind: "FlowSchema"}},
+		// Keys are read spelled exactly, as the API server reads them (FuzzParse found these accepted).
+		{name: "apiVersion in another case", text: strings.Replace(fsText, "apiVersion:", "ApiVersion:", 1), target: fsTarget,
+			title: "Wrong kind or apiVersion", contains: `apiVersion ""`},
+		{name: "metadata in another case", text: strings.Replace(fsText, "metadata:", "metAdAtA:", 1), target: fsTarget,
+			title: "Name differs from the page", contains: `names ""`},
+		{name: "name in another case", text: strings.Replace(fsText, "  name: demo", "  nAme: demo", 1), target: fsTarget,
+			title: "Name differs from the page", contains: `names ""`},
+		{name: "metadata not a mapping", text: strings.Replace(fsText, "metadata:\n  name: demo\n", "metadata: demo\n", 1), target: fsTarget,
+			title: "Wrong type", contains: "metadata must be a mapping"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -63,19 +63,12 @@ func Parse(text string, t Target) (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, yamlError(err, text)
 	}
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name         string `json:"name"`
-			GenerateName string `json:"generateName"`
-		} `json:"metadata"`
-	}
 	if !strings.HasPrefix(strings.TrimSpace(string(j)), "{") {
 		return nil, &InputError{Title: "Not an object", Message: fmt.Sprintf(
 			"The YAML must be one object: a mapping with apiVersion, kind, metadata and the fields of a %s.", t.Kind)}
 	}
-	if err := json.Unmarshal(j, &head); err != nil {
+	head, err := readHead(j)
+	if err != nil {
 		return nil, &InputError{Title: "Wrong type", Message: "apiVersion, kind, metadata.name and metadata.generateName must be strings " +
 			"(YAML reads unquoted yes, no, on, off, y, n, true, false and numbers as other types: quote them): " + err.Error()}
 	}
@@ -88,14 +81,14 @@ func Parse(text string, t Target) (*unstructured.Unstructured, error) {
 		}
 	}
 	switch {
-	case t.Name != "" && head.Metadata.Name != t.Name:
+	case t.Name != "" && head.Name != t.Name:
 		return nil, &InputError{
 			Title: "Name differs from the page",
 			Message: fmt.Sprintf("This page edits %q, but the YAML names %q. An update cannot rename an object: to make a copy under another name, use the create page.",
-				t.Name, head.Metadata.Name),
+				t.Name, head.Name),
 			Line: Locate(text, "metadata.name"),
 		}
-	case t.Name == "" && head.Metadata.Name == "" && head.Metadata.GenerateName == "":
+	case t.Name == "" && head.Name == "" && head.GenerateName == "":
 		return nil, &InputError{Title: "No name", Message: "Give the new object a name in metadata.name.", Line: Locate(text, "metadata")}
 	}
 	obj := &unstructured.Unstructured{}
@@ -105,6 +98,44 @@ func Parse(text string, t Target) (*unstructured.Unstructured, error) {
 		return nil, &InputError{Title: "Not an object", Message: err.Error()}
 	}
 	return obj, nil
+}
+
+// objectHead is what Parse checks before anything else.
+type objectHead struct{ APIVersion, Kind, Name, GenerateName string }
+
+// readHead reads apiVersion, kind, metadata.name and metadata.generateName
+// spelled exactly so, as the API server reads them. Not a struct: encoding/json
+// matches struct fields regardless of case, so "ApiVersion" or "metAdAtA" would
+// pass the checks while the object sent has no apiVersion or metadata at all
+// (found by FuzzParse).
+func readHead(j []byte) (objectHead, error) {
+	var h objectHead
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(j, &top); err != nil {
+		return h, err
+	}
+	var meta map[string]json.RawMessage
+	if raw, ok := top["metadata"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return h, fmt.Errorf("metadata must be a mapping: %w", err)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		into *string
+	}{
+		{"apiVersion", top["apiVersion"], &h.APIVersion}, {"kind", top["kind"], &h.Kind},
+		{"metadata.name", meta["name"], &h.Name}, {"metadata.generateName", meta["generateName"], &h.GenerateName},
+	} {
+		if f.raw == nil {
+			continue
+		}
+		if err := json.Unmarshal(f.raw, f.into); err != nil {
+			return h, fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return h, nil
 }
 
 // documents counts the non-empty YAML documents in text.
