@@ -142,7 +142,7 @@ func TestLiveCSRChangesReachTheStream(t *testing.T) {
 	created := await(t, events, 10*time.Second, "the created CSR's row", func(ev sseclient.Event) bool {
 		return ev.Event == "csrs-rows" && strings.Contains(ev.Data, rowID)
 	})
-	if !strings.Contains(created.Data, "example.com/clusterdesk-live") || strings.Contains(created.Data, "data-live-removed") {
+	if !strings.Contains(htmlText(t, created.Data), "example.com/clusterdesk-live") || strings.Contains(created.Data, "data-live-removed") {
 		t.Fatalf("row %q", created.Data)
 	}
 
