@@ -51,7 +51,9 @@ func TestNamespaceAdminTicksOnlyTheirNamespace(t *testing.T) {
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}, Subjects: subject}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	if _, err := cs.RbacV1().Roles("default").Create(ctx, del, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,9 @@ func TestNamespaceAdminTicksOnlyTheirNamespace(t *testing.T) {
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}, Subjects: subject}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.RbacV1().RoleBindings("default").Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.RbacV1().RoleBindings("default").Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 
 	cfg := rest.CopyConfig(testcluster.RestConfig(t, testcluster.Admin))
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: name}
