@@ -68,6 +68,12 @@ type Options struct {
 	Env []string
 	// HAProxy is the haproxy binary (default: haproxy on PATH, else /usr/sbin/haproxy).
 	HAProxy string
+	// TLS makes HAProxy terminate TLS (a certificate of its own for 127.0.0.1,
+	// see Roots and Transport) and pass plain HTTP to the consoles with
+	// X-Forwarded-For and X-Forwarded-Proto, as an Ingress does. The
+	// balancer's port is chosen first and each console is told its public URL
+	// (--public-url https://127.0.0.1:port).
+	TLS bool
 	// ServerTimeout is HAProxy's "timeout server", how long a console may
 	// send nothing before HAProxy gives up with 504 (default 1h; proxies in
 	// front of real consoles often have 30 or 60 s).
@@ -80,6 +86,8 @@ type Fleet struct {
 	Replicas []*Replica // r0, r1, ...
 
 	opts    Options
+	port    int         // the balancer's, chosen before the consoles start with TLS
+	tls     *terminator // with Options.TLS
 	haproxy *exec.Cmd
 	hpDone  chan struct{}
 	stats   string // HAProxy's admin socket
@@ -132,6 +140,16 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 			return nil, err
 		}
 		f.opts.Args = append([]string{"--auth", "proxy", "--proxy-secret-file", path}, opts.Args...)
+	}
+	if opts.TLS {
+		var err error
+		if f.tls, err = newTerminator(opts.Dir); err != nil {
+			return nil, err
+		}
+		if f.port, err = freePort(); err != nil {
+			return nil, err
+		}
+		f.opts.Args = append([]string{"--public-url", fmt.Sprintf("https://127.0.0.1:%d", f.port)}, f.opts.Args...)
 	}
 	for i := range opts.Replicas {
 		r := &Replica{Name: fmt.Sprintf("r%d", i), opts: f.opts, logPath: filepath.Join(opts.Dir, fmt.Sprintf("r%d.log", i))}

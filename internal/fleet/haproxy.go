@@ -41,7 +41,15 @@ defaults
 	option redispatch 1
 
 frontend web
+{{- if .TLS}}
+	# TLS ends here, as at an Ingress: the consoles get plain HTTP, the
+	# client's address appended to X-Forwarded-For and the scheme it used.
+	bind 127.0.0.1:{{.Port}} ssl crt {{.TLS}}
+	option forwardfor
+	http-request set-header X-Forwarded-Proto https
+{{- else}}
 	bind 127.0.0.1:{{.Port}}
+{{- end}}
 	maxconn 8000
 {{- if .Identity}}
 	# The authenticating proxy: what a client claims is dropped, then the
@@ -79,14 +87,20 @@ type haproxyServer struct {
 // startHAProxy writes the configuration, starts HAProxy in the foreground and
 // waits until it reports every console up.
 func (f *Fleet) startHAProxy(ctx context.Context, secret string) error {
-	port, err := freePort()
-	if err != nil {
-		return err
+	port := f.port
+	if port == 0 {
+		var err error
+		if port, err = freePort(); err != nil {
+			return err
+		}
 	}
 	f.stats = filepath.Join(f.opts.Dir, "haproxy.sock")
 	data := map[string]any{
 		"Socket": f.stats, "Port": port, "Identity": f.opts.Identity, "Secret": secret,
 		"UserHeader": UserHeader, "PinHeader": PinHeader, "ServerTimeout": "1h",
+	}
+	if f.tls != nil {
+		data["TLS"] = f.tls.pemPath
 	}
 	if f.opts.ServerTimeout > 0 {
 		data["ServerTimeout"] = fmt.Sprintf("%dms", f.opts.ServerTimeout.Milliseconds())
@@ -125,6 +139,9 @@ func (f *Fleet) startHAProxy(ctx context.Context, secret string) error {
 		close(f.hpDone)
 	}()
 	f.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
+	if f.tls != nil {
+		f.URL = fmt.Sprintf("https://127.0.0.1:%d", port)
+	}
 
 	deadline := time.Now().Add(30 * time.Second)
 	for {
