@@ -13,12 +13,11 @@ import (
 )
 
 // publicURLServer is local mode's console behind a TLS-terminating proxy:
-// plain HTTP, --public-url https://console.example.com (main sets Secure
-// from it), and Host rewritten by the proxy to the Service's name.
+// plain HTTP, --public-url https://console.example.com. It returns the
+// session cookie its one-time login set, which must be the __Host- one.
 func publicURLServer(t *testing.T) (http.Handler, *http.Cookie) {
 	t.Helper()
 	sessions := auth.NewSessions()
-	sessions.Secure = true
 	var token string
 	h := New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
@@ -100,5 +99,33 @@ func TestPublicURLIsTheOnlyOrigin(t *testing.T) {
 	token = pageCSRFToken(t, h, withCookie(sess))
 	if code := post("same-origin", "https://console.example.com"); code != http.StatusOK {
 		t.Errorf("the public origin: status %d, want 200 (signed out)", code)
+	}
+}
+
+// The sibling-subdomain attack: evil.example.com sets clusterdesk_session for
+// Domain=example.com, and the browser sends it to console.example.com with
+// the console's own. Here the planted value is even a valid sealed session
+// (the worst case: the attacker's own, to sign the victim in as them). With
+// an https public URL the console reads only __Host-clusterdesk_session, so
+// the planted cookie is no session; the login's Set-Cookie is Secure,
+// __Host-, Path=/ and has no Domain.
+func TestPlantedPlainSessionCookieIsRefusedWithAnHTTPSPublicURL(t *testing.T) {
+	h, sess := publicURLServer(t)
+	if !sess.Secure || sess.Path != "/" || sess.Domain != "" || sess.Name != "__Host-clusterdesk_session" {
+		t.Fatalf("session cookie %+v: want __Host-clusterdesk_session, Secure, Path=/, no Domain", sess)
+	}
+	get := func(c *http.Cookie) int {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.AddCookie(c)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Code
+	}
+	if code := get(sess); code != http.StatusOK {
+		t.Fatalf("GET / with the __Host- session: status %d", code)
+	}
+	planted := &http.Cookie{Name: auth.CookieName, Value: sess.Value}
+	if code := get(planted); code == http.StatusOK {
+		t.Errorf("GET / with the session planted as %s: status %d, want it refused", planted.Name, code)
 	}
 }
