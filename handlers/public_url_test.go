@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 // publicURLServer is local mode's console behind a TLS-terminating proxy:
@@ -127,5 +130,44 @@ func TestPlantedPlainSessionCookieIsRefusedWithAnHTTPSPublicURL(t *testing.T) {
 	planted := &http.Cookie{Name: auth.CookieName, Value: sess.Value}
 	if code := get(planted); code == http.StatusOK {
 		t.Errorf("GET / with the session planted as %s: status %d, want it refused", planted.Name, code)
+	}
+}
+
+// Login CSRF through a sibling subdomain: the attacker gets a pre-session and
+// its form token from the console, plants the pre-session as
+// clusterdesk_presession for Domain=example.com and posts the form with its
+// token. With an https public URL only __Host-clusterdesk_presession is read:
+// the post fails the CSRF check (403) before any token is reviewed, while
+// the same form with the console's own cookie passes it.
+func TestPlantedPlainPreSessionIsRefusedWithAnHTTPSPublicURL(t *testing.T) {
+	sessions := auth.NewSessions()
+	reviews := 0
+	h := New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
+		Writer: &recordingWriter{}, Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions},
+		SignInLimit: routeTableSignInLimit, PublicOrigin: "https://console.example.com",
+		TokenReview: func(context.Context, string) (kube.Identity, error) {
+			reviews++
+			return kube.Identity{}, errors.New("this unit test reviews no token")
+		},
+	})
+	cookies, csrf := signInForm(t, h)
+	if len(cookies) != 1 || cookies[0].Name != "__Host-clusterdesk_presession" || !cookies[0].Secure || cookies[0].Path != "/" || cookies[0].Domain != "" {
+		t.Fatalf("GET /login set %v, want one __Host-clusterdesk_presession, Secure, Path=/, no Domain", cookies)
+	}
+	post := func(c *http.Cookie) int {
+		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {"attacker-token"}, "_csrf": {csrf}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		r.AddCookie(c)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Code
+	}
+	if code := post(&http.Cookie{Name: "clusterdesk_presession", Value: cookies[0].Value}); code != http.StatusForbidden || reviews != 0 {
+		t.Errorf("the pre-session planted under the plain name: status %d, %d token reviews; want 403 and none", code, reviews)
+	}
+	if code := post(cookies[0]); code == http.StatusForbidden || reviews != 1 {
+		t.Errorf("the console's own pre-session: status %d, %d token reviews; want past the CSRF check to the review", code, reviews)
 	}
 }
