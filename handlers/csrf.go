@@ -20,8 +20,19 @@ var csrfFailed = echo.NewHTTPError(http.StatusForbidden,
 
 // crossOrigin is the standard library's origin check (Go 1.25+): Sec-Fetch-Site
 // must say same-origin (or none: typed by the user), else Origin, if sent,
-// must match Host. Maintained with the browsers' headers, so not hand-written here.
-var crossOrigin = http.NewCrossOriginProtection()
+// must match Host. Maintained with the browsers' headers, so not hand-written
+// here. With a public URL (publicOrigin) its origin is trusted too: a proxy
+// in front may rewrite Host (to the Service's name), which an old browser's
+// Origin would then not match; ownOrigin then holds Origin to it exactly.
+func crossOrigin(publicOrigin string) *http.CrossOriginProtection {
+	p := http.NewCrossOriginProtection()
+	if publicOrigin != "" {
+		if err := p.AddTrustedOrigin(publicOrigin); err != nil {
+			panic("--public-url's origin " + publicOrigin + ": " + err.Error()) // parsePublicURL let a bad one through
+		}
+	}
+	return p
+}
 
 // csrfGuard protects every non-GET route with two locks, both required:
 //   - origin: the request comes from the console's own pages (crossOrigin), and
@@ -35,7 +46,8 @@ var crossOrigin = http.NewCrossOriginProtection()
 // Sec-Fetch-Site: same-site and plant cookies; they cannot compute the token,
 // which is an HMAC under a server key, and no cookie is compared with a field.
 // Every page gets the token of its request in the context, for its forms.
-func csrfGuard(sessions *auth.Sessions) echo.MiddlewareFunc {
+func csrfGuard(sessions *auth.Sessions, publicOrigin string) echo.MiddlewareFunc {
+	origins := crossOrigin(publicOrigin)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
@@ -52,7 +64,7 @@ func csrfGuard(sessions *auth.Sessions) echo.MiddlewareFunc {
 			case http.MethodGet, http.MethodHead, http.MethodOptions:
 				return next(c)
 			}
-			if crossOrigin.Check(r) != nil || !ownOrigin(r) {
+			if origins.Check(r) != nil || !ownOrigin(r, publicOrigin) {
 				return csrfFailed
 			}
 			// The header first (htmx sends it): reading it needs no body parse.
@@ -75,11 +87,16 @@ func csrfGuard(sessions *auth.Sessions) echo.MiddlewareFunc {
 
 // ownOrigin refuses a request whose Origin header names another origin, also
 // where crossOrigin trusts Sec-Fetch-Site: same-origin. "null" (sandboxed
-// frames, some redirects) is another origin too.
-func ownOrigin(r *http.Request) bool {
+// frames, some redirects) is another origin too. With a public URL the
+// console's origin is exactly publicOrigin (scheme, host and port), not the
+// Host header, which a proxy may rewrite; without one, Host is all there is.
+func ownOrigin(r *http.Request, publicOrigin string) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
+	}
+	if publicOrigin != "" {
+		return o == publicOrigin
 	}
 	u, err := url.Parse(o)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == r.Host

@@ -189,4 +189,11 @@ type Deps struct {
 	// its page is sent with progress lines; zero is
 	// DefaultCleanupProgressAfter (cleanup_run.go).
 	CleanupProgressAfter time.Duration
+
+	// PublicOrigin is --public-url's origin (https://console.example.com),
+	// "" without it. Set, it is the only Origin forms are accepted from
+	// (csrf.go), and an https one sends HSTS over a plain listener behind a
+	// TLS-terminating proxy (hsts.go). Cookie security follows it through
+	// Sessions.Secure, which main sets.
+	PublicOrigin string
 }

@@ -8,13 +8,16 @@ import (
 )
 
 // setFlash queues banners (a write's result and the API server's warnings) for
-// the page the browser is redirected to.
+// the page the browser is redirected to, bound to the request's session (or
+// proxy identity), so it shows in that session only.
 func setFlash(c echo.Context, s *auth.Sessions, banners []model.Banner) error {
-	return s.SetFlash(c.Response(), banners)
+	binding, _ := c.Get(csrfBindingKey).(string)
+	return s.SetFlash(c.Response(), binding, banners)
 }
 
 func takeFlash(c echo.Context, s *auth.Sessions) ([]model.Banner, bool) {
 	var banners []model.Banner
-	ok := s.TakeFlash(c.Response(), c.Request(), &banners)
+	binding, _ := c.Get(csrfBindingKey).(string)
+	ok := s.TakeFlash(c.Response(), c.Request(), binding, &banners)
 	return banners, ok && len(banners) > 0
 }

@@ -19,6 +19,7 @@ const maxBody = "1MiB"
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
+	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster), backends: backends.NewCache()}
 	h.csrf = csrfSessions(deps, h.gate)
 	h.endStreamsOfRemoteSignOuts() // logout.go
@@ -31,14 +32,14 @@ func New(deps Deps) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
-	e.Use(strictTransport)                                      // HSTS over TLS (hsts.go)
+	e.Use(strictTransport(deps.PublicOrigin))                   // HSTS over TLS or an https public URL (hsts.go)
 	e.Use(h.limitSignIns(newSignInLimiter(deps.signInLimit()))) // before any body is read (signin_limit.go)
 	e.Use(explainBodyLimit)
 	e.Use(bodyLimit()) // maxBody, editorBody on the editor's routes, loginBody on /login (edit_limit.go)
 	e.Use(requireIdentity(h.gate, h.loginPage))
 	// Only now is a body read: nothing a client without a session sends is buffered.
 	e.Use(bufferChunkedBody)
-	e.Use(csrfGuard(h.csrf)) // origin check and session-bound token (csrf.go)
+	e.Use(csrfGuard(h.csrf, deps.PublicOrigin)) // origin check and session-bound token (csrf.go)
 
 	e.GET(urls.Healthz, h.healthz)
 	e.GET(urls.Readyz, h.readyz)

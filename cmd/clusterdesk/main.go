@@ -166,10 +166,12 @@ func run(args []string) error {
 	if err := si.startRevocations(ctx, log); err != nil {
 		return err
 	}
-	ln, baseURL, err := si.listen(cfg.listen)
+	ln, servedURL, err := si.listen(cfg.listen)
 	if err != nil {
 		return err
 	}
+	// What people open: --public-url, else the listener (public_url.go).
+	baseURL := si.public.base(servedURL)
 	if err := si.configureOIDC(cfg.signIn.oidc, baseURL); err != nil {
 		return err
 	}
@@ -198,6 +200,7 @@ func run(args []string) error {
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
+		PublicOrigin: si.public.origin,
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.
@@ -212,7 +215,7 @@ func run(args []string) error {
 		defer msrv.Close()
 		log.Info("serving metrics", "url", "http://"+addr+"/metrics")
 	}
-	log.Info("serving", "url", baseURL, "readOnly", cfg.readOnly, "auth", string(si.mode))
+	log.Info("serving", "url", servedURL, "public", baseURL, "readOnly", cfg.readOnly, "auth", string(si.mode))
 
 	select {
 	case err := <-errc:

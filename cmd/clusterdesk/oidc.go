@@ -32,7 +32,7 @@ func (o *oidcConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.clientID, "oidc-client-id", env("OIDC_CLIENT_ID", ""), "oidc mode: the console's client id at the provider; the API server must accept it as an audience")
 	fs.StringVar(&o.clientSecretFile, "oidc-client-secret-file", env("OIDC_CLIENT_SECRET_FILE", ""), "oidc mode: a file holding the client secret (or set CLUSTERDESK_OIDC_CLIENT_SECRET)")
 	fs.StringVar(&o.caFile, "oidc-ca-file", env("OIDC_CA_FILE", ""), "oidc mode: PEM CA bundle trusted for the issuer, besides the system's")
-	fs.StringVar(&o.redirectURL, "oidc-redirect-url", env("OIDC_REDIRECT_URL", ""), "oidc mode: the callback URL registered at the provider, the console's public base URL + "+urls.OIDCCallback+" (default: the address served on)")
+	fs.StringVar(&o.redirectURL, "oidc-redirect-url", env("OIDC_REDIRECT_URL", ""), "oidc mode: the callback URL registered at the provider, the console's public base URL + "+urls.OIDCCallback+" (default: --public-url's, else the address served on)")
 	fs.StringVar(&o.scopes, "oidc-scopes", env("OIDC_SCOPES", strings.Join(auth.DefaultOIDCScopes, ",")), "oidc mode: scopes to ask for, comma-separated (offline_access gets the refresh token)")
 	fs.StringVar(&o.groupsClaim, "oidc-groups-claim", env("OIDC_GROUPS_CLAIM", "groups"), "oidc mode: the ID token claim listing the person's groups")
 }
@@ -55,8 +55,8 @@ func (o oidcConfig) precheck() error {
 	return nil
 }
 
-// relyingParty builds the OIDC relying party; baseURL (the address served
-// on) gives the default redirect URL. It does no network I/O: the issuer is
+// relyingParty builds the OIDC relying party; baseURL (--public-url, else
+// the address served on) gives the default redirect URL. It does no network I/O: the issuer is
 // asked at the first sign-in.
 func (o oidcConfig) relyingParty(baseURL string) (*auth.OIDC, error) {
 	secret, err := oidcClientSecret(o.clientSecretFile)
@@ -67,10 +67,7 @@ func (o oidcConfig) relyingParty(baseURL string) (*auth.OIDC, error) {
 	if err != nil {
 		return nil, err
 	}
-	redirect := o.redirectURL
-	if redirect == "" {
-		redirect = strings.TrimSuffix(baseURL, "/") + urls.OIDCCallback
-	}
+	redirect := o.redirect(baseURL)
 	var scopes []string
 	for _, s := range strings.Split(o.scopes, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -85,6 +82,15 @@ func (o oidcConfig) relyingParty(baseURL string) (*auth.OIDC, error) {
 		return nil, fmt.Errorf("--auth oidc: %w", err)
 	}
 	return rp, nil
+}
+
+// redirect is --oidc-redirect-url, by default baseURL's callback (baseURL is
+// --public-url when set, else the address served on).
+func (o oidcConfig) redirect(baseURL string) string {
+	if o.redirectURL != "" {
+		return o.redirectURL
+	}
+	return strings.TrimSuffix(baseURL, "/") + urls.OIDCCallback
 }
 
 // oidcClientSecret reads the secret from file, else CLUSTERDESK_OIDC_CLIENT_SECRET

@@ -41,6 +41,8 @@ type signInConfig struct {
 	sessionKeys string
 	// namespace is the console's own, where replicas share sign-outs.
 	namespace string
+	// publicURL is --public-url, the address people open (public_url.go).
+	publicURL string
 }
 
 func (s *signInConfig) register(fs *flag.FlagSet) {
@@ -57,6 +59,7 @@ func (s *signInConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.tlsCert, "tls-cert", env("TLS_CERT", ""), "serve HTTPS with this PEM certificate (with --tls-key)")
 	fs.StringVar(&s.tlsKey, "tls-key", env("TLS_KEY", ""), "the PEM private key of --tls-cert")
 	fs.StringVar(&s.sessionKeys, "session-keys", env("SESSION_KEYS", ""), "token, oidc and proxy mode: a file, or a directory such as a mounted Secret, of base64 keys (one per line, 32+ random bytes each) that seal session cookies and sign forms, shared by the console's replicas; the first key seals, every key opens (rotation). Default: a random key per process (a restart signs everyone out)")
+	registerPublicURL(fs, &s.publicURL)
 	fs.StringVar(&s.namespace, "namespace", env("NAMESPACE", ""), "the console's own namespace, where replicas with --session-keys share sign-outs as Leases (default: the pod's namespace)")
 }
 
@@ -67,6 +70,9 @@ func (s signInConfig) precheck() error {
 	mode, err := auth.ParseMode(s.mode)
 	if err != nil {
 		return fmt.Errorf("--auth: %w", err)
+	}
+	if _, err := parsePublicURL(s.publicURL); err != nil {
+		return err
 	}
 	if mode == auth.ModeLocal && s.sessionKeys != "" {
 		return errors.New("--session-keys is for replicas in token, oidc or proxy mode: local mode is one process, whose sign-in URL only it knows")
@@ -91,7 +97,9 @@ type signIn struct {
 	revoker     *auth.SharedRevoker
 	users       *kube.Users
 	tls         *tls.Config // nil: plain HTTP
-	review      handlers.TokenReviewer
+	// public is --public-url: it, not the listener, decides cookie security.
+	public publicURL
+	review handlers.TokenReviewer
 }
 
 // buildSignIn checks the settings and builds the gate, the per-user clients
@@ -118,6 +126,17 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
 		}
 		out.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		out.sessions.Secure = true
+	}
+	// Behind a TLS-terminating proxy the listener is plain HTTP but browsers
+	// use https: the public URL says so (public_url.go).
+	if out.public, err = parsePublicURL(s.publicURL); err != nil {
+		return nil, err
+	}
+	if err := out.public.checkTLS(out.tls != nil); err != nil {
+		return nil, err
+	}
+	if out.public.https {
 		out.sessions.Secure = true
 	}
 

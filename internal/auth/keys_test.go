@@ -139,11 +139,11 @@ func TestReplicasSharingKeysAcceptEachOther(t *testing.T) {
 		t.Error("replica B refused A's pre-session")
 	}
 	rec = httptest.NewRecorder()
-	if err := a.SetFlash(rec, map[string]string{"m": "Approved"}); err != nil {
+	if err := a.SetFlash(rec, SessionBinding(sess), map[string]string{"m": "Approved"}); err != nil {
 		t.Fatal(err)
 	}
 	var flash map[string]string
-	if !b.TakeFlash(httptest.NewRecorder(), requestWith(rec.Result().Cookies()[0]), &flash) || flash["m"] != "Approved" {
+	if !b.TakeFlash(httptest.NewRecorder(), requestWith(rec.Result().Cookies()[0]), SessionBinding(sess), &flash) || flash["m"] != "Approved" {
 		t.Error("replica B lost A's flash message")
 	}
 }
@@ -175,7 +175,7 @@ func TestSealedSessionsRefuseTamperingReuseAndAge(t *testing.T) {
 	}
 	// A flash message cannot pass for a session, though both are sealed by s.
 	frec := httptest.NewRecorder()
-	if err := s.SetFlash(frec, Session{ID: "forged", User: "admin"}); err != nil {
+	if err := s.SetFlash(frec, "session\x00forged", Session{ID: "forged", User: "admin"}); err != nil {
 		t.Fatal(err)
 	}
 	forged := &http.Cookie{Name: CookieName, Value: frec.Result().Cookies()[0].Value}
