@@ -1,0 +1,91 @@
+//go:build integration
+
+package handlers
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+)
+
+// An OIDC renewal made by an /events request reaches the browser (issue 25,
+// 7b). The provider rotates refresh tokens: the renewal spends the one in the
+// cookie. /events used to delete every Set-Cookie (so that an open tab would
+// not refresh the idle clock), so the browser kept the spent token; the
+// replica that renewed went on with the renewal it remembered, and any other
+// replica tried the spent token once the ID token ran out, and signed the
+// person out. Now the stream sends the renewal's cookie, with the idle clock
+// as the request had it; replica B, past the first ID token's expiry, acts
+// with the rotated refresh token.
+func TestOIDCRenewalOnTheEventStreamReachesTheBrowser(t *testing.T) {
+	ns, console := consoleNamespace(t)
+	keyDir := t.TempDir()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(keyDir, "key-0"), []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := newOIDCReplica(t, testcluster.OIDCClientShortLived, "", replicaSessions(t, keyDir, ns, console), func(d *Deps) {
+		_, withLive := liveDeps(t, d.Cluster.(*kube.Cache), live.Options{})
+		withLive(d)
+	})
+	b := newOIDCReplica(t, testcluster.OIDCClientShortLived, "", replicaSessions(t, keyDir, ns, console))
+	srvA := httptest.NewServer(a.e)
+	t.Cleanup(srvA.Close)
+
+	alice := a.browser(t)
+	alice.signIn(t, "alice")
+	first := alice.sealed(t)
+	if first.Creds.RefreshToken == "" {
+		t.Fatal("sign-in sealed no refresh token")
+	}
+	// The short-lived client's ID tokens last 10 s and are renewed in their
+	// second half (OIDCSession.RenewAt): wait until that has begun. Not a
+	// timed assertion: the renewal is due only then.
+	time.Sleep(time.Until(first.Creds.Expiry.Add(-2 * time.Second)))
+
+	// The tab's stream is the first request after the token is due: it renews.
+	tb := openTab(t, srvA.URL, withCookie(alice.session()))
+	if tb.first.Event != live.HelloEvent {
+		t.Fatalf("/events after the ID token was due: first event %q", tb.first.Event)
+	}
+	got := false
+	for _, c := range tb.resp.Cookies() {
+		if c.Name == auth.CookieName && c.MaxAge > 0 {
+			alice.cookies[c.Name], got = c, true
+		}
+	}
+	if !got {
+		t.Fatalf("the stream whose request renewed the ID token sent no session cookie (Set-Cookie %q): the browser keeps a spent refresh token",
+			tb.resp.Header.Values("Set-Cookie"))
+	}
+	renewed := alice.sealed(t)
+	if renewed.ID != first.ID || renewed.Creds.IDToken == first.Creds.IDToken || renewed.Creds.RefreshToken == first.Creds.RefreshToken {
+		t.Fatalf("the stream's cookie: same session %v, ID token renewed %v, refresh token rotated %v",
+			renewed.ID == first.ID, renewed.Creds.IDToken != first.Creds.IDToken, renewed.Creds.RefreshToken != first.Creds.RefreshToken)
+	}
+	if !renewed.LastSeen.Equal(first.LastSeen) {
+		t.Errorf("the stream moved the idle clock from %v to %v: an open tab is not activity", first.LastSeen, renewed.LastSeen)
+	}
+	tb.close()
+
+	// On B once the first ID token has expired: with the spent refresh token
+	// B could not renew and would sign alice out.
+	time.Sleep(time.Until(first.Creds.Expiry) + 100*time.Millisecond)
+	alice.oc = b
+	csrsAsAlice(t, alice, "B, past the first ID token's expiry")
+	if now := alice.sealed(t); now.ID != first.ID {
+		t.Fatalf("B started another session")
+	}
+}
