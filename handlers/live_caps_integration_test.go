@@ -265,13 +265,13 @@ func TestOIDCStreamsAreLimitedPerUserAcrossSignIns(t *testing.T) {
 	})
 	srv := httptest.NewServer(oc.e)
 	t.Cleanup(srv.Close)
-	var sessions []*http.Cookie
+	var browsers []*oidcBrowser
 	for range 3 {
 		b := oc.browser(t)
 		b.signIn(t, "alice")
-		sessions = append(sessions, b.session())
+		browsers = append(browsers, b)
 	}
-	overTheUserLimit(t, srv.URL, func(i int) func(*http.Request) { return withCookie(sessions[i/10]) }, "alice")
+	overTheUserLimit(t, srv.URL, func(i int) func(*http.Request) { return browsers[i/10].allCookies }, "alice")
 	if st := streams.Stats(); st.Connections != live.DefaultMaxPerUser || st.Users != 1 {
 		t.Errorf("streams served: %+v, want %d of one user", st, live.DefaultMaxPerUser)
 	}
