@@ -46,11 +46,13 @@ type Options struct {
 // DefaultMaxPerUser is Options.MaxPerUser's default.
 const DefaultMaxPerUser = 12
 
-// DefaultMaxStreams is Options.MaxStreams's default, sized for the 512 MiB
-// limit of deploy/base: an idle stream costs about 40 KiB of RSS (measured
-// with bin/clusterdesk, see README), so 2,000 of them take some 80 MiB and
-// leave the rest to the cache and pages.
-const DefaultMaxStreams = 2000
+// DefaultMaxStreams is Options.MaxStreams's default, sized for the pod of
+// deploy/base (512 MiB limit, GOMEMLIMIT 400 MiB, of which the cache and pages
+// take up to 300 MiB on the worst shapes of make bench-pages): an idle stream
+// costs about 59 KiB of RSS (4 goroutines, their stacks and the connection's
+// buffers; measured through the /events handler with 1,000 and 3,000 idle
+// streams), so 1,500 take some 87 MiB, within the 100 MiB left.
+const DefaultMaxStreams = 1500
 
 const maxHeartbeat = 15 * time.Second
 
