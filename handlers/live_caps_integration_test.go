@@ -30,7 +30,7 @@ type capConsole struct {
 
 // liveDeps returns a function adding live updates over cache to Deps, with
 // streams limited by opts; the streams close with the test.
-func liveDeps(t *testing.T, cache *kube.Cache, opts live.Options) (*live.Streams, func(*Deps)) {
+func liveDeps(t *testing.T, cache Cluster, opts live.Options) (*live.Streams, func(*Deps)) {
 	t.Helper()
 	opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	streams := live.NewStreams(opts)
@@ -260,7 +260,7 @@ func TestOIDCStreamsAreLimitedPerUserAcrossSignIns(t *testing.T) {
 	var streams *live.Streams
 	oc := newOIDCReplica(t, testcluster.OIDCClientConsole, "", auth.NewSessions(), func(d *Deps) {
 		var withLive func(*Deps)
-		streams, withLive = liveDeps(t, d.Cluster.(*kube.Cache), live.Options{})
+		streams, withLive = liveDeps(t, d.Cluster, live.Options{})
 		withLive(d)
 	})
 	srv := httptest.NewServer(oc.e)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
@@ -38,7 +37,7 @@ func TestOIDCRenewalOnTheEventStreamReachesTheBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := newOIDCReplica(t, testcluster.OIDCClientShortLived, "", replicaSessions(t, keyDir, ns, console), func(d *Deps) {
-		_, withLive := liveDeps(t, d.Cluster.(*kube.Cache), live.Options{})
+		_, withLive := liveDeps(t, d.Cluster, live.Options{})
 		withLive(d)
 	})
 	b := newOIDCReplica(t, testcluster.OIDCClientShortLived, "", replicaSessions(t, keyDir, ns, console))
@@ -91,8 +90,14 @@ func TestOIDCRenewalOnTheEventStreamReachesTheBrowser(t *testing.T) {
 	time.Sleep(time.Until(first.Creds.Expiry) + 100*time.Millisecond)
 	alice.oc = b
 	csrsAsAlice(t, alice, "B, past the first ID token's expiry")
-	if now := alice.sealed(t); now.ID != first.ID {
-		t.Fatalf("B started another session")
+	// And B renews in its turn with the refresh token the stream's cookie
+	// brought (the provider refuses a spent one).
+	waitFor(t, "B to renew the stream's renewal", time.Minute, func() bool {
+		csrsAsAlice(t, alice, "B")
+		return alice.sealed(t).Creds.IDToken != renewed.Creds.IDToken
+	})
+	if now := alice.sealed(t); now.ID != first.ID || now.Creds.RefreshToken == renewed.Creds.RefreshToken {
+		t.Fatalf("B's renewal: same session %v, refresh token rotated %v", now.ID == first.ID, now.Creds.RefreshToken != renewed.Creds.RefreshToken)
 	}
 }
 
