@@ -43,7 +43,13 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 			if public(c.Request().URL.Path) {
 				return next(c)
 			}
-			id, sess, err := g.IdentifySession(c.Response(), c.Request())
+			identify := g.IdentifySession
+			if c.Request().URL.Path == urls.Events {
+				// An open tab is not activity; what else the gate writes
+				// (an OIDC renewal's cookie) reaches the browser.
+				identify = g.IdentifyStream
+			}
+			id, sess, err := identify(c.Response(), c.Request())
 			if err != nil {
 				if wantsEventStream(c.Request()) {
 					return sessionEnded(c, err, g.Mode)
@@ -203,7 +209,7 @@ func (h *Handlers) reviewFailureShowsCache() bool {
 // authenticated through the proxy again.
 func (h *Handlers) streamSession(r *http.Request) (auth.Session, error) {
 	if h.gate.Mode != auth.ModeProxy {
-		return h.deps.Sessions.Check(discardHeaders{}, r)
+		return h.deps.Sessions.CheckQuiet(r)
 	}
 	id, ok := kube.IdentityFrom(r.Context())
 	if !ok {

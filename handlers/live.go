@@ -43,7 +43,6 @@ func (h *Handlers) events(c echo.Context) error {
 	if err != nil {
 		return sessionEnded(c, err, h.gate.Mode)
 	}
-	c.Response().Header().Del("Set-Cookie")
 	until := sess.LastSeen.Add(h.deps.Sessions.Idle)
 	if end := sess.IssuedAt.Add(h.deps.Sessions.Absolute); end.Before(until) {
 		until = end
@@ -87,10 +86,16 @@ func (h *Handlers) events(c echo.Context) error {
 	sub.Check = func(ctx context.Context) bool {
 		return !h.revoked(sess) && h.stillMayList(ctx, granted) && (!metrics || h.stillMayReadMetrics(ctx))
 	}
-	// Tabs of one sign-in count together; one tab over the limit is told why.
-	// Logout ends the owner's streams (streamOwner, logout.go).
+	// Logout ends the session's streams (streamOwner, logout.go). The limit
+	// counts the user's streams, not the session's: in proxy mode every
+	// request is a session of its own, and in the others a person (or a
+	// stolen token) can sign in again and again. One tab over it is told why.
 	sub.Owner = streamOwner(sess)
+	if id, ok := kube.IdentityFrom(r.Context()); ok {
+		sub.User = id.User
+	}
 	sub.Refusal = []live.Message{tooManyStreams()}
+	sub.Busy = []live.Message{replicaFull()}
 	lv.streams.Serve(c.Response(), r, sub)
 	return nil
 }
@@ -203,24 +208,30 @@ func sessionEndedMessage(title, msg string) live.Message {
 	}
 }
 
-// tooManyStreamsEvent tells a tab that it gets no live updates because its
-// session already has live.DefaultMaxPerOwner tabs receiving them.
+// tooManyStreamsEvent tells a tab that it gets no live updates: its user
+// already has live.DefaultMaxPerUser tabs receiving them from this replica, or
+// the replica serves as many streams as it may (--max-streams).
 const tooManyStreamsEvent = "too-many-streams"
 
 func tooManyStreams() live.Message {
-	banner := model.Banner{Tone: model.ToneWarning, Title: "Too many open tabs",
-		Message: fmt.Sprintf("Live updates are off in this tab: %d other clusterdesk tabs of this sign-in receive them already. "+
-			"Close the tabs you no longer need, then reload this one. The page itself is current as of its loading.", live.DefaultMaxPerOwner),
-		TestID: "banner-too-many-streams"}
-	return live.Message{Topic: statusTopic, Event: tooManyStreamsEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner}))}
+	return tooManyStreamsMessage("Too many open tabs", fmt.Sprintf(
+		"Live updates are off in this tab: %d other clusterdesk tabs signed in as you (in this browser or others) receive them already. "+
+			"Close the tabs you no longer need, then reload this one. The page itself is current as of its loading.", live.DefaultMaxPerUser))
 }
 
-// discardHeaders is a ResponseWriter for reading a session without refreshing it.
-type discardHeaders struct{}
+// replicaFull is the refusal of a stream over the replica's limit, which
+// closing one's own tabs may not help: reloading later, or reaching another
+// replica, does.
+func replicaFull() live.Message {
+	return tooManyStreamsMessage("Live updates are busy",
+		"Live updates are off in this tab: this clusterdesk server holds as many live connections as it may. "+
+			"Reload the page in a while to try again. The page itself is current as of its loading.")
+}
 
-func (discardHeaders) Header() http.Header         { return http.Header{} }
-func (discardHeaders) Write(b []byte) (int, error) { return len(b), nil }
-func (discardHeaders) WriteHeader(int)             {}
+func tooManyStreamsMessage(title, msg string) live.Message {
+	banner := model.Banner{Tone: model.ToneWarning, Title: title, Message: msg, TestID: "banner-too-many-streams"}
+	return live.Message{Topic: statusTopic, Event: tooManyStreamsEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner}))}
+}
 
 // liveChrome is the layout's live-update settings for a page about kind active
 // (and, on a detail page, the object named in the path).

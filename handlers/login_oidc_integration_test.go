@@ -43,8 +43,8 @@ func newOIDCConsole(t *testing.T, clientID, issuer string) *oidcConsole {
 }
 
 // newOIDCReplica is newOIDCConsole sealing with sessions (replicas share
-// their keys and sign-outs).
-func newOIDCReplica(t *testing.T, clientID, issuer string, sessions *auth.Sessions) *oidcConsole {
+// their keys and sign-outs); more may change its Deps (live updates).
+func newOIDCReplica(t *testing.T, clientID, issuer string, sessions *auth.Sessions, more ...func(*Deps)) *oidcConsole {
 	t.Helper()
 	idp := testcluster.OIDC(t)
 	if issuer == "" {
@@ -84,6 +84,9 @@ func newOIDCReplica(t *testing.T, clientID, issuer string, sessions *auth.Sessio
 		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
 			return kube.Review(ctx, cfg, token)
 		},
+	}
+	for _, f := range more {
+		f(&deps)
 	}
 	return &oidcConsole{e: New(deps), gate: gate, cache: cache, idp: idp}
 }

@@ -64,9 +64,9 @@ func signedOutStreamText(mode auth.Mode) string {
 }
 
 // streamOwner names the event streams of one session, so that logout finds
-// them (live.Streams.End) and the per-session stream limit counts them
-// together. Proxy mode has no session id: each stream counts alone, as the
-// proxy vouches for every reconnect.
+// them (live.Streams.End); the stream limit counts a user's streams, not a
+// session's (events). Proxy mode has no session id: each stream is an owner
+// of its own, as the proxy vouches for every reconnect.
 func streamOwner(sess auth.Session) string {
 	if sess.ID != "" {
 		return sessionStreamOwner(auth.SessionRevocationName(sess.ID))

@@ -2,8 +2,8 @@
 // (run it under scripts/with-devcluster.sh; `make bench` does). It starts the
 // console's live path in a child process (this binary, "serve"), connects 1, 100,
 // 1,000 and 5,000 server-sent event clients to the CSR stream over loopback,
-// each a simulated browser with a session of its own (the console allows one
-// session a dozen tabs), patches
+// each a simulated browser and person with a session of its own (the console
+// allows one user a dozen tabs), patches
 // CSR annotations on the real API server at a fixed rate, and prints the
 // write → event latency, the server's goroutines and memory, and the watches the
 // console holds on the API server. A last round adds a client that reads

@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/handlers"
@@ -60,7 +61,9 @@ func serve() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	streams := live.NewStreams(live.Options{Log: log})
+	// The rounds go to 5,000 tabs and one more: above the console's default
+	// per-replica limit, which they measure the cost behind.
+	streams := live.NewStreams(live.Options{Log: log, MaxStreams: 10000})
 	updates := handlers.NewLiveUpdates(cache, streams)
 	hub := live.NewHub(updates.Render, streams, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
@@ -108,15 +111,16 @@ func serve() error {
 			Goroutines: runtime.NumGoroutine(), RSSBytes: rss(), HeapBytes: ms.HeapInuse, Live: streams.Stats(),
 		})
 	}))
-	// Every simulated browser signs in on its own, as each person's browser
-	// does after redeeming a one-time login URL (Sessions.Start is what that
-	// redemption calls): the console allows a session only
-	// live.DefaultMaxPerOwner tabs, and a real crowd of tabs is many people.
-	// Minted here rather than through GET /login because the sign-in limit
-	// (rightly) throttles thousands of sign-ins from one address.
+	// Every simulated browser signs in on its own, as a person of its own
+	// (Sessions.Start is what redeeming a one-time login URL calls): the
+	// console allows one user only live.DefaultMaxPerUser tabs, and a real
+	// crowd of tabs is many people. Minted here rather than through GET
+	// /login because the sign-in limit (rightly) throttles thousands of
+	// sign-ins from one address.
+	var people atomic.Int64
 	mux.HandleFunc("/session", func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
-		if err := sessions.Start(rec, "bench"); err != nil {
+		if err := sessions.Start(rec, fmt.Sprintf("bench-%d", people.Add(1))); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}

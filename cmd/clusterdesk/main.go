@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -42,6 +43,9 @@ type config struct {
 	// cleanupProgressAfter is how long a confirmed cleanup runs before its
 	// page is sent with progress lines (handlers.DefaultCleanupProgressAfter).
 	cleanupProgressAfter time.Duration
+	// maxStreams bounds the live-update connections this replica serves
+	// (live.Options.MaxStreams).
+	maxStreams int
 	// signIn is the sign-in mode, the proxy's trust and TLS (signin.go).
 	signIn signInConfig
 	// audit is where the audit trail goes (audit.go).
@@ -61,11 +65,17 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.metricsListen, "metrics-listen", env("METRICS_LISTEN", ""), "address to serve Prometheus /metrics on, apart from the console (default: none)")
 	fs.StringVar(&c.inClusterDir, "in-cluster-dir", env("IN_CLUSTER_DIR", kube.ServiceAccountDir), "in a pod without kubeconfig: the directory holding the service account's token and ca.crt")
 	progressAfter := fs.String("cleanup-progress-after", env("CLEANUP_PROGRESS_AFTER", handlers.DefaultCleanupProgressAfter.String()), "how long a confirmed cleanup runs before its page is sent with a progress line each second, which also keeps proxies with an idle timeout from giving up")
+	maxStreams := fs.String("max-streams", env("MAX_STREAMS", strconv.Itoa(live.DefaultMaxStreams)), "live-update connections (one per open tab) this replica serves at once, all users together; one more is told to try later. Each idle one costs about 60 KiB of memory: the default suits the 512 MiB limit of deploy/. Each user has at most "+strconv.Itoa(live.DefaultMaxPerUser)+" on a replica")
 	c.signIn.register(fs)
 	c.audit.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	n, err := strconv.Atoi(*maxStreams)
+	if err != nil || n <= 0 {
+		return c, fmt.Errorf("--max-streams (CLUSTERDESK_MAX_STREAMS) must be a positive number of connections, not %q", *maxStreams)
+	}
+	c.maxStreams = n
 	d, err := time.ParseDuration(*progressAfter)
 	if err != nil || d <= 0 {
 		return c, fmt.Errorf("--cleanup-progress-after (CLUSTERDESK_CLEANUP_PROGRESS_AFTER) must be a positive duration such as 2s, not %q", *progressAfter)
@@ -139,7 +149,7 @@ func run(args []string) error {
 	}
 	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch})
 	go apfLoad.Run(ctx)
-	streams := live.NewStreams(live.Options{Log: log})
+	streams := live.NewStreams(live.Options{Log: log, MaxStreams: cfg.maxStreams})
 	updates := handlers.NewLiveUpdates(cache, streams).WithLoad(apfLoad).ReadOnly(cfg.readOnly)
 	hub := live.NewHub(updates.Render, streams, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)

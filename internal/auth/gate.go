@@ -93,14 +93,27 @@ func (g *Gate) Identify(w http.ResponseWriter, r *http.Request) (kube.Identity, 
 // IdentifySession is Identify that also returns the session (zero in proxy
 // mode, which has none), whose id binds CSRF tokens and names event streams.
 func (g *Gate) IdentifySession(w http.ResponseWriter, r *http.Request) (kube.Identity, Session, error) {
+	return g.identify(w, r, true)
+}
+
+// IdentifyStream is IdentifySession for an event stream: the session's idle
+// clock is left as the request found it (Sessions.CheckQuiet). What else the
+// gate writes on w it must still send: in oidc mode a renewal's cookie, which
+// holds the rotated refresh token (the provider has spent the old one), and
+// in token mode the cleared cookie of a rejected token.
+func (g *Gate) IdentifyStream(w http.ResponseWriter, r *http.Request) (kube.Identity, Session, error) {
+	return g.identify(w, r, false)
+}
+
+func (g *Gate) identify(w http.ResponseWriter, r *http.Request, refresh bool) (kube.Identity, Session, error) {
 	if g.Mode == ModeProxy {
 		id, err := g.Proxy.Identify(r)
 		return id, Session{}, err
 	}
 	if g.Mode == ModeOIDC {
-		return g.identifyOIDC(w, r) // oidc_gate.go
+		return g.identifyOIDC(w, r, refresh) // oidc_gate.go
 	}
-	sess, err := g.Sessions.Check(w, r)
+	sess, err := g.Sessions.check(w, r, refresh)
 	if err != nil {
 		return kube.Identity{}, Session{}, err
 	}

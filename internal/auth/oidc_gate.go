@@ -58,9 +58,10 @@ func (g *Gate) SignInOIDC(w http.ResponseWriter, r *http.Request, id kube.Identi
 // its ID token renewed first when it is due (the renewed tokens are sealed
 // into a new cookie on w). A renewal that fails while the token is still
 // valid leaves the session as it is (the next request tries again); once the
-// token has expired, the session ends with ErrNotRenewed.
-func (g *Gate) identifyOIDC(w http.ResponseWriter, r *http.Request) (kube.Identity, Session, error) {
-	sess, err := g.Sessions.Check(w, r)
+// token has expired, the session ends with ErrNotRenewed. Without refresh
+// (an event stream) the renewed cookie keeps the idle clock the request had.
+func (g *Gate) identifyOIDC(w http.ResponseWriter, r *http.Request, refresh bool) (kube.Identity, Session, error) {
+	sess, err := g.Sessions.check(w, r, refresh)
 	if err != nil {
 		return kube.Identity{}, Session{}, err
 	}

@@ -157,6 +157,17 @@ const sessionPurpose = "session"
 // Check returns the request's session, refreshing its idle clock on w at most
 // once a minute (so most requests do not rewrite the cookie).
 func (s *Sessions) Check(w http.ResponseWriter, r *http.Request) (Session, error) {
+	return s.check(w, r, true)
+}
+
+// CheckQuiet is Check leaving the idle clock as the request found it: an
+// event stream is not activity (an open tab would otherwise keep its session
+// alive for ever), and the stream ends when the session's idle time does.
+func (s *Sessions) CheckQuiet(r *http.Request) (Session, error) {
+	return s.check(nil, r, false)
+}
+
+func (s *Sessions) check(w http.ResponseWriter, r *http.Request, refresh bool) (Session, error) {
 	sess, err := s.Peek(r)
 	if err != nil {
 		return Session{}, err
@@ -173,7 +184,7 @@ func (s *Sessions) Check(w http.ResponseWriter, r *http.Request) (Session, error
 			return Session{}, ErrSignedOut
 		}
 	}
-	if now.Sub(sess.LastSeen) > time.Minute {
+	if refresh && now.Sub(sess.LastSeen) > time.Minute {
 		sess.LastSeen = now
 		if err := s.write(w, r, sess); err != nil {
 			return Session{}, err

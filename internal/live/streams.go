@@ -29,15 +29,30 @@ type Options struct {
 	// library's fixed 64 per subscriber); a connection that falls further behind is
 	// evicted and its page resyncs when EventSource reconnects.
 	Queue int
-	// MaxPerOwner is how many connections one owner (a signed-in session, see
-	// Subscription.Owner) may hold at once (default 12); one more is refused.
-	// Each tab holds one, so this bounds what a single browser session can pin
-	// on the server, far above what a person uses.
-	MaxPerOwner int
+	// MaxPerUser is how many connections one user (Subscription.User, the
+	// Kubernetes username the console acts as) may hold at once on this
+	// process, whatever sessions they come from (default 12); one more gets
+	// Subscription.Refusal. Each tab holds one, so this bounds what one
+	// person's tabs, or one stolen identity's requests, pin on the server,
+	// far above what a person uses.
+	MaxPerUser int
+	// MaxStreams is how many connections this process serves at once, all
+	// users together (default DefaultMaxStreams); one more gets
+	// Subscription.Busy. It bounds the memory streams pin (each idle one
+	// holds goroutines and buffers) below the pod's limit.
+	MaxStreams int
 }
 
-// DefaultMaxPerOwner is Options.MaxPerOwner's default.
-const DefaultMaxPerOwner = 12
+// DefaultMaxPerUser is Options.MaxPerUser's default.
+const DefaultMaxPerUser = 12
+
+// DefaultMaxStreams is Options.MaxStreams's default, sized for the pod of
+// deploy/base (512 MiB limit, GOMEMLIMIT 400 MiB, of which the cache and pages
+// take up to 300 MiB on the worst shapes of make bench-pages): an idle stream
+// costs about 59 KiB of RSS (4 goroutines, their stacks and the connection's
+// buffers; measured through the /events handler with 1,000 and 3,000 idle
+// streams), so 1,500 take some 87 MiB, within the 100 MiB left.
+const DefaultMaxStreams = 1500
 
 const maxHeartbeat = 15 * time.Second
 
@@ -57,8 +72,11 @@ func (o Options) withDefaults() Options {
 	if o.Queue <= 0 {
 		o.Queue = 64
 	}
-	if o.MaxPerOwner <= 0 {
-		o.MaxPerOwner = DefaultMaxPerOwner
+	if o.MaxPerUser <= 0 {
+		o.MaxPerUser = DefaultMaxPerUser
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = DefaultMaxStreams
 	}
 	return o
 }
@@ -82,17 +100,28 @@ type Subscription struct {
 	// Check, if set, runs every Options.Recheck; false ends the connection, which
 	// reconnects with what the user may still see.
 	Check func(context.Context) bool
-	// Owner groups the connections that count together against
-	// Options.MaxPerOwner (the session's identity); empty counts against nothing.
+	// Owner names the session the connection belongs to, whose sign-out ends
+	// it (End); empty is ended by nothing.
 	Owner string
-	// Refusal is what a refused connection gets instead of the stream (see
-	// Reply): it should tell the user why, as EventSource shows nothing itself.
+	// User groups the connections that count together against
+	// Options.MaxPerUser (the Kubernetes username, across sessions); empty
+	// counts against Options.MaxStreams only.
+	User string
+	// Refusal is what a connection over Options.MaxPerUser gets instead of
+	// the stream (see Reply): it should tell the user why, as EventSource
+	// shows nothing itself.
 	Refusal []Message
+	// Busy is what a connection over Options.MaxStreams gets instead of the
+	// stream.
+	Busy []Message
 }
 
 // Stats are counters for tests and the benchmark.
 type Stats struct {
 	Connections int   // connections being served
+	Users       int   // users holding at least one of them
+	Refused     int64 // connections refused over MaxPerUser, since start
+	Busy        int64 // connections refused over MaxStreams, since start
 	Evicted     int64 // connections cut off for falling behind, since start
 	Published   int64 // messages published, since start
 	Sent        int64 // events queued to connections (heartbeats not counted), since start
@@ -112,12 +141,14 @@ type Streams struct {
 	nextID  uint64
 	seq     uint64
 	conns   map[string]*conn // by stream id, from Serve until it returns
-	owners  map[string]int   // connections per Subscription.Owner, from Serve until it returns
+	users   map[string]int   // connections per Subscription.User, from Serve until it returns
 	topics  map[string]map[*conn]struct{}
 	sticky  map[stickyKey]*sse.Event
 	lastSeq map[string]uint64 // per topic, the seq of its last non-sticky message
 
 	evicted   atomic.Int64
+	refused   atomic.Int64
+	busy      atomic.Int64
 	published atomic.Int64
 	sent      atomic.Int64
 	stop      chan struct{}
@@ -157,7 +188,7 @@ func NewStreams(opts Options) *Streams {
 		srv:     srv,
 		epoch:   newEpoch(),
 		conns:   map[string]*conn{},
-		owners:  map[string]int{},
+		users:   map[string]int{},
 		topics:  map[string]map[*conn]struct{}{},
 		sticky:  map[stickyKey]*sse.Event{},
 		lastSeq: map[string]uint64{},
@@ -193,9 +224,10 @@ func (s *Streams) Cursor() string {
 // Stats returns the counters.
 func (s *Streams) Stats() Stats {
 	s.mu.Lock()
-	n := len(s.conns)
+	n, u := len(s.conns), len(s.users)
 	s.mu.Unlock()
-	return Stats{Connections: n, Evicted: s.evicted.Load(), Published: s.published.Load(), Sent: s.sent.Load()}
+	return Stats{Connections: n, Users: u, Refused: s.refused.Load(), Busy: s.busy.Load(),
+		Evicted: s.evicted.Load(), Published: s.published.Load(), Sent: s.sent.Load()}
 }
 
 // Serve streams events to one client until it leaves, is evicted, the
@@ -210,14 +242,23 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 		http.Error(w, "clusterdesk is shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	if sub.Owner != "" && s.owners[sub.Owner] >= s.opts.MaxPerOwner {
+	// The user's own limit first: it is what that user can act on.
+	if sub.User != "" && s.users[sub.User] >= s.opts.MaxPerUser {
 		s.mu.Unlock()
-		s.opts.Log.Warn("live: refused a connection over the per-session limit", "limit", s.opts.MaxPerOwner)
+		s.refused.Add(1)
+		s.opts.Log.Warn("live: refused a connection over the per-user limit", "user", sub.User, "limit", s.opts.MaxPerUser)
 		_ = Reply(w, sub.Refusal...)
 		return
 	}
-	if sub.Owner != "" {
-		s.owners[sub.Owner]++
+	if len(s.conns) >= s.opts.MaxStreams {
+		s.mu.Unlock()
+		s.busy.Add(1)
+		s.opts.Log.Warn("live: refused a connection over the per-replica limit", "limit", s.opts.MaxStreams)
+		_ = Reply(w, sub.Busy...)
+		return
+	}
+	if sub.User != "" {
+		s.users[sub.User]++
 	}
 	s.nextID++
 	c := &conn{id: strconv.FormatUint(s.nextID, 36), sub: sub, ctx: ctx, cancel: cancel, rc: http.NewResponseController(w)}
@@ -303,9 +344,9 @@ func (s *Streams) detach(c *conn) {
 	c.done = true
 	s.leave(c)
 	delete(s.conns, c.id)
-	if o := c.sub.Owner; o != "" {
-		if s.owners[o]--; s.owners[o] <= 0 {
-			delete(s.owners, o)
+	if u := c.sub.User; u != "" {
+		if s.users[u]--; s.users[u] <= 0 {
+			delete(s.users, u)
 		}
 	}
 }

@@ -28,6 +28,8 @@ var (
 		"Events queued to server-sent event connections (heartbeats not counted).", nil, nil)
 	sseEvictedDesc = prometheus.NewDesc(Namespace+"_sse_evictions_total",
 		"Connections cut off for falling behind.", nil, nil)
+	sseRefusedDesc = prometheus.NewDesc(Namespace+"_sse_refused_total",
+		"Connections refused: reason user (the user holds the most streams a user may) or replica (the replica serves --max-streams).", []string{"reason"}, nil)
 )
 
 type sseCollector struct{ src SSESource }
@@ -37,6 +39,7 @@ func (c *sseCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- ssePublishedDesc
 	ch <- sseSentDesc
 	ch <- sseEvictedDesc
+	ch <- sseRefusedDesc
 }
 
 func (c *sseCollector) Collect(ch chan<- prometheus.Metric) {
@@ -45,6 +48,8 @@ func (c *sseCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(ssePublishedDesc, prometheus.CounterValue, float64(s.Published))
 	ch <- prometheus.MustNewConstMetric(sseSentDesc, prometheus.CounterValue, float64(s.Sent))
 	ch <- prometheus.MustNewConstMetric(sseEvictedDesc, prometheus.CounterValue, float64(s.Evicted))
+	ch <- prometheus.MustNewConstMetric(sseRefusedDesc, prometheus.CounterValue, float64(s.Refused), "user")
+	ch <- prometheus.MustNewConstMetric(sseRefusedDesc, prometheus.CounterValue, float64(s.Busy), "replica")
 }
 
 // CacheSource is what the informer cache metrics read at scrape time (kube.Cache).

@@ -68,7 +68,7 @@ clusterdesk_access_review_cache_total{result="miss"} 1
 type fakeSSE struct{}
 
 func (fakeSSE) Stats() live.Stats {
-	return live.Stats{Connections: 3, Evicted: 1, Published: 10, Sent: 25}
+	return live.Stats{Connections: 3, Evicted: 1, Published: 10, Sent: 25, Refused: 4, Busy: 2}
 }
 
 type fakeCache struct{}
@@ -97,6 +97,10 @@ clusterdesk_sse_events_sent_total 25
 # HELP clusterdesk_sse_evictions_total Connections cut off for falling behind.
 # TYPE clusterdesk_sse_evictions_total counter
 clusterdesk_sse_evictions_total 1
+# HELP clusterdesk_sse_refused_total Connections refused: reason user (the user holds the most streams a user may) or replica (the replica serves --max-streams).
+# TYPE clusterdesk_sse_refused_total counter
+clusterdesk_sse_refused_total{reason="replica"} 2
+clusterdesk_sse_refused_total{reason="user"} 4
 # HELP clusterdesk_sse_messages_published_total Live-update messages published (each rendered once, whatever the number of connections).
 # TYPE clusterdesk_sse_messages_published_total counter
 clusterdesk_sse_messages_published_total 10
@@ -115,7 +119,7 @@ clusterdesk_cache_ready 0
 `
 	names := []string{
 		"clusterdesk_sse_connections", "clusterdesk_sse_events_sent_total", "clusterdesk_sse_evictions_total",
-		"clusterdesk_sse_messages_published_total", "clusterdesk_cache_objects",
+		"clusterdesk_sse_messages_published_total", "clusterdesk_sse_refused_total", "clusterdesk_cache_objects",
 		"clusterdesk_cache_last_sync_timestamp_seconds", "clusterdesk_cache_ready",
 	}
 	if err := testutil.GatherAndCompare(r.Gatherer(), strings.NewReader(want), names...); err != nil {

@@ -6,7 +6,8 @@
 //   <kind>-rows     changed rows of a list: swap by row id, insert, remove
 //   resync          the page may have missed changes: fetch the list fragment again
 //   session-expired the session is over: show the banner it carries, stop
-//   too-many-streams this sign-in has the most tabs with live updates: the same
+//   too-many-streams this user has the most tabs with live updates (or the server
+//                    the most streams it serves): the same
 // The page works without it: every page is correct when loaded.
 //
 // htmx-ext-sse is not used for the connection: it logs every reconnect as a
