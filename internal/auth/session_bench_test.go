@@ -23,6 +23,7 @@ func BenchmarkCheckSharedSession(b *testing.B) {
 	cluster := &fakeCluster{objects: map[string]kube.Revocation{}}
 	shared := NewSharedRevoker(cluster, s.Absolute)
 	shared.SetReady(func() bool { return true })
+	shared.Synced(time.Now())
 	s.Revocations = shared
 	now := time.Now()
 	for i := range DefaultSharedSessionRevocations {
@@ -86,6 +87,7 @@ func BenchmarkIdentifyTokenSession(b *testing.B) {
 	s := NewSessionsWithKeys(RandomKeys())
 	shared := NewSharedRevoker(&fakeCluster{objects: map[string]kube.Revocation{}}, s.Absolute)
 	shared.SetReady(func() bool { return true })
+	shared.Synced(time.Now())
 	s.Revocations = shared
 	now := time.Now()
 	for i := range DefaultSharedSessionRevocations {
