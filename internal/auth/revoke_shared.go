@@ -233,7 +233,7 @@ func (s *SharedRevoker) Beat(ctx context.Context) {
 		}
 	}
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, max(s.MaxLag/3, time.Second))
+	ctx, cancel := context.WithTimeout(ctx, s.MaxLag) // heard later, it would not help
 	defer cancel()
 	err := s.store.Beat(ctx, marker)
 	s.mu.Lock()
@@ -338,7 +338,7 @@ func (s *SharedRevoker) Apply(r kube.Revocation) {
 		if !known {
 			notify = s.onRevoke
 		}
-		if known && until.After(r.Until) {
+		if known && coversLess(r.Until, until) {
 			shrunk, kept.Until = true, until
 		} else {
 			s.sessions[r.Name] = r.Until
@@ -371,13 +371,19 @@ func (s *SharedRevoker) Apply(r kube.Revocation) {
 func grow(cur, r kube.Revocation) (kube.Revocation, bool) {
 	out, shrunk := r, false
 	if cur.Since.After(r.Since) {
-		out.Since, shrunk = cur.Since, true
+		out.Since, shrunk = cur.Since, shrunk || coversLess(r.Since, cur.Since)
 	}
 	if cur.Until.After(r.Until) {
-		out.Until, shrunk = cur.Until, true
+		out.Until, shrunk = cur.Until, shrunk || coversLess(r.Until, cur.Until)
 	}
 	return out, shrunk
 }
+
+// coversLess: a time read back from a Lease (got) is earlier than the one
+// known (known) by more than the Lease's rounding (whole seconds of
+// duration, microseconds of time) can explain; below that, writing it back
+// would only read back the same rounding, forever.
+func coversLess(got, known time.Time) bool { return got.Before(known.Add(-time.Second)) }
 
 // Forget implements kube.RevocationSink: a Lease deleted, or edited so that
 // it no longer reads as a revocation. A revocation is forgotten only once
