@@ -18,21 +18,26 @@ type readyCluster struct{ emptyCluster }
 
 func (readyCluster) Ready() bool { return true }
 
-// noStore is a revocation store that is never reached in these tests (a
-// fake for this one function, as DEVELOPERS.md allows; the integration test
-// signout_failclosed_integration_test.go runs the real watch).
-type noStore struct{}
+// echoStore stands in for the cluster in this test of one handler (the
+// integration test signout_failclosed_integration_test.go runs the real
+// watch): it keeps nothing and delivers each heartbeat back at once.
+type echoStore struct{ to *auth.SharedRevoker }
 
-func (noStore) Put(context.Context, kube.Revocation) error     { return nil }
-func (noStore) Delete(context.Context, string) error           { return nil }
-func (noStore) Restore(context.Context, kube.Revocation) error { return nil }
-func (noStore) Beat(context.Context, string) error             { return nil }
+func (echoStore) Put(context.Context, kube.Revocation) error     { return nil }
+func (echoStore) Delete(context.Context, string) error           { return nil }
+func (echoStore) Restore(context.Context, kube.Revocation) error { return nil }
+func (s *echoStore) Beat(_ context.Context, marker string) error {
+	s.to.Heard(marker)
+	return nil
+}
 
 // A replica whose sign-outs are behind the cluster by more than MaxLag is
 // not ready, and /readyz says it is the sign-outs; once current, it is.
 func TestReadyzFailsWhileTheSignOutsAreBehind(t *testing.T) {
 	sessions := auth.NewSessionsWithKeys(auth.RandomKeys())
-	shared := auth.NewSharedRevoker(noStore{}, sessions.Absolute)
+	store := &echoStore{}
+	shared := auth.NewSharedRevoker(store, sessions.Absolute)
+	store.to = shared
 	shared.SetReady(func() bool { return true })
 	sessions.Revocations = shared
 	e := New(Deps{
@@ -47,12 +52,12 @@ func TestReadyzFailsWhileTheSignOutsAreBehind(t *testing.T) {
 	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, "sign-outs: not known yet") {
 		t.Fatalf("before the first list: %d %q", code, body)
 	}
-	shared.Synced(time.Now().Add(-shared.MaxLag - time.Minute)) // last current a minute past the bound
-	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, "sign-outs: behind") {
-		t.Fatalf("behind: %d %q", code, body)
-	}
-	shared.Synced(time.Now())
+	shared.Beat(context.Background())
 	if code, body := get(); code != http.StatusOK || !strings.Contains(body, "sign-outs: current") {
 		t.Fatalf("current: %d %q", code, body)
+	}
+	shared.MaxLag = -time.Nanosecond // any heartbeat is too old now: behind
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, "sign-outs: behind") {
+		t.Fatalf("behind: %d %q", code, body)
 	}
 }

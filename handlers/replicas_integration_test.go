@@ -119,7 +119,7 @@ func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config, 
 	}
 	shared.SetReady(synced)
 	go shared.Run(ctx)
-	waitFor(t, "the sign-outs watch to list", 30*time.Second, synced)
+	waitFor(t, "the sign-outs watch to list and deliver a heartbeat", 30*time.Second, shared.Ready)
 
 	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
 	deps := Deps{

@@ -14,7 +14,8 @@ import (
 // of the last moment B knew it was current, B accepts sessions; beyond, it
 // refuses every one, those issued during the gap included, until its watch
 // has delivered a heartbeat sent after it came back, by which time it has
-// also delivered the sign-out it missed.
+// also delivered the sign-out it missed. (newReplicas made each current by
+// a first heartbeat at the start.)
 func TestSharedRevokerBehindRefusesEverySessionUntilCurrent(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cluster, reps := newReplicas(2, &clock)
@@ -71,26 +72,37 @@ func TestSharedRevokerBehindRefusesEverySessionUntilCurrent(t *testing.T) {
 }
 
 // Only B's own heartbeat says when B's watch delivered it; another
-// replica's, or one of B's sent before the last one heard, makes B no more
-// current.
+// replica's, or one of B's that comes back after a newer one, makes B no
+// more current.
 func TestSharedRevokerCountsOnlyItsOwnNewerHeartbeats(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	_, reps := newReplicas(2, &clock)
+	cluster, reps := newReplicas(2, &clock)
 	a, b := reps[0], reps[1]
 	start := b.KnownAt()
+	if !start.Equal(clock) {
+		t.Fatalf("B's first heartbeat: knownAt %v", start)
+	}
 	clock = clock.Add(time.Minute)
 	a.Beat(context.Background()) // B hears A's marker too (the fake delivers to all)
 	if got := b.KnownAt(); !got.Equal(start) {
 		t.Fatalf("A's heartbeat moved B's knownAt to %v", got)
 	}
-	b.Heard("someone-else-1")
-	b.Synced(start.Add(-time.Hour)) // a late, older report
-	if got := b.KnownAt(); !got.Equal(start) {
-		t.Fatalf("knownAt moved to %v", got)
+	cluster.cut[b] = true
+	b.Beat(context.Background()) // lost for now
+	var late string
+	for m := range b.pending {
+		late = m
 	}
+	cluster.reconnect(b)
+	clock = clock.Add(time.Second)
 	b.Beat(context.Background())
 	if got := b.KnownAt(); !got.Equal(clock) {
 		t.Fatalf("B's own heartbeat: knownAt %v, want %v", got, clock)
+	}
+	b.Heard(late) // the older heartbeat arrives after all
+	b.Heard("someone-else-1")
+	if got := b.KnownAt(); !got.Equal(clock) {
+		t.Fatalf("an older or foreign heartbeat moved knownAt to %v", got)
 	}
 }
 

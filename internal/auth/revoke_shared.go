@@ -61,12 +61,14 @@ const restoreSlack = 2 * time.Minute
 // # When the watch is behind
 //
 // A replica knows every sign-out that finished before the moment it last
-// knew its watch was current (knownAt): when its first list began (Synced),
-// or when it sent a heartbeat (Beat, every MaxLag/3) that its watch has
-// since delivered back (Heard); a watch delivers in commit order, so
-// whatever was written before the heartbeat was delivered before it. A
-// broken, relisting or silently stalled watch delivers no heartbeat, and
-// knownAt stops moving.
+// knew its watch was current (knownAt): when it sent the latest heartbeat
+// (Beat, at start and every MaxLag/3) that its watch has delivered back
+// (Heard); a watch delivers in commit order, so whatever was written before
+// the heartbeat was delivered before it (kube.RevocationSink). A broken,
+// relisting or silently stalled watch delivers no heartbeat, and knownAt
+// stops moving. The first list alone proves nothing (it may come from a
+// lagging cache): a replica that just started is current once its first
+// heartbeat comes back.
 //
 // The rule: while now-knownAt is at most MaxLag the replica is current and
 // accepts every session it does not know to be signed out. Beyond, it is
@@ -150,16 +152,10 @@ func (s *SharedRevoker) SetReady(ready func() bool) {
 // has listed them (SetReady) and is current within MaxLag (see "When the
 // watch is behind"). When it is false Sessions.Check refuses every session.
 func (s *SharedRevoker) Ready() bool {
-	s.mu.RLock()
-	ready := s.ready
-	s.mu.RUnlock()
-	if ready == nil || !ready() { // ready() may call Synced: not under mu
-		return false
-	}
 	now := s.now()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return !s.knownAt.IsZero() && now.Sub(s.knownAt) <= s.MaxLag
+	return s.ready != nil && s.ready() && !s.knownAt.IsZero() && now.Sub(s.knownAt) <= s.MaxLag
 }
 
 // KnownAt is the moment before which every sign-out is known here (zero
@@ -180,7 +176,7 @@ func (s *SharedRevoker) Status() string {
 	case ready:
 		return fmt.Sprintf("current (confirmed %s ago)", now.Sub(s.knownAt).Round(time.Second))
 	case s.knownAt.IsZero():
-		return "not known yet: the watch of the sign-out Leases has not listed them; every session is refused"
+		return "not known yet: the watch of the sign-out Leases has not delivered a heartbeat; every session is refused"
 	}
 	msg := fmt.Sprintf("behind: last confirmed current %s ago (bound %s); every session is refused until the watch of the sign-out Leases catches up",
 		now.Sub(s.knownAt).Round(time.Second), s.MaxLag)
@@ -188,16 +184,6 @@ func (s *SharedRevoker) Status() string {
 		msg += " (heartbeat: " + s.beatErr.Error() + ")"
 	}
 	return msg
-}
-
-// Synced implements kube.RevocationSink: the first list read the cluster
-// no earlier than asOf.
-func (s *SharedRevoker) Synced(asOf time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if asOf.After(s.knownAt) {
-		s.knownAt = asOf
-	}
 }
 
 // Heard implements kube.RevocationSink: a heartbeat came back through the

@@ -98,8 +98,10 @@ func newReplicas(n int, clock *time.Time) (*fakeCluster, []*SharedRevoker) {
 		r := NewSharedRevoker(f, 8*time.Hour)
 		r.now = func() time.Time { return *clock }
 		r.SetReady(func() bool { return true })
-		r.Synced(*clock)
 		f.replicas = append(f.replicas, r)
+	}
+	for _, r := range f.replicas {
+		r.Beat(context.Background()) // heard at once: current
 	}
 	return f, f.replicas
 }
@@ -193,14 +195,19 @@ func TestSharedRevokerAtItsBoundSignsOutMoreNeverLess(t *testing.T) {
 
 func TestSharedRevokerRefusesSessionsUntilItKnowsTheSignOuts(t *testing.T) {
 	s := NewSessions()
-	shared := NewSharedRevoker(&fakeCluster{objects: map[string]kube.Revocation{}}, s.Absolute)
+	cluster := &fakeCluster{objects: map[string]kube.Revocation{}}
+	shared := NewSharedRevoker(cluster, s.Absolute)
+	cluster.replicas = append(cluster.replicas, shared)
 	s.Revocations = shared
 	c, _ := startSession(t, s, "alice")
 	if _, err := s.Check(httptest.NewRecorder(), requestWith(c)); err != ErrNotReady {
 		t.Fatalf("before the watch listed the sign-outs: %v, want ErrNotReady", err)
 	}
 	shared.SetReady(func() bool { return true })
-	shared.Synced(time.Now())
+	if _, err := s.Check(httptest.NewRecorder(), requestWith(c)); err != ErrNotReady {
+		t.Fatalf("listed, before the first heartbeat came back: %v, want ErrNotReady", err)
+	}
+	shared.Beat(context.Background())
 	if _, err := s.Check(httptest.NewRecorder(), requestWith(c)); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -60,11 +59,14 @@ type RevocationSink interface {
 	// Heard: the watch delivered the heartbeat carrying marker (Beat), so
 	// every write that finished before that Beat was sent has been
 	// delivered too: a watch delivers the events of its selection in the
-	// order etcd committed them.
+	// order etcd committed them, resuming after a reconnect from the last
+	// resourceVersion it delivered ("Efficient detection of changes" in
+	// https://kubernetes.io/docs/reference/using-api/api-concepts/; the
+	// watch cache keeps that order, k8s.io/apiserver/pkg/storage/cacher/
+	// cacher.go). The first list is no such proof: the reflector asks for
+	// resourceVersion "0", which the API server may serve from a watch
+	// cache that lags (k8s.io/client-go/tools/cache/reflector.go).
 	Heard(marker string)
-	// Synced: the first list has been delivered, and it read the cluster no
-	// earlier than asOf (the moment Watch began).
-	Synced(asOf time.Time)
 }
 
 // Revocations reads and writes the console's revocation Leases in one
@@ -196,10 +198,8 @@ func (r *Revocations) Delete(ctx context.Context, name string) error {
 // Watch tells sink every revocation Lease in the namespace, now and as they
 // change, until ctx ends: one watch per replica, and the per-request check
 // is a lookup in sink's memory. The returned func reports whether the first
-// list has been delivered; the first time it sees so it tells sink
-// (Synced), so a caller that waited for it finds sink told.
+// list has been delivered.
 func (r *Revocations) Watch(ctx context.Context, sink RevocationSink) (synced func() bool, err error) {
-	start := time.Now() // the first list reads the cluster after this
 	f := informers.NewSharedInformerFactoryWithOptions(r.client, 0, informers.WithNamespace(r.namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = RevocationLabel }),
 		informers.WithTransform(func(obj any) (any, error) {
@@ -244,14 +244,7 @@ func (r *Revocations) Watch(ctx context.Context, sink RevocationSink) (synced fu
 		return nil, err
 	}
 	f.Start(ctx.Done())
-	var told sync.Once
-	return func() bool {
-		if !inf.HasSynced() {
-			return false
-		}
-		told.Do(func() { sink.Synced(start) })
-		return true
-	}, nil
+	return inf.HasSynced, nil
 }
 
 func revocationOf(obj any) (Revocation, bool) {
