@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
@@ -122,10 +122,10 @@ func TestDeletingASignOutLeaseRevivesNoSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delete(l.Labels, "clusterdesk.io/revocation")
+	delete(l.Labels, kube.RevocationLabel)
 	one := int32(1)
 	l.Spec.LeaseDurationSeconds = &one
-	if _, err := admin.CoordinationV1().Leases(ns).Update(ctx, l, metav1.UpdateOptions{}); err != nil && !apierrors.IsConflict(err) {
+	if _, err := admin.CoordinationV1().Leases(ns).Update(ctx, l, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	edited := time.Now()
@@ -139,7 +139,7 @@ func TestDeletingASignOutLeaseRevivesNoSession(t *testing.T) {
 	}
 	waitFor(t, "a replica to put the label back", 60*time.Second, func() bool {
 		l, err := admin.CoordinationV1().Leases(ns).Get(ctx, name, metav1.GetOptions{})
-		return err == nil && l.Labels["clusterdesk.io/revocation"] == "session" && l.Spec.LeaseDurationSeconds != nil && *l.Spec.LeaseDurationSeconds > 60
+		return err == nil && l.Labels[kube.RevocationLabel] == kube.RevokeSession && l.Spec.LeaseDurationSeconds != nil && *l.Spec.LeaseDurationSeconds > 60
 	})
 	// A replica that starts now learns it from the cluster alone.
 	c := newReplica(t, keys, ns, console, shortLag)
