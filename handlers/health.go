@@ -21,8 +21,32 @@ func (h *Handlers) readyz(c echo.Context) error {
 		}
 		b.WriteByte('\n')
 	}
-	if !h.deps.Cluster.Ready() {
+	ready := h.deps.Cluster.Ready()
+	// Replicas (auth.SharedRevoker): a replica whose watch of the sign-outs
+	// is behind refuses every session, so it takes itself out of the load
+	// balancer's rotation too, saying why.
+	if rv, ok := h.signOuts(); ok {
+		b.WriteString("sign-outs: " + rv.Status() + "\n")
+		ready = ready && rv.Ready()
+	}
+	if !ready {
 		return c.String(http.StatusServiceUnavailable, "not ready\n"+b.String())
 	}
 	return c.String(http.StatusOK, "ready\n"+b.String())
+}
+
+// signOutsStatus is a revoker that can say whether it is current.
+type signOutsStatus interface {
+	Ready() bool
+	Status() string
+}
+
+// signOuts is the session revoker when it can be behind the cluster (shared
+// by replicas).
+func (h *Handlers) signOuts() (signOutsStatus, bool) {
+	if h.gate == nil || h.gate.Sessions == nil {
+		return nil, false
+	}
+	rv, ok := h.gate.Sessions.Revocations.(signOutsStatus)
+	return rv, ok
 }

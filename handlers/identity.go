@@ -66,7 +66,7 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 				case errors.Is(err, auth.ErrNotRenewed):
 					msg = "Your sign-in expired and the provider did not renew it."
 				case errors.Is(err, auth.ErrNotReady):
-					msg = "clusterdesk has just started and does not yet know which sessions were signed out. Try again in a moment."
+					msg = "clusterdesk cannot confirm right now which sessions were signed out (it has just started, or lost its watch of the cluster). Try again in a moment."
 				case errors.Is(err, auth.ErrTokenRejected):
 					msg = "The API server no longer accepts your token, so clusterdesk signed you out."
 				case errors.Is(err, auth.ErrUntrusted), errors.Is(err, auth.ErrNoProxyUser):

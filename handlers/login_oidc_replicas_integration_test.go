@@ -45,7 +45,7 @@ func replicaSessions(t *testing.T, keyDir, ns string, console *rest.Config) *aut
 	}
 	shared.SetReady(synced)
 	go shared.Run(ctx)
-	waitFor(t, "the sign-outs watch to list", 30*time.Second, synced)
+	waitFor(t, "the sign-outs watch to list and deliver a heartbeat", 30*time.Second, shared.Ready)
 	return sessions
 }
 

@@ -85,11 +85,14 @@ func consoleNamespace(t *testing.T) (string, *rest.Config) {
 // replica is one console process: its own cache, live hub, per-user clients
 // and watch of the shared sign-outs, sealing with the shared keys.
 type replica struct {
-	h   http.Handler
-	srv *httptest.Server
+	h      http.Handler
+	srv    *httptest.Server
+	shared *auth.SharedRevoker
 }
 
-func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config) *replica {
+// newReplica starts a replica watching the sign-outs with console's
+// identity (and address); opts set the revoker up before it runs.
+func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config, opts ...func(*auth.SharedRevoker)) *replica {
 	t.Helper()
 	stack := newLiveStack(t)
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
@@ -105,6 +108,9 @@ func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config) 
 	}
 	shared := auth.NewSharedRevoker(revocations, sessions.Absolute)
 	sessions.Revocations = shared
+	for _, o := range opts {
+		o(shared)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	synced, err := revocations.Watch(ctx, shared)
@@ -113,7 +119,7 @@ func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config) 
 	}
 	shared.SetReady(synced)
 	go shared.Run(ctx)
-	waitFor(t, "the sign-outs watch to list", 30*time.Second, synced)
+	waitFor(t, "the sign-outs watch to list and deliver a heartbeat", 30*time.Second, shared.Ready)
 
 	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
 	deps := Deps{
@@ -122,7 +128,7 @@ func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config) 
 		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users}, Live: stack.updates,
 		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) { return kube.Review(ctx, cfg, token) },
 	}
-	r := &replica{h: New(deps)}
+	r := &replica{h: New(deps), shared: shared}
 	r.srv = httptest.NewServer(r.h)
 	t.Cleanup(r.srv.Close)
 	return r
@@ -197,9 +203,10 @@ func TestReplicasShareSessionsAndSignOuts(t *testing.T) {
 	}
 	t.Logf("A's stream told session-expired %v after the logout on B", time.Since(loggedOut).Round(time.Millisecond))
 
-	// One Lease per logout, named by the session's hash, none else.
+	// One Lease per logout, named by the session's hash, none else (besides
+	// the replicas' heartbeat).
 	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	leases, err := admin.CoordinationV1().Leases(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.RevocationLabel})
+	leases, err := admin.CoordinationV1().Leases(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.RevocationLabel + " in (session,user,all)"})
 	if err != nil {
 		t.Fatal(err)
 	}

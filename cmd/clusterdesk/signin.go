@@ -253,8 +253,11 @@ func readPodNamespace() string {
 }
 
 // startRevocations watches the shared sign-outs (with --session-keys in token
-// and oidc mode) and deletes expired ones, until ctx ends. Sessions are refused until
-// the watch has listed them (auth.ErrNotReady).
+// and oidc mode), beats the heartbeat that tells how current the watch is and
+// deletes expired sign-outs, until ctx ends. Sessions are refused, and
+// /readyz fails, until the watch has listed them and whenever it falls more
+// than auth.DefaultMaxLag behind (auth.ErrNotReady, SharedRevoker's "When
+// the watch is behind").
 func (s *signIn) startRevocations(ctx context.Context, log *slog.Logger) error {
 	if s.revoker == nil {
 		return nil

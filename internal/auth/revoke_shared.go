@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -16,6 +17,10 @@ import (
 type RevocationStore interface {
 	Put(ctx context.Context, r kube.Revocation) error
 	Delete(ctx context.Context, name string) error
+	// Restore writes back a revocation deleted or edited early.
+	Restore(ctx context.Context, r kube.Revocation) error
+	// Beat writes marker where every replica's watch sees it.
+	Beat(ctx context.Context, marker string) error
 }
 
 // Defaults of a SharedRevoker's bounds. A revocation lives at most one
@@ -27,6 +32,21 @@ const (
 	DefaultSharedUserRevocations    = 1024
 )
 
+// DefaultMaxLag bounds how far behind the cluster a replica's knowledge of
+// the sign-outs may be before it refuses every session (see "When the watch
+// is behind" on SharedRevoker). It is also the longest a sign-out on one
+// replica can take to hold on another whose watch is healthy but slow. A
+// watch that reconnects after a dropped connection is back well within it,
+// so a blip does not flap readiness; a replica cut off from the API server
+// stops accepting sessions after it.
+const DefaultMaxLag = 30 * time.Second
+
+// restoreSlack: a revocation deleted this close to its expiry is taken for
+// another replica's sweep under a clock a little ahead of ours, not for
+// tampering, and is not written back (it is still kept in memory until it
+// expires, so it revives nothing here).
+const restoreSlack = 2 * time.Minute
+
 // SharedRevoker is the Revoker of replicas: a sign-out is written to the
 // cluster (one Lease, RevocationStore) and every replica learns it from its
 // watch (Apply), so the check on each request is a map lookup with no API
@@ -37,12 +57,48 @@ const (
 // users are, every session issued until now (one Lease). Either signs out more
 // than asked, never less: a full store never lets a signed-out cookie work
 // again, nor refuses a sign-out. Safe for concurrent use.
+//
+// # When the watch is behind
+//
+// A replica knows every sign-out that finished before the moment it last
+// knew its watch was current (knownAt): when it sent the latest heartbeat
+// (Beat, at start and every MaxLag/3) that its watch has delivered back
+// (Heard); a watch delivers in commit order, so whatever was written before
+// the heartbeat was delivered before it (kube.RevocationSink). A broken,
+// relisting or silently stalled watch delivers no heartbeat, and knownAt
+// stops moving. The first list alone proves nothing (it may come from a
+// lagging cache): a replica that just started is current once its first
+// heartbeat comes back.
+//
+// The rule: while now-knownAt is at most MaxLag the replica is current and
+// accepts every session it does not know to be signed out. Beyond, it is
+// behind: Ready is false, Sessions.Check refuses every session (ErrNotReady)
+// and /readyz says why, so a load balancer sends people to the replicas
+// that are current. It refuses every session, not only those issued before
+// knownAt: a session issued after knownAt, on any replica, can be signed out
+// on another replica during the gap just as well, and this replica would not
+// hear of it; nothing in the cookie can tell that apart. The price: while
+// every replica is cut off from the API server, nobody is signed in (the
+// console could show only cached pages then anyway). A fresh sign-in on a
+// replica that is behind is refused at its next request for the same reason.
+//
+// # Deleted and edited Leases
+//
+// A revocation once seen is kept in memory until the session it revokes
+// expires, whatever happens to its Lease: deleting the Lease, taking its
+// label off, or editing its times or scope revives no session on a replica
+// that saw it. For the replicas that start later it is written back
+// (Restore) and logged, being either tampering or a bug: the console
+// deletes a revocation only once expired (Sweep). Times only grow: an edit
+// that makes a revocation cover less is undone the same way.
 type SharedRevoker struct {
 	store       RevocationStore
 	absolute    time.Duration
 	MaxSessions int
 	MaxUsers    int
-	Log         *slog.Logger
+	// MaxLag: see "When the watch is behind"; set it before Run.
+	MaxLag time.Duration
+	Log    *slog.Logger
 
 	mu       sync.RWMutex
 	sessions map[string]time.Time       // Lease name → until
@@ -51,6 +107,13 @@ type SharedRevoker struct {
 	ready    func() bool
 	onRevoke []func(name string)
 	now      func() time.Time
+
+	id       string               // this replica's heartbeats
+	seq      uint64               // heartbeats sent
+	pending  map[string]time.Time // heartbeat marker → when it was sent
+	knownAt  time.Time            // every sign-out finished before it is known
+	beatErr  error                // the last heartbeat's failure, nil once one succeeds
+	wasReady bool                 // Ready as last logged (logBehind)
 }
 
 // NewSharedRevoker writes revocations to store; absolute is the sessions'
@@ -58,8 +121,9 @@ type SharedRevoker struct {
 // then, so it lasts that long).
 func NewSharedRevoker(store RevocationStore, absolute time.Duration) *SharedRevoker {
 	return &SharedRevoker{store: store, absolute: absolute,
-		MaxSessions: DefaultSharedSessionRevocations, MaxUsers: DefaultSharedUserRevocations,
-		Log: slog.Default(), sessions: map[string]time.Time{}, users: map[string]kube.Revocation{}, now: time.Now}
+		MaxSessions: DefaultSharedSessionRevocations, MaxUsers: DefaultSharedUserRevocations, MaxLag: DefaultMaxLag,
+		Log: slog.Default(), sessions: map[string]time.Time{}, users: map[string]kube.Revocation{}, now: time.Now,
+		id: hex.EncodeToString(randomKey(8)), pending: map[string]time.Time{}}
 }
 
 // SessionRevocationName names the revocation of session id: a hash, so
@@ -84,14 +148,100 @@ func (s *SharedRevoker) SetReady(ready func() bool) {
 	s.mu.Unlock()
 }
 
-// Ready reports whether the revocations in the cluster are known (false
-// until SetReady): before, a session might be one signed out, and
-// Sessions.Check refuses every one.
+// Ready reports whether the revocations in the cluster are known: the watch
+// has listed them (SetReady) and is current within MaxLag (see "When the
+// watch is behind"). When it is false Sessions.Check refuses every session.
 func (s *SharedRevoker) Ready() bool {
+	now := s.now()
 	s.mu.RLock()
-	ready := s.ready
-	s.mu.RUnlock()
-	return ready != nil && ready()
+	defer s.mu.RUnlock()
+	return s.ready != nil && s.ready() && !s.knownAt.IsZero() && now.Sub(s.knownAt) <= s.MaxLag
+}
+
+// KnownAt is the moment before which every sign-out is known here (zero
+// before the first list).
+func (s *SharedRevoker) KnownAt() time.Time {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.knownAt
+}
+
+// Status says, for /readyz, whether the sign-outs are current and if not why.
+func (s *SharedRevoker) Status() string {
+	ready := s.Ready()
+	now := s.now()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	switch {
+	case ready:
+		return fmt.Sprintf("current (confirmed %s ago)", now.Sub(s.knownAt).Round(time.Second))
+	case s.knownAt.IsZero():
+		return "not known yet: the watch of the sign-out Leases has not delivered a heartbeat; every session is refused"
+	}
+	msg := fmt.Sprintf("behind: last confirmed current %s ago (bound %s); every session is refused until the watch of the sign-out Leases catches up",
+		now.Sub(s.knownAt).Round(time.Second), s.MaxLag)
+	if s.beatErr != nil {
+		msg += " (heartbeat: " + s.beatErr.Error() + ")"
+	}
+	return msg
+}
+
+// Heard implements kube.RevocationSink: a heartbeat came back through the
+// watch. Only this replica's own markers count: another replica's
+// heartbeat says nothing of when this replica's watch delivered it.
+func (s *SharedRevoker) Heard(marker string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sent, ok := s.pending[marker]
+	if !ok {
+		return
+	}
+	if sent.After(s.knownAt) {
+		s.knownAt = sent
+	}
+	for m, at := range s.pending {
+		if !at.After(sent) {
+			delete(s.pending, m) // this one and older ones: nothing left to learn
+		}
+	}
+}
+
+// Beat sends one heartbeat (see "When the watch is behind").
+func (s *SharedRevoker) Beat(ctx context.Context) {
+	s.mu.Lock()
+	s.seq++
+	marker := fmt.Sprintf("%s-%d", s.id, s.seq)
+	sent := s.now() // before the write: conservative
+	s.pending[marker] = sent
+	for m, at := range s.pending {
+		if sent.Sub(at) > s.MaxLag {
+			delete(s.pending, m) // heard now, it would not make the replica current
+		}
+	}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, s.MaxLag) // heard later, it would not help
+	defer cancel()
+	err := s.store.Beat(ctx, marker)
+	s.mu.Lock()
+	s.beatErr = err
+	s.mu.Unlock()
+}
+
+// logBehind logs when this replica falls behind and when it catches up.
+func (s *SharedRevoker) logBehind() {
+	ready := s.Ready()
+	s.mu.Lock()
+	was := s.wasReady
+	s.wasReady = ready
+	knownAt, beatErr := s.knownAt, s.beatErr
+	s.mu.Unlock()
+	switch {
+	case was && !ready:
+		s.Log.Warn("sign-out: the watch of the sign-outs is behind; refusing every session until it catches up",
+			"last_current", knownAt, "bound", s.MaxLag, "heartbeat_err", beatErr)
+	case !was && ready && !knownAt.IsZero():
+		s.Log.Info("sign-out: the watch of the sign-outs is current; accepting sessions")
+	}
 }
 
 // OnRevoke calls f with the name (SessionRevocationName) of each session
@@ -160,35 +310,109 @@ func covers(r kube.Revocation, sess Session, now time.Time) bool {
 	return now.Before(r.Until) && !sess.IssuedAt.After(r.Since)
 }
 
-// Apply implements kube.RevocationSink (the watch, and Revoke on this replica).
+// Apply implements kube.RevocationSink (the watch, and Revoke on this
+// replica). A revocation only grows: one that arrives covering less than
+// what is known (an edited Lease) leaves memory as it was and is written
+// back.
 func (s *SharedRevoker) Apply(r kube.Revocation) {
 	s.mu.Lock()
 	var notify []func(string)
+	shrunk, kept := false, r
 	switch r.Scope {
 	case kube.RevokeSession:
-		if _, known := s.sessions[r.Name]; !known {
+		until, known := s.sessions[r.Name]
+		if !known {
 			notify = s.onRevoke
 		}
-		s.sessions[r.Name] = r.Until
+		if known && coversLess(r.Until, until) {
+			shrunk, kept.Until = true, until
+		} else {
+			s.sessions[r.Name] = r.Until
+		}
 	case kube.RevokeUser:
-		s.users[r.Name] = r
+		cur, known := s.users[r.Name]
+		if known {
+			kept, shrunk = grow(cur, r)
+		}
+		s.users[r.Name] = kept
 	case kube.RevokeAll:
-		s.all = r
+		if s.all.Name != "" {
+			kept, shrunk = grow(s.all, r)
+		}
+		s.all = kept
 	}
 	s.mu.Unlock()
+	if shrunk {
+		s.Log.Warn("sign-out: a revocation Lease was changed to cover less than it did; keeping what it covered and writing it back",
+			"name", r.Name, "scope", r.Scope)
+		go s.restore(kept)
+	}
 	for _, f := range notify {
 		f(r.Name)
 	}
 }
 
-// Forget implements kube.RevocationSink (a Lease deleted).
+// grow is cur extended by r (the later since and until of the two), and
+// whether r covered less than cur.
+func grow(cur, r kube.Revocation) (kube.Revocation, bool) {
+	out, shrunk := r, false
+	if cur.Since.After(r.Since) {
+		out.Since, shrunk = cur.Since, shrunk || coversLess(r.Since, cur.Since)
+	}
+	if cur.Until.After(r.Until) {
+		out.Until, shrunk = cur.Until, shrunk || coversLess(r.Until, cur.Until)
+	}
+	return out, shrunk
+}
+
+// coversLess: a time read back from a Lease (got) is earlier than the one
+// known (known) by more than the Lease's rounding (whole seconds of
+// duration, microseconds of time) can explain; below that, writing it back
+// would only read back the same rounding, forever.
+func coversLess(got, known time.Time) bool { return got.Before(known.Add(-time.Second)) }
+
+// Forget implements kube.RevocationSink: a Lease deleted, or edited so that
+// it no longer reads as a revocation. A revocation is forgotten only once
+// it has expired; before, the Lease's disappearance is logged and the Lease
+// written back (see "Deleted and edited Leases").
 func (s *SharedRevoker) Forget(name string) {
+	now := s.now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	var rev kube.Revocation
+	if until, ok := s.sessions[name]; ok && now.Before(until) {
+		rev = kube.Revocation{Name: name, Scope: kube.RevokeSession, Since: now, Until: until}
+	} else if r, ok := s.users[name]; ok && now.Before(r.Until) {
+		rev = r
+	} else if s.all.Name == name && now.Before(s.all.Until) {
+		rev = s.all
+	} else {
+		s.drop(name)
+	}
+	s.mu.Unlock()
+	if rev.Name == "" || rev.Until.Sub(now) <= restoreSlack {
+		return
+	}
+	s.Log.Warn("sign-out: a revocation Lease disappeared before the session it revokes expired; keeping it and writing it back",
+		"name", name, "scope", rev.Scope, "until", rev.Until)
+	go s.restore(rev)
+}
+
+// drop forgets the revocation named name (under mu).
+func (s *SharedRevoker) drop(name string) {
 	delete(s.sessions, name)
 	delete(s.users, name)
 	if s.all.Name == name {
 		s.all = kube.Revocation{}
+	}
+}
+
+// restore writes rev back to the cluster; from the watch's goroutine, so
+// in one of its own.
+func (s *SharedRevoker) restore(rev kube.Revocation) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.store.Restore(ctx, rev); err != nil {
+		s.Log.Warn("sign-out: could not write a revocation back", "name", rev.Name, "err", err)
 	}
 }
 
@@ -206,15 +430,23 @@ func (s *SharedRevoker) Len() int {
 // SweepEvery is how often Run deletes expired revocations.
 const SweepEvery = time.Minute
 
-// Run deletes the revocations that have expired, every SweepEvery until ctx
-// ends. Every replica sweeps; whichever comes second finds the Lease gone.
+// Run sends a heartbeat at once and every MaxLag/3 (so that two may be lost
+// before the replica counts as behind), and deletes the revocations that
+// have expired every SweepEvery, until ctx ends. Every replica sweeps;
+// whichever comes second finds the Lease gone.
 func (s *SharedRevoker) Run(ctx context.Context) {
 	t := time.NewTicker(SweepEvery)
 	defer t.Stop()
+	beat := time.NewTicker(max(s.MaxLag/3, 10*time.Millisecond))
+	defer beat.Stop()
+	s.Beat(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-beat.C:
+			s.logBehind()
+			s.Beat(ctx)
 		case <-t.C:
 			s.Sweep(ctx)
 		}
@@ -245,6 +477,8 @@ func (s *SharedRevoker) Sweep(ctx context.Context) {
 			s.Log.Warn("sign-out: could not delete an expired revocation", "name", name, "err", err)
 			continue
 		}
-		s.Forget(name)
+		s.mu.Lock()
+		s.drop(name)
+		s.mu.Unlock()
 	}
 }

@@ -18,13 +18,26 @@ type fakeCluster struct {
 	objects  map[string]kube.Revocation
 	writes   int
 	replicas []*SharedRevoker
+	cut      map[*SharedRevoker]bool // replicas whose watch delivers nothing
+	restored chan kube.Revocation    // Restore's writes, if set
+}
+
+// watching are the replicas whose watch delivers (under f.mu).
+func (f *fakeCluster) watching() []*SharedRevoker {
+	var out []*SharedRevoker
+	for _, r := range f.replicas {
+		if !f.cut[r] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (f *fakeCluster) Put(_ context.Context, r kube.Revocation) error {
 	f.mu.Lock()
 	f.objects[r.Name] = r
 	f.writes++
-	reps := f.replicas
+	reps := f.watching()
 	f.mu.Unlock()
 	for _, rep := range reps {
 		rep.Apply(r)
@@ -32,10 +45,20 @@ func (f *fakeCluster) Put(_ context.Context, r kube.Revocation) error {
 	return nil
 }
 
+func (f *fakeCluster) Restore(ctx context.Context, r kube.Revocation) error {
+	if err := f.Put(ctx, r); err != nil {
+		return err
+	}
+	if f.restored != nil {
+		f.restored <- r
+	}
+	return nil
+}
+
 func (f *fakeCluster) Delete(_ context.Context, name string) error {
 	f.mu.Lock()
 	delete(f.objects, name)
-	reps := f.replicas
+	reps := f.watching()
 	f.mu.Unlock()
 	for _, rep := range reps {
 		rep.Forget(name)
@@ -43,13 +66,42 @@ func (f *fakeCluster) Delete(_ context.Context, name string) error {
 	return nil
 }
 
+// Beat delivers the heartbeat to every replica whose watch is not cut, as
+// the API server's watch would, in order after the writes before it.
+func (f *fakeCluster) Beat(_ context.Context, marker string) error {
+	f.mu.Lock()
+	reps := f.watching()
+	f.mu.Unlock()
+	for _, rep := range reps {
+		rep.Heard(marker)
+	}
+	return nil
+}
+
+// reconnect ends the cut of r's watch: it relists, as an informer does.
+func (f *fakeCluster) reconnect(r *SharedRevoker) {
+	f.mu.Lock()
+	delete(f.cut, r)
+	objs := make([]kube.Revocation, 0, len(f.objects))
+	for _, o := range f.objects {
+		objs = append(objs, o)
+	}
+	f.mu.Unlock()
+	for _, o := range objs {
+		r.Apply(o)
+	}
+}
+
 func newReplicas(n int, clock *time.Time) (*fakeCluster, []*SharedRevoker) {
-	f := &fakeCluster{objects: map[string]kube.Revocation{}}
+	f := &fakeCluster{objects: map[string]kube.Revocation{}, cut: map[*SharedRevoker]bool{}}
 	for range n {
 		r := NewSharedRevoker(f, 8*time.Hour)
 		r.now = func() time.Time { return *clock }
 		r.SetReady(func() bool { return true })
 		f.replicas = append(f.replicas, r)
+	}
+	for _, r := range f.replicas {
+		r.Beat(context.Background()) // heard at once: current
 	}
 	return f, f.replicas
 }
@@ -143,13 +195,19 @@ func TestSharedRevokerAtItsBoundSignsOutMoreNeverLess(t *testing.T) {
 
 func TestSharedRevokerRefusesSessionsUntilItKnowsTheSignOuts(t *testing.T) {
 	s := NewSessions()
-	shared := NewSharedRevoker(&fakeCluster{objects: map[string]kube.Revocation{}}, s.Absolute)
+	cluster := &fakeCluster{objects: map[string]kube.Revocation{}}
+	shared := NewSharedRevoker(cluster, s.Absolute)
+	cluster.replicas = append(cluster.replicas, shared)
 	s.Revocations = shared
 	c, _ := startSession(t, s, "alice")
 	if _, err := s.Check(httptest.NewRecorder(), requestWith(c)); err != ErrNotReady {
 		t.Fatalf("before the watch listed the sign-outs: %v, want ErrNotReady", err)
 	}
 	shared.SetReady(func() bool { return true })
+	if _, err := s.Check(httptest.NewRecorder(), requestWith(c)); err != ErrNotReady {
+		t.Fatalf("listed, before the first heartbeat came back: %v, want ErrNotReady", err)
+	}
+	shared.Beat(context.Background())
 	if _, err := s.Check(httptest.NewRecorder(), requestWith(c)); err != nil {
 		t.Fatal(err)
 	}

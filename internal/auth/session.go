@@ -76,9 +76,10 @@ var (
 	ErrNoSession = errors.New("no session")
 	ErrExpired   = errors.New("session expired")
 	ErrSignedOut = errors.New("signed out")
-	// ErrNotReady: the sign-outs kept in the cluster are not known yet
-	// (the replica just started and cannot reach the API server): no
-	// session is accepted, rather than one that may have been signed out.
+	// ErrNotReady: the sign-outs kept in the cluster are not known to be
+	// current (the replica just started, or its watch is broken or behind,
+	// SharedRevoker): no session is accepted, rather than one that may have
+	// been signed out.
 	ErrNotReady = errors.New("sign-outs not known yet")
 )
 

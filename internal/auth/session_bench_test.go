@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -22,7 +23,9 @@ func BenchmarkCheckSharedSession(b *testing.B) {
 	s := NewSessionsWithKeys(RandomKeys())
 	cluster := &fakeCluster{objects: map[string]kube.Revocation{}}
 	shared := NewSharedRevoker(cluster, s.Absolute)
+	cluster.replicas = append(cluster.replicas, shared)
 	shared.SetReady(func() bool { return true })
+	shared.Beat(context.Background())
 	s.Revocations = shared
 	now := time.Now()
 	for i := range DefaultSharedSessionRevocations {
@@ -84,8 +87,11 @@ func BenchmarkSealSession(b *testing.B) {
 // without the once-per-5-minutes token review).
 func BenchmarkIdentifyTokenSession(b *testing.B) {
 	s := NewSessionsWithKeys(RandomKeys())
-	shared := NewSharedRevoker(&fakeCluster{objects: map[string]kube.Revocation{}}, s.Absolute)
+	cluster := &fakeCluster{objects: map[string]kube.Revocation{}}
+	shared := NewSharedRevoker(cluster, s.Absolute)
+	cluster.replicas = append(cluster.replicas, shared)
 	shared.SetReady(func() bool { return true })
+	shared.Beat(context.Background())
 	s.Revocations = shared
 	now := time.Now()
 	for i := range DefaultSharedSessionRevocations {

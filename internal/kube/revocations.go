@@ -21,7 +21,15 @@ const (
 	RevokeSession = "session"
 	RevokeUser    = "user"
 	RevokeAll     = "all"
+	// RevokeClock marks the one Lease that is no sign-out: the replicas'
+	// heartbeat (Beat), which tells each replica how current its watch is.
+	RevokeClock = "clock"
 )
+
+// ClockLeaseName is the heartbeat Lease every replica rewrites (Beat). A
+// revocation's name has a scope letter and a hash after this prefix, so
+// none can be this one.
+const ClockLeaseName = "clusterdesk-signout-clock"
 
 // RevocationLabel marks the Leases that are sign-outs, with their scope as
 // value: the replicas watch only those.
@@ -45,7 +53,20 @@ type Revocation struct {
 // RevocationSink learns the revocations a watch sees.
 type RevocationSink interface {
 	Apply(Revocation)
+	// Forget: the Lease named name is gone, or no longer reads as a
+	// revocation (its label or times were edited away).
 	Forget(name string)
+	// Heard: the watch delivered the heartbeat carrying marker (Beat), so
+	// every write that finished before that Beat was sent has been
+	// delivered too: a watch delivers the events of its selection in the
+	// order etcd committed them, resuming after a reconnect from the last
+	// resourceVersion it delivered ("Efficient detection of changes" in
+	// https://kubernetes.io/docs/reference/using-api/api-concepts/; the
+	// watch cache keeps that order, k8s.io/apiserver/pkg/storage/cacher/
+	// cacher.go). The first list is no such proof: the reflector asks for
+	// resourceVersion "0", which the API server may serve from a watch
+	// cache that lags (k8s.io/client-go/tools/cache/reflector.go).
+	Heard(marker string)
 }
 
 // Revocations reads and writes the console's revocation Leases in one
@@ -105,6 +126,65 @@ func (r *Revocations) Put(ctx context.Context, rev Revocation) error {
 	})
 }
 
+// Restore writes rev back as it was: the Lease was deleted or edited before
+// the session it revokes expired (SharedRevoker keeps every revocation it
+// has seen until then, and writes it back for the replicas that start
+// later). Unlike Put it rewrites a session's revocation that exists, and it
+// puts the label back on a Lease that lost it.
+func (r *Revocations) Restore(ctx context.Context, rev Revocation) error {
+	leases := r.client.CoordinationV1().Leases(r.namespace)
+	_, err := leases.Create(ctx, leaseFor(rev), metav1.CreateOptions{FieldManager: FieldManager})
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := leases.Get(ctx, rev.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		want := leaseFor(rev)
+		if cur.Labels == nil {
+			cur.Labels = map[string]string{}
+		}
+		cur.Labels[RevocationLabel] = rev.Scope
+		cur.Spec.AcquireTime, cur.Spec.LeaseDurationSeconds = want.Spec.AcquireTime, want.Spec.LeaseDurationSeconds
+		_, err = leases.Update(ctx, cur, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	})
+}
+
+// Beat writes marker into the heartbeat Lease (ClockLeaseName), creating it
+// if it is missing: the replica that sent it knows its watch is current as
+// of the moment it sent it once the watch delivers marker back
+// (RevocationSink.Heard). Two API calls; replicas that beat at once retry
+// on conflict.
+func (r *Revocations) Beat(ctx context.Context, marker string) error {
+	leases := r.client.CoordinationV1().Leases(r.namespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := leases.Get(ctx, ClockLeaseName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = leases.Create(ctx, &coordinationv1.Lease{
+				ObjectMeta: metav1.ObjectMeta{Name: ClockLeaseName, Labels: map[string]string{
+					RevocationLabel: RevokeClock, "app.kubernetes.io/name": "clusterdesk",
+				}},
+				Spec: coordinationv1.LeaseSpec{HolderIdentity: &marker},
+			}, metav1.CreateOptions{FieldManager: FieldManager})
+			if apierrors.IsAlreadyExists(err) {
+				return apierrors.NewConflict(coordinationv1.Resource("leases"), ClockLeaseName, err)
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		cur.Spec.HolderIdentity = &marker
+		now := metav1.NowMicro()
+		cur.Spec.RenewTime = &now // for people reading the Lease: when a replica last beat
+		_, err = leases.Update(ctx, cur, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	})
+}
+
 // Delete removes the revocation named name; one already gone (another
 // replica swept it) is no error.
 func (r *Revocations) Delete(ctx context.Context, name string) error {
@@ -130,18 +210,33 @@ func (r *Revocations) Watch(ctx context.Context, sink RevocationSink) (synced fu
 		}))
 	inf := f.Coordination().V1().Leases().Informer()
 	apply := func(obj any) {
-		if rev, ok := revocationOf(obj); ok {
-			sink.Apply(rev)
+		l, ok := obj.(*coordinationv1.Lease)
+		if !ok {
+			return
 		}
+		if l.Name == ClockLeaseName {
+			if l.Spec.HolderIdentity != nil {
+				sink.Heard(*l.Spec.HolderIdentity)
+			}
+			return
+		}
+		if rev, ok := revocationOf(l); ok {
+			sink.Apply(rev)
+			return
+		}
+		// Edited so that it no longer reads as a revocation (unknown
+		// scope, times removed): to the sink it is gone, as if deleted.
+		sink.Forget(l.Name)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    apply,
 		UpdateFunc: func(_, obj any) { apply(obj) },
+		// Also called when a Lease loses the label the watch selects on.
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			if l, ok := obj.(*coordinationv1.Lease); ok {
+			if l, ok := obj.(*coordinationv1.Lease); ok && l.Name != ClockLeaseName {
 				sink.Forget(l.Name)
 			}
 		},
