@@ -52,7 +52,7 @@ func csrfGuard(sessions *auth.Sessions, publicOrigin string) echo.MiddlewareFunc
 		return func(c echo.Context) error {
 			r := c.Request()
 			binding, _ := c.Get(csrfBindingKey).(string)
-			if binding == "" && public(r.URL.Path) {
+			if binding == "" && publicRoute(c.Path()) {
 				// Not signed in: the sign-in form's pre-session, if any
 				// (loginPage issues one with the form).
 				binding, _ = sessions.PreSessionBinding(r)

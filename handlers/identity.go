@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -36,20 +38,32 @@ func gateFor(deps Deps) *auth.Gate {
 // requireIdentity lets a request through only when the gate knows who it is,
 // and puts that identity in the request's context, where the per-user clients
 // (kube.Users) find it. A browser without one gets the login page (401), htmx
-// gets a full-page redirect, an event stream is told its session ended.
-func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, msg string) error) echo.MiddlewareFunc {
+// gets a full-page redirect, an event stream is told its session ended. A
+// proxy that names a system: user or group gets a 403 naming it, logged.
+// Public or not is the route echo matched (publicRoute, route_path.go); a
+// path spelled so that it could be read two ways is refused first.
+func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, msg string) error, log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if public(c.Request().URL.Path) {
+			if ambiguousPath(c.Request()) {
+				return ambiguousPathRefused
+			}
+			if publicRoute(c.Path()) {
 				return next(c)
 			}
 			identify := g.IdentifySession
-			if c.Request().URL.Path == urls.Events {
+			if c.Path() == urls.Events {
 				// An open tab is not activity; what else the gate writes
 				// (an OIDC renewal's cookie) reaches the browser.
 				identify = g.IdentifyStream
 			}
 			id, sess, err := identify(c.Response(), c.Request())
+			var reserved *auth.ReservedNameError
+			if errors.As(err, &reserved) {
+				log.Warn("proxy identity refused", "reason", "reserved system: name", "kind", reserved.Kind,
+					"name", reserved.Name, "header", reserved.Header, "value", reserved.Value, "path", c.Request().URL.Path)
+				return echo.NewHTTPError(http.StatusForbidden, reservedNameMessage(reserved))
+			}
 			if err != nil {
 				if wantsEventStream(c.Request()) {
 					return sessionEnded(c, err, g.Mode)
@@ -84,6 +98,19 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 			return next(c)
 		}
 	}
+}
+
+// reservedNameMessage says which name the proxy sent, why it is refused, and
+// what fixes it.
+func reservedNameMessage(e *auth.ReservedNameError) string {
+	flag := "--proxy-groups-prefix"
+	if e.Kind == "user" {
+		flag = "--proxy-user-prefix"
+	}
+	return fmt.Sprintf("clusterdesk refuses this sign-in: the proxy named the %s %q (%s: %q). "+
+		"Names that start with %q belong to Kubernetes itself (system:masters is cluster-admin), so a %s from the sign-in proxy may not have one. "+
+		"Ask your administrator to rename it in the identity provider, or to set %s (e.g. oidc:) as the API server prefixes the same names.",
+		e.Kind, e.Name, e.Header, e.Value, auth.ReservedPrefix, e.Kind, flag)
 }
 
 // loginPage renders the sign-in page of the mode, with msg first.

@@ -17,6 +17,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -167,29 +168,37 @@ var writerRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{certificatesv1.KubeAPIServerClientSignerName}, Verbs: []string{"approve"}},
 }
 
-// In every mode a service account (whose token a person would paste) reads
-// and writes as itself: kinds it may not list are forbidden although the
-// console's own identity (admin in token and proxy mode) may list them; its
-// CSIDriver and CSR approval reach the API server as the service account —
-// with its own token, or admin impersonating it — and managedFields name
-// clusterdesk as the manager.
+// In every mode the person reads and writes as themself — a service account
+// (whose token a person would paste) in local and token mode, a user bound to
+// the same rules in proxy mode (a proxy may not name a system: user): kinds
+// they may not list are forbidden although the console's own identity (admin
+// in token and proxy mode) may list them; their CSIDriver and CSR approval
+// reach the API server as them — with their own token, or admin
+// impersonating them — and managedFields name clusterdesk as the manager.
 func TestEachSignInModeReadsAndWritesAsTheUser(t *testing.T) {
 	sa := testcluster.NewServiceAccount(t, "clusterdesk-it-writer", writerRules)
 	writer := person{user: sa.User, groups: sa.Groups, token: sa.Token}
 	adminCfg := testcluster.RestConfig(t, testcluster.Admin)
 	admin := kubernetes.NewForConfigOrDie(adminCfg)
+	// A proxy names people, never a service account: system: names from it
+	// are refused (auth/proxy_names.go). Proxy mode's writer is a user bound
+	// to the same rules.
+	proxyWriter := person{user: "clusterdesk-it-proxy-writer", groups: []string{"clusterdesk-it-team"}}
+	bindUser(t, admin, sa, proxyWriter.user)
 	for _, tc := range []struct {
 		mode          auth.Mode
 		console       *rest.Config
+		who           person
 		wantUser      string // user.username in the audit events
 		wantImpersons string // impersonatedUser.username, "" for none
 	}{
-		{auth.ModeLocal, sa.RestConfig(t), sa.User, ""},
-		{auth.ModeToken, adminCfg, sa.User, ""},
-		{auth.ModeProxy, adminCfg, testcluster.Admin, sa.User},
+		{auth.ModeLocal, sa.RestConfig(t), writer, sa.User, ""},
+		{auth.ModeToken, adminCfg, writer, sa.User, ""},
+		{auth.ModeProxy, adminCfg, proxyWriter, testcluster.Admin, proxyWriter.user},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
-			s := newSignedInServer(t, tc.mode, tc.console, writer)
+			s := newSignedInServer(t, tc.mode, tc.console, tc.who)
+			signedIn := tc.who.user // who the pages and the API server see
 			checkAudit := func(verb, resource, sub, name string, code int) {
 				t.Helper()
 				ev := testcluster.WaitAuditEvent(t, 15*time.Second, func(ev testcluster.AuditEvent) bool {
@@ -208,7 +217,7 @@ func TestEachSignInModeReadsAndWritesAsTheUser(t *testing.T) {
 			}
 
 			code, home := s.get(t, "/")
-			if code != http.StatusOK || strings.TrimSpace(home.Find(`[data-testid="user"]`).Text()) != sa.User {
+			if code != http.StatusOK || strings.TrimSpace(home.Find(`[data-testid="user"]`).Text()) != signedIn {
 				t.Fatalf("home: status %d, acting as %q", code, home.Find(`[data-testid="user"]`).Text())
 			}
 			// Counts too: the home page tells a kind the user may not list as
@@ -263,12 +272,27 @@ func TestEachSignInModeReadsAndWritesAsTheUser(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !slices.ContainsFunc(csr.Status.Conditions, func(c certificatesv1.CertificateSigningRequestCondition) bool {
-				return c.Type == certificatesv1.CertificateApproved && strings.Contains(c.Message, "by "+sa.User+" via clusterdesk")
+				return c.Type == certificatesv1.CertificateApproved && strings.Contains(c.Message, "by "+signedIn+" via clusterdesk")
 			}) {
-				t.Errorf("the CSR's Approved condition does not name %s: %+v", sa.User, csr.Status.Conditions)
+				t.Errorf("the CSR's Approved condition does not name %s: %+v", signedIn, csr.Status.Conditions)
 			}
 			checkAudit("update", "certificatesigningrequests", "approval", name, http.StatusOK)
 		})
+	}
+}
+
+// bindUser binds user to the service account's ClusterRole (same name), as
+// an administrator binds a person the proxy names.
+func bindUser(t *testing.T, admin kubernetes.Interface, sa testcluster.ServiceAccount, user string) {
+	t.Helper()
+	role := sa.User[strings.LastIndex(sa.User, ":")+1:]
+	b := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role + "-user"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(context.Background(), b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("binding %s: %v", user, err)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
@@ -29,17 +28,11 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-		if !strings.HasPrefix(c.Request().URL.Path, static.Prefix) {
+		if !strings.HasPrefix(c.Path(), static.Prefix) { // the route, as in publicRoute (route_path.go)
 			h.Set("Cache-Control", "no-store")
 		}
 		return next(c)
 	}
-}
-
-// public lists the paths served without a session.
-func public(path string) bool {
-	return path == urls.Healthz || path == urls.Readyz || path == urls.Login || strings.HasPrefix(path, static.Prefix) ||
-		path == urls.OIDCLogin || path == urls.OIDCCallback
 }
 
 // refuseInReadOnly is put on every mutating route: in --read-only mode the

@@ -36,7 +36,7 @@ func New(deps Deps) *echo.Echo {
 	e.Use(h.limitSignIns(newSignInLimiter(deps.signInLimit()))) // before any body is read (signin_limit.go)
 	e.Use(explainBodyLimit)
 	e.Use(bodyLimit()) // maxBody, editorBody on the editor's routes, loginBody on /login (edit_limit.go)
-	e.Use(requireIdentity(h.gate, h.loginPage))
+	e.Use(requireIdentity(h.gate, h.loginPage, deps.Log))
 	// Only now is a body read: nothing a client without a session sends is buffered.
 	e.Use(bufferChunkedBody)
 	e.Use(csrfGuard(h.csrf, deps.PublicOrigin)) // origin check and session-bound token (csrf.go)

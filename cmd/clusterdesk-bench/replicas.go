@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/clusterdesk/clusterdesk/internal/fleet"
@@ -47,6 +50,14 @@ func runReplicas(ctx context.Context, cs kubernetes.Interface, binary string, co
 		return fmt.Errorf("creating the bench CSRs: %w", err)
 	}
 	board := newBoard(names)
+	// The consoles impersonate the user HAProxy names; a proxy may not name
+	// system:masters (auth/proxy_names.go), so the bench's user is bound to
+	// cluster-admin for the run.
+	unbind, err := bindBenchUser(ctx, cs)
+	if err != nil {
+		return err
+	}
+	defer unbind()
 	var seq int64
 	var rounds []replicaRound
 	baseAll, baseC, err := watches(ctx, cs)
@@ -58,7 +69,7 @@ func runReplicas(ctx context.Context, cs kubernetes.Interface, binary string, co
 		fmt.Fprintf(os.Stderr, "bench: %d replica(s) behind HAProxy: starting\n", n)
 		f, err := fleet.Start(ctx, fleet.Options{
 			Binary: binary, Kubeconfig: adminKubeconfig(), Replicas: n, Dir: fmt.Sprintf("%s/%d", dir, n),
-			Identity: &fleet.Identity{User: "clusterdesk-bench", Groups: []string{"system:masters"}},
+			Identity: &fleet.Identity{User: benchUser},
 		})
 		if err != nil {
 			return err
@@ -173,4 +184,22 @@ func reportReplicas(w io.Writer, rounds []replicaRound, rate int, d time.Duratio
 		fmt.Fprintf(w, "| %d | %d (%s) | %d/%d | %s | %s | %s | %d (%d) | %d |\n",
 			r.replicas, r.clients, strings.Join(per, "/"), r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), r.watchAll, r.watchC, r.replicas*r.kinds)
 	}
+}
+
+// benchUser is the user HAProxy names to the bench's consoles.
+const benchUser = "clusterdesk-bench"
+
+// bindBenchUser binds benchUser to cluster-admin and returns the undo.
+func bindBenchUser(ctx context.Context, cs kubernetes.Interface) (func(), error) {
+	b := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: benchUser + "-admin"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: benchUser}},
+	}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("binding %s to cluster-admin: %w", benchUser, err)
+	}
+	return func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), b.Name, metav1.DeleteOptions{})
+	}, nil
 }

@@ -49,13 +49,13 @@ func (s *signInConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.mode, "auth", env("AUTH", string(auth.ModeLocal)), "sign-in mode: local (one-time login URL, the kubeconfig's identity), token (users paste a bearer token), proxy (an authenticating proxy names the user, who is impersonated) or oidc (users sign in at an OpenID provider; the console acts with their ID token)")
 	s.oidc.register(fs)
 	fs.StringVar(&s.proxyUserHeader, "proxy-user-header", env("PROXY_USER_HEADER", auth.DefaultProxyUserHeader), "proxy mode: the header naming the user")
-	fs.StringVar(&s.proxyGroupsHeader, "proxy-groups-header", env("PROXY_GROUPS_HEADER", auth.DefaultProxyGroupsHeader), "proxy mode: the header listing the user's groups (comma-separated, may repeat)")
+	fs.StringVar(&s.proxyGroupsHeader, "proxy-groups-header", env("PROXY_GROUPS_HEADER", auth.DefaultProxyGroupsHeader), "proxy mode: the header listing the user's groups: one line per group (as oauth2-proxy v7 sends them) and/or groups joined by commas; every line is split at its commas, so a group name cannot hold a comma")
 	fs.StringVar(&s.proxySecretHeader, "proxy-secret-header", env("PROXY_SECRET_HEADER", auth.DefaultProxySecretHeader), "proxy mode: the header carrying the shared secret")
 	fs.StringVar(&s.proxySecretFile, "proxy-secret-file", env("PROXY_SECRET_FILE", ""), "proxy mode: a file holding the shared secret the proxy sends (or set CLUSTERDESK_PROXY_SECRET)")
 	fs.StringVar(&s.proxyClientCA, "proxy-client-ca", env("PROXY_CLIENT_CA", ""), "proxy mode: PEM file of the CA that signs the proxy's TLS client certificate (needs --tls-cert and --proxy-client-cn)")
 	fs.StringVar(&s.proxyClientCN, "proxy-client-cn", env("PROXY_CLIENT_CN", ""), "proxy mode with --proxy-client-ca: the common name(s) the proxy's client certificate must carry (comma-separated); other certificates from that CA are refused")
-	fs.StringVar(&s.proxyUserPrefix, "proxy-user-prefix", env("PROXY_USER_PREFIX", ""), "proxy mode: prefix put before the user the proxy names, as the API server prefixes the same people's OIDC usernames (e.g. oidc:)")
-	fs.StringVar(&s.proxyGroupsPrefix, "proxy-groups-prefix", env("PROXY_GROUPS_PREFIX", ""), "proxy mode: prefix put before each group the proxy names, as the API server prefixes OIDC groups (e.g. oidc:)")
+	fs.StringVar(&s.proxyUserPrefix, "proxy-user-prefix", env("PROXY_USER_PREFIX", ""), "proxy mode: prefix put before the user the proxy names, as the API server prefixes the same people's OIDC usernames (e.g. oidc:). Without one, a user named system:... is refused (403); the prefix itself may not start with system:")
+	fs.StringVar(&s.proxyGroupsPrefix, "proxy-groups-prefix", env("PROXY_GROUPS_PREFIX", ""), "proxy mode: prefix put before each group the proxy names, as the API server prefixes OIDC groups (e.g. oidc:). Without one, a request naming a group system:... (such as system:masters) is refused (403); the prefix itself may not start with system:")
 	fs.StringVar(&s.tlsCert, "tls-cert", env("TLS_CERT", ""), "serve HTTPS with this PEM certificate (with --tls-key)")
 	fs.StringVar(&s.tlsKey, "tls-key", env("TLS_KEY", ""), "the PEM private key of --tls-cert")
 	fs.StringVar(&s.sessionKeys, "session-keys", env("SESSION_KEYS", ""), "token, oidc and proxy mode: a file, or a directory such as a mounted Secret, of base64 keys (one per line, 32+ random bytes each) that seal session cookies and sign forms, shared by the console's replicas; the first key seals, every key opens (rotation). Default: a random key per process (a restart signs everyone out)")
@@ -80,10 +80,24 @@ func (s signInConfig) precheck() error {
 	if mode == auth.ModeProxy && s.proxySecretFile == "" && os.Getenv("CLUSTERDESK_PROXY_SECRET") == "" && s.proxyClientCA == "" {
 		return fmt.Errorf("--auth proxy: %w (set --proxy-secret-file or CLUSTERDESK_PROXY_SECRET, or --proxy-client-ca with --tls-cert)", auth.ErrNoTrust)
 	}
+	if mode == auth.ModeProxy {
+		if err := s.checkProxyPrefixes(); err != nil {
+			return err
+		}
+	}
 	if mode == auth.ModeOIDC {
 		return s.oidc.precheck()
 	}
 	return nil
+}
+
+// checkProxyPrefixes refuses a prefix in system:, which would impersonate
+// every user or group as one of Kubernetes' own (auth/proxy_names.go).
+func (s signInConfig) checkProxyPrefixes() error {
+	if err := auth.CheckPrefix("--proxy-user-prefix", s.proxyUserPrefix); err != nil {
+		return err
+	}
+	return auth.CheckPrefix("--proxy-groups-prefix", s.proxyGroupsPrefix)
 }
 
 // signIn is everything the chosen mode builds.
@@ -165,6 +179,9 @@ func buildSignIn(s signInConfig, restCfg *rest.Config, reg *metrics.Registry, lo
 		}
 		out.gate.RecheckEvery = 5 * time.Minute
 	case auth.ModeProxy:
+		if err := s.checkProxyPrefixes(); err != nil {
+			return nil, err
+		}
 		p := &auth.Proxy{UserHeader: s.proxyUserHeader, GroupsHeader: s.proxyGroupsHeader, SecretHeader: s.proxySecretHeader,
 			UserPrefix: s.proxyUserPrefix, GroupsPrefix: s.proxyGroupsPrefix}
 		if p.Secret, err = proxySecret(s.proxySecretFile); err != nil {

@@ -230,6 +230,44 @@ func TestBuildSignIn(t *testing.T) {
 	}
 }
 
+// A proxy prefix in system: (or the start of it) would make every name the
+// proxy sends one of Kubernetes' own: the console refuses to start with it,
+// saying which flag.
+func TestProxyPrefixInSystemRefusedAtStart(t *testing.T) {
+	t.Setenv("CLUSTERDESK_PROXY_SECRET", "")
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("a-shared-secret-of-32-bytes-long\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restCfg := &rest.Config{Host: "https://127.0.0.1:1"}
+	for _, tc := range []struct {
+		user, groups string
+		wantErr      string // "" for none
+	}{
+		{"", "", ""},
+		{"oidc:", "oidc:", ""},
+		{"system:", "oidc:", "--proxy-user-prefix"},
+		{"oidc:", "system:oidc:", "--proxy-groups-prefix"},
+		{"", "system", "--proxy-groups-prefix"},
+	} {
+		t.Run(tc.user+"|"+tc.groups, func(t *testing.T) {
+			c := signInConfig{mode: "proxy", proxySecretFile: secret, proxyUserHeader: auth.DefaultProxyUserHeader,
+				proxyGroupsHeader: auth.DefaultProxyGroupsHeader, proxySecretHeader: auth.DefaultProxySecretHeader,
+				proxyUserPrefix: tc.user, proxyGroupsPrefix: tc.groups}
+			errPre := c.precheck()
+			_, errBuild := buildSignIn(c, restCfg, nil, "admin")
+			for _, err := range []error{errPre, errBuild} {
+				if tc.wantErr == "" && err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), `"system:"`)) {
+					t.Fatalf("err = %v, want one naming %s and system:", err, tc.wantErr)
+				}
+			}
+		})
+	}
+}
+
 // --session-keys: replicas in token mode share keys and sign-outs (a
 // namespace for the Leases is needed); proxy mode shares keys for its forms;
 // local mode, one process by design, refuses it.

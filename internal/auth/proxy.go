@@ -71,7 +71,10 @@ func (p *Proxy) Check() error {
 	if p.UserHeader == "" {
 		return errors.New("proxy mode needs the user header's name")
 	}
-	return nil
+	if err := CheckPrefix("the user prefix", p.UserPrefix); err != nil {
+		return err
+	}
+	return CheckPrefix("the groups prefix", p.GroupsPrefix)
 }
 
 // Trusted reports whether r came through the proxy.
@@ -135,7 +138,8 @@ func (p *Proxy) CheckListener(addr net.Addr, tls bool) error {
 		"serve TLS (--tls-cert, --tls-key), or listen on loopback (or all addresses) with the proxy on the same host or pod", addr)
 }
 
-// Identify returns the identity the proxy names for r, to be impersonated.
+// Identify returns the identity the proxy names for r, to be impersonated. A
+// user or group in Kubernetes' system: names is a *ReservedNameError.
 func (p *Proxy) Identify(r *http.Request) (kube.Identity, error) {
 	if !p.Trusted(r) {
 		if p.secretMatches(r) && !privateChannel(r) {
@@ -148,14 +152,16 @@ func (p *Proxy) Identify(r *http.Request) (kube.Identity, error) {
 		return kube.Identity{}, ErrNoProxyUser
 	}
 	user = p.UserPrefix + user
+	// A system: name would be impersonated as Kubernetes' own (system:admin,
+	// system:masters): refused, the whole request (proxy_names.go).
+	if reserved(user) {
+		return kube.Identity{}, &ReservedNameError{Kind: "user", Name: user, Header: p.UserHeader, Value: r.Header.Get(p.UserHeader)}
+	}
 	var groups []string
 	if p.GroupsHeader != "" {
-		for _, v := range r.Header.Values(p.GroupsHeader) {
-			for _, g := range strings.Split(v, ",") {
-				if g = strings.TrimSpace(g); g != "" {
-					groups = append(groups, p.GroupsPrefix+g)
-				}
-			}
+		var err error
+		if groups, err = groupsFrom(r, p.GroupsHeader, p.GroupsPrefix); err != nil {
+			return kube.Identity{}, err
 		}
 	}
 	return kube.Identity{User: user, Groups: groups, Act: kube.ActImpersonating}, nil
