@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -46,6 +47,8 @@ type config struct {
 	signIn signInConfig
 	// audit is where the audit trail goes (audit.go).
 	audit auditConfig
+	// trustedProxies: whose X-Forwarded-For names the client (trusted_proxies.go).
+	trustedProxies []netip.Prefix
 }
 
 // parseFlags reads flags; each has an environment default CLUSTERDESK_<NAME>.
@@ -63,9 +66,15 @@ func parseFlags(args []string) (config, error) {
 	progressAfter := fs.String("cleanup-progress-after", env("CLEANUP_PROGRESS_AFTER", handlers.DefaultCleanupProgressAfter.String()), "how long a confirmed cleanup runs before its page is sent with a progress line each second, which also keeps proxies with an idle timeout from giving up")
 	c.signIn.register(fs)
 	c.audit.register(fs)
+	trustedProxies := registerTrustedProxies(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	tp, err := parseTrustedProxies(*trustedProxies)
+	if err != nil {
+		return c, err
+	}
+	c.trustedProxies = tp
 	d, err := time.ParseDuration(*progressAfter)
 	if err != nil || d <= 0 {
 		return c, fmt.Errorf("--cleanup-progress-after (CLUSTERDESK_CLEANUP_PROGRESS_AFTER) must be a positive duration such as 2s, not %q", *progressAfter)
@@ -198,6 +207,7 @@ func run(args []string) error {
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
+		SignInLimit: handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.
