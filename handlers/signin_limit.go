@@ -58,8 +58,10 @@ type SignInLimit struct {
 
 // DefaultSignInLimit: 10 failures at once, then 6 a minute, per client
 // address; a person who mistypes a token is not held up, a script guessing
-// is slowed to one check at a time. 4,096 addresses are remembered, about
-// 2 MiB (TestSignInLimiterMemoryIsBounded measures it).
+// is slowed to one check at a time. 4,096 addresses are remembered: about
+// 500 bytes each with the cache's own, 2 MB in all (measured with
+// runtime.MemStats over 100,000 addresses; TestSignInLimiterMemoryIsBounded
+// checks the count).
 var DefaultSignInLimit = SignInLimit{Every: 10 * time.Second, Burst: 10, Clients: 4096, LaneWait: 30 * time.Second}
 
 // signInLimiter keeps one token bucket (x/time/rate) per client address in
