@@ -272,3 +272,76 @@ func TestConcurrentGuessesCannotOvershoot(t *testing.T) {
 		t.Error("after 2 failures the bucket is empty, but an attempt was let in beside the lane")
 	}
 }
+
+// TestRefusalsBeforeACheckSpendNothing: sign-in posts refused before any
+// token is checked (an empty token, no CSRF token) are no failed sign-ins:
+// after 40 of them the client's budget of 2 still lets two attempts be
+// checked beside each other. Had they spent it, the second would wait for
+// the first (held in its review) and get 429.
+func TestRefusalsBeforeACheckSpendNothing(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	sessions := auth.NewSessions()
+	limit := frozenLimit(2)
+	limit.LaneWait = time.Millisecond
+	e := New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
+		Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "console", SignInLimit: limit,
+		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
+			if token == "held-bad-token" {
+				entered <- struct{}{}
+				<-release
+			}
+			return reviewTokens(ctx, token)
+		},
+	})
+	const remote = "203.0.113.9:40000"
+	for range 20 {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, tokenLoginRequest(t, e, "", remote))
+		if rec.Code != http.StatusBadRequest {
+			t.Fatalf("an empty token: %d, want 400", rec.Code)
+		}
+		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader("token=bad"))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.RemoteAddr = remote
+		rec = httptest.NewRecorder()
+		e.ServeHTTP(rec, r)
+		if rec.Code != http.StatusForbidden {
+			t.Fatalf("a post without a CSRF token: %d, want 403", rec.Code)
+		}
+	}
+	held := make(chan int, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, tokenLoginRequest(t, e, "held-bad-token", remote))
+		held <- rec.Code
+	}()
+	<-entered
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, tokenLoginRequest(t, e, "bad-token", remote))
+	close(release)
+	if rec.Code != http.StatusUnauthorized {
+		t.Errorf("a bad token beside a held one after 40 refusals: %d, want 401 (checked: the refusals spent nothing)", rec.Code)
+	}
+	if c := <-held; c != http.StatusUnauthorized {
+		t.Errorf("the held bad token: %d, want 401", c)
+	}
+}
+
+// TestOnlyWrongOIDCCredentialsCount: of the OIDC callback's failures, only a
+// code or ID token that does not verify, for a sign-in this browser started,
+// spends the budget.
+func TestOnlyWrongOIDCCredentialsCount(t *testing.T) {
+	for kind, want := range map[auth.OIDCErrorKind]bool{
+		auth.OIDCExchangeFailed: true, auth.OIDCTokenInvalid: true, auth.OIDCNonceMismatch: true,
+		auth.OIDCStateMissing: false, auth.OIDCStateMismatch: false, auth.OIDCProviderError: false,
+		auth.OIDCDenied: false, auth.OIDCIssuerUnreachable: false, auth.OIDCRefreshFailed: false,
+	} {
+		if got := wrongOIDCCredential(&auth.OIDCError{Kind: kind}); got != want {
+			t.Errorf("%s counts: %v, want %v", kind, got, want)
+		}
+	}
+	if wrongOIDCCredential(context.DeadlineExceeded) {
+		t.Error("an error that is no OIDC step's counts")
+	}
+}
