@@ -162,12 +162,14 @@ func (h *Handlers) loginWithToken(c echo.Context) error {
 	id, err := h.deps.TokenReview(c.Request().Context(), token)
 	switch {
 	case apierrors.IsUnauthorized(err):
+		failedSignIn(c) // the one failure the sign-in limit counts (signin_limit.go)
 		h.deps.Log.Info("sign-in refused", "reason", "token not accepted by the API server")
 		return h.loginPage(c, http.StatusUnauthorized, "The API server did not accept this token.")
 	case err != nil:
 		h.deps.Log.Warn("sign-in failed", "err", err)
 		return h.loginPage(c, http.StatusServiceUnavailable, "clusterdesk could not ask the API server who this token is. Try again in a moment.")
 	case id.User == "":
+		failedSignIn(c)
 		return h.loginPage(c, http.StatusUnauthorized, "The API server did not name a user for this token.")
 	}
 	if err := h.gate.SignIn(c.Response(), c.Request(), id); err != nil {

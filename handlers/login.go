@@ -24,6 +24,7 @@ func (h *Handlers) login(c echo.Context) error {
 		return h.loginPage(c, http.StatusOK, "")
 	}
 	if !h.deps.Logins.Redeem(token) {
+		failedSignIn(c) // a wrong one-time token: the sign-in limit counts it (signin_limit.go)
 		return render(c, http.StatusUnauthorized, pages.Login(model.LoginPage{
 			Title:   "This login link is not valid",
 			Message: "Each login URL works once. Use the newest one clusterdesk printed in its terminal.",

@@ -17,10 +17,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// signedInKey marks a request that signed someone in without answering 303
-// (the OIDC callback), so the sign-in limit does not count it as a failure.
-const signedInKey = "signed-in"
-
 // oidcStepTimeout bounds one step at the provider and the API server.
 const oidcStepTimeout = 20 * time.Second
 
@@ -50,6 +46,9 @@ func (h *Handlers) finishOIDC(c echo.Context) error {
 	}
 	o, err := h.gate.FinishOIDC(c.Response(), c.Request())
 	if err != nil {
+		if wrongOIDCCredential(err) {
+			failedSignIn(c) // the sign-in limit counts it (signin_limit.go)
+		}
 		return h.oidcFailure(c, err)
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), oidcStepTimeout)
@@ -73,7 +72,6 @@ func (h *Handlers) finishOIDC(c echo.Context) error {
 	}
 	h.deps.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", "oidc",
 		"claimGroups", strings.Join(o.Groups, ","), "tokenExpires", o.Expiry.Format(time.RFC3339))
-	c.Set(signedInKey, true)
 	// Not a 303: the session cookie is SameSite=Strict, and a redirect that
 	// continues the provider's cross-site navigation would not carry it, so
 	// the first page would ask to sign in again. A page that navigates on

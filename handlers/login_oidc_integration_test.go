@@ -46,6 +46,12 @@ func newOIDCConsole(t *testing.T, clientID, issuer string) *oidcConsole {
 // their keys and sign-outs); more may change its Deps (live updates).
 func newOIDCReplica(t *testing.T, clientID, issuer string, sessions *auth.Sessions, more ...func(*Deps)) *oidcConsole {
 	t.Helper()
+	return newOIDCConsoleLimited(t, clientID, issuer, sessions, SignInLimit{}, more...)
+}
+
+// newOIDCConsoleLimited is newOIDCReplica with limit as its sign-in limit.
+func newOIDCConsoleLimited(t *testing.T, clientID, issuer string, sessions *auth.Sessions, limit SignInLimit, more ...func(*Deps)) *oidcConsole {
+	t.Helper()
 	idp := testcluster.OIDC(t)
 	if issuer == "" {
 		issuer = idp.Issuer
@@ -84,6 +90,7 @@ func newOIDCReplica(t *testing.T, clientID, issuer string, sessions *auth.Sessio
 		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
 			return kube.Review(ctx, cfg, token)
 		},
+		SignInLimit: limit,
 	}
 	for _, f := range more {
 		f(&deps)
@@ -103,6 +110,9 @@ type oidcBrowser struct {
 	oc      *oidcConsole
 	cookies map[string]*http.Cookie // the console's
 	idp     *http.Client
+	// via, when set, rewrites each request to the console as a proxy in
+	// front of it would (signin_limit_integration_test.go).
+	via func(*http.Request)
 }
 
 func (oc *oidcConsole) browser(t *testing.T) *oidcBrowser {
@@ -132,6 +142,9 @@ func (b *oidcBrowser) get(path string) *httptest.ResponseRecorder {
 func (b *oidcBrowser) send(r *http.Request) *httptest.ResponseRecorder {
 	for _, c := range b.cookies {
 		r.AddCookie(c)
+	}
+	if b.via != nil {
+		b.via(r)
 	}
 	rec := b.oc.do(r)
 	for _, c := range rec.Result().Cookies() {

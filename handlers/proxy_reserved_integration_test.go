@@ -70,9 +70,9 @@ func newProxyConsole(t *testing.T, p *auth.Proxy) (http.Handler, *lockedBuffer) 
 	}), logs
 }
 
-// viaProxy is a request through the trusted proxy (on loopback, with the
+// proxyRequest is a request through the trusted proxy (on loopback, with the
 // secret) naming user and, one header line each, groups.
-func viaProxy(path, user string, groupLines ...string) *http.Request {
+func proxyRequest(path, user string, groupLines ...string) *http.Request {
 	r := httptest.NewRequest(http.MethodGet, path, nil)
 	r.RemoteAddr = "127.0.0.1:40000"
 	r.Header.Set(auth.DefaultProxySecretHeader, itProxySecret)
@@ -109,9 +109,9 @@ func TestProxyCannotImpersonateSystemNames(t *testing.T) {
 		req   *http.Request
 		named string
 	}{
-		{"comma-joined group", viaProxy("/flowschemas", attacker, "team,system:masters"), `"system:masters"`},
-		{"group on a header line of its own", viaProxy("/flowschemas", attacker, "team", "system:masters"), `"system:masters"`},
-		{"system user", viaProxy("/flowschemas", "system:admin", "team"), `"system:admin"`},
+		{"comma-joined group", proxyRequest("/flowschemas", attacker, "team,system:masters"), `"system:masters"`},
+		{"group on a header line of its own", proxyRequest("/flowschemas", attacker, "team", "system:masters"), `"system:masters"`},
+		{"system user", proxyRequest("/flowschemas", "system:admin", "team"), `"system:admin"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, doc := serve(t, h, tc.req)
@@ -132,7 +132,7 @@ func TestProxyCannotImpersonateSystemNames(t *testing.T) {
 	// (a SubjectAccessReview) and refused: what it is shown depends on
 	// the API server's answer for the names sent, so above no
 	// FlowSchema means system:masters was never put to it.
-	if code, doc := serve(t, h, viaProxy("/flowschemas", attacker, "team")); code != http.StatusForbidden || doc.Find(`[data-testid="banner-forbidden"]`).Length() != 1 {
+	if code, doc := serve(t, h, proxyRequest("/flowschemas", attacker, "team")); code != http.StatusForbidden || doc.Find(`[data-testid="banner-forbidden"]`).Length() != 1 {
 		t.Fatalf("the control request: status %d, want 403 with the forbidden banner (the attacker may not list FlowSchemas)", code)
 	}
 }
@@ -145,7 +145,7 @@ func TestProxyPrefixedSystemNamesGrantNothing(t *testing.T) {
 	h, _ := newProxyConsole(t, &auth.Proxy{UserHeader: "X-Forwarded-User", GroupsHeader: "X-Forwarded-Groups",
 		SecretHeader: auth.DefaultProxySecretHeader, Secret: []byte(itProxySecret), UserPrefix: "oidc:", GroupsPrefix: "oidc:"})
 	user := uniq("it-proxy-prefixed")
-	code, doc := serve(t, h, viaProxy("/flowschemas", user, "team,system:masters"))
+	code, doc := serve(t, h, proxyRequest("/flowschemas", user, "team,system:masters"))
 	if code != http.StatusForbidden || doc.Find(`[data-testid="banner-forbidden"]`).Length() != 1 || doc.Find(`[data-testid="list-row"]`).Length() != 0 {
 		t.Fatalf("/flowschemas as oidc:%s in oidc:system:masters: status %d, want 403 with the forbidden banner and no rows", user, code)
 	}

@@ -1,8 +1,9 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"math"
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
+	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -22,43 +24,68 @@ import (
 // 16 KiB) and a CSRF token, percent-encoded. It is read before anyone is known.
 const loginBody = "64KiB"
 
-// SignInLimit is how many failed sign-in attempts one client may make: Burst
-// at once, then one per Every (a successful one costs nothing). A sign-in attempt is a POST /login (token mode:
-// each one costs a SelfSubjectReview on the API server) or a GET /login with a
-// token (local mode's one-time URL).
+// SignInLimit is how many failed sign-ins one client address may make: Burst
+// at once, then one per Every. Only a presented credential that turns out
+// wrong is a failure (failedSignIn): a bad token, a wrong one-time login URL,
+// an OIDC code or ID token that does not verify for a sign-in this console
+// started. Successes, the login page, and answers refused before any
+// credential is checked (no OIDC sign-in under way, CSRF, an empty form)
+// cost nothing.
+//
+// An address over its budget is not shut out: its attempts are checked one at
+// a time, in arrival order (signInClient.lane), so a valid credential is
+// still accepted while a flood from that address gets one check at a time.
+// Refusing them outright would let anyone sharing the address (an office's
+// NAT, or a browser tab made to load login URLs) lock its people out.
 type SignInLimit struct {
 	Every time.Duration
 	Burst int
-	// Clients is how many clients are remembered. When more try, the one
-	// heard from longest ago is forgotten, so spraying addresses cannot grow
-	// memory; a forgotten client starts again with a full burst, so a client
-	// whose bucket has refilled loses nothing by being forgotten.
+	// Clients is how many client addresses are remembered. When more try,
+	// the one heard from longest ago is forgotten, so spraying addresses
+	// cannot grow memory; a forgotten client starts again with a full burst,
+	// so a client whose bucket has refilled loses nothing by being forgotten.
 	Clients int
+	// LaneWait is how long an attempt from an address over its budget waits
+	// for the attempts ahead of it before it is answered 429.
+	LaneWait time.Duration
+	// TrustedProxies are the balancers and Ingress controllers in front of
+	// the console: from them, the client is read from X-Forwarded-For
+	// (clientAddress). Empty: the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 	// Now is the clock (tests freeze it); nil is time.Now.
 	Now func() time.Time
 }
 
-// DefaultSignInLimit: 10 attempts at once, then 6 a minute, per client; a
-// person who mistypes a token is not held up, a script guessing is.
-var DefaultSignInLimit = SignInLimit{Every: 10 * time.Second, Burst: 10, Clients: 4096}
+// DefaultSignInLimit: 10 failures at once, then 6 a minute, per client
+// address; a person who mistypes a token is not held up, a script guessing
+// is slowed to one check at a time. 4,096 addresses are remembered: about
+// 500 bytes each with the cache's own, 2 MB in all (measured with
+// runtime.MemStats over 100,000 addresses; TestSignInLimiterMemoryIsBounded
+// checks the count).
+var DefaultSignInLimit = SignInLimit{Every: 10 * time.Second, Burst: 10, Clients: 4096, LaneWait: 30 * time.Second}
 
-// signInLimiter keeps one token bucket (x/time/rate) per client in an LRU
-// cache of fixed size (hashicorp/golang-lru).
+// signInLimiter keeps one token bucket (x/time/rate) per client address in
+// an LRU cache of fixed size (hashicorp/golang-lru).
 type signInLimiter struct {
 	cfg     SignInLimit
 	mu      sync.Mutex // guards the cache and every client's inFlight
 	clients *lru.Cache[netip.Prefix, *signInClient]
 }
 
-// signInClient is one client's budget: the bucket that failed attempts
-// spend, and the attempts being answered now. An attempt is let in only if
-// the bucket could pay for it and every other attempt in flight, so a flood
+// signInClient is one address's budget: the bucket that failed attempts
+// spend, the attempts being answered now, and the lane its attempts take
+// once the budget is spent. An attempt is let in without the lane only if the
+// bucket could pay for it and every other such attempt in flight, so a flood
 // of concurrent guesses cannot overshoot the budget while a success costs
 // nothing. (rate.Reservation.Cancel cannot give back a token once its time
 // has passed, so "take, then refund a success" does not work.)
 type signInClient struct {
 	bucket   *rate.Limiter
 	inFlight int
+	// lane holds one token while an over-budget attempt is being answered;
+	// a channel so that a wait can end with the request, and because blocked
+	// senders are served first come, first served.
+	lane chan struct{}
 }
 
 func newSignInLimiter(cfg SignInLimit) *signInLimiter {
@@ -72,21 +99,22 @@ func newSignInLimiter(cfg SignInLimit) *signInLimiter {
 	return &signInLimiter{cfg: cfg, clients: clients}
 }
 
-// take lets one attempt of client in, or says how long until one would be.
-// The returned done must be called when the attempt is answered, with
-// whether it failed: a failure spends a token (the bucket may go into debt,
-// which later attempts wait out), a success spends nothing.
-func (l *signInLimiter) take(client netip.Prefix) (done func(failed bool), ok bool, wait time.Duration) {
+// take lets one attempt of client in. Within the budget, lane is nil; over
+// it, lane is the client's, which the caller must hold while the attempt is
+// answered. The returned done must be called when the attempt is answered,
+// with whether it failed: a failure within the budget spends a token; over
+// the budget there is none left to spend, and a debt would only keep the
+// address in its lane long after a flood stops.
+func (l *signInLimiter) take(client netip.Prefix) (done func(failed bool), lane chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cl, found := l.clients.Get(client)
 	if !found {
-		cl = &signInClient{bucket: rate.NewLimiter(rate.Every(l.cfg.Every), l.cfg.Burst)}
+		cl = &signInClient{bucket: rate.NewLimiter(rate.Every(l.cfg.Every), l.cfg.Burst), lane: make(chan struct{}, 1)}
 		l.clients.Add(client, cl)
 	}
-	now := l.cfg.Now()
-	if missing := float64(cl.inFlight+1) - cl.bucket.TokensAt(now); missing > 0 {
-		return nil, false, time.Duration(missing * float64(l.cfg.Every))
+	if float64(cl.inFlight+1) > cl.bucket.TokensAt(l.cfg.Now()) {
+		return func(bool) {}, cl.lane
 	}
 	cl.inFlight++
 	return func(failed bool) {
@@ -96,24 +124,19 @@ func (l *signInLimiter) take(client netip.Prefix) (done func(failed bool), ok bo
 		if failed {
 			cl.bucket.ReserveN(l.cfg.Now(), 1) // never waited on: it only records the spend
 		}
-	}, true, 0
+	}, nil
 }
 
-// clientOf is who a request comes from for the limit: the connection's
-// address, never X-Forwarded-For or X-Real-IP, which any client can write
-// (echo's RealIP trusts them). An IPv6 client is its /64, the block one
-// subscriber usually holds. Behind a load balancer every client shares the
-// balancer's address, and so one budget.
-func clientOf(r *http.Request) netip.Prefix {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
+// clientOf is who a request comes from for the limit: its address
+// (clientAddress: the TCP peer, or X-Forwarded-For behind a trusted proxy),
+// never X-Real-IP or a forwarded address from anyone else, which any client
+// can write. An IPv6 client is its /64, the block one subscriber usually
+// holds.
+func clientOf(r *http.Request, trusted []netip.Prefix) netip.Prefix {
+	addr := clientAddress(r, trusted)
+	if !addr.IsValid() {
 		return netip.Prefix{} // one shared bucket for whatever this is
 	}
-	addr = addr.Unmap()
 	bits := 32
 	if addr.Is6() {
 		bits = 64
@@ -138,49 +161,72 @@ func isSignInAttempt(c echo.Context) bool {
 	return !page || r.URL.Query().Has("token")
 }
 
-// limitSignIns answers 429, with Retry-After and a page saying when to try
-// again, to a client over its sign-in budget, before its body is read or the
-// API server is asked anything. It runs after routing (c.Path()).
+// signInFailedKey marks a request whose presented credential was wrong.
+const signInFailedKey = "sign-in-failed"
+
+// failedSignIn records that the credential c's request presented was wrong:
+// the one thing that spends the sign-in budget. Handlers call it where they
+// learn so, nowhere else: a status code cannot tell a wrong token from a
+// refused form or a callback nobody started.
+func failedSignIn(c echo.Context) { c.Set(signInFailedKey, true) }
+
+// limitSignIns lets each sign-in attempt in within its address's budget, and
+// one at a time over it (signInClient.lane). An attempt that waits more than
+// LaneWait is answered 429, with Retry-After and a page saying when to try
+// again, before its body is read or the API server is asked anything. It runs
+// after routing (c.Path()).
 func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if !isSignInAttempt(c) {
 				return next(c)
 			}
-			done, ok, wait := l.take(clientOf(c.Request()))
-			if ok {
-				err := next(c)
-				done(!signedIn(c, err))
-				return err
+			done, lane := l.take(clientOf(c.Request(), l.cfg.TrustedProxies))
+			if lane != nil {
+				if !enterLane(c.Request().Context(), lane, l.cfg.LaneWait) {
+					return h.tooManySignIns(c, l.cfg.LaneWait)
+				}
+				defer func() { <-lane }()
 			}
-			secs := int(math.Ceil(wait.Seconds()))
-			if secs < 1 {
-				secs = 1
-			}
-			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-			return render(c, http.StatusTooManyRequests, pages.Login(model.LoginPage{
-				Title: "Too many sign-in attempts",
-				Message: "clusterdesk refuses sign-in attempts from your address for " + strconv.Itoa(secs) +
-					" seconds: there were too many in a short time. Wait, then reload this page and sign in again.",
-				// The mode's instructions; token mode's form goes without a
-				// CSRF token (the csrf middleware has not run: it reads the
-				// body), so a retry relies on the browser's Sec-Fetch-Site.
-				Mode: string(h.gate.Mode),
-			}))
+			err := next(c)
+			failed, _ := c.Get(signInFailedKey).(bool)
+			done(failed)
+			return err
 		}
 	}
 }
 
-// signedIn reports whether a sign-in attempt succeeded: both sign-ins answer
-// a redirect into the console, every failure (refused token, used login URL,
-// CSRF, body too large) a 4xx. Only failures spend the budget, so a person
-// (or a test suite) that signs in many browsers from one address is never
-// held up.
-func signedIn(c echo.Context, err error) bool {
-	if done, _ := c.Get(signedInKey).(bool); done && err == nil {
-		return true // the OIDC callback answers 200 (login_oidc.go)
+// enterLane waits for lane until the request ends or wait passes.
+func enterLane(ctx context.Context, lane chan struct{}, wait time.Duration) bool {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case lane <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return false
 	}
-	return err == nil && c.Response().Committed && c.Response().Status == http.StatusSeeOther
+}
+
+// tooManySignIns answers an attempt that waited too long behind its
+// address's others.
+func (h *Handlers) tooManySignIns(c echo.Context, wait time.Duration) error {
+	secs := int(math.Ceil(wait.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return render(c, http.StatusTooManyRequests, pages.Login(model.LoginPage{
+		Title: "Too many sign-in attempts",
+		Message: "Too many sign-in attempts from your address failed, and so many are waiting now that clusterdesk did not get to yours. " +
+			"Wait " + strconv.Itoa(secs) + " seconds, then reload this page and sign in again.",
+		// The mode's instructions; token mode's form goes without a
+		// CSRF token (the csrf middleware has not run: it reads the
+		// body), so a retry relies on the browser's Sec-Fetch-Site.
+		Mode: string(h.gate.Mode),
+	}))
 }
 
 // signInLimit is d.SignInLimit, or DefaultSignInLimit when it is not set.
@@ -192,5 +238,26 @@ func (d Deps) signInLimit() SignInLimit {
 	if l.Clients <= 0 {
 		l.Clients = DefaultSignInLimit.Clients
 	}
+	if l.LaneWait <= 0 {
+		l.LaneWait = DefaultSignInLimit.LaneWait
+	}
 	return l
+}
+
+// wrongOIDCCredential tells the failed OIDC callbacks that spend the sign-in
+// budget: a code the provider would not exchange, or an ID token that does
+// not verify or is not this sign-in's, for a sign-in this browser started
+// (auth.OIDC.finish checks the flight first). A callback with no sign-in
+// under way or another's state is refused before anything is asked, and a
+// provider's error or an unreachable provider is no credential at all.
+func wrongOIDCCredential(err error) bool {
+	var oe *auth.OIDCError
+	if !errors.As(err, &oe) {
+		return false
+	}
+	switch oe.Kind {
+	case auth.OIDCExchangeFailed, auth.OIDCTokenInvalid, auth.OIDCNonceMismatch:
+		return true
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -50,6 +51,8 @@ type config struct {
 	signIn signInConfig
 	// audit is where the audit trail goes (audit.go).
 	audit auditConfig
+	// trustedProxies: whose X-Forwarded-For names the client (trusted_proxies.go).
+	trustedProxies []netip.Prefix
 }
 
 // parseFlags reads flags; each has an environment default CLUSTERDESK_<NAME>.
@@ -68,6 +71,7 @@ func parseFlags(args []string) (config, error) {
 	maxStreams := fs.String("max-streams", env("MAX_STREAMS", strconv.Itoa(live.DefaultMaxStreams)), "live-update connections (one per open tab) this replica serves at once, all users together; one more is told to try later. Each idle one costs about 60 KiB of memory: the default suits the 512 MiB limit of deploy/. Each user has at most "+strconv.Itoa(live.DefaultMaxPerUser)+" on a replica")
 	c.signIn.register(fs)
 	c.audit.register(fs)
+	trustedProxies := registerTrustedProxies(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -76,6 +80,11 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("--max-streams (CLUSTERDESK_MAX_STREAMS) must be a positive number of connections, not %q", *maxStreams)
 	}
 	c.maxStreams = n
+	tp, err := parseTrustedProxies(*trustedProxies)
+	if err != nil {
+		return c, err
+	}
+	c.trustedProxies = tp
 	d, err := time.ParseDuration(*progressAfter)
 	if err != nil || d <= 0 {
 		return c, fmt.Errorf("--cleanup-progress-after (CLUSTERDESK_CLEANUP_PROGRESS_AFTER) must be a positive duration such as 2s, not %q", *progressAfter)
@@ -211,6 +220,7 @@ func run(args []string) error {
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
 		PublicOrigin: si.public.origin,
+		SignInLimit: handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.
