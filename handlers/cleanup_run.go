@@ -49,12 +49,12 @@ type cleanupRun struct {
 // proxy's timeout): stopping at the request's cancellation would leave it
 // half done and unreported. WithoutCancel keeps the signed-in user in the
 // context, so every deletion is still audited under their name.
-func (h *Handlers) startCleanup(c echo.Context, t cleanupTarget, items []cleanup.Candidate, collection string) *cleanupRun {
+func (h *Handlers) startCleanup(c echo.Context, t cleanupTarget, items []cleanup.Candidate) *cleanupRun {
 	run := &cleanupRun{total: len(items), result: make(chan []cleanup.Outcome, 1)}
 	svc := h.cleanupCase(c)
 	svc.Done = &run.done
 	ctx := context.WithoutCancel(c.Request().Context())
-	go func() { run.result <- svc.Delete(ctx, t.target, items, collection) }()
+	go func() { run.result <- svc.Delete(ctx, t.target, items) }()
 	return run
 }
 
