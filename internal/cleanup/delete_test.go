@@ -64,7 +64,7 @@ func TestDeleteCarriesEachObjectsUID(t *testing.T) {
 		if got := api.uids[c.Namespace+"/"+c.Name]; got != types.UID(c.UID) {
 			t.Errorf("%s/%s deleted with UID precondition %q, want %q", c.Namespace, c.Name, got, c.UID)
 		}
-		if out[i].Item != c || out[i].Result != Deleted {
+		if out[i].Item.Name != c.Name || out[i].Result != Deleted {
 			t.Errorf("outcome %d: %+v, want %s deleted", i, out[i], c.Name)
 		}
 	}
