@@ -95,7 +95,10 @@ func resultOf(err error, dry bool) Result {
 	case apierrors.IsForbidden(err):
 		return Forbidden
 	case apierrors.IsConflict(err):
-		// A failed UID precondition is a 409 Conflict.
+		// A failed UID precondition is a 409 Conflict: Preconditions.Check
+		// fails with an InvalidObjError (k8s.io/apiserver/pkg/storage/
+		// interfaces.go), which InterpretDeleteError turns into a Conflict
+		// (k8s.io/apiserver/pkg/storage/errors/storage.go).
 		return Conflict
 	}
 	return Failed
