@@ -28,8 +28,8 @@ type Auditor interface{ Record(w editing.Write) }
 
 // Workers bounds the deletions in flight at once: enough to overlap round
 // trips, few enough that one cleanup does not flood the API server. The
-// per-user client's rate limiter (kube.NewUsers, kube.clientConfig) is the
-// other bound: the deletions go no faster than its QPS, however many workers.
+// user's Editor limits its deletions to kube.DeleteQPS a second too (the
+// per-user clients' general 20 QPS would make 5,000 deletions take minutes).
 const Workers = 8
 
 // Service runs cleanups for one user.
