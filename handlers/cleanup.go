@@ -253,13 +253,11 @@ func (h *Handlers) confirmCleanupOf(c echo.Context, resolve cleanupResolver) err
 	if len(sel.Items) == 0 {
 		return echo.NewHTTPError(http.StatusBadRequest, "Nothing matches: there is nothing to delete.")
 	}
-	collection := ""
-	if f.BySelectorOnly() {
-		// The label selector alone chose the set and selects exactly it now
-		// (equal fingerprint): the use case may use deletecollection.
-		collection = f.Selector
-	}
-	return h.finishCleanup(c, t, f, h.startCleanup(c, t, sel.Items, collection))
+	// Each object is deleted with its UID as a precondition, whatever the
+	// filter: the fingerprint compares the preview with the cache (or a
+	// LIST), which may lag the API server, so only the UIDs make sure that
+	// nothing created or replaced since is deleted unseen.
+	return h.finishCleanup(c, t, f, h.startCleanup(c, t, sel.Items))
 }
 
 // previewTime reads the preview's time from the form: the age filter counts

@@ -23,7 +23,7 @@ import (
 
 // TestCleanupOfCustomResources: a CRD of this test's own with test instances
 // in two namespaces and one to keep; "labels test=yes" previews and deletes
-// exactly the three labelled ones (deletecollection per namespace), as the
+// exactly the three labelled ones (each by its UID), as the
 // user, and the unlabelled one survives.
 func TestCleanupOfCustomResources(t *testing.T) {
 	ls := newCleanupServer(t, testcluster.Admin, false)

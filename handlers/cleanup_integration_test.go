@@ -142,8 +142,8 @@ func postDoc(t *testing.T, rec *httptest.ResponseRecorder) *goquery.Document {
 
 // TestCleanupPreviewCountIsWhatGoes: 25 labelled drivers; the preview counts
 // and names exactly them, a confirmation without the typed count deletes
-// nothing, with it every one of them is deleted (deletecollection: the
-// selector alone says it all) and nothing else.
+// nothing, with it every one of them is deleted (each by its UID) and
+// nothing else.
 func TestCleanupPreviewCountIsWhatGoes(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
 	ls := newCleanupServer(t, testcluster.Admin, false)
@@ -208,7 +208,7 @@ func TestCleanupLeavesAnObjectReplacedSincePreview(t *testing.T) {
 	sess := ls.login(t)
 	selector, names := cleanupDrivers(t, cs, 3)
 	ls.waitDriversCached(t, cs, names...)
-	// The age filter makes this the per-object path (not deletecollection).
+	// The age filter: the preview of drivers at least a second old.
 	time.Sleep(1100 * time.Millisecond)
 	doc, form := ls.previewForm(t, sess, "/csidrivers/-/cleanup?older=1s&selector="+url.QueryEscape(selector))
 	if n := previewCount(t, doc); n != 3 {

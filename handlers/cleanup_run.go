@@ -19,10 +19,11 @@ import (
 
 // DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
 // its page is sent with a progress line instead of waiting for the end.
-// Thousands of deletions at the per-user client's rate take minutes; a page
-// that says nothing for that long looks hung, and a proxy that gives up on an
-// upstream silent for 30 or 60 s (nginx's proxy_read_timeout, HAProxy's
-// timeout server) shows an error while the deletions go on unreported.
+// Thousands of deletions, one request each at kube.DeleteQPS at most, take
+// tens of seconds or more; a page that says nothing for that long looks hung,
+// and a proxy that gives up on an upstream silent for 30 or 60 s (nginx's
+// proxy_read_timeout, HAProxy's timeout server) shows an error while the
+// deletions go on unreported.
 const DefaultCleanupProgressAfter = 2 * time.Second
 
 // cleanupProgressEvery is how often a running cleanup's page gets a line.
@@ -49,12 +50,12 @@ type cleanupRun struct {
 // proxy's timeout): stopping at the request's cancellation would leave it
 // half done and unreported. WithoutCancel keeps the signed-in user in the
 // context, so every deletion is still audited under their name.
-func (h *Handlers) startCleanup(c echo.Context, t cleanupTarget, items []cleanup.Candidate, collection string) *cleanupRun {
+func (h *Handlers) startCleanup(c echo.Context, t cleanupTarget, items []cleanup.Candidate) *cleanupRun {
 	run := &cleanupRun{total: len(items), result: make(chan []cleanup.Outcome, 1)}
 	svc := h.cleanupCase(c)
 	svc.Done = &run.done
 	ctx := context.WithoutCancel(c.Request().Context())
-	go func() { run.result <- svc.Delete(ctx, t.target, items, collection) }()
+	go func() { run.result <- svc.Delete(ctx, t.target, items) }()
 	return run
 }
 

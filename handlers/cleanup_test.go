@@ -61,10 +61,6 @@ func (d *deleteRecorder) deletedNames() []string {
 	return names
 }
 
-func (d *deleteRecorder) DeleteCollection(context.Context, kube.Kind, string, bool) (kube.WriteResult, error) {
-	panic("no deletecollection without a selector")
-}
-
 // decidedCSR is a denied CSR without a request body (the cleanup reads none).
 func decidedCSR(name string, created time.Time) *certificatesv1.CertificateSigningRequest {
 	return &certificatesv1.CertificateSigningRequest{

@@ -52,6 +52,10 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	if len(refs) == 0 {
 		return h.bulkNothingSelected(c, q, text)
 	}
+	// Over maxBulk, Batch refuses the whole selection (400) by itself.
+	if unknown := h.unknownCSRRefs(refs); len(unknown) > 0 && len(refs) <= maxBulk {
+		return h.bulkUnknownRefused(c, q, text, refs, unknown)
+	}
 	outcomes, err := h.decisions(c).Batch(c.Request().Context(), h.user(c), refs, approve, text)
 	if err != nil {
 		return invalidDecision(err)

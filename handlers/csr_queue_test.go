@@ -307,6 +307,8 @@ func TestCSRBulkHandler(t *testing.T) {
 		{"message too long", url.Values{"names": {ref("a")}, "action": {"deny"}, "message": {strings.Repeat("x", maxReasonLen+1)}}, http.StatusBadRequest, "at most"},
 		{"a name without its UID", url.Values{"names": {ref("a"), "b"}, "action": {"approve"}}, http.StatusBadRequest, "does not say which request"},
 		{"a malformed UID", url.Values{"names": {"not-a-uid/a"}, "action": {"approve"}}, http.StatusBadRequest, "does not carry the UID"},
+		// A name no request has (made up, or deleted since): the whole selection is refused, a too.
+		{"a request that is not there", url.Values{"names": {ref("a"), ref("ghost")}, "action": {"approve"}}, http.StatusConflict, "no request named"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -170,6 +170,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	reg.RegisterAudit(trail.recorder)
 	trail.start(ctx)
 	defer trail.close()
 	go hub.Run(ctx)

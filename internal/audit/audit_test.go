@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -251,5 +253,34 @@ func TestRecorderDrainsQueuedEventsAtShutdown(t *testing.T) {
 	r.Run(ctx)
 	if events.count() != 3 {
 		t.Fatalf("%d of 3 queued Events written at shutdown", events.count())
+	}
+}
+
+// TestRecorderKeepsHalfTheQueueForWrites is the flood of refusals: a hundred
+// refused attempts (nothing written) take at most half of the Event queue,
+// so the Events of the writes that follow are all queued; a write's Event
+// dropped once the queue is full is counted and logged by name.
+func TestRecorderKeepsHalfTheQueueForWrites(t *testing.T) {
+	var logged bytes.Buffer
+	r := New(Options{Events: &fakeEvents{}, Queue: 8, Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	for range 100 {
+		r.Record(Record{Verb: "approve", Kind: "CertificateSigningRequest", Name: "made-up", Result: ResultFailed})
+	}
+	r.Record(Record{Verb: "delete", Kind: "CSIDriver", Name: "dry", DryRun: true})
+	if got := r.DroppedAttempts(); got != 97 {
+		t.Errorf("dropped %d Events of attempts, want 97 (4 fit in half the queue of 8)", got)
+	}
+	for i := range 4 {
+		r.Record(Record{Verb: "delete", Kind: "CSIDriver", Name: fmt.Sprintf("written-%d", i)})
+	}
+	if got := r.DroppedWrites(); got != 0 {
+		t.Fatalf("dropped %d Events of writes after a flood of refusals, want 0", got)
+	}
+	r.Record(Record{Verb: "delete", Kind: "CSIDriver", Name: "one-too-many", User: "alice"})
+	if got := r.DroppedWrites(); got != 1 || r.Dropped() != 98 {
+		t.Errorf("a write with the queue full: dropped writes %d (want 1), all %d (want 98)", got, r.Dropped())
+	}
+	if !strings.Contains(logged.String(), "name=one-too-many") || !strings.Contains(logged.String(), "level=ERROR") {
+		t.Errorf("the dropped write's Event is not logged by name at error level: %s", logged.String())
 	}
 }

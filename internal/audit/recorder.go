@@ -26,6 +26,7 @@ type Options struct {
 	EventNamespace string
 	// Queue bounds the Events waiting to be written (default 1024): a slow or
 	// unreachable API server must not hold up the page that made the write.
+	// Its second half is kept for the Events of writes (see Record).
 	Queue int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -44,8 +45,10 @@ type Recorder struct {
 	mu        sync.Mutex // serializes lines and observers
 	observers []func(Record)
 	queue     chan Event
-	dropped   atomic.Int64
-	failed    atomic.Int64
+	// dropped counts the Events not queued: of writes the API server
+	// accepted, and of attempts that changed nothing (refusals, dry runs).
+	droppedWrites, droppedAttempts atomic.Int64
+	failed                         atomic.Int64
 }
 
 // New returns a Recorder; call Run to write its Events.
@@ -105,12 +108,37 @@ func (r *Recorder) Record(rec Record) {
 	if r.events == nil {
 		return
 	}
+	r.enqueue(rec)
+}
+
+// wrote reports whether rec is a write the API server made: accepted, and
+// not a dry run. Its Event is the audit trail on the object itself.
+func wrote(rec Record) bool { return rec.Result == ResultOK && !rec.DryRun }
+
+// enqueue queues rec's Event. The Events of attempts that changed nothing
+// (refusals, failures, dry runs) take only the first half of the queue: any
+// number of them (a form full of made-up names, each refused) leaves the
+// second half to the Events of real writes. A dropped Event is counted
+// (DroppedWrites, DroppedAttempts) and logged; that of a write is logged
+// each time at error level with what it was about, since the Event on the
+// object is then missing (the JSON line has it).
+func (r *Recorder) enqueue(rec Record) {
+	if !wrote(rec) && len(r.queue) >= cap(r.queue)/2 {
+		if r.droppedAttempts.Add(1) == 1 {
+			r.log.Warn("audit: event queue half full, dropping the Kubernetes Events of refused and dry-run attempts (the JSON lines are complete)")
+		}
+		return
+	}
 	select {
 	case r.queue <- EventFor(rec, r.namespace):
 	default:
-		if r.dropped.Add(1) == 1 {
-			r.log.Warn("audit: event queue full, dropping Kubernetes Events (the JSON lines are complete)")
+		if !wrote(rec) {
+			r.droppedAttempts.Add(1)
+			return
 		}
+		n := r.droppedWrites.Add(1)
+		r.log.Error("audit: event queue full, the Kubernetes Event of this write is dropped (its JSON line is complete)",
+			"user", rec.User, "verb", rec.Verb, "kind", rec.Kind, "name", rec.Name, "uid", rec.UID, "dropped", n)
 	}
 }
 
@@ -163,9 +191,14 @@ func (r *Recorder) write(ctx context.Context, ev Event) {
 	}
 }
 
-// Dropped is how many Events were dropped because the queue was full; Failed
-// how many the API server refused or did not answer.
-func (r *Recorder) Dropped() int64 { return r.dropped.Load() }
+// Dropped is how many Events were dropped because the queue was full.
+func (r *Recorder) Dropped() int64 { return r.DroppedWrites() + r.DroppedAttempts() }
+
+// DroppedWrites is how many Events of writes the API server made were dropped.
+func (r *Recorder) DroppedWrites() int64 { return r.droppedWrites.Load() }
+
+// DroppedAttempts is how many Events of refused, failed and dry-run attempts were dropped.
+func (r *Recorder) DroppedAttempts() int64 { return r.droppedAttempts.Load() }
 
 // Failed is how many Events could not be created.
 func (r *Recorder) Failed() int64 { return r.failed.Load() }

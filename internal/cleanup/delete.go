@@ -14,19 +14,22 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
-// API deletes as the signed-in user (kube.Editor).
+// API deletes one object as the signed-in user (kube.Editor). There is no
+// deletecollection here on purpose: it takes a label selector, not UIDs, so
+// the API server would delete whatever matches when it runs, objects created
+// (or replaced under the same name) after the preview included.
 type API interface {
 	// policy "" leaves propagation to the API server's default for the kind.
 	Delete(ctx context.Context, k kube.Kind, name string, uid types.UID, dryRun bool, policy metav1.DeletionPropagation) (kube.WriteResult, error)
-	DeleteCollection(ctx context.Context, k kube.Kind, selector string, dryRun bool) (kube.WriteResult, error)
 }
 
 // Auditor records each deletion under the request's user.
 type Auditor interface{ Record(w editing.Write) }
 
 // Workers bounds the deletions in flight at once: enough to overlap round
-// trips, few enough that one cleanup does not flood the API server (the
-// per-user client's rate limit applies too).
+// trips, few enough that one cleanup does not flood the API server. The
+// user's Editor limits its deletions to kube.DeleteQPS a second too (the
+// per-user clients' general 20 QPS would make 5,000 deletions take minutes).
 const Workers = 8
 
 // Service runs cleanups for one user.
@@ -92,7 +95,10 @@ func resultOf(err error, dry bool) Result {
 	case apierrors.IsForbidden(err):
 		return Forbidden
 	case apierrors.IsConflict(err):
-		// A failed UID precondition is a 409 Conflict.
+		// A failed UID precondition is a 409 Conflict: Preconditions.Check
+		// fails with an InvalidObjError (k8s.io/apiserver/pkg/storage/
+		// interfaces.go), which InterpretDeleteError turns into a Conflict
+		// (k8s.io/apiserver/pkg/storage/errors/storage.go).
 		return Conflict
 	}
 	return Failed
@@ -106,55 +112,18 @@ func (s *Service) DryRun(ctx context.Context, t Target, items []Candidate) []Out
 	return s.each(ctx, t, items, true)
 }
 
-// Delete deletes items as the user and reports each. selector, when not
-// empty, is the label selector that alone chose items (Filter.BySelectorOnly)
-// and that the caller has just found to select exactly items (equal
-// Fingerprint): then one deletecollection request per namespace deletes them.
-// That is one request instead of thousands; the API server's own
-// deletecollection lists and deletes server-side, so nothing travels per
-// object. It takes no UIDs, so it is used only when the set was re-read and
-// matched the preview a moment before. Any error (deletecollection is its own
-// RBAC verb that a user allowed to delete may lack, and it stops at the first
-// failing object) falls back to per-object deletions with UID preconditions,
-// which report every object exactly (those already gone as "not found").
-func (s *Service) Delete(ctx context.Context, t Target, items []Candidate, selector string) []Outcome {
-	if selector != "" {
-		if out, ok := s.collection(ctx, t, items, selector); ok {
-			return out
-		}
-	}
+// Delete deletes exactly items as the user and reports each: one DELETE per
+// object with its UID as a precondition, so that only an object the preview
+// listed can go. An object deleted since is "not found"; one deleted and
+// created again under its name has another UID and is refused by the API
+// server (409, "conflict") and survives; one created since was never in
+// items. The UID alone is the precondition, not the resourceVersion: an edit
+// of a listed object (a label, an annotation, its status) leaves it the object
+// the person chose to delete, whereas a resourceVersion precondition would
+// refuse every object a controller touched since the preview (a status write
+// bumps it) and make large cleanups fail for no reason the person can act on.
+func (s *Service) Delete(ctx context.Context, t Target, items []Candidate) []Outcome {
 	return s.each(ctx, t, items, false)
-}
-
-func (s *Service) collection(ctx context.Context, t Target, items []Candidate, selector string) ([]Outcome, bool) {
-	var namespaces []string
-	seen := map[string]bool{}
-	for _, c := range items {
-		if !seen[c.Namespace] {
-			seen[c.Namespace] = true
-			namespaces = append(namespaces, c.Namespace)
-		}
-	}
-	var warnings []string
-	for _, ns := range namespaces {
-		res, err := s.API.DeleteCollection(ctx, t.in(ns), selector, false)
-		if err != nil {
-			return nil, false
-		}
-		warnings = append(warnings, res.Warnings...)
-	}
-	// Counted once every namespace is done: a failure falls back to
-	// per-object deletions, which count every object again.
-	s.finished(len(items))
-	out := make([]Outcome, len(items))
-	for i, c := range items {
-		out[i] = Outcome{Item: c, Result: Deleted}
-		s.record(t, c, nil)
-	}
-	if len(out) > 0 {
-		out[0].Warnings = warnings
-	}
-	return out, true
 }
 
 // each deletes (or dry-runs) every item with its UID as a precondition, at

@@ -2,7 +2,7 @@ package cleanup
 
 import (
 	"context"
-	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -12,53 +12,63 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
-// countingAPI answers every deletion; its deletecollection fails in the
-// namespaces listed in collectionFails (after succeeding in the others).
-type countingAPI struct {
-	deletes         atomic.Int64
-	collectionFails map[string]bool
+// recordingAPI answers every deletion and remembers the UID precondition each
+// object was deleted with, and the most deletions in flight at once.
+type recordingAPI struct {
+	mu       sync.Mutex
+	uids     map[string]types.UID
+	inFlight atomic.Int64
+	most     atomic.Int64
 }
 
-func (a *countingAPI) Delete(context.Context, kube.Kind, string, types.UID, bool, metav1.DeletionPropagation) (kube.WriteResult, error) {
-	a.deletes.Add(1)
-	return kube.WriteResult{}, nil
-}
-
-func (a *countingAPI) DeleteCollection(_ context.Context, k kube.Kind, _ string, _ bool) (kube.WriteResult, error) {
-	if a.collectionFails[k.Namespace] {
-		return kube.WriteResult{}, errors.New("forbidden: deletecollection")
+func (a *recordingAPI) Delete(_ context.Context, k kube.Kind, name string, uid types.UID, dry bool, _ metav1.DeletionPropagation) (kube.WriteResult, error) {
+	n := a.inFlight.Add(1)
+	defer a.inFlight.Add(-1)
+	for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
+	}
+	if !dry {
+		a.mu.Lock()
+		a.uids[k.Namespace+"/"+name] = uid
+		a.mu.Unlock()
 	}
 	return kube.WriteResult{}, nil
 }
 
-// TestDoneCountsEachObjectOnce: the progress count ends at the number of
-// objects whichever way they went: one by one, by deletecollection, or by
-// deletecollection that failed in the second namespace and fell back to one
-// by one (which must not count the first namespace twice). Dry runs count
+// TestDeleteCarriesEachObjectsUID: every object is deleted by its own request
+// whose precondition is the UID the preview listed (the API server then
+// refuses an object replaced under the same name), at most Workers at once,
+// and the progress count ends at the number of objects. Dry runs count
 // nothing: they are not the cleanup.
-func TestDoneCountsEachObjectOnce(t *testing.T) {
-	items := []Candidate{{Namespace: "a", Name: "1"}, {Namespace: "a", Name: "2"}, {Namespace: "b", Name: "3"}}
+func TestDeleteCarriesEachObjectsUID(t *testing.T) {
+	var items []Candidate
+	for i := range 50 {
+		ns := "a"
+		if i%2 == 1 {
+			ns = "b"
+		}
+		items = append(items, Candidate{Namespace: ns, Name: string(rune('A' + i)), UID: "uid-" + string(rune('A'+i))})
+	}
 	target := Target{Kind: kube.Kind{Singular: "widget"}, Namespaced: true}
-	for _, tc := range []struct {
-		name     string
-		selector string
-		fails    map[string]bool
-	}{
-		{"one by one", "", nil},
-		{"deletecollection", "app=x", nil},
-		{"deletecollection falling back", "app=x", map[string]bool{"b": true}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var done atomic.Int64
-			s := &Service{API: &countingAPI{collectionFails: tc.fails}, Done: &done}
-			s.DryRun(context.Background(), target, items)
-			if n := done.Load(); n != 0 {
-				t.Fatalf("dry runs counted %d", n)
-			}
-			out := s.Delete(context.Background(), target, items, tc.selector)
-			if n := done.Load(); n != int64(len(items)) || len(out) != len(items) {
-				t.Errorf("done %d with %d outcomes, want %d", n, len(out), len(items))
-			}
-		})
+	api := &recordingAPI{uids: map[string]types.UID{}}
+	var done atomic.Int64
+	s := &Service{API: api, Done: &done}
+	s.DryRun(context.Background(), target, items)
+	if n := done.Load(); n != 0 {
+		t.Fatalf("dry runs counted %d", n)
+	}
+	out := s.Delete(context.Background(), target, items)
+	if n := done.Load(); n != int64(len(items)) || len(out) != len(items) {
+		t.Errorf("done %d with %d outcomes, want %d", n, len(out), len(items))
+	}
+	for i, c := range items {
+		if got := api.uids[c.Namespace+"/"+c.Name]; got != types.UID(c.UID) {
+			t.Errorf("%s/%s deleted with UID precondition %q, want %q", c.Namespace, c.Name, got, c.UID)
+		}
+		if out[i].Item.Name != c.Name || out[i].Result != Deleted {
+			t.Errorf("outcome %d: %+v, want %s deleted", i, out[i], c.Name)
+		}
+	}
+	if m := api.most.Load(); m > Workers {
+		t.Errorf("%d deletions in flight at once, want at most %d", m, Workers)
 	}
 }

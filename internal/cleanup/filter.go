@@ -45,12 +45,6 @@ func (f Filter) WithSelector(text string) (Filter, error) {
 	return f, nil
 }
 
-// BySelectorOnly reports whether the label selector alone says which objects
-// go: then one deletecollection request can delete them (see Service.Delete).
-func (f Filter) BySelectorOnly() bool {
-	return f.Selector != "" && f.OlderThan == 0 && f.State == "" && f.Signer == "" && f.Picked == nil
-}
-
 // ParseAge reads an age such as "7d", "36h", "90m" or "30s" ("" is none).
 // Days are allowed because "older than 7 days" is how people say it.
 func ParseAge(s string) (time.Duration, error) {

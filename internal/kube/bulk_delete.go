@@ -41,17 +41,3 @@ func (e *Editor) ListMetadata(ctx context.Context, k Kind, selector string) ([]m
 		opts.Continue = list.Continue
 	}
 }
-
-// DeleteCollection deletes every object of k (in k.Namespace, which a
-// namespaced resource needs) that the label selector selects, in one request.
-// It takes no UIDs: the caller must know that the selector selects exactly
-// what the user confirmed (see internal/cleanup).
-func (e *Editor) DeleteCollection(ctx context.Context, k Kind, selector string, dry bool) (WriteResult, error) {
-	r, err := e.resource(k)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	ctx, w := withWarnings(ctx)
-	err = r.DeleteCollection(ctx, metav1.DeleteOptions{DryRun: dryRun(dry)}, metav1.ListOptions{LabelSelector: selector})
-	return WriteResult{Warnings: w.list()}, err
-}

@@ -25,9 +25,23 @@ const FieldManager = "clusterdesk"
 // API server's (apierrors), untouched. It is safe for concurrent use.
 type Editor struct {
 	dyn  dynamic.Interface
+	del  dynamic.Interface // Delete's own client: its rate limit is DeleteQPS
 	meta metadata.Interface
 	raw  rest.Interface // for what the typed clients cannot ask: the Table format
 }
+
+// DeleteQPS and DeleteBurst are the client-side rate limit of an Editor's
+// deletions. A cleanup deletes each object it previewed by its own request
+// with the object's UID as precondition (internal/cleanup), never by
+// deletecollection; at the per-user client's 20 QPS (clientConfig) 5,000
+// objects would take over four minutes. The number of deletions in flight is
+// bounded by cleanup.Workers, and the API server's priority and fairness
+// shares its capacity among users; this limit only keeps one user's cleanup
+// from sending more than this many requests a second.
+const (
+	DeleteQPS   = 200
+	DeleteBurst = 200
+)
 
 // WriteResult is the API server's answer to a write: the object as it stored
 // it (or, in a dry run, would store it) and its warnings.
@@ -53,17 +67,27 @@ func NewEditor(cfg *rest.Config) (*Editor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("editor table client: %w", err)
 	}
-	return &Editor{dyn: dyn, meta: meta, raw: raw}, nil
+	dc := rest.CopyConfig(c)
+	dc.QPS, dc.Burst = DeleteQPS, DeleteBurst
+	del, err := dynamic.NewForConfig(dc)
+	if err != nil {
+		return nil, fmt.Errorf("editor delete client: %w", err)
+	}
+	return &Editor{dyn: dyn, del: del, meta: meta, raw: raw}, nil
 }
 
 // errNoVersion is returned for a flowcontrol kind before discovery chose its version.
 var errNoVersion = errors.New("the API server's version of this kind is not known yet; try again in a moment")
 
 func (e *Editor) resource(k Kind) (dynamic.ResourceInterface, error) {
+	return e.resourceOf(e.dyn, k)
+}
+
+func (e *Editor) resourceOf(dyn dynamic.Interface, k Kind) (dynamic.ResourceInterface, error) {
 	if k.Version == "" {
 		return nil, fmt.Errorf("%s: %w", k.Title, errNoVersion)
 	}
-	r := e.dyn.Resource(schema.GroupVersionResource{Group: k.Group, Version: k.Version, Resource: k.Resource})
+	r := dyn.Resource(schema.GroupVersionResource{Group: k.Group, Version: k.Version, Resource: k.Resource})
 	if k.Namespace != "" {
 		return r.Namespace(k.Namespace), nil
 	}
@@ -125,7 +149,7 @@ func (e *Editor) Create(ctx context.Context, k Kind, obj *unstructured.Unstructu
 // owns (DeleteOptions.propagationPolicy); "" leaves it to the API server
 // (Background for these kinds, as kubectl does).
 func (e *Editor) Delete(ctx context.Context, k Kind, name string, uid types.UID, dry bool, policy metav1.DeletionPropagation) (WriteResult, error) {
-	r, err := e.resource(k)
+	r, err := e.resourceOf(e.del, k)
 	if err != nil {
 		return WriteResult{}, err
 	}

@@ -107,15 +107,6 @@ func (e UserEditor) ListMetadata(ctx context.Context, k Kind, selector string) (
 	return ed.ListMetadata(ctx, k, selector)
 }
 
-// DeleteCollection is Editor.DeleteCollection as the identity in ctx.
-func (e UserEditor) DeleteCollection(ctx context.Context, k Kind, selector string, dry bool) (WriteResult, error) {
-	ed, err := e.editor(ctx)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	return ed.DeleteCollection(ctx, k, selector, dry)
-}
-
 // UserLookup is Lookup reading as the identity in each call's context.
 type UserLookup struct{ Users *Users }
 
