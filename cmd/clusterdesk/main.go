@@ -200,6 +200,12 @@ func run(args []string) error {
 	} else if ok && !tcp.IP.IsLoopback() && si.tls == nil {
 		log.Warn("serving on a non-loopback address over plain HTTP: anyone who can reach it and obtains a login URL acts with this kubeconfig's rights", "addr", ln.Addr())
 	}
+	if baseURL != servedURL {
+		// Where this process itself answers, for whoever runs it behind the
+		// proxy (a balancer's health check, internal/fleet): the open line
+		// below gives the public URL.
+		fmt.Printf("clusterdesk: listening on %s\n", servedURL)
+	}
 	var logins *auth.LoginTokens
 	if si.mode == auth.ModeLocal {
 		logins = auth.NewLoginTokens(func(token string) {

@@ -111,7 +111,11 @@ type Replica struct {
 }
 
 // loginLine is what clusterdesk prints once it listens (cmd/clusterdesk/main.go).
-var loginLine = regexp.MustCompile(`^clusterdesk: open (http://[^/\s]+)(/login(?:\?token=\S+)?)$`)
+var loginLine = regexp.MustCompile(`^clusterdesk: open (https?://[^/\s]+)(/login(?:\?token=\S+)?)$`)
+
+// listenLine is what clusterdesk prints before loginLine when its public URL
+// (--public-url, Options.TLS) is not its own address: the replica's own.
+var listenLine = regexp.MustCompile(`^clusterdesk: listening on (http://[^/\s]+)$`)
 
 // Start starts the consoles, waits for each to be ready, then starts HAProxy
 // in front of them and waits until it sees every one up. On error everything
@@ -244,10 +248,19 @@ func (r *Replica) start(ctx context.Context, port int) error {
 	go func() {
 		s := bufio.NewScanner(stdout)
 		for s.Scan() {
+			if m := listenLine.FindStringSubmatch(s.Text()); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
 			if m := loginLine.FindStringSubmatch(s.Text()); m != nil {
 				r.mu.Lock()
 				r.LoginURL = m[1] + m[2]
 				r.mu.Unlock()
+				if r.opts.TLS {
+					continue // the balancer's URL; listenLine came first
+				}
 				select {
 				case urls <- m[1]:
 				default:
