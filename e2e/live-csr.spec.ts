@@ -145,7 +145,7 @@ test('a ticked row keeps its tick through a live update, but not when the reques
   }
 });
 
-test('a tab over the per-session limit says to close other tabs', async ({ page, context }) => {
+test('a tab over the per-person limit says to close other tabs', async ({ page, context }) => {
   await page.goto('/');
   await waitForStream(page); // this tab holds one stream
   const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
