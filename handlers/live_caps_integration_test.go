@@ -45,19 +45,8 @@ func newCapConsole(t *testing.T, mode auth.Mode, opts live.Options) *capConsole 
 	t.Helper()
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cache, err := kube.NewCache(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go cache.Run(ctx)
-	waitFor(t, "the cache to sync", 60*time.Second, cache.Ready)
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = true
+	cache := syncedCache(t, cfg, log)
+	users := strictUsers(t, cfg)
 	sessions := auth.NewSessions()
 	gate := &auth.Gate{Mode: mode, Sessions: sessions}
 	deps := Deps{Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: "console",

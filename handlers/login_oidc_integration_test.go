@@ -58,20 +58,8 @@ func newOIDCConsoleLimited(t *testing.T, clientID, issuer string, sessions *auth
 	}
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cache, err := kube.NewCache(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go cache.Run(ctx)
-	waitFor(t, "the cache to sync", 60*time.Second, cache.Ready)
-
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = true
+	cache := syncedCache(t, cfg, log)
+	users := strictUsers(t, cfg)
 	rp, err := auth.NewOIDC(auth.OIDCConfig{
 		Issuer: issuer, ClientID: clientID, ClientSecret: idp.Clients[clientID].Secret,
 		RedirectURL: oidcRedirectURL, HTTPClient: idp.HTTPClient(t),

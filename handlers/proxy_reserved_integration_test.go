@@ -3,7 +3,6 @@
 package handlers
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -46,19 +44,8 @@ func newProxyConsole(t *testing.T, p *auth.Proxy) (http.Handler, *lockedBuffer) 
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	logs := &lockedBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	cache, err := kube.NewCache(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go cache.Run(ctx)
-	waitFor(t, "the cache to sync", 60*time.Second, cache.Ready)
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = true
+	cache := syncedCache(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	users := strictUsers(t, cfg)
 	gate := &auth.Gate{Mode: auth.ModeProxy, Proxy: p}
 	if err := gate.Check(); err != nil {
 		t.Fatal(err)

@@ -46,19 +46,8 @@ func tokenConsole(t *testing.T, limit SignInLimit, hold func(token string) <-cha
 	t.Helper()
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cache, err := kube.NewCache(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go cache.Run(ctx)
-	waitFor(t, "the cache to sync", 60*time.Second, cache.Ready)
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = true
+	cache := syncedCache(t, cfg, log)
+	users := strictUsers(t, cfg)
 	sessions := auth.NewSessions()
 	return New(Deps{
 		Log: log, Cluster: cache, Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "console",

@@ -42,19 +42,8 @@ func newAttackedConsole(t *testing.T, limit SignInLimit) *attackedConsole {
 	t.Helper()
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cache, err := kube.NewCache(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go cache.Run(ctx)
-	waitFor(t, "the cache to sync", 60*time.Second, cache.Ready)
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = true
+	cache := syncedCache(t, cfg, log)
+	users := strictUsers(t, cfg)
 	a := &attackedConsole{reg: metrics.New()}
 	sessions := auth.NewSessions()
 	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
