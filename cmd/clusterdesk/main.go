@@ -227,7 +227,7 @@ func run(args []string) error {
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
 		PublicOrigin: si.public.origin,
-		SignInLimit: handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies
+		SignInLimit:  handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.
