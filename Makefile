@@ -78,8 +78,16 @@ test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integrati
 	@# -timeout: go test's default 10 minutes per package is a backstop the
 	@# handlers' integration tests (8 min in CI, more on a loaded machine) come near.
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	  bash -c 'go test -count=1 -timeout 30m -tags integration -p 1 $(GO_PKGS) && (cd devcluster && go test -count=1 -tags integration ./...) && npm run --silent e2e && $(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && { $(BENCH_PAGES_QUICK); }'
+	  bash -c 'go test -count=1 -timeout 30m -tags integration -p 1 $(GO_PKGS) && $(BENCH_INTEGRATION_SHORT) && (cd devcluster && go test -count=1 -tags integration ./...) && npm run --silent e2e && $(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && { $(BENCH_PAGES_QUICK); }'
 	$(COMPAT_RUN)
+
+# BENCH_INTEGRATION_SHORT runs once each the Go benchmarks that need the
+# devcluster (build tag integration, so the plain -bench round above does not
+# see them): the cleanup's deletions (50 objects a round instead of 1,000) and
+# the CRD list's peak heap. A new benchmark in an _integration_test.go file
+# joins this regexp. About 40 s.
+BENCH_INTEGRATION_SHORT = CLEANUP_BENCH_SIZES=50 go test -count=1 -tags integration -run "^$$" \
+	  -bench "^(BenchmarkCleanupDelete|BenchmarkCRDListPeakHeap)$$" -benchtime 1x ./internal/cleanup ./internal/kube
 
 # BENCH_SHORT is a short round of the live-update benchmark, run by make test so
 # that a change breaking it fails CI: 50 tabs (each its own session) for 5 s; it
