@@ -132,9 +132,6 @@ func (s *Sessions) Name() string {
 	return CookieName
 }
 
-// Expires reports when a session started now ends at the latest.
-func (s *Sessions) Expires() time.Time { return s.now().Add(s.Absolute) }
-
 func (s *Sessions) write(w http.ResponseWriter, r *http.Request, sess Session) error {
 	v, err := s.keys.Seal(sessionPurpose, sess, false)
 	if err != nil {

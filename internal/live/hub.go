@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -42,8 +41,6 @@ type Hub struct {
 	mu      sync.Mutex
 	pending map[kube.KindID]*batch
 	wake    chan struct{}
-
-	batches atomic.Int64
 }
 
 type batch struct {
@@ -89,9 +86,6 @@ func (h *Hub) Notify(id kube.KindID, name string) {
 	default: // a wake-up is pending already
 	}
 }
-
-// Batches returns how many batches were rendered, for tests.
-func (h *Hub) Batches() int64 { return h.batches.Load() }
 
 // Run renders and publishes batches until ctx ends.
 func (h *Hub) Run(ctx context.Context) {
@@ -141,7 +135,6 @@ func (h *Hub) flush() {
 			h.log.Error("live: rendering failed", "kind", k, "err", err)
 			continue
 		}
-		h.batches.Add(1)
 		if len(msgs) > 0 {
 			h.out.Publish(msgs...)
 		}

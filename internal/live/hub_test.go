@@ -151,11 +151,30 @@ func TestNotifyDoesNotWaitForRendering(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); h.Run(ctx) }()
 	h.Notify(kube.CSRs, "a")
-	<-rendering // the hub is stuck in the renderer now
-	for i := range 10000 {
-		h.Notify(kube.CSRs, "n"+string(rune('a'+i%26)))
-	}
+	waitOrFail(t, rendering, "the hub to call the renderer") // the hub is stuck in the renderer now
+	notified := make(chan struct{})
+	go func() {
+		defer close(notified)
+		for i := range 10000 {
+			h.Notify(kube.CSRs, "n"+string(rune('a'+i%26)))
+		}
+	}()
+	// A Notify that waited for the renderer would hang here: fail in a
+	// minute, not at go test's timeout (a watchdog, not a timing).
+	waitOrFail(t, notified, "10,000 Notify calls while the renderer is stuck")
 	close(block)
 	cancel()
-	<-done
+	waitOrFail(t, done, "Run to return after cancel")
+}
+
+// waitOrFail waits for ch (a receive or its close) and fails the test if
+// nothing comes within a minute: a hang shows as a failure naming what, not
+// as the package's timeout half an hour later.
+func waitOrFail[T any](t *testing.T, ch <-chan T, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(time.Minute):
+		t.Fatalf("waited a minute for %s", what)
+	}
 }
