@@ -23,22 +23,23 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
-// proxyCleanupDrivers is how many drivers the cleanup deletes one by one. The
-// console's per-user client allows a burst of 40 requests then 20 a second
-// (internal/kube/config.go clientConfig), so deleting them takes at least
-// (150-40)/20 = 5.5 s on any machine: longer than the proxy's idle timeout.
-const proxyCleanupDrivers = 150
+// proxyCleanupDrivers is how many drivers the cleanup deletes one by one: the
+// most ticked rows one cleanup takes (handlers' maxTicked). The console's
+// deletions go through a client allowing a burst of 200 requests then 200 a
+// second (kube.DeleteQPS, DeleteBurst), so deleting them takes at least
+// (1000-200)/200 = 4 s on any machine: twice the proxy's idle timeout.
+const proxyCleanupDrivers = 1000
 
 // proxyIdleTimeout is HAProxy's "timeout server" in this test: longer than
 // the console's wait before its progress page (500 ms) and its line every
 // second, much shorter than the deletions.
-const proxyIdleTimeout = 3 * time.Second
+const proxyIdleTimeout = 2 * time.Second
 
-// TestLongCleanupThroughAProxyWithAnIdleTimeout confirms a cleanup of 150
+// TestLongCleanupThroughAProxyWithAnIdleTimeout confirms a cleanup of 1,000
 // ticked CSIDrivers through a real HAProxy that gives up on a console silent
-// for 3 s. The console sends its progress page and a line a second, so the
+// for 2 s. The console sends its progress page and a line a second, so the
 // one response arrives whole: 200, every result, and the drivers are gone.
-// A console that answers only at the end gets HAProxy's 504 after 3 s while
+// A console that answers only at the end gets HAProxy's 504 after 2 s while
 // the deletions go on unreported.
 func TestLongCleanupThroughAProxyWithAnIdleTimeout(t *testing.T) {
 	testcluster.Require(t)
