@@ -162,18 +162,19 @@ test.describe('a long cleanup', () => {
   test.use({ instance: 'token', autoLogin: false });
 
   test('shows its progress while it runs, then every result in the same page', async ({ page }) => {
-    // 120 deletions one by one at the per-user client's rate (a burst of 40,
-    // then 20 a second) take at least 4 s: the page is there, counting, long
-    // before. The age filter keeps the label selector from saying it all
-    // alone, which would be one deletecollection request.
-    const { selector, names } = await createDrivers(120);
+    // 900 deletions one by one at the console's delete rate (a burst of 200,
+    // then 200 a second: kube.DeleteQPS) take at least 3.5 s: the page is
+    // there, counting, long before. Creating and checking 900 drivers takes
+    // longer than the default 30 s.
+    test.setTimeout(180_000);
+    const { selector, names } = await createDrivers(900);
     try {
       await new Promise((r) => setTimeout(r, 3_000)); // every driver older than 1s
       await signInWithToken(page, 'admin');
       await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(`/csidrivers/-/cleanup?selector=${encodeURIComponent(selector)}&older=1s`);
-      await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '120');
-      await page.getByTestId('cleanup-confirm').fill('120');
+      await expect(page.getByTestId('cleanup-count')).toHaveAttribute('data-count', '900');
+      await page.getByTestId('cleanup-confirm').fill('900');
       const confirmed = page.waitForResponse((r) => r.url().endsWith('/csidrivers/-/cleanup/confirm'));
       await page.getByTestId('cleanup-submit').click();
       expect((await confirmed).status()).toBe(200);
@@ -189,12 +190,12 @@ test.describe('a long cleanup', () => {
       }, null, { polling: 100, timeout: 30_000 });
       const seen = await running.jsonValue();
       expect(seen!.shown).toHaveLength(1);
-      expect(seen!.shown[0]).toMatch(/^\d+ of 120 done; the rest are being deleted as you\./);
+      expect(seen!.shown[0]).toMatch(/^\d+ of 900 done; the rest are being deleted as you\./);
       expect(seen!.back).toBe(false);
       await page.screenshot({ path: path.join(__dirname, 'test-results', 'cleanup-progress-running-1280.png') });
 
-      await expect(page.getByTestId('cleanup-finished')).toHaveText('All 120 done.', { timeout: 60_000 });
-      await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '120');
+      await expect(page.getByTestId('cleanup-finished')).toHaveText('All 900 done.', { timeout: 60_000 });
+      await expect(page.locator('[data-testid="cleanup-result-count"][data-result="deleted"]')).toHaveAttribute('data-count', '900');
       expect(await page.getByTestId('cleanup-step').count()).toBeGreaterThanOrEqual(3);
       await expect(page.locator('[data-testid="cleanup-step"]:visible')).toHaveCount(1);
       await expect(page.getByTestId('cleanup-back')).toBeVisible();
