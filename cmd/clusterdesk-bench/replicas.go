@@ -69,7 +69,7 @@ func runReplicas(ctx context.Context, cs kubernetes.Interface, binary string, co
 		fmt.Fprintf(os.Stderr, "bench: %d replica(s) behind HAProxy: starting\n", n)
 		f, err := fleet.Start(ctx, fleet.Options{
 			Binary: binary, Kubeconfig: adminKubeconfig(), Replicas: n, Dir: fmt.Sprintf("%s/%d", dir, n),
-			Identity: &fleet.Identity{User: benchUser},
+			Identity: &fleet.Identity{User: benchUser, Groups: []string{benchUser}},
 		})
 		if err != nil {
 			return err
@@ -189,12 +189,14 @@ func reportReplicas(w io.Writer, rounds []replicaRound, rate int, d time.Duratio
 // benchUser is the user HAProxy names to the bench's consoles.
 const benchUser = "clusterdesk-bench"
 
-// bindBenchUser binds benchUser to cluster-admin and returns the undo.
+// bindBenchUser binds the group benchUser to cluster-admin and returns the
+// undo: every tab is a person of its own (bench-N) in that group, which
+// HAProxy names with each request (a system: group would be refused).
 func bindBenchUser(ctx context.Context, cs kubernetes.Interface) (func(), error) {
 	b := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: benchUser + "-admin"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: benchUser}},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: benchUser}},
 	}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("binding %s to cluster-admin: %w", benchUser, err)
