@@ -64,30 +64,50 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 
 ## ---- test -----------------------------------------------------------------
 
+# make test is four layers, each test in exactly one of them: test-unit (no
+# cluster), then one seeded devcluster for test-integration's Go tests, the
+# browser tests (e2e) and test-integration's benchmark rounds, then test-compat
+# on a second devcluster. Each layer also runs alone; test-integration and e2e
+# then start their own devcluster.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps ## Everything: unit, integration (real devcluster) and browser tests, short rounds of both benchmarks, and the APF tests on Kubernetes 1.28
-	go test -count=1 $(GO_PKGS)
-	@# Every Go benchmark once, timing nothing: a benchmark that breaks fails here (about 30 s).
-	go test -count=1 -run '^$$' -bench . -benchtime 1x $(GO_PKGS)
-	$(MAKE) --no-print-directory fuzz-short
-	cd devcluster && go test -count=1 ./...
-	cd devcluster/oidc && go test -count=1 ./...
+test: build devcluster devcluster-compat e2e-deps ## Everything, each test once: test-unit, then test-integration and e2e on one devcluster, then test-compat
+	$(TEST_UNIT)
 	rm -rf $(CACHE)/devcluster-test
-	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
-	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages
-	@# -timeout: go test's default 10 minutes per package is a backstop the
-	@# handlers' integration tests (8 min in CI, more on a loaded machine) come near.
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	  bash -c 'go test -count=1 -timeout 30m -tags integration -p 1 $(GO_PKGS) && $(BENCH_INTEGRATION_SHORT) && (cd devcluster && go test -count=1 -tags integration ./...) && npm run --silent e2e && $(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && { $(BENCH_PAGES_QUICK); }'
+	  bash -c '$(GO_INTEGRATION) && $(E2E_RUN) && $(BENCH_ROUNDS)'
 	$(COMPAT_RUN)
 
-# BENCH_INTEGRATION_SHORT runs once each the Go benchmarks that need the
-# devcluster (build tag integration, so the plain -bench round above does not
-# see them): the cleanup's deletions (50 objects a round instead of 1,000) and
-# the CRD list's peak heap. A new benchmark in an _integration_test.go file
-# joins this regexp. About 40 s.
-BENCH_INTEGRATION_SHORT = CLEANUP_BENCH_SIZES=50 go test -count=1 -tags integration -run "^$$" \
-	  -bench "^(BenchmarkCleanupDelete|BenchmarkCRDListPeakHeap)$$" -benchtime 1x ./internal/cleanup ./internal/kube
+.PHONY: test-unit
+test-unit: assets ## Unit tests with the race detector, every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
+	$(TEST_UNIT)
+
+.PHONY: test-integration
+test-integration: build devcluster haproxy oauth2-proxy ## Go integration tests and integration benchmarks on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one), then short benchmark rounds
+	FIXTURES="$(FIXTURES)" scripts/on-devcluster.sh $(CACHE)/devcluster-test bash -c '$(GO_INTEGRATION) && $(BENCH_ROUNDS)'
+
+.PHONY: e2e
+e2e: build devcluster e2e-deps ## Browser tests (Playwright, Debian's Chromium) on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one)
+	FIXTURES="$(FIXTURES)" scripts/on-devcluster.sh $(CACHE)/devcluster-test $(E2E_RUN)
+
+# TEST_UNIT: the race detector's run is the one run of the unit tests, and
+# -bench runs every Go benchmark once in the same test binaries (timing
+# nothing): a benchmark that breaks fails here.
+TEST_UNIT = go test -race -count=1 -bench . -benchtime 1x $(GO_PKGS) && \
+	$(MAKE) --no-print-directory fuzz-short && \
+	(cd devcluster && go test -count=1 ./...) && (cd devcluster/oidc && go test -count=1 ./...)
+
+# GO_INTEGRATION runs only the tests and benchmarks of the files built with the
+# integration tag (scripts/go-test-integration.sh), in this module and in
+# devcluster's; CLEANUP_BENCH_SIZES=50 makes the cleanup's deletion benchmark
+# one round of 50 objects instead of 1,000.
+GO_INTEGRATION = CLEANUP_BENCH_SIZES=50 scripts/go-test-integration.sh && scripts/go-test-integration.sh devcluster
+
+E2E_RUN = npm run --silent e2e
+
+# BENCH_ROUNDS: short rounds of the three benchmark drivers, timing nothing.
+BENCH_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
+	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages && \
+	$(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && { $(BENCH_PAGES_QUICK); }
 
 # BENCH_SHORT is a short round of the live-update benchmark, run by make test so
 # that a change breaking it fails CI: 50 tabs (each its own session) for 5 s; it
@@ -193,7 +213,7 @@ bench: build devcluster haproxy bench-pages ## Live-update benchmark: 1, 100, 1,
 GO_MODULES := . devcluster devcluster/compat/v1.28 devcluster/oidc
 
 .PHONY: check
-check: assets ## gofmt, go mod tidy diff, vet, templ generate + git diff (generated code is committed), unit tests with -race (and the page weight budget, on the built bundle; the import rules)
+check: ## Static checks: gofmt, go mod tidy diff, vet, templ generate + git diff (generated code is committed); the tests are make test's
 	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	@for m in $(GO_MODULES); do \
@@ -204,7 +224,6 @@ check: assets ## gofmt, go mod tidy diff, vet, templ generate + git diff (genera
 	cd devcluster/oidc && go vet ./...
 	go tool templ generate
 	git diff --exit-code -- '*_templ.go' || { echo "generated templ code is out of date: run make generate and commit"; exit 1; }
-	go test -race -count=1 $(GO_PKGS)
 
 .PHONY: clean
 clean: ## Remove build output and devcluster state (keeps the built control plane)

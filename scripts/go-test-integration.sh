@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# go-test-integration.sh [MODULE_DIR]
+# Runs the Go integration tests of one module (default: the repository's root
+# module) and, once each, its integration benchmarks: the tests and benchmarks
+# declared in files built only with the `integration` tag. The unit tests of the
+# same packages are not run again (make test-unit ran them): `go test -tags
+# integration ./...` alone would run every unit test a second time.
+#
+# Needs a devcluster ($DEVCLUSTER_DIR); integration tests fail without one.
+# Packages run one at a time (-p 1): they share the one devcluster and some
+# count or change its objects. Extra `go test` flags come from $GO_TEST_FLAGS.
+set -euo pipefail
+module=${1:-.}
+cd "$(dirname "$0")/.."
+cd "$module"
+
+# Test files of this module (not of nested modules), and which of them are
+# integration files: those whose build constraint is exactly `integration`.
+mapfile -t all < <(find . -name node_modules -prune -o -name '*_test.go' -print |
+  while read -r f; do
+    d=$(dirname "$f")
+    # a file under a nested module (a go.mod between it and here) is not ours
+    nested=
+    while [ "$d" != . ]; do [ -f "$d/go.mod" ] && { nested=1; break; }; d=$(dirname "$d"); done
+    [ -z "$nested" ] && echo "$f"
+  done | sort)
+integration=() unit=()
+for f in "${all[@]}"; do
+  if head -n 1 "$f" | grep -qx '//go:build integration'; then integration+=("$f"); else unit+=("$f"); fi
+done
+if [ ${#integration[@]} -eq 0 ]; then
+  echo "go-test-integration: no integration test files in $module" >&2
+  exit 1
+fi
+
+names() { grep -hoE "^func $1[A-Z0-9_][A-Za-z0-9_]*\(" "$@" 2>/dev/null | sed -E "s/^func ($1[A-Za-z0-9_]*)\(/\1/" | sort -u || true; }
+mapfile -t tests < <(names Test "${integration[@]}")
+mapfile -t benches < <(names Benchmark "${integration[@]}")
+mapfile -t pkgs < <(printf '%s\n' "${integration[@]}" | xargs -n1 dirname | sort -u)
+
+# One -run expression serves every package, so a unit test that shares its
+# name with an integration test anywhere in the module would run here again:
+# refuse that instead of running it twice.
+if [ ${#unit[@]} -gt 0 ]; then
+  clash=$(comm -12 <(printf '%s\n' "${tests[@]}") <(names Test "${unit[@]}"))
+  if [ -n "$clash" ]; then
+    echo "go-test-integration: these unit tests share a name with an integration test; rename one:" >&2
+    echo "$clash" >&2
+    exit 1
+  fi
+fi
+
+join() { local IFS='|'; echo "$*"; }
+args=(-count=1 -tags integration -p 1 -timeout 20m -run "^($(join "${tests[@]}"))\$")
+if [ ${#benches[@]} -gt 0 ]; then
+  # Each integration benchmark once, timing nothing: a benchmark that breaks fails here.
+  args+=(-bench "^($(join "${benches[@]}"))\$" -benchtime 1x)
+fi
+echo "go-test-integration: ${#tests[@]} tests and ${#benches[@]} benchmarks in ${#pkgs[@]} packages of $module"
+# shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
+exec go test "${args[@]}" ${GO_TEST_FLAGS:-} "${pkgs[@]}"
