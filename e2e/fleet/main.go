@@ -5,11 +5,10 @@
 //	holder      the name of the replica serving event streams ("" if none, "r0 r1" if several)
 //	kill <name> kills the replica at once (SIGKILL); HAProxy notices by its health checks
 //
-// With --auth token (the default) the consoles share session keys (a file it
-// writes under --dir) and sign-outs (Leases in a namespace it creates, and
-// deletes when done), so a browser signs in once through the balancer; with
-// --auth proxy HAProxy names the user. When stdin closes it stops HAProxy and
-// every console.
+// The consoles run in token mode and share session keys (a file it writes under
+// --dir) and sign-outs (Leases in a namespace it creates, and deletes when
+// done), so a browser signs in once through the balancer. When stdin closes it
+// stops HAProxy and every console.
 package main
 
 import (
@@ -54,25 +53,17 @@ func run() error {
 	kubeconfig := flag.String("kubeconfig", "", "the consoles' kubeconfig")
 	replicas := flag.Int("replicas", 2, "how many consoles")
 	dir := flag.String("dir", "", "state and logs")
-	mode := flag.String("auth", "token", "token (sign in once through the balancer, shared session keys) or proxy (HAProxy names the user)")
-	user := flag.String("user", "e2e-replicas", "proxy mode: the user HAProxy names")
-	groups := flag.String("groups", "system:masters", "proxy mode: the user's groups, comma-separated")
 	flag.Parse()
 	ctx := context.Background()
-	opts := fleet.Options{Binary: *binary, Kubeconfig: *kubeconfig, Replicas: *replicas, Dir: *dir}
-	switch *mode {
-	case "proxy":
-		opts.Identity = &fleet.Identity{User: *user, Groups: strings.Split(*groups, ",")}
-	case "token":
-		args, cleanup, err := sharedSessions(ctx, *kubeconfig, *dir)
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		opts.Args = args
-	default:
-		return fmt.Errorf("--auth %q: want token or proxy", *mode)
+	// Proxy mode is not offered here: no browser test used it, and the
+	// replicas in proxy mode are internal/fleet's Go tests' (with a user bound
+	// by RBAC; system: names are refused from a proxy).
+	args, cleanup, err := sharedSessions(ctx, *kubeconfig, *dir)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
+	opts := fleet.Options{Binary: *binary, Kubeconfig: *kubeconfig, Replicas: *replicas, Dir: *dir, Args: args}
 	f, err := fleet.Start(ctx, opts)
 	if err != nil {
 		return err
