@@ -78,7 +78,7 @@ test: build devcluster devcluster-compat e2e-deps ## Everything, each test once:
 	$(COMPAT_RUN)
 
 .PHONY: test-unit
-test-unit: assets ## Unit tests with the race detector, every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
+test-unit: assets ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
 	$(TEST_UNIT)
 
 .PHONY: test-integration
@@ -89,10 +89,11 @@ test-integration: build devcluster haproxy oauth2-proxy ## Go integration tests 
 e2e: build devcluster e2e-deps ## Browser tests (Playwright, Debian's Chromium) on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one)
 	FIXTURES="$(FIXTURES)" scripts/on-devcluster.sh $(CACHE)/devcluster-test $(E2E_RUN)
 
-# TEST_UNIT: the race detector's run is the one run of the unit tests, and
-# -bench runs every Go benchmark once in the same test binaries (timing
-# nothing): a benchmark that breaks fails here.
-TEST_UNIT = go test -race -count=1 -bench . -benchtime 1x $(GO_PKGS) && \
+# TEST_UNIT: one run of the unit tests (with the race detector in the packages
+# that run on several goroutines, scripts/go-test-unit.sh), every Go benchmark
+# once in the same test binaries (timing nothing: a benchmark that breaks fails
+# here), the fuzz targets, the devcluster modules' unit tests.
+TEST_UNIT = scripts/go-test-unit.sh && \
 	$(MAKE) --no-print-directory fuzz-short && \
 	(cd devcluster && go test -count=1 ./...) && (cd devcluster/oidc && go test -count=1 ./...)
 
