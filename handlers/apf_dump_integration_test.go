@@ -159,11 +159,15 @@ func TestAPFDumpReaderWithoutMetricsSeesTheDump(t *testing.T) {
 
 	cfg := rest.CopyConfig(testcluster.RestConfig(t, testcluster.Admin))
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: name}
-	access, err := kube.NewAccess(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Each try asks with a new Access: one keeps an answer 30 s, so a "no"
+	// asked before the API server's authorizer saw the binding (seen on a
+	// loaded machine) would be all the 10 s could get.
+	var access *kube.Access
 	waitFor(t, "the role to take effect", 10*time.Second, func() bool {
+		var err error
+		if access, err = kube.NewAccess(cfg); err != nil {
+			t.Fatal(err)
+		}
 		ok, err := access.CanURL(t.Context(), "get", kube.APIServerPriorityLevelDumpPath)
 		return ok && err == nil
 	})
