@@ -22,7 +22,8 @@ import (
 // console shows, searches, updates live and edits one kind. The client-go half
 // (API names, versions, informer) is internal/kube/kinds.go; routes,
 // navigation, search, activity, live rows, shortcuts and the editor all read
-// these two, so adding a kind is an entry in each plus its presenters.
+// these two, so adding a kind is an entry in each plus its presenters (and the
+// few files the registry's tests hold to it: see internal/kube/kinds.go).
 type kindPages struct {
 	id kube.KindID
 	// shortcut is the key after "g" that opens the list ("" for none).

@@ -3,9 +3,19 @@ package handlers
 import (
 	"slices"
 	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // TestKindRegistryHalvesAgree: every kind the cache watches (kube.AllKinds)
@@ -45,8 +55,8 @@ func TestKindRegistryHalvesAgree(t *testing.T) {
 			t.Errorf("%s: example: %v", k.ID, err)
 		}
 		if editable(k.ID) != hasExample {
-			t.Errorf("%s: editable %t but example %t: an editable kind's create page starts from its example, a read-only kind has none",
-				k.ID, editable(k.ID), hasExample)
+			t.Errorf("%s: editable %t but example %t: an editable kind's create page starts from its example in internal/edit/examples.go (keyed %q), a read-only kind has none",
+				k.ID, editable(k.ID), hasExample, k.Singular)
 		}
 	}
 	for _, kp := range registeredKinds {
@@ -58,3 +68,46 @@ func TestKindRegistryHalvesAgree(t *testing.T) {
 		t.Errorf("%d entries, %d distinct ids", len(registeredKinds), len(pagesByKind))
 	}
 }
+
+// TestEveryKindListHasColumnPriorities: each registered kind's list page,
+// rendered through the registry, is keyed by the kind's id (the key of its
+// column priorities) and has a column that gives way in a narrow table. A
+// kind whose columns are missing from internal/present/column_priority.go
+// would scroll sideways in a 1280 px window; this names it.
+func TestEveryKindListHasColumnPriorities(t *testing.T) {
+	now := time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC)
+	for _, kp := range registeredKinds {
+		page, err := kp.list(noObjects{}, present.ListQuery{}, now)
+		if err != nil {
+			t.Errorf("%s: list: %v", kp.id, err)
+			continue
+		}
+		if page.KindID != string(kp.id) {
+			t.Errorf("%s: its list presenter says it lists %q: column priorities, links and live rows are keyed by the kind's id", kp.id, page.KindID)
+		}
+		givesWay := slices.ContainsFunc(page.Columns, func(c model.Column) bool { return c.Priority != model.PrimaryColumn })
+		if !givesWay {
+			t.Errorf("%s: no column of its list gives way in a narrow table: add its columns to internal/present/column_priority.go (keyed %q)", kp.id, kp.id)
+		}
+	}
+}
+
+// noObjects is a synced cache that holds no object of any kind.
+type noObjects struct{ Cluster }
+
+func (noObjects) List(kube.KindID) ([]runtime.Object, error) { return nil, nil }
+func (noObjects) CSRs() ([]*certificatesv1.CertificateSigningRequest, error) {
+	return nil, nil
+}
+func (noObjects) FlowSchemas() ([]*flowcontrolv1.FlowSchema, error) { return nil, nil }
+func (noObjects) PriorityLevels() ([]*flowcontrolv1.PriorityLevelConfiguration, error) {
+	return nil, nil
+}
+func (noObjects) CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) { return nil, nil }
+func (noObjects) Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	return nil, nil
+}
+func (noObjects) MutatingWebhooks() ([]*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	return nil, nil
+}
+func (noObjects) CSIDrivers() ([]*storagev1.CSIDriver, error) { return nil, nil }

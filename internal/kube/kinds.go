@@ -50,6 +50,17 @@ type Kind struct {
 // presentation half (presenters, live rows, search, shortcut, editable) is
 // handlers/kinds.go, whose test fails for a kind registered in one half only.
 //
+// Routes, navigation, search, activity, live rows, cleanup, the editor, the
+// informers and the metrics read the two halves. What cannot read them
+// follows them, and a test fails naming the kind and the file where it does
+// not: the column priorities (internal/present/column_priority.go), an
+// editable kind's example (internal/edit/examples.go), and the get/list/watch
+// rules in deploy/base/clusterdesk.yaml and the devcluster's
+// devcluster/internal/access/clusterroles.yaml (kinds_rbac_test.go). Typed
+// listers (listers.go) are optional: handlers read a kind without them
+// through Cluster.List and Get. Behaviour special to one kind is a branch on
+// its KindID; ARCHITECTURE.md's "How to add a kind" lists them.
+//
 // A kind served in one version names it in Kind.Version. A kind the console
 // reads in several versions leaves Kind.Version "" because only discovery can
 // tell which one the API server serves; Cache.Kind returns the chosen one.

@@ -1,45 +1,51 @@
 package access
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	_ "embed"
+	"errors"
 	"fmt"
+	"io"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 )
 
-var readOnly = []string{"get", "list", "watch"}
+// clusterRolesYAML holds the test users' ClusterRoles as YAML, not Go: the
+// main module (which does not depend on this one) reads the same file in a
+// unit test, so a kind the console registers without the auditor's rule to
+// read it fails there, naming the kind and this file.
+//
+//go:embed clusterroles.yaml
+var clusterRolesYAML []byte
 
 // ClusterRoles grant auditor and approver exactly what the console's
-// permission tests expect; admin needs none (system:masters).
-func ClusterRoles() []rbacv1.ClusterRole {
-	return []rbacv1.ClusterRole{
-		{
-			ObjectMeta: metav1.ObjectMeta{Name: "clusterdesk:auditor"},
-			Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: readOnly},
-				{APIGroups: []string{"storage.k8s.io"}, Resources: []string{"csidrivers", "csinodes", "storageclasses", "volumeattachments"}, Verbs: readOnly},
-				{APIGroups: []string{"flowcontrol.apiserver.k8s.io"}, Resources: []string{"flowschemas", "prioritylevelconfigurations"}, Verbs: readOnly},
-				{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingwebhookconfigurations", "mutatingwebhookconfigurations",
-					"validatingadmissionpolicies", "validatingadmissionpolicybindings"}, Verbs: readOnly},
-				{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: readOnly},
-				{APIGroups: []string{""}, Resources: []string{"nodes", "namespaces", "persistentvolumes", "services"}, Verbs: readOnly},
-				{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: readOnly},
-			},
-		},
-		{
-			ObjectMeta: metav1.ObjectMeta{Name: "clusterdesk:approver"},
-			Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: readOnly},
-				{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests/approval"}, Verbs: []string{"update"}},
-				// The CertificateApproval admission plugin checks this
-				// permission per signer, so kubelet-serving and custom
-				// signers stay out of the approver's reach.
-				{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{"kubernetes.io/kube-apiserver-client"}, Verbs: []string{"approve"}},
-			},
-		},
+// permission tests expect (clusterroles.yaml); admin needs none (system:masters).
+func ClusterRoles() ([]rbacv1.ClusterRole, error) {
+	var out []rbacv1.ClusterRole
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(clusterRolesYAML)))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("clusterroles.yaml: %w", err)
+		}
+		var role rbacv1.ClusterRole
+		if err := yaml.UnmarshalStrict(doc, &role); err != nil {
+			return nil, fmt.Errorf("clusterroles.yaml: %w", err)
+		}
+		if role.Kind != "ClusterRole" || role.Name == "" || len(role.Rules) == 0 {
+			return nil, fmt.Errorf("clusterroles.yaml: a document that is not a named ClusterRole with rules: kind %q, name %q", role.Kind, role.Name)
+		}
+		out = append(out, role)
 	}
 }
 
@@ -81,8 +87,12 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 // ApplyRBAC creates the roles and bindings, or updates them to this
 // definition if a previous run left different ones.
 func ApplyRBAC(ctx context.Context, cs kubernetes.Interface) error {
+	wanted, err := ClusterRoles()
+	if err != nil {
+		return err
+	}
 	roles := cs.RbacV1().ClusterRoles()
-	for _, want := range ClusterRoles() {
+	for _, want := range wanted {
 		_, err := roles.Create(ctx, &want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			var got *rbacv1.ClusterRole
