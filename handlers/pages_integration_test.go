@@ -3,7 +3,6 @@
 package handlers
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,9 +27,11 @@ type liveServer struct {
 	cache *kube.Cache
 }
 
+// newLiveServer is a console acting as identity, reading from identity's
+// shared cache (shared_cache_integration_test.go).
 func newLiveServer(t *testing.T, identity string, readOnly bool) *liveServer {
 	t.Helper()
-	return newLiveServerAs(t, testcluster.RestConfig(t, identity), identity, readOnly)
+	return newLiveServerOn(t, sharedCache(t, identity), testcluster.RestConfig(t, identity), identity, readOnly, nil)
 }
 
 // newLiveServerAs is newLiveServer acting with cfg (e.g. admin impersonating a
@@ -41,25 +42,17 @@ func newLiveServerAs(t *testing.T, cfg *rest.Config, identity string, readOnly b
 }
 
 // newLiveServerWith is newLiveServerAs with more dependencies set by with (nil for none).
+// Its cache is its own (syncedCache), stopped when the test ends: cfg may be
+// any identity, and with may hand the cache to what outlives no test.
 func newLiveServerWith(t *testing.T, cfg *rest.Config, identity string, readOnly bool, with func(*Deps)) *liveServer {
 	t.Helper()
+	return newLiveServerOn(t, syncedCache(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))), cfg, identity, readOnly, with)
+}
+
+// newLiveServerOn is a console reading from cache, acting with cfg.
+func newLiveServerOn(t *testing.T, cache *kube.Cache, cfg *rest.Config, identity string, readOnly bool, with func(*Deps)) *liveServer {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cache, err := kube.NewCache(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go cache.Run(ctx)
-	// A wait, not a timing assertion: the first LIST of the real-world CRDs
-	// (megabyte schemas) took over 30 s on a loaded 2-core machine.
-	deadline := time.Now().Add(90 * time.Second)
-	for !cache.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatalf("cache not ready after 90 s: %+v", cache.Statuses())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	access, err := kube.NewAccess(cfg)
 	if err != nil {
 		t.Fatal(err)
