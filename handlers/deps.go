@@ -25,6 +25,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -156,9 +157,12 @@ type Deps struct {
 	Logins   *auth.LoginTokens
 	User     string // who the console acts as (local mode: the kubeconfig's identity)
 	ReadOnly bool
-	DevUI    bool              // serve the component gallery at /ui
-	Lookup   Lookup            // direct reads for insight pages; nil skips them (the pages say so)
-	Live     *LiveUpdates      // live updates over server-sent events; nil turns them off
+	DevUI    bool         // serve the component gallery at /ui
+	Lookup   Lookup       // direct reads for insight pages; nil skips them (the pages say so)
+	Live     *LiveUpdates // live updates over server-sent events; nil turns them off
+	// CSRQueue is the CSR queue's caches; nil: Live's, else New builds them
+	// (csr_queue.go, csrQueueOf).
+	CSRQueue *csrqueue.Queue
 	Metrics  *metrics.Registry // request metrics; nil records none (metrics.go)
 
 	// Gate decides who each request is (local, token or proxy mode); nil is
