@@ -157,12 +157,9 @@ type Deps struct {
 	Logins   *auth.LoginTokens
 	User     string // who the console acts as (local mode: the kubeconfig's identity)
 	ReadOnly bool
-	DevUI    bool         // serve the component gallery at /ui
-	Lookup   Lookup       // direct reads for insight pages; nil skips them (the pages say so)
-	Live     *LiveUpdates // live updates over server-sent events; nil turns them off
-	// CSRQueue is the CSR queue's caches; nil: Live's, else New builds them
-	// (csr_queue.go, csrQueueOf).
-	CSRQueue *csrqueue.Queue
+	DevUI    bool              // serve the component gallery at /ui
+	Lookup   Lookup            // direct reads for insight pages; nil skips them (the pages say so)
+	Live     *LiveUpdates      // live updates over server-sent events; nil turns them off
 	Metrics  *metrics.Registry // request metrics; nil records none (metrics.go)
 
 	// Gate decides who each request is (local, token or proxy mode); nil is
@@ -199,4 +196,8 @@ type Deps struct {
 	// TLS-terminating proxy (hsts.go). Cookie security follows it through
 	// Sessions.Secure, which main sets.
 	PublicOrigin string
+
+	// CSRQueue is the CSR queue's caches; nil: Live's, else New builds them
+	// (csr_queue.go, csrQueueOf).
+	CSRQueue *csrqueue.Queue
 }
