@@ -10,6 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/edit"
+	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
+	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -61,7 +63,7 @@ func (h *Handlers) flowSchemaFormPage(c echo.Context, k kube.Kind, f model.FlowS
 		p.Action, p.YAMLURL, p.Cancel = urls.FlowSchemaForm(f.Name), urls.Edit(k.ID, f.Name), base
 		p.Chrome = h.chrome(c, "Edit "+f.Name, k.ID, list, model.Crumb{Label: f.Name, Href: base}, model.Crumb{Label: "Edit (form)"})
 	}
-	p.Hints = present.FlowSchemaFormHints(f, levels)
+	p.Hints = flowschemaform.Hints(f, levels)
 	return p
 }
 
@@ -75,7 +77,7 @@ func (h *Handlers) newFlowSchemaForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.renderFlowSchemaForm(c, http.StatusOK, h.flowSchemaFormPage(c, k, present.NewFlowSchemaForm(), true))
+	return h.renderFlowSchemaForm(c, http.StatusOK, h.flowSchemaFormPage(c, k, form.New(), true))
 }
 
 // editFlowSchemaForm shows the form filled from the live object, read from
@@ -113,7 +115,7 @@ func formOfLive(live *unstructured.Unstructured, levels []string) (model.FlowSch
 	if err != nil {
 		return model.FlowSchemaForm{}, "", err
 	}
-	return present.FlowSchemaFormOf(fs, levels), text, nil
+	return flowschemaform.FormOf(fs, levels), text, nil
 }
 
 // createFlowSchemaForm answers the create form's buttons (POST /flowschemas/-/new).
@@ -191,14 +193,11 @@ func plural(n int, word string) string {
 // user started from (nothing, creating) to what the API server would store,
 // a Dangling warning, and either the verdict or, when the server would store
 // other values than typed, why Save stopped.
-func (h *Handlers) previewFlowSchema(c echo.Context, p model.FlowSchemaFormPage, answer *unstructured.Unstructured, op present.FormOp, changed bool) error {
+// before is the starting text (formBase), beforeErr why it could not be read.
+func (h *Handlers) previewFlowSchema(c echo.Context, p model.FlowSchemaFormPage, before string, beforeErr error, answer *unstructured.Unstructured, op form.Op, changed bool) error {
 	f := p.Form
-	before := ""
-	if f.Base != "" {
-		var err error
-		if before, err = edit.DecodeBase(f.Base); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, err.Error())
-		}
+	if beforeErr != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, beforeErr.Error())
 	}
 	after, err := edit.Text(answer, false)
 	if err != nil {
@@ -217,7 +216,7 @@ func (h *Handlers) previewFlowSchema(c echo.Context, p model.FlowSchemaFormPage,
 	if changed {
 		p.Problems = append(p.Problems, model.EditError{Title: "The API server would store other values",
 			Message: "The dry run passed, but the API server would store other values than you typed in the fields marked below. Nothing was stored: correct them, then Preview again."})
-		if op.Kind == present.OpSave {
+		if op.Kind == form.OpSave {
 			return h.renderFlowSchemaForm(c, http.StatusUnprocessableEntity, p)
 		}
 		return h.renderFlowSchemaForm(c, http.StatusOK, p)

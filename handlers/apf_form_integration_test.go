@@ -15,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
@@ -106,7 +107,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 			f := fsForm(name)
 			c.mut(&f)
 			for _, op := range []string{"preview", "save"} {
-				code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), op))
+				code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(form.Values(f), op))
 				if code != c.status {
 					t.Fatalf("%s: status %d, want %d: %s", op, code, c.status, doc.Find(`[data-testid="editor-problem"]`).Text())
 				}
@@ -143,12 +144,12 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 		name := uniq("fsform-zero")
 		f := fsForm(name)
 		f.Precedence = "0"
-		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "preview"))
+		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(form.Values(f), "preview"))
 		if code != http.StatusOK || !strings.Contains(fieldErrors(doc, "precedence"), "would store 1000, not 0") ||
 			!strings.Contains(doc.Find(`[data-testid="preview-diff"]`).Text(), "matchingPrecedence: 1000") {
 			t.Fatalf("preview: status %d, beside precedence %q", code, fieldErrors(doc, "precedence"))
 		}
-		code, doc, _ = es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "save"))
+		code, doc, _ = es.submit(t, urls.FlowSchemaFormNew, withOp(form.Values(f), "save"))
 		if title, _, _ := problem(doc); code != http.StatusUnprocessableEntity || title != "The API server would store other values" ||
 			!strings.Contains(fieldErrors(doc, "precedence"), "would store 1000, not 0") {
 			t.Fatalf("save: status %d, %q, beside precedence %q", code, title, fieldErrors(doc, "precedence"))
@@ -164,7 +165,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 	t.Run("precedence that is not a number is refused before sending", func(t *testing.T) {
 		f := fsForm(uniq("fsform-nan"))
 		f.Precedence = "ten"
-		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "save"))
+		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(form.Values(f), "save"))
 		if code != http.StatusUnprocessableEntity || !strings.Contains(fieldErrors(doc, "precedence"), "not a whole number") {
 			t.Fatalf("status %d, beside precedence %q", code, fieldErrors(doc, "precedence"))
 		}
@@ -177,7 +178,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 		name := uniq("fsform-dangling")
 		f := fsForm(name)
 		f.PriorityLevel, f.PriorityTyped = model.PriorityLevelOther, "no-such-level"
-		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "preview"))
+		code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(form.Values(f), "preview"))
 		if code != http.StatusOK {
 			t.Fatalf("preview: status %d: %s", code, doc.Find(`[data-testid="editor-problem"]`).Text())
 		}
@@ -201,7 +202,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 			"\nspec:\n  matchingPrecedence: 7000\n  priorityLevelConfiguration:\n    name: global-default\n")
 		f := fsForm(name)
 		for _, op := range []string{"preview", "save"} {
-			code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), op))
+			code, doc, _ := es.submit(t, urls.FlowSchemaFormNew, withOp(form.Values(f), op))
 			if code != http.StatusConflict || !strings.Contains(fieldErrors(doc, "name"), "already exists") {
 				t.Fatalf("%s: status %d, beside name %q", op, code, fieldErrors(doc, "name"))
 			}
@@ -259,7 +260,7 @@ func TestFlowSchemaFormCreateThenEdit(t *testing.T) {
 		t.Fatalf("new form: status %d", code)
 	}
 	f := fsForm(name)
-	code, doc, _ = es.submit(t, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(f), "add-subject:0"))
+	code, doc, _ = es.submit(t, urls.FlowSchemaFormNew, withOp(form.Values(f), "add-subject:0"))
 	if code != http.StatusOK || doc.Find(`[data-testid="fsform-subject"]`).Length() != 2 {
 		t.Fatalf("add subject: status %d, %d subjects", code, doc.Find(`[data-testid="fsform-subject"]`).Length())
 	}

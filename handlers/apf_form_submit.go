@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
+	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -34,30 +35,30 @@ func (h *Handlers) postFlowSchemaForm(c echo.Context, create bool) error {
 		return err
 	}
 	if op.Edits() {
-		f = present.ApplyFormOp(f, op)
+		f = form.ApplyOp(f, op)
 		p := h.flowSchemaFormPage(c, k, f, create)
-		p.Focus = present.AddedRowKey(f, op)
+		p.Focus = form.AddedRowKey(f, op)
 		return h.renderFlowSchemaForm(c, http.StatusOK, p)
 	}
 	p := h.flowSchemaFormPage(c, k, f, create)
 	switch op.Kind {
-	case present.OpRebase:
+	case form.OpRebase:
 		return h.rebaseFlowSchemaForm(c, k, p)
-	case present.OpPreview, present.OpSave:
+	case form.OpPreview, form.OpSave:
 		return h.submitFlowSchemaForm(c, k, p, op)
 	}
 	return h.renderFlowSchemaForm(c, http.StatusOK, p)
 }
 
 // readFlowSchemaForm parses the posted form and the button pressed.
-func readFlowSchemaForm(c echo.Context, create bool) (model.FlowSchemaForm, present.FormOp, error) {
+func readFlowSchemaForm(c echo.Context, create bool) (model.FlowSchemaForm, form.Op, error) {
 	if err := c.Request().ParseForm(); err != nil {
 		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) {
-			return model.FlowSchemaForm{}, present.FormOp{}, bodyTooLarge()
+			return model.FlowSchemaForm{}, form.Op{}, bodyTooLarge()
 		}
-		return model.FlowSchemaForm{}, present.FormOp{}, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
+		return model.FlowSchemaForm{}, form.Op{}, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
 	}
-	f, op := present.ParseFlowSchemaForm(c.Request().PostForm)
+	f, op := form.Parse(c.Request().PostForm)
 	if !create {
 		// The URL names the object; the form cannot rename it.
 		f.Name = c.Param("name")
@@ -69,9 +70,9 @@ func readFlowSchemaForm(c echo.Context, create bool) (model.FlowSchemaForm, pres
 
 // submitFlowSchemaForm answers Preview and Save: the fields are checked
 // here, the use case sends them (flowschemaform.Service.Submit).
-func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.FlowSchemaFormPage, op present.FormOp) error {
+func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.FlowSchemaFormPage, op form.Op) error {
 	f := p.Form
-	spec, local := present.FlowSchemaSpec(f)
+	spec, local := flowschemaform.Spec(f)
 	if local != nil {
 		p.Errors = local
 		p.Problems = append(p.Problems, model.EditError{Title: "Not sent", Local: true,
@@ -83,9 +84,11 @@ func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 			Message: "The form does not say which version of the FlowSchema you started from, so saving could overwrite someone else's change. Open the form again."})
 		return h.renderFlowSchemaForm(c, http.StatusUnprocessableEntity, p)
 	}
-	base := decodedBase(f.Base)
+	// The starting text is decoded once per POST: the use case (a conflict's
+	// diff), the preview's diff and the conflict page read the same text.
+	base, baseErr := formBase(f.Base)
 	out, err := h.flowSchemaFormCase(c).Submit(c.Request().Context(), flowschemaform.Submission{Kind: k, Name: f.Name, Create: p.Create,
-		Spec: spec, ResourceVersion: f.ResourceVersion, BaseText: base, Save: op.Kind == present.OpSave})
+		Spec: spec, ResourceVersion: f.ResourceVersion, BaseText: base, Save: op.Kind == form.OpSave})
 	if out.Live != nil {
 		p.Unmodeled = present.UnmodeledSpecFields(out.Live)
 	}
@@ -93,15 +96,14 @@ func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	p.Warnings = warningBanners(out.Warnings)
 	switch {
 	case err != nil:
-		return h.flowSchemaFormFailed(c, p, out.Conflict, err)
+		return h.flowSchemaFormFailed(c, p, base, out.Conflict, err)
 	case !out.Written:
 		// Where the server would store other values than typed (a precedence
 		// of 0 becomes 1000), say so beside the field; Save stopped there.
-		changes := present.ServerChanges(spec, out.Answer)
-		for key, msgs := range changes {
+		for key, msgs := range out.Changes {
 			p.Errors[key] = append(p.Errors[key], msgs...)
 		}
-		return h.previewFlowSchema(c, p, out.Answer, op, changes != nil)
+		return h.previewFlowSchema(c, p, base, baseErr, out.Answer, op, out.Changes != nil)
 	}
 	warnings := out.Warnings
 	if msg, ok := danglingMessage(out.Stored, h.levelNames(c)); ok {
@@ -120,31 +122,32 @@ func flowSchemaSaved(create bool, out flowschemaform.Outcome) string {
 	return fmt.Sprintf("%s was updated: version %s → %s.", out.Name, out.ResourceVersion, out.After)
 }
 
-// decodedBase is the form's starting text; "" when there is none or it
-// cannot be read (then no diff shows what changed since).
-func decodedBase(field string) string {
+// formBase is the form's starting text; "" when there is none, and "" with
+// the error when it cannot be read (then no diff shows what changed since,
+// and a preview refuses the form).
+func formBase(field string) (string, error) {
 	if field == "" {
-		return ""
+		return "", nil
 	}
 	text, err := edit.DecodeBase(field)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	return text
+	return text, nil
 }
 
 // flowSchemaFormFailed shows a refused request: each field cause of the API
 // server's answer beside its field, the rest (and the message) above the
 // form; a conflict with what changed on the server.
-func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPage, conflict *editing.Conflict, err error) error {
+func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPage, base string, conflict *editing.Conflict, err error) error {
 	if conflict != nil {
-		return h.flowSchemaFormConflict(c, p, conflict, err)
+		return h.flowSchemaFormConflict(c, p, base, conflict, err)
 	}
 	problem := problemOf(err, "")
 	var placed []model.Cause
 	var rest []model.Cause
 	for _, cause := range problem.Causes {
-		if key := present.FormFieldKey(cause.Field); key != "" {
+		if key := form.FieldKey(cause.Field); key != "" {
 			p.Errors[key] = append(p.Errors[key], cause.Message)
 			placed = append(placed, cause)
 		} else {
@@ -154,7 +157,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 	problem.Causes = rest
 	var st apierrors.APIStatus
 	if errors.As(err, &st) && st.Status().Reason == metav1.StatusReasonAlreadyExists {
-		p.Errors[present.FormName] = append(p.Errors[present.FormName], st.Status().Message)
+		p.Errors[form.FieldName] = append(p.Errors[form.FieldName], st.Status().Message)
 	}
 	switch {
 	case len(placed) > 0 && len(rest) == 0 && strings.Contains(problem.Message, invalidMark):
@@ -172,7 +175,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 // flowSchemaFormConflict answers a 409: the values stay in the form, and
 // beside it what changed on the server since the user opened it, with the
 // offer to start again from the current version keeping the values.
-func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaFormPage, conflict *editing.Conflict, cause error) error {
+func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaFormPage, base string, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
 		p.Problems = append(p.Problems, problemOf(cause, ""), problemOf(conflict.Err, ""))
 		return h.renderFlowSchemaForm(c, http.StatusConflict, p)
@@ -182,7 +185,6 @@ func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaForm
 	if err != nil {
 		return err
 	}
-	base := decodedBase(p.Form.Base)
 	p.Conflict = &model.Conflict{
 		Message:        statusMessage(cause),
 		CurrentVersion: current.GetResourceVersion(),
@@ -200,7 +202,7 @@ func (h *Handlers) rebaseFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	}
 	current, err := h.flowSchemaFormCase(c).Read(c.Request().Context(), k, p.Form.Name)
 	if err != nil {
-		return h.flowSchemaFormFailed(c, p, nil, err)
+		return h.flowSchemaFormFailed(c, p, "", nil, err)
 	}
 	text, err := edit.Text(current, false)
 	if err != nil {

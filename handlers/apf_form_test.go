@@ -9,16 +9,16 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
 // browserValues collects what a browser would post for the form: inputs
 // (checkboxes and radios when checked), selected options, textareas; no buttons.
-func browserValues(form *goquery.Selection) url.Values {
+func browserValues(sel *goquery.Selection) url.Values {
 	v := url.Values{}
-	form.Find("input[name], select[name], textarea[name]").Each(func(_ int, s *goquery.Selection) {
+	sel.Find("input[name], select[name], textarea[name]").Each(func(_ int, s *goquery.Selection) {
 		name, _ := s.Attr("name")
 		if _, disabled := s.Attr("disabled"); disabled {
 			return
@@ -80,8 +80,8 @@ func TestFlowSchemaFormPostsWhatItShows(t *testing.T) {
 	}
 	for _, create := range []bool{false, true} {
 		p := model.FlowSchemaFormPage{Create: create, Form: want, Action: "/x", PriorityLevels: []string{"global-default", "workload-low"}}
-		form := renderForm(t, p)
-		got, op := present.ParseFlowSchemaForm(browserValues(form))
+		sel := renderForm(t, p)
+		got, op := form.Parse(browserValues(sel))
 		exp := want
 		if create {
 			exp.ResourceVersion, exp.Base = "", ""
@@ -92,17 +92,17 @@ func TestFlowSchemaFormPostsWhatItShows(t *testing.T) {
 		if !reflect.DeepEqual(got, exp) {
 			t.Errorf("create=%v: posted form decodes to\n%+v\nwant\n%+v", create, got, exp)
 		}
-		if op.Kind != present.OpNone {
+		if op.Kind != form.OpNone {
 			t.Errorf("no button pressed, op %+v", op)
 		}
 		// Every button names an op the server knows, with indices in range.
-		form.Find(`button[name="op"]`).Each(func(_ int, b *goquery.Selection) {
+		sel.Find(`button[name="op"]`).Each(func(_ int, b *goquery.Selection) {
 			val := b.AttrOr("value", "")
-			op := present.ParseFormOp(val)
-			if op.Kind == present.OpNone {
+			op := form.ParseOp(val)
+			if op.Kind == form.OpNone {
 				t.Errorf("button %q: unknown op", val)
 			}
-			if op.Edits() && op.Kind != present.OpAddRule && op.Rule >= len(want.Rules) {
+			if op.Edits() && op.Kind != form.OpAddRule && op.Rule >= len(want.Rules) {
 				t.Errorf("button %q: rule out of range", val)
 			}
 			if op.Edits() && b.AttrOr("hx-post", "") != "/x" {
@@ -110,7 +110,7 @@ func TestFlowSchemaFormPostsWhatItShows(t *testing.T) {
 			}
 		})
 		// Enter in a field presses the first submit button: Preview.
-		if first := form.Find(`button[type="submit"]`).First().AttrOr("value", ""); first != "preview" {
+		if first := sel.Find(`button[type="submit"]`).First().AttrOr("value", ""); first != "preview" {
 			t.Errorf("first submit button is %q, want preview", first)
 		}
 	}
@@ -118,22 +118,22 @@ func TestFlowSchemaFormPostsWhatItShows(t *testing.T) {
 
 func TestFlowSchemaFormShowsErrorsAndHintsBesideFields(t *testing.T) {
 	p := model.FlowSchemaFormPage{
-		Form:   present.NewFlowSchemaForm(),
+		Form:   form.New(),
 		Action: "/x",
 		Errors: map[string][]string{"precedence": {"Invalid value: 0: must be a positive value"}, "r0.subjects": {"Required value: subjects must contain at least one value"}},
 		Hints:  map[string][]string{"r0.rr0.verbs": {"* must be the only verb."}},
 	}
-	form := renderForm(t, p)
+	sel := renderForm(t, p)
 	for key, want := range map[string]string{"precedence": "must be a positive value", "r0.subjects": "at least one value"} {
-		got := form.Find(`[data-testid="fsform-error"][data-field="` + key + `"]`).Text()
+		got := sel.Find(`[data-testid="fsform-error"][data-field="` + key + `"]`).Text()
 		if got == "" || !bytes.Contains([]byte(got), []byte(want)) {
 			t.Errorf("error beside %s: %q", key, got)
 		}
 	}
-	if form.Find(`#fsf-precedence[aria-invalid="true"][aria-describedby="fsf-precedence-notes"]`).Length() != 1 {
+	if sel.Find(`#fsf-precedence[aria-invalid="true"][aria-describedby="fsf-precedence-notes"]`).Length() != 1 {
 		t.Error("the precedence input is not marked invalid and described by its error")
 	}
-	if form.Find(`[data-testid="fsform-hint"][data-field="r0.rr0.verbs"]`).Text() != "* must be the only verb." {
+	if sel.Find(`[data-testid="fsform-hint"][data-field="r0.rr0.verbs"]`).Text() != "* must be the only verb." {
 		t.Error("hint not shown beside the verbs")
 	}
 }

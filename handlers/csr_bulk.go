@@ -10,8 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/decide"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -48,7 +48,7 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
 	ret, _ := url.ParseQuery(form.Get("return"))
-	q := present.ParseCSRQueueQuery(ret)
+	q := csrqueue.ParseQuery(ret)
 	if len(refs) == 0 {
 		return h.bulkNothingSelected(c, q, text)
 	}
@@ -75,7 +75,7 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 
 // bulkNothingSelected answers a bulk form without a selection: the queue
 // again, the message kept, and a word on what to do (400).
-func (h *Handlers) bulkNothingSelected(c echo.Context, q present.CSRQueueQuery, text string) error {
+func (h *Handlers) bulkNothingSelected(c echo.Context, q csrqueue.Query, text string) error {
 	page, _, err := h.csrQueuePage(c, q, nil)
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -40,7 +40,7 @@ func (h *Handlers) unknownCSRRefs(refs []csrRef) []csrRef {
 // bulkUnknownRefused answers a bulk decision with unknown selections: the
 // queue again with the known ones still ticked and the message kept, a
 // banner naming the unknown ones, and 409. Nothing was written or recorded.
-func (h *Handlers) bulkUnknownRefused(c echo.Context, q present.CSRQueueQuery, text string, refs, unknown []csrRef) error {
+func (h *Handlers) bulkUnknownRefused(c echo.Context, q csrqueue.Query, text string, refs, unknown []csrRef) error {
 	bad := make(map[csrRef]bool, len(unknown))
 	for _, r := range unknown {
 		bad[r] = true

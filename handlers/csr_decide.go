@@ -26,7 +26,7 @@ func (h *Handlers) csrActions(c echo.Context, obj *certificatesv1.CertificateSig
 	}
 	// The API server validates spec.request on every write, so a request that
 	// does not decode can be neither approved nor denied.
-	if _, err := csrDecodes.Decode(obj.Spec.Request); err != nil {
+	if _, err := h.queue.Decode(obj.Spec.Request); err != nil {
 		return nil
 	}
 	mayDecide := h.csrMayDecide(c)

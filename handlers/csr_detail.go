@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -66,10 +67,10 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 // may take on that very object (its UID travels with them).
 func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object) (model.CSRDetailPage, error) {
 	// The page costs about a GET of the CSR: the duplicates finding reads the
-	// storm index, built once per change of the CSRs (csr_storms.go), and the Node comparison, a GET as the user,
+	// storm index, built once per change of the CSRs (csrqueue.Queue.Storms), and the Node comparison, a GET as the user,
 	// loads after the page (csr_node.go).
-	page := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), csrChecksEnv(), time.Now())
-	if node := kubeletServingNode(obj); node != "" && h.deps.Lookup != nil {
+	page := present.CSRDetailPage(obj, h.queue.Storms(), h.queue.Checks(), time.Now())
+	if node := h.kubeletServingNode(obj); node != "" && h.deps.Lookup != nil {
 		page.Findings = slices.DeleteFunc(page.Findings, func(f model.CSRFinding) bool { return f.Check == nodeUnknownCheck })
 		page.NodeCheck = model.CSRNodeCheck{Href: urls.CSRNodeCheck(obj.Name), Node: node}
 	}
@@ -113,11 +114,11 @@ const nodeUnknownCheck = "node-unknown"
 
 // kubeletServingNode names the Node a kubelet-serving CSR asks a certificate
 // for ("" for other CSRs, or a request that names no node).
-func kubeletServingNode(obj *certificatesv1.CertificateSigningRequest) string {
+func (h *Handlers) kubeletServingNode(obj *certificatesv1.CertificateSigningRequest) string {
 	if obj.Spec.SignerName != certificatesv1.KubeletServingSignerName {
 		return ""
 	}
-	req, err := csrDecodes.Decode(obj.Spec.Request)
+	req, err := h.queue.Decode(obj.Spec.Request)
 	if err != nil || len(req.DNSNames)+len(req.IPAddresses) == 0 {
 		return ""
 	}
@@ -132,9 +133,9 @@ func kubeletServingNode(obj *certificatesv1.CertificateSigningRequest) string {
 // it names, read with one GET as the user (the Node check, csr_node.go). If
 // the Node cannot be read (forbidden, unreachable) the check says the Node is
 // unknown rather than missing.
-func (h *Handlers) csrDetailChecksEnv(c echo.Context, obj *certificatesv1.CertificateSigningRequest) present.CSRChecksEnv {
-	env := csrChecksEnv()
-	node := kubeletServingNode(obj)
+func (h *Handlers) csrDetailChecksEnv(c echo.Context, obj *certificatesv1.CertificateSigningRequest) csrqueue.Checks {
+	env := h.queue.Checks()
+	node := h.kubeletServingNode(obj)
 	if h.deps.Lookup == nil || node == "" {
 		return env
 	}

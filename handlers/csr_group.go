@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -17,19 +17,19 @@ import (
 // A group action decides at most maxBulk requests per step, like a bulk
 // decision: a step of 500 takes about a second on a healthy API server
 // (decide.MaxBatch), and its confirm form stays far below the body limit. A
-// larger storm is decided in steps (present.PlanStorm).
+// larger storm is decided in steps (csrqueue.PlanStorm).
 
 // csrStorm finds the storm of the :id path parameter for a user who may read
 // CSRs and decide for its signer.
-func (h *Handlers) csrStorm(c echo.Context) (*csr.Storm, error) {
+func (h *Handlers) csrStorm(c echo.Context) (*csrqueue.Storm, error) {
 	id := c.Param("id")
 	if _, err := h.csrKind(c, id); err != nil {
 		return nil, err
 	}
-	if !present.ValidGroupID(id) || !strings.HasPrefix(id, "s-") {
+	if !csrqueue.ValidGroupID(id) || !strings.HasPrefix(id, "s-") {
 		return nil, echo.NewHTTPError(http.StatusNotFound, "There is no such group of requests.")
 	}
-	st := h.csrStorms.get(h.deps.Cluster).ByID(id)
+	st := h.queue.Storms().ByID(id)
 	if st == nil {
 		return nil, echo.NewHTTPError(http.StatusNotFound, "This group has fewer than two pending requests now: it was decided, or its requests were deleted. Back to the queue: /csrs")
 	}
@@ -87,7 +87,7 @@ func (h *Handlers) csrGroupDecide(c echo.Context) error {
 		return invalidDecision(err)
 	}
 	result, _ := csrBulkResult("Decided", outcomes)
-	page, _, err := h.csrQueuePage(c, present.CSRQueueQuery{}, nil)
+	page, _, err := h.csrQueuePage(c, csrqueue.Query{}, nil)
 	if err != nil {
 		return err
 	}

@@ -24,9 +24,9 @@ func (h *Handlers) csrNodeCheck(c echo.Context) error {
 		return err
 	}
 	env := h.csrDetailChecksEnv(c, obj)
-	full := present.CSRDetailPage(obj, h.csrStorms.get(h.deps.Cluster), env, time.Now())
+	full := present.CSRDetailPage(obj, h.queue.Storms(), env, time.Now())
 	if fragmentWanted(c) {
-		r := model.CSRNodeResult{Node: kubeletServingNode(obj)}
+		r := model.CSRNodeResult{Node: h.kubeletServingNode(obj)}
 		for _, f := range full.Findings {
 			if strings.HasPrefix(f.Check, "node-") {
 				r.Findings = append(r.Findings, f)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -19,29 +19,24 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// csrDecodes remembers decoded requests for every page of the process, like
-// the informer cache it sits beside: spec.request is immutable and decoding
-// is a pure function of it, so sharing is safe, and it spares a queue of
-// thousands of CSRs one signature verification per row per view.
-// Sized above the 50,000 CSRs the page benchmark holds (and a full memo
-// starts again empty, so a cluster just over the size would decode every view).
-var csrDecodes = csr.NewMemo(200_000)
-
-// csrQueueFacts keeps, per CSR object, what every queue view derives from it
-// (state, subject line, search text, findings), for the whole process.
-var csrQueueFacts = &present.CSRQueueCache{}
-
-// csrChecksEnv is what the checks get from outside a CSR. clusterdesk does not
-// watch Nodes (one more informer over the largest objects of a big cluster),
-// so the kubelet-serving check says the Node is unknown.
-func csrChecksEnv() present.CSRChecksEnv {
-	return present.CSRChecksEnv{Decode: csrDecodes.Decode}
+// csrQueueOf is the CSR queue caches of the server New builds: Deps'
+// when given, else those of its live updates, so that pages and live rows
+// share one facts cache as they share the informer cache, else its own.
+// Each server has its own (csrqueue.Queue), never a process-wide one.
+func csrQueueOf(deps Deps) *csrqueue.Queue {
+	if deps.CSRQueue != nil {
+		return deps.CSRQueue
+	}
+	if deps.Live != nil {
+		return deps.Live.csrQueue
+	}
+	return csrqueue.New(deps.Cluster)
 }
 
 // csrQueue serves the approval queue (GET /csrs): the full page, or only the
 // table fragment for htmx.
 func (h *Handlers) csrQueue(c echo.Context) error {
-	q := present.ParseCSRQueueQuery(c.QueryParams())
+	q := csrqueue.ParseQuery(c.QueryParams())
 	page, status, err := h.csrQueuePage(c, q, nil)
 	if err != nil {
 		return err
@@ -60,7 +55,7 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 // csrQueuePage builds the queue for q, pre-selecting the named CSRs. A user who
 // may not list CSRs gets the page with a banner and 403; a cache still
 // syncing, an empty page and 503.
-func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selected []string) (model.CSRQueuePage, int, error) {
+func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []string) (model.CSRQueuePage, int, error) {
 	kind, known := h.deps.Cluster.Kind(kube.CSRs)
 	if !known {
 		return model.CSRQueuePage{}, 0, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.CSRs))
@@ -90,9 +85,9 @@ func (h *Handlers) csrQueuePage(c echo.Context, q present.CSRQueueQuery, selecte
 	}
 	page := present.CSRQueue(items, q, present.CSRQueueEnv{
 		Now:       time.Now(),
-		Checks:    csrChecksEnv(),
+		Checks:    h.queue.Checks(),
 		MayDecide: h.csrMayDecide(c),
-		Cache:     csrQueueFacts,
+		Cache:     h.queue.Facts(),
 		Selected:  selected,
 		Labels:    sel,
 		MayDelete: h.mayDeleteAll(c, kube.CSRs),

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
-	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
@@ -136,15 +136,17 @@ func ref(name string) string { return string(uidFor(name)) + "/" + name }
 type csrTestServer struct {
 	testServer
 	writer *scriptedWriter
+	queue  *csrqueue.Queue
 }
 
 func newCSRTestServer(t testing.TB, cluster Cluster, access Access, readOnly bool) *csrTestServer {
 	t.Helper()
-	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}}
+	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}, queue: csrqueue.New(cluster)}
 	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
 	ts.e = New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: access,
 		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", ReadOnly: readOnly,
+		CSRQueue: ts.queue,
 	})
 	return ts
 }
@@ -388,7 +390,7 @@ func BenchmarkCSRQueue(b *testing.B) {
 		var size int
 		for b.Loop() {
 			if cold {
-				csrDecodes = csr.NewMemo(50_000)
+				ts.queue.ForgetDecodes()
 			}
 			r := httptest.NewRequest(http.MethodGet, "/csrs", nil)
 			r.AddCookie(sess)

@@ -25,6 +25,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -195,4 +196,8 @@ type Deps struct {
 	// TLS-terminating proxy (hsts.go). Cookie security follows it through
 	// Sessions.Secure, which main sets.
 	PublicOrigin string
+
+	// CSRQueue is the CSR queue's caches; nil: Live's, else New builds them
+	// (csr_queue.go, csrQueueOf).
+	CSRQueue *csrqueue.Queue
 }

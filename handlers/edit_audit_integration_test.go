@@ -28,7 +28,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
-	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
@@ -358,7 +358,7 @@ func TestFlowSchemaFormAuditIgnoresForgedBase(t *testing.T) {
 	name := uniq("forged-fs")
 	fs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin)).FlowcontrolV1().FlowSchemas()
 	t.Cleanup(func() { _ = fs.Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	if rec := ac.post(t, sess, urls.FlowSchemaFormNew, withOp(present.FlowSchemaFormValues(fsForm(name)), "save")); rec.Code != http.StatusSeeOther {
+	if rec := ac.post(t, sess, urls.FlowSchemaFormNew, withOp(form.Values(fsForm(name)), "save")); rec.Code != http.StatusSeeOther {
 		t.Fatalf("create: status %d", rec.Code)
 	}
 	// The API server writes the new FlowSchema's status once; wait for it, so

@@ -17,6 +17,6 @@ func (l *LiveUpdates) csrQueueRows(names []string, now time.Time) (live.Message,
 	if err != nil {
 		return live.Message{}, false
 	}
-	u := present.CSRQueueLive(items, names, present.CSRQueueEnv{Now: now, Checks: csrChecksEnv(), Cache: csrQueueFacts})
+	u := present.CSRQueueLive(items, names, present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks(), Cache: l.csrQueue.Facts()})
 	return live.Message{Topic: rowsTopic(kube.CSRs), Event: rowsTopic(kube.CSRs), Data: mustRender(pages.CSRQueueLiveRows(u))}, true
 }

@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -64,7 +65,10 @@ const maxLiveRows = 200
 type LiveUpdates struct {
 	cluster Cluster
 	streams LiveStreams
-	now     func() time.Time
+	// csrQueue is the CSR queue caches, shared with the pages of the
+	// handlers built over this renderer (csrQueueOf).
+	csrQueue *csrqueue.Queue
+	now      func() time.Time
 	// load, when set, fills the load cells of metricsRowsTopic's rows.
 	load LatestLoad
 	// readOnly: the console runs read-only, so rows carry no tick boxes (list_ticks.go).
@@ -79,7 +83,7 @@ type LiveUpdates struct {
 // NewLiveUpdates returns the renderer and stream server for live updates.
 func NewLiveUpdates(cluster Cluster, streams LiveStreams) *LiveUpdates {
 	return &LiveUpdates{
-		cluster: cluster, streams: streams, now: time.Now,
+		cluster: cluster, streams: streams, now: time.Now, csrQueue: csrqueue.New(cluster),
 		lostAt: map[kube.KindID]time.Time{},
 		counts: map[kube.KindID]string{},
 	}

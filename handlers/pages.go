@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/backends"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -24,8 +25,8 @@ type Handlers struct {
 	deps Deps
 	gate *auth.Gate     // who a request is (identity.go)
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
-	// csrStorms is the storm index for pages of one CSR (csr_storms.go).
-	csrStorms *csrStormIndex
+	// queue is this server's CSR queue caches (csr_queue.go: csrQueueOf).
+	queue *csrqueue.Queue
 	// backends remembers webhook Service lookups per user briefly.
 	backends *backends.Cache
 }

@@ -20,7 +20,7 @@ const maxBody = "1MiB"
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
-	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster), backends: backends.NewCache()}
+	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), backends: backends.NewCache()}
 	h.csrf = csrfSessions(deps, h.gate)
 	h.endStreamsOfRemoteSignOuts() // logout.go
 	e := echo.New()

@@ -56,6 +56,9 @@ type Outcome struct {
 	Warnings []string
 	Answer   *unstructured.Unstructured
 	Changed  []string // apf.FormSpecFields the server would store differently
+	// Changes says, by form field key (form.Key…), what the server would
+	// store instead of what was typed; nil when nothing differs.
+	Changes map[string][]string
 	// ResourceVersion is the version the form now starts from: the one it
 	// was opened at, or a newer one that differs only in what the server writes.
 	ResourceVersion string
@@ -130,7 +133,7 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	}
 	// Where the server would store other values than typed (a precedence of 0
 	// becomes 1000), Save stops: the form says so beside each field.
-	out.Changed = changedFields(sub.Spec, res.Object)
+	out.Changed, out.Changes = changedFields(sub.Spec, res.Object)
 	if !sub.Save || out.Changed != nil {
 		out.Answer = res.Object
 		return out, nil
@@ -194,13 +197,16 @@ func (s *Service) readCurrent(ctx context.Context, k kube.Kind, name, base strin
 	return c
 }
 
-// changedFields are the form's fields the dry run's answer stores otherwise.
-func changedFields(sent flowcontrolv1.FlowSchemaSpec, answer *unstructured.Unstructured) []string {
+// changedFields are the form's fields the dry run's answer stores otherwise,
+// and what to say beside each (serverChanges). The answer is decoded here,
+// once per submission.
+func changedFields(sent flowcontrolv1.FlowSchemaSpec, answer *unstructured.Unstructured) ([]string, map[string][]string) {
 	var got flowcontrolv1.FlowSchema
 	if answer == nil || runtime.DefaultUnstructuredConverter.FromUnstructured(answer.Object, &got) != nil {
-		return nil
+		return nil, nil
 	}
-	return apf.StoredDifferently(sent, got.Spec)
+	changed := apf.StoredDifferently(sent, got.Spec)
+	return changed, serverChanges(sent, got.Spec, changed)
 }
 
 func apiVersion(k kube.Kind) string {

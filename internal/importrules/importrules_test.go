@@ -190,6 +190,16 @@ var rules = []rule{
 		forbidden:  func(_, to string) bool { return hasPrefix(to, module+"/views") },
 	},
 	{
+		// Presenters are the top of internal/: they turn what the engines
+		// (csrqueue: the CSR queue's filters, order, storms) and use cases
+		// (flowschemaform, decide…) compute into view models, never the
+		// reverse, so those stay usable and testable without a view model.
+		name:       "only handlers and cmd import present (engines and use cases sit below it)",
+		applies:    func(p string) bool { return under(p, "internal") && !under(p, "internal/present") },
+		transitive: true,
+		forbidden:  func(_, to string) bool { return to == module+"/internal/present" },
+	},
+	{
 		name:      "present imports views/model only",
 		applies:   func(p string) bool { return under(p, "internal/present") },
 		forbidden: func(_, to string) bool { return hasPrefix(to, webLayer...) && to != module+"/views/model" },
@@ -328,6 +338,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 	add(m("views/pages"), "k8s.io/api/core/v1", "github.com/labstack/echo/v4")
 	add(m("internal/csr"), "github.com/a-h/templ", m("handlers"))
 	add(m("internal/apf"), m("views/model"))
+	add(m("internal/csrqueue"), m("internal/present"))
 	add(m("internal/present"), m("views/components"))
 	add(m("internal/live"), "github.com/labstack/echo/v4")
 	add(m("internal/kube"), m("internal/audit"))
@@ -341,6 +352,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"internal packages import no web layer (handlers, echo, templ): internal/csr -> github.com/a-h/templ",
 		"internal packages import no web layer (handlers, echo, templ): internal/csr -> handlers",
 		"internal packages import no views (present builds view models): internal/apf -> views/model",
+		"only handlers and cmd import present (engines and use cases sit below it): internal/csrqueue -> internal/present",
 		"present imports views/model only: internal/present -> views/components",
 		"live imports no handlers and no echo: internal/live -> github.com/labstack/echo/v4",
 		"internal/kube imports no other package of the module: internal/kube -> internal/audit",

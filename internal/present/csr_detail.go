@@ -5,7 +5,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
-	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -13,7 +13,7 @@ import (
 // CSRDetailPage lays out one CSR with the checks' findings beside its request.
 // storms is the index of the pending CSRs (for the duplicates finding: a
 // lookup, not a scan of every CSR); nil leaves that finding out.
-func CSRDetailPage(c *certificatesv1.CertificateSigningRequest, storms *csr.Storms, env CSRChecksEnv, now time.Time) model.CSRDetailPage {
+func CSRDetailPage(c *certificatesv1.CertificateSigningRequest, storms *csrqueue.Storms, env csrqueue.Checks, now time.Time) model.CSRDetailPage {
 	p := model.CSRDetailPage{DetailPage: CSRDetail(c, now)}
 	dups, dupID := 0, ""
 	// The index is by name; it counts for this object only if it was built
@@ -21,12 +21,12 @@ func CSRDetailPage(c *certificatesv1.CertificateSigningRequest, storms *csr.Stor
 	if CSRState(c) == CSRPending && storms.UID(c.Name) == string(c.UID) {
 		dups, dupID = storms.Duplicates(c.Name)
 	}
-	req, err := env.decode(c.Spec.Request)
+	req, err := env.DecodeRequest(c.Spec.Request)
 	if err != nil {
 		req = nil
 		p.ChecksNote = "The request does not decode, so only the checks of the spec ran."
 	}
-	p.Findings = findingModels(checkCSR(c, req, dups, env))
+	p.Findings = findingModels(csrqueue.Check(c, req, dups, env))
 	linkDuplicates(p.Findings, dupID)
 	if err == nil && CSRState(c) != CSRPending && len(p.Findings) > 0 {
 		p.ChecksNote = "This request is already decided; the findings explain what was decided on."

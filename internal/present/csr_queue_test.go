@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -185,18 +186,6 @@ func TestCSRQueueFilters(t *testing.T) {
 	}
 }
 
-func TestParseCSRQueueQuery(t *testing.T) {
-	v, _ := url.ParseQuery("q=+x+&state=bogus&age=forever&sort=nope&dir=desc&signer=s&requester=r")
-	q := ParseCSRQueueQuery(v)
-	if q != (CSRQueueQuery{Filter: "x", Signer: "s", Requester: "r", Desc: true}) {
-		t.Errorf("query = %+v", q)
-	}
-	back := ParseCSRQueueQuery(CSRQueueQuery{Filter: "a b", State: CSRIssued, Age: "gt7d", Sort: "age"}.Values())
-	if back != (CSRQueueQuery{Filter: "a b", State: CSRIssued, Age: "gt7d", Sort: "age"}) {
-		t.Errorf("round trip = %+v", back)
-	}
-}
-
 func TestCSRQueueSelection(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := queueFixture(t, now)
@@ -327,7 +316,7 @@ func TestCSRDetailPage(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	dupA := qcsr(t, "dup-a", apiClient, "bob", "bob", now.Add(-time.Hour), CSRPending, time.Time{})
 	dupB := qcsr(t, "dup-b", apiClient, "bob", "bob", now.Add(-time.Hour), CSRPending, time.Time{})
-	p := CSRDetailPage(dupA, CSRStorms([]*certificatesv1.CertificateSigningRequest{dupA, dupB}, CSRChecksEnv{}), CSRChecksEnv{}, now)
+	p := CSRDetailPage(dupA, csrqueue.StormsOf([]*certificatesv1.CertificateSigningRequest{dupA, dupB}, csrqueue.Checks{}), csrqueue.Checks{}, now)
 	// The finding counts the others and links them; it does not name them.
 	if len(p.Findings) != 1 || p.Findings[0].Check != "duplicate" || !strings.Contains(p.Findings[0].Message, "1 other pending request for this signer and subject") ||
 		!strings.HasPrefix(p.Findings[0].Href, "/csrs?group=d-") {
@@ -337,11 +326,11 @@ func TestCSRDetailPage(t *testing.T) {
 		t.Error("no download before issue")
 	}
 	issued := qcsr(t, "done", apiClient, "ann", "ann", now.Add(-time.Hour), CSRIssued, now)
-	if ip := CSRDetailPage(issued, nil, CSRChecksEnv{}, now); ip.CertificateHref != "/csrs/done/certificate" {
+	if ip := CSRDetailPage(issued, nil, csrqueue.Checks{}, now); ip.CertificateHref != "/csrs/done/certificate" {
 		t.Errorf("download href = %q", ip.CertificateHref)
 	}
 	bad := csrWith("bad", now, nil)
-	if bp := CSRDetailPage(bad, nil, CSRChecksEnv{}, now); bp.ChecksNote == "" || len(bp.Problems) != 1 {
+	if bp := CSRDetailPage(bad, nil, csrqueue.Checks{}, now); bp.ChecksNote == "" || len(bp.Problems) != 1 {
 		t.Errorf("an undecodable request says the checks are partial: %+v", bp.ChecksNote)
 	}
 	if got := CSRCertificateFile(`we"ird/na me`); got != "we_ird_na_me.crt" {

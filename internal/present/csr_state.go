@@ -1,22 +1,25 @@
 package present
 
 import (
-	"time"
-
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// CSR states as the queue's tabs and filters name them.
+// CSR states as the queue's tabs and filters name them; csrqueue owns them
+// (these names serve the presenters and cleanup's CSR candidates).
 const (
-	CSRPending  = "pending"
-	CSRApproved = "approved" // approved, not (yet) issued
-	CSRIssued   = "issued"
-	CSRDenied   = "denied"
-	CSRFailed   = "failed"
+	CSRPending  = csrqueue.Pending
+	CSRApproved = csrqueue.Approved // approved, not (yet) issued
+	CSRIssued   = csrqueue.Issued
+	CSRDenied   = csrqueue.Denied
+	CSRFailed   = csrqueue.Failed
 )
+
+// CSRState returns the state key of a CSR (csrqueue.State).
+func CSRState(c *certificatesv1.CertificateSigningRequest) string { return csrqueue.State(c) }
 
 // csrStateTab is one state tab of the queue.
 type csrStateTab struct {
@@ -24,59 +27,13 @@ type csrStateTab struct {
 	tone       model.Tone
 }
 
-// csrStates are the tabs of the queue, in order, after "All".
+// csrStates are the tabs of the queue, in order, after "All" (csrqueue.States).
 var csrStates = []csrStateTab{
 	{CSRPending, "Pending", model.TonePending},
 	{CSRApproved, "Approved, not issued", model.TonePending},
 	{CSRIssued, "Issued", model.ToneOK},
 	{CSRDenied, "Denied", model.ToneError},
 	{CSRFailed, "Failed", model.ToneError},
-}
-
-// CSRState returns the state key of a CSR. Denied wins over everything, Failed
-// over Approved; Approved without a certificate is not Issued.
-func CSRState(c *certificatesv1.CertificateSigningRequest) string {
-	var approved, denied, failed bool
-	for _, cond := range c.Status.Conditions {
-		if cond.Status != "True" && cond.Status != "" {
-			continue
-		}
-		switch cond.Type {
-		case certificatesv1.CertificateApproved:
-			approved = true
-		case certificatesv1.CertificateDenied:
-			denied = true
-		case certificatesv1.CertificateFailed:
-			failed = true
-		}
-	}
-	switch {
-	case denied:
-		return CSRDenied
-	case failed:
-		return CSRFailed
-	case approved && len(c.Status.Certificate) > 0:
-		return CSRIssued
-	case approved:
-		return CSRApproved
-	default:
-		return CSRPending
-	}
-}
-
-// decidedAt returns when the CSR was approved or denied (the condition's
-// update time, else its transition time), or the zero time for a pending one.
-func decidedAt(c *certificatesv1.CertificateSigningRequest) time.Time {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type != certificatesv1.CertificateApproved && cond.Type != certificatesv1.CertificateDenied {
-			continue
-		}
-		if !cond.LastUpdateTime.IsZero() {
-			return cond.LastUpdateTime.Time
-		}
-		return cond.LastTransitionTime.Time
-	}
-	return time.Time{}
 }
 
 // findingModels words the checks' findings for the views.
@@ -95,33 +52,4 @@ func findingModels(fs []csr.Finding) []model.CSRFinding {
 		out = append(out, m)
 	}
 	return out
-}
-
-// CSRChecksEnv is what the checks need from outside one CSR.
-type CSRChecksEnv struct {
-	// Decode decodes spec.request; nil means csr.Decode. The handlers pass a
-	// csr.Memo's Decode so that a page over thousands of CSRs stays fast.
-	Decode func([]byte) (*csr.Request, error)
-	// NodeAddresses looks up a Node's addresses; nil: Nodes are not known.
-	NodeAddresses func(name string) ([]string, bool)
-	// MaxDuration overrides signers' maximum certificate lifetimes.
-	MaxDuration map[string]time.Duration
-}
-
-func (e CSRChecksEnv) decode(b []byte) (*csr.Request, error) {
-	if e.Decode != nil {
-		return e.Decode(b)
-	}
-	return csr.Decode(b)
-}
-
-// checkCSR runs the signer-aware checks on one CSR, with how many other
-// pending requests share its signer and subject. Decided CSRs are checked
-// too: the findings explain, after the fact, what was approved.
-func checkCSR(c *certificatesv1.CertificateSigningRequest, req *csr.Request, duplicates int, env CSRChecksEnv) []csr.Finding {
-	return csr.Check(csr.SpecOf(c), req, csr.Env{
-		NodeAddresses: env.NodeAddresses,
-		MaxDuration:   env.MaxDuration,
-		Duplicates:    duplicates,
-	})
 }

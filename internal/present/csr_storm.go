@@ -1,93 +1,38 @@
 package present
 
 import (
+	"fmt"
 	"strconv"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// Group actions, as the preview's action parameter names them.
-const (
-	StormApproveNewest = "approve-newest" // approve the newest request, deny the others
-	StormDenyAll       = "deny-all"
-)
-
-// validGroupID reports whether id has the shape csr.Storms gives IDs ("s-" or
-// "d-" and 12 hex digits), so nothing else travels in the queue's links.
-func validGroupID(id string) bool {
-	if len(id) != 14 || (id[:2] != "s-" && id[:2] != "d-") {
-		return false
-	}
-	for _, ch := range id[2:] {
-		if (ch < '0' || ch > '9') && (ch < 'a' || ch > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// ValidGroupID is validGroupID for the handlers' path parameter.
-func ValidGroupID(id string) bool { return validGroupID(id) }
-
-// collapseStorms keeps, of each storm's pending requests in kept (in order),
-// the first, marked to stand for the storm's group row; the checks shown are
-// those of the storm's newest request (the one "approve newest" approves)
-// when it is in kept.
-func collapseStorms(kept []*queueItem, storms *csr.Storms) []*queueItem {
-	if storms.Len() == 0 {
-		return kept
-	}
-	first := map[string]*queueItem{}
-	out := kept[:0:0]
-	for _, it := range kept {
-		var st *csr.Storm
-		if it.state == CSRPending && !it.bad {
-			st = storms.Of(it.c.Name)
-		}
-		if st == nil {
-			out = append(out, it)
-			continue
-		}
-		rep, seen := first[st.ID]
-		if !seen {
-			rep = &queueItem{c: it.c, f: it.f, state: it.state, status: it.status, storm: st, checksOf: it}
-			first[st.ID] = rep
-			out = append(out, rep)
-		}
-		if it.c.Name == st.Newest().Name {
-			rep.checksOf = it
-		}
-	}
-	return out
-}
-
-// groupRow lays out the row that stands for a storm: how many, since when,
-// who asks, the checks once, and the way to its requests and its actions.
-func groupRow(it *queueItem, storms *csr.Storms, env CSRQueueEnv) *model.CSRRow {
-	st := it.storm
+// groupRow lays out the row that stands for a storm (it.Storm): how many,
+// since when, who asks, the checks once (those of it.ChecksOf), and the way
+// to its requests and its actions.
+func groupRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
+	st := it.Storm
 	g := groupModel(st, it, env)
-	src := it.checksOf
-	base, _ := src.f.check(src.c, env.Checks)
-	f := it.f.decoded(it.c, env.Checks)
+	src := it.ChecksOf
+	req, err := it.Request()
+	subject, _, _ := csrSubject(req, err)
 	oldest, _ := ageCell(metav1.NewTime(st.Oldest().Created), env.Now)
 	newest, _ := ageCell(metav1.NewTime(st.Newest().Created), env.Now)
-	dur := f.dur
-	if src != it {
-		dur = src.f.decoded(src.c, env.Checks).dur
-	}
-	row := &model.CSRRow{State: CSRPending, Subject: f.subject, Group: g}
-	row.Findings = findingModels(base)
+	dur, _ := requestedDuration(src.CSR)
+	row := &model.CSRRow{State: CSRPending, Subject: subject, Group: g}
+	row.Findings = findingModels(src.BaseFindings())
 	row.Row = model.Row{
 		ID:   "row-csrs-group-" + st.ID,
 		Name: st.ID,
 		Href: g.Href,
 		Cells: []model.Cell{
 			{Text: g.Title, Mono: true},
-			{Badges: []model.Badge{it.status}, Text: strconv.Itoa(g.Count) + " pending"},
+			{Badges: []model.Badge{pendingBadge}, Text: strconv.Itoa(g.Count) + " pending"},
 			{},
 			{Text: "oldest " + oldest.Text + ", newest " + newest.Text, Title: "oldest " + oldest.Title + "; newest " + newest.Title},
 			{Text: st.Key.Signer, Mono: true},
@@ -100,7 +45,7 @@ func groupRow(it *queueItem, storms *csr.Storms, env CSRQueueEnv) *model.CSRRow 
 
 // groupModel describes a storm for its row and its filtered view; rep is the
 // row's item (nil outside the row).
-func groupModel(st *csr.Storm, rep *queueItem, env CSRQueueEnv) *model.CSRGroup {
+func groupModel(st *csrqueue.Storm, rep *csrqueue.Item, env CSRQueueEnv) *model.CSRGroup {
 	g := &model.CSRGroup{
 		ID:         st.ID,
 		Count:      len(st.Members),
@@ -112,12 +57,12 @@ func groupModel(st *csr.Storm, rep *queueItem, env CSRQueueEnv) *model.CSRGroup 
 		OldestName: st.Oldest().Name,
 		Href:       urls.CSRQueueGroup(st.ID),
 	}
-	if rep != nil && rep.checksOf != nil {
-		g.ChecksOf = rep.checksOf.c.Name
+	if rep != nil && rep.ChecksOf != nil {
+		g.ChecksOf = rep.ChecksOf.CSR.Name
 	}
 	if env.MayDecide != nil && env.MayDecide(st.Key.Signer) {
-		g.ApproveHref = urls.CSRGroup(st.ID, StormApproveNewest)
-		g.DenyHref = urls.CSRGroup(st.ID, StormDenyAll)
+		g.ApproveHref = urls.CSRGroup(st.ID, csrqueue.StormApproveNewest)
+		g.DenyHref = urls.CSRGroup(st.ID, csrqueue.StormDenyAll)
 	}
 	return g
 }
@@ -133,4 +78,47 @@ func linkDuplicates(fs []model.CSRFinding, dupID string) {
 			fs[i].Href, fs[i].LinkText = urls.CSRQueueGroup(dupID), "Show them"
 		}
 	}
+}
+
+// CSRGroupPreviewPage lays out the plan of action on the storm
+// (csrqueue.PlanStorm) for the person to confirm.
+func CSRGroupPreviewPage(st *csrqueue.Storm, action string, limit int, now time.Time) (model.CSRGroupPreview, error) {
+	plan, err := csrqueue.PlanStorm(st, action, limit)
+	if err != nil {
+		return model.CSRGroupPreview{}, err
+	}
+	p := model.CSRGroupPreview{
+		Group:     *groupModel(st, nil, CSRQueueEnv{}),
+		Action:    action,
+		DecideURL: urls.CSRGroupDecide(st.ID),
+		Back:      urls.CSRQueueGroup(st.ID),
+		Left:      plan.Left,
+	}
+	item := func(m csrqueue.Member, approve bool) model.CSRGroupDecision {
+		a, _ := ageCell(metav1.NewTime(m.Created), now)
+		return model.CSRGroupDecision{Name: m.Name, UID: m.UID, Href: urls.CSR(m.Name), Age: a.Text, Approve: approve}
+	}
+	if plan.Approve != nil {
+		p.Items = append(p.Items, item(*plan.Approve, true))
+		p.Approve = 1
+	}
+	for _, m := range plan.Deny {
+		p.Items = append(p.Items, item(m, false))
+	}
+	p.Deny = len(plan.Deny)
+	switch action {
+	case csrqueue.StormApproveNewest:
+		p.Title = "Approve the newest, deny the rest"
+		if plan.Left > 0 {
+			p.Note = fmt.Sprintf("The storm has %d requests; one step decides at most %d. This step denies the %d oldest and approves nothing; %d stay pending, the newest among them. Run this action again: its last step approves the newest then.",
+				len(st.Members), limit, len(plan.Deny), plan.Left)
+		}
+	default:
+		p.Title = "Deny all"
+		if plan.Left > 0 {
+			p.Note = fmt.Sprintf("The storm has %d requests; one step decides at most %d. This step denies the %d oldest; %d stay pending. Run this action again for them.",
+				len(st.Members), limit, len(plan.Deny), plan.Left)
+		}
+	}
+	return p, nil
 }

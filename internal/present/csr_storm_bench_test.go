@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkCSRQueueStorm(b *testing.B) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := stormShape(b, now, 5_000, 45_000)
 	memo := csr.NewMemo(200_000)
-	env := CSRQueueEnv{Now: now, Checks: CSRChecksEnv{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &CSRQueueCache{}}
+	env := CSRQueueEnv{Now: now, Checks: csrqueue.Checks{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}}
 	for _, bc := range []struct {
 		name string
 		q    CSRQueueQuery

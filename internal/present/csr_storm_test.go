@@ -11,6 +11,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -83,7 +84,7 @@ func TestCSRQueueStormIsOneRow(t *testing.T) {
 		t.Errorf("row text %+v", dup)
 	}
 	// The duplicates link selects the same requests here (one requester).
-	dv := CSRQueue(items, ParseCSRQueueQuery(mustQuery(t, dup.href)), CSRQueueEnv{Now: now})
+	dv := CSRQueue(items, csrqueue.ParseQuery(mustQuery(t, dup.href)), CSRQueueEnv{Now: now})
 	if len(dv.Rows) != 40 {
 		t.Errorf("the duplicates link shows %d rows", len(dv.Rows))
 	}
@@ -91,7 +92,7 @@ func TestCSRQueueStormIsOneRow(t *testing.T) {
 	if p := CSRQueue(items, CSRQueueQuery{Filter: "39 other pending"}, CSRQueueEnv{Now: now}); len(p.Rows) != 1 || p.Rows[0].Group == nil {
 		t.Errorf("filter on the duplicates text: %v", names(p))
 	}
-	if q := ParseCSRQueueQuery(mustQuery(t, "/csrs?group=../../x")); q.Group != "" {
+	if q := csrqueue.ParseQuery(mustQuery(t, "/csrs?group=../../x")); q.Group != "" {
 		t.Errorf("a malformed group is dropped: %q", q.Group)
 	}
 }
@@ -107,42 +108,12 @@ func mustQuery(t testing.TB, href string) map[string][]string {
 	return v
 }
 
-func TestPlanStorm(t *testing.T) {
+// A step of a storm larger than the limit says what it leaves (the plan
+// itself: csrqueue's TestPlanStorm).
+func TestCSRGroupPreviewPageOfALargeStorm(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	st := CSRStorms(stormFixture(t, now, 5), CSRChecksEnv{}).Of("storm-0")
-	names := func(p StormPlan) (approve string, deny []string) {
-		if p.Approve != nil {
-			approve = p.Approve.Name
-		}
-		for _, d := range p.Deny {
-			deny = append(deny, d.Name)
-		}
-		return approve, deny
-	}
-	for _, tc := range []struct {
-		action  string
-		limit   int
-		approve string
-		deny    []string
-		left    int
-	}{
-		{StormApproveNewest, 500, "storm-4", []string{"storm-0", "storm-1", "storm-2", "storm-3"}, 0},
-		{StormApproveNewest, 5, "storm-4", []string{"storm-0", "storm-1", "storm-2", "storm-3"}, 0},
-		// Larger than a step: deny the oldest, approve nothing yet.
-		{StormApproveNewest, 2, "", []string{"storm-0", "storm-1"}, 3},
-		{StormDenyAll, 500, "", []string{"storm-0", "storm-1", "storm-2", "storm-3", "storm-4"}, 0},
-		{StormDenyAll, 3, "", []string{"storm-0", "storm-1", "storm-2"}, 2},
-	} {
-		p, err := PlanStorm(st, tc.action, tc.limit)
-		a, d := names(p)
-		if err != nil || a != tc.approve || !slices.Equal(d, tc.deny) || p.Left != tc.left {
-			t.Errorf("%s/%d: approve %q deny %v left %d, want %q %v %d", tc.action, tc.limit, a, d, p.Left, tc.approve, tc.deny, tc.left)
-		}
-	}
-	if _, err := PlanStorm(st, "approve-all", 10); err == nil {
-		t.Error("an unknown action is refused")
-	}
-	pv, _ := CSRGroupPreviewPage(st, StormApproveNewest, 2, now)
+	st := csrqueue.StormsOf(stormFixture(t, now, 5), csrqueue.Checks{}).Of("storm-0")
+	pv, _ := CSRGroupPreviewPage(st, csrqueue.StormApproveNewest, 2, now)
 	if pv.Left != 3 || pv.Approve != 0 || !strings.Contains(pv.Note, "Run this action again") {
 		t.Errorf("a step of a large storm says what is left: %+v", pv.Note)
 	}
@@ -151,7 +122,7 @@ func TestPlanStorm(t *testing.T) {
 // A live update of a growing storm is its one group row, not its requests.
 func TestCSRQueueLiveStorm(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	cache := &CSRQueueCache{}
+	cache := &csrqueue.Cache{}
 	env := CSRQueueEnv{Now: now, Cache: cache}
 	items := stormFixture(t, now, 30)
 	CSRQueue(items, CSRQueueQuery{}, env)
@@ -182,7 +153,7 @@ func TestCSRQueueLiveStorm(t *testing.T) {
 }
 
 func grownID(t testing.TB, items []*certificatesv1.CertificateSigningRequest) string {
-	st := CSRStorms(items, CSRChecksEnv{}).Of(items[0].Name)
+	st := csrqueue.StormsOf(items, csrqueue.Checks{}).Of(items[0].Name)
 	if st == nil {
 		t.Fatal("no storm")
 	}
@@ -196,7 +167,7 @@ func grownID(t testing.TB, items []*certificatesv1.CertificateSigningRequest) st
 func TestCSRQueueStormShape(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := stormShape(t, now, 5_000, 45_000)
-	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: func(string) bool { return true }, Cache: &CSRQueueCache{}})
+	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}})
 	if p.Rows[0].Group == nil || p.Rows[0].Group.Count != 5_000 {
 		t.Fatalf("first row: %+v", p.Rows[0].Row)
 	}

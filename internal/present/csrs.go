@@ -26,7 +26,12 @@ var csrColumns = []column{
 // CSRStatus is the state of a CSR as an approver thinks of it. "Approved" without
 // a certificate is not done: the signer has not (yet) issued.
 func CSRStatus(c *certificatesv1.CertificateSigningRequest) model.Badge {
-	switch CSRState(c) {
+	return stateBadge(CSRState(c))
+}
+
+// stateBadge is the badge of a state key.
+func stateBadge(state string) model.Badge {
+	switch state {
 	case CSRDenied:
 		return model.Badge{Text: "Denied", Tone: model.ToneError}
 	case CSRFailed:

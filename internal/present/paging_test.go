@@ -11,6 +11,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -113,7 +114,7 @@ func BenchmarkCSRQueue50k(b *testing.B) {
 			now.Add(-time.Duration(i)*time.Minute), states[i%3], now.Add(-time.Duration(i)*time.Second))
 	}
 	memo := csr.NewMemo(200_000)
-	env := CSRQueueEnv{Now: now, Checks: CSRChecksEnv{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &CSRQueueCache{}}
+	env := CSRQueueEnv{Now: now, Checks: csrqueue.Checks{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}}
 	for _, bc := range []struct {
 		name string
 		q    CSRQueueQuery
@@ -140,7 +141,7 @@ func BenchmarkCSRQueue50k(b *testing.B) {
 func TestCSRQueueCache(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := queueFixture(t, now)
-	cache := &CSRQueueCache{}
+	cache := &csrqueue.Cache{}
 	for _, q := range []CSRQueueQuery{{}, {Filter: "danger"}, {Filter: "mallory"}, {Sort: "checks"}, {State: CSRPending}} {
 		want := CSRQueue(items, q, CSRQueueEnv{Now: now})
 		got := CSRQueue(items, q, CSRQueueEnv{Now: now, Cache: cache})

@@ -1,5 +1,7 @@
 package model
 
+import "github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
+
 // FlowSchemaFormPage is the structured FlowSchema editor (create or edit). It
 // is rendered again after every add/remove row, Preview and failed Save,
 // always with the values the user entered.
@@ -35,47 +37,16 @@ type FlowSchemaFormPage struct {
 	Unmodeled []string
 }
 
-// FlowSchemaForm is what the form holds, as typed.
-type FlowSchemaForm struct {
-	Name            string
-	ResourceVersion string // the version the user started from; "" when creating
-	Base            string // the object the user started from, encoded (edit.EncodeBase)
-	Precedence      string
-	PriorityLevel   string // chosen from the select
-	PriorityTyped   string // typed when PriorityLevel is PriorityLevelOther
-	Distinguisher   string // "", "ByUser" or "ByNamespace"
-	Rules           []FormRule
-}
+// The form as typed is defined once, with its field names, in
+// internal/flowschemaform/form (standard library only, so views may import
+// it): the use case decodes and checks it, the page shows it.
+type (
+	FlowSchemaForm      = form.Form
+	FormRule            = form.Rule
+	FormSubject         = form.Subject
+	FormResourceRule    = form.ResourceRule
+	FormNonResourceRule = form.NonResourceRule
+)
 
 // PriorityLevelOther is the select's value meaning "the typed name".
-const PriorityLevelOther = "-"
-
-// FormRule is one rule: who (subjects) and what (resource and non-resource rules).
-type FormRule struct {
-	Subjects         []FormSubject
-	ResourceRules    []FormResourceRule
-	NonResourceRules []FormNonResourceRule
-}
-
-// FormSubject is one subject row.
-type FormSubject struct {
-	Kind      string // "User", "Group" or "ServiceAccount"
-	Name      string
-	Namespace string // ServiceAccount only
-}
-
-// FormResourceRule is one resource rule row. Lists are typed comma or space
-// separated; the core API group is written "".
-type FormResourceRule struct {
-	Verbs        []string
-	APIGroups    string
-	Resources    string
-	ClusterScope bool
-	Namespaces   string
-}
-
-// FormNonResourceRule is one non-resource rule row.
-type FormNonResourceRule struct {
-	Verbs []string
-	URLs  string
-}
+const PriorityLevelOther = form.PriorityLevelOther

@@ -92,7 +92,7 @@ type CSRRow struct {
 
 // CSRGroup is a storm of pending requests: one signer, subject and requester.
 type CSRGroup struct {
-	ID         string // csr.Storm ID, in URLs
+	ID         string // csrqueue.Storm ID, in URLs
 	Count      int
 	Title      string // "5000 requests from system:node:w"
 	Signer     string

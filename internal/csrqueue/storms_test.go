@@ -1,17 +1,25 @@
-package csr
+package csrqueue
 
 import (
 	"fmt"
 	"testing"
 	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+)
+
+const (
+	clientSigner  = certificatesv1.KubeAPIServerClientSignerName
+	kubeletClient = certificatesv1.KubeAPIServerClientKubeletSignerName
+	kubeletServe  = certificatesv1.KubeletServingSignerName
 )
 
 func TestGroupStorms(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	p := func(name, signer, subject, user string, min int) Pending {
-		return Pending{Name: name, UID: "uid-" + name, Signer: signer, Subject: subject, Requester: user, Created: t0.Add(time.Duration(min) * time.Minute)}
+	p := func(name, signer, subject, user string, min int) Member {
+		return Member{Name: name, UID: "uid-" + name, Signer: signer, Subject: subject, Requester: user, Created: t0.Add(time.Duration(min) * time.Minute)}
 	}
-	s := GroupStorms([]Pending{
+	s := GroupStorms([]Member{
 		p("c", clientSigner, "CN=jane", "jane", 3),
 		p("a", clientSigner, "CN=jane", "jane", 1),
 		p("b", clientSigner, "CN=jane", "jane", 1), // same second as a: the name orders them
@@ -62,9 +70,9 @@ func TestGroupStorms(t *testing.T) {
 // held once, not a list of the others per member.
 func TestGroupStormsLinear(t *testing.T) {
 	const n = 5000
-	ps := make([]Pending, n)
+	ps := make([]Member, n)
 	for i := range ps {
-		ps[i] = Pending{Name: fmt.Sprintf("storm-%04d", i), Signer: kubeletClient, Subject: "CN=system:node:x,O=system:nodes", Requester: "system:node:x"}
+		ps[i] = Member{Name: fmt.Sprintf("storm-%04d", i), Signer: kubeletClient, Subject: "CN=system:node:x,O=system:nodes", Requester: "system:node:x"}
 	}
 	s := GroupStorms(ps)
 	if st := s.Of("storm-0000"); st == nil || len(st.Members) != n || s.Len() != 1 {

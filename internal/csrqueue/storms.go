@@ -1,4 +1,4 @@
-package csr
+package csrqueue
 
 import (
 	"cmp"
@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Pending is a pending CSR whose request decodes, as GroupStorms groups it.
-type Pending struct {
+// Member is a pending CSR whose request decodes, as GroupStorms indexes it.
+type Member struct {
 	Name      string
 	UID       string
 	Signer    string
@@ -32,14 +32,14 @@ type Storm struct {
 	// the key is, short whatever the subject's length.
 	ID string
 	// Members are oldest first (the name breaks ties), so the newest is last.
-	Members []Pending
+	Members []Member
 }
 
 // Newest is the most recent request of the storm.
-func (s *Storm) Newest() Pending { return s.Members[len(s.Members)-1] }
+func (s *Storm) Newest() Member { return s.Members[len(s.Members)-1] }
 
 // Oldest is the first request of the storm.
-func (s *Storm) Oldest() Pending { return s.Members[0] }
+func (s *Storm) Oldest() Member { return s.Members[0] }
 
 // Storms indexes pending requests by what they share with others: the storm
 // (same signer, subject and requester) and the duplicates (same signer and
@@ -57,7 +57,7 @@ type Storms struct {
 }
 
 // GroupStorms groups pending requests: O(n) in their number, whatever the shape.
-func GroupStorms(pending []Pending) *Storms {
+func GroupStorms(pending []Member) *Storms {
 	s := &Storms{
 		storms:   map[string]*Storm{},
 		byName:   map[string]*Storm{},
@@ -97,7 +97,7 @@ func GroupStorms(pending []Pending) *Storms {
 		if len(st.Members) < 2 {
 			continue
 		}
-		slices.SortFunc(st.Members, func(a, b Pending) int {
+		slices.SortFunc(st.Members, func(a, b Member) int {
 			return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
 		})
 		s.storms[st.ID] = st

@@ -1,59 +1,54 @@
-package present
+package csrqueue
 
 import (
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// CSRQueueCache keeps what the queue derives from each CSR (state, decoded
-// request, subject line, the search text that depends on nothing else, the
-// checks' findings) between views, so that a queue of 50,000 CSRs does not
-// decode, check and lay out every request again on each filter keystroke.
+// Cache keeps what the queue derives from each CSR (state, decoded request,
+// the search text that depends on nothing else, the checks' findings)
+// between views, so that a queue of 50,000 CSRs does not decode, check and
+// word every request again on each filter keystroke.
 //
 // Entries are keyed by the object pointer: the informer cache never modifies
 // an object it handed out, a change arrives as a new object, so an entry can
 // never be stale; each view keeps only the entries of the objects it was
 // given, which bounds the cache to one entry per CSR in the cluster.
-// One cache must serve one CSRChecksEnv (the findings depend on it). Safe for
-// concurrent use. The zero value is ready.
-type CSRQueueCache struct {
+// One cache must serve one Checks and one Words (the findings and the search
+// text depend on them). Safe for concurrent use. The zero value is ready.
+type Cache struct {
 	mu      sync.Mutex
-	entries map[*certificatesv1.CertificateSigningRequest]*csrFacts
+	entries map[*certificatesv1.CertificateSigningRequest]*facts
 	// view counts the calls of load; an entry stamped with the previous
 	// count was in the previous set of objects.
 	view    uint64
 	lastLen int
 	// storms groups the pending requests of the last set of objects: rebuilt
 	// only when that set changes, so a view of an unchanged cluster reads it.
-	storms *csr.Storms
+	storms *Storms
 	// before is the index the last rebuild replaced: a live update asks it
 	// which storm a deleted request was in.
-	before *csr.Storms
+	before *Storms
 }
 
-// csrFacts is what the queue knows of one CSR object, computed once.
-type csrFacts struct {
+// facts is what the queue knows of one CSR object, computed once.
+type facts struct {
 	state   string
-	status  model.Badge
 	decided time.Time
 
 	decodeOnce sync.Once
 	req        *csr.Request // nil when spec.request does not decode
 	decodeErr  error
-	subject    string   // the decoded subject line, or the decoding error
-	shortLine  string   // subject with at most SANsShown SANs, for the row
-	moreSANs   []string // the SANs the row puts behind "N more"
-	dur        string   // requested duration
-	static     string   // lower-cased search text that depends on nothing but the object
 
-	seen uint64 // the CSRQueueCache.view this object was last given in
+	staticOnce sync.Once
+	static     string // lower-cased search text that depends on nothing but the object
+
+	seen uint64 // the Cache.view this object was last given in
 
 	checkMu     sync.Mutex
 	checked     bool
@@ -67,19 +62,19 @@ type csrFacts struct {
 // new object for every change, so the same pointers mean the same cluster.
 // Entries of objects no longer given (deleted, or replaced by a new version)
 // are dropped once they are as many as the live ones.
-func (c *CSRQueueCache) load(items []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv) ([]*csrFacts, *csr.Storms) {
+func (c *Cache) load(items []*certificatesv1.CertificateSigningRequest, env Checks) ([]*facts, *Storms) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
-		c.entries = make(map[*certificatesv1.CertificateSigningRequest]*csrFacts, len(items))
+		c.entries = make(map[*certificatesv1.CertificateSigningRequest]*facts, len(items))
 	}
 	c.view++
 	changed := c.storms == nil || len(items) != c.lastLen
-	out := make([]*csrFacts, len(items))
+	out := make([]*facts, len(items))
 	for i, it := range items {
 		f := c.entries[it]
 		if f == nil {
-			f = &csrFacts{state: CSRState(it), status: CSRStatus(it), decided: decidedAt(it)}
+			f = &facts{state: State(it), decided: DecidedAt(it)}
 			c.entries[it] = f
 		}
 		changed = changed || f.seen != c.view-1
@@ -91,7 +86,7 @@ func (c *CSRQueueCache) load(items []*certificatesv1.CertificateSigningRequest, 
 		c.before, c.storms = c.storms, groupStorms(items, out, env)
 	}
 	if len(c.entries) > 2*len(items)+64 {
-		next := make(map[*certificatesv1.CertificateSigningRequest]*csrFacts, len(items))
+		next := make(map[*certificatesv1.CertificateSigningRequest]*facts, len(items))
 		for i, it := range items {
 			next[it] = out[i]
 		}
@@ -102,62 +97,65 @@ func (c *CSRQueueCache) load(items []*certificatesv1.CertificateSigningRequest, 
 
 // Storms returns the storm index of items (see load): cheap when the items
 // are the ones the last call was given.
-func (c *CSRQueueCache) Storms(items []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv) *csr.Storms {
+func (c *Cache) Storms(items []*certificatesv1.CertificateSigningRequest, env Checks) *Storms {
 	_, s := c.load(items, env)
 	return s
 }
 
+// previous is the storm index the last rebuild replaced.
+func (c *Cache) previous() *Storms {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.before
+}
+
 // groupStorms groups the pending requests that decode.
-func groupStorms(items []*certificatesv1.CertificateSigningRequest, facts []*csrFacts, env CSRChecksEnv) *csr.Storms {
-	var pending []csr.Pending
+func groupStorms(items []*certificatesv1.CertificateSigningRequest, facts []*facts, env Checks) *Storms {
+	var pending []Member
 	for i, c := range items {
-		if f := facts[i]; f.state == CSRPending && f.decoded(c, env).req != nil {
-			pending = append(pending, csr.Pending{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
+		if f := facts[i]; f.state == Pending && f.decoded(c, env).req != nil {
+			pending = append(pending, Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
 				Subject: f.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
 		}
 	}
-	return csr.GroupStorms(pending)
+	return GroupStorms(pending)
 }
 
-// CSRStorms groups the pending requests of items, without a cache (tests,
-// and callers that hold no CSRQueueCache).
-func CSRStorms(items []*certificatesv1.CertificateSigningRequest, env CSRChecksEnv) *csr.Storms {
-	return (&CSRQueueCache{}).Storms(items, env)
+// StormsOf groups the pending requests of items, without a cache (tests,
+// and callers that hold no Cache).
+func StormsOf(items []*certificatesv1.CertificateSigningRequest, env Checks) *Storms {
+	return (&Cache{}).Storms(items, env)
 }
 
 // Len returns how many CSR objects the cache holds facts for.
-func (c *CSRQueueCache) Len() int {
+func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries)
 }
 
 // decoded decodes the request once.
-func (f *csrFacts) decoded(c *certificatesv1.CertificateSigningRequest, env CSRChecksEnv) *csrFacts {
+func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks) *facts {
 	f.decodeOnce.Do(func() {
-		f.req, f.decodeErr = env.decode(c.Spec.Request)
+		f.req, f.decodeErr = env.DecodeRequest(c.Spec.Request)
 		if f.decodeErr != nil {
-			f.req, f.subject = nil, "Bad request: "+f.decodeErr.Error()
-			f.shortLine = f.subject
-		} else {
-			f.subject = subjectSummary(f.req)
-			f.shortLine, f.moreSANs = subjectLine(f.req)
+			f.req = nil
 		}
-		f.dur, _ = requestedDuration(c)
-		var sb strings.Builder
-		for _, s := range []string{c.Name, f.subject, c.Spec.SignerName, c.Spec.Username, f.dur, f.status.Text} {
-			sb.WriteString(strings.ToLower(s))
-			sb.WriteByte('\n')
-		}
-		f.static = sb.String()
 	})
 	return f
+}
+
+// staticText is the lower-cased search text of the object alone, worded once.
+func (f *facts) staticText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) string {
+	f.decoded(c, env)
+	f.staticOnce.Do(func() { f.static = w.Static(c, f.state, f.req, f.decodeErr) })
+	return f.static
 }
 
 // check runs the checks but the duplicates finding once (it is the only one
 // that depends on other requests; see withDuplicates). It returns the
 // findings and their text as the row shows them, lower-cased.
-func (f *csrFacts) check(c *certificatesv1.CertificateSigningRequest, env CSRChecksEnv) ([]csr.Finding, string) {
+func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) ([]csr.Finding, string) {
 	f.decoded(c, env)
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
@@ -166,12 +164,7 @@ func (f *csrFacts) check(c *certificatesv1.CertificateSigningRequest, env CSRChe
 			NodeAddresses: env.NodeAddresses,
 			MaxDuration:   env.MaxDuration,
 		})
-		var sb strings.Builder
-		for _, m := range findingModels(f.findings) {
-			sb.WriteString(strings.ToLower(m.Label + " " + m.Message))
-			sb.WriteByte('\n')
-		}
-		f.checked, f.findingText = true, sb.String()
+		f.checked, f.findingText = true, w.Findings(f.findings)
 	}
 	return f.findings, f.findingText
 }

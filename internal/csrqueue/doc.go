@@ -1,0 +1,21 @@
+// Package csrqueue is the CSR approval queue's engine, without a word of
+// HTML: which CSRs a view shows (filters, state tabs' counts, label
+// selector, text search), in which order, grouped how (a storm of retries is
+// one row), which page of them; the per-object facts that make a view of
+// 50,000 CSRs cheap (Cache); and storms, in one place: the index
+// (storms.go), the plan of a group action (storm_plan.go) and the index kept
+// between changes for pages of one CSR (storm_index.go). Queue (queue.go)
+// holds one server's caches.
+//
+// Storms live here rather than in internal/decide because the index is built
+// from the queue's facts (the decoded requests it caches) and read by the
+// queue's grouping on every view; decide writes a confirmed plan request by
+// request, by UID, and needs to know nothing of storms. Imports flow one
+// way: handlers and internal/present use this package, which uses
+// internal/csr (decoding, checks) and nothing of the web layer or present.
+//
+// The text filter matches what a row shows, and only that. The row's
+// wording belongs to the presenter, so the presenter lends it as Words; the
+// queue searches those words and caches the parts that depend on the object
+// alone.
+package csrqueue

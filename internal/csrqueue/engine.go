@@ -1,0 +1,361 @@
+package csrqueue
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/clusterdesk/clusterdesk/internal/csr"
+)
+
+// Env is what a view of the queue needs besides the CSRs and the query.
+type Env struct {
+	Now    time.Time
+	Checks Checks
+	// Words is the rows' wording the text filter searches (required).
+	Words Words
+	// MayDecide reports whether the user may approve and deny for a signer;
+	// nil means nowhere. The result says whether any pending request is
+	// decidable (Result.Decidable).
+	MayDecide func(signer string) bool
+	// PageSize is the rows one page holds (at least 1). Filters, tabs,
+	// counts and sort run over every CSR; only the rows are paged.
+	PageSize int
+	// Cache keeps per-CSR work between views (nil: none kept).
+	Cache *Cache
+	// Labels keeps only the CSRs whose labels it selects (nil: every CSR;
+	// labels.Nothing() for a selector that did not parse).
+	Labels labels.Selector
+}
+
+// Result is one view of the queue.
+type Result struct {
+	Total   int            // CSRs in the cluster
+	Matched int            // CSRs the filters and the state tab keep
+	Rows    int            // rows they make once each storm is one row
+	Counts  map[string]int // per state, under every filter but the state tab
+	Signers map[string]int // CSRs per signer, over every CSR
+	// Decidable: some pending request, whatever the filters show, is one the
+	// user may decide (the bulk form is offered then, and does not come and
+	// go while a person narrows the list).
+	Decidable bool
+	// Group is the storm a group= view shows (nil for a duplicate set or none).
+	Group *Storm
+	// Page is the page shown (1-based, clamped to the last), Items its rows.
+	Page  int
+	Items []*Item
+	// Storms is the index of the pending requests.
+	Storms *Storms
+}
+
+// Item is a CSR with what the queue computes about it, each part once and
+// only when needed: with thousands of CSRs, rows are worded only for those
+// rendered, the findings only for those, the text filter or the checks sort.
+type Item struct {
+	CSR     *certificatesv1.CertificateSigningRequest
+	State   string
+	Decided time.Time
+	// Bad: pending, but spec.request does not decode: nobody can decide it.
+	Bad bool
+	// Storm is set on the item that stands for its storm's group row.
+	Storm *Storm
+	// ChecksOf is, for a group row, the request whose checks it shows.
+	ChecksOf *Item
+
+	f        *facts
+	v        *view
+	findings []csr.Finding
+	checked  bool
+}
+
+// view is what the items of one call share.
+type view struct {
+	checks Checks
+	words  Words
+	storms *Storms
+}
+
+func (v *view) item(c *certificatesv1.CertificateSigningRequest, f *facts) *Item {
+	it := &Item{CSR: c, State: f.state, Decided: f.decided, f: f, v: v}
+	if it.State == Pending {
+		it.Bad = f.decoded(c, v.checks).req == nil
+	}
+	return it
+}
+
+// Request is the decoded spec.request, or why it does not decode.
+func (it *Item) Request() (*csr.Request, error) {
+	f := it.f.decoded(it.CSR, it.v.checks)
+	return f.req, f.decodeErr
+}
+
+// BaseFindings are the checks' findings but the duplicates finding.
+func (it *Item) BaseFindings() []csr.Finding {
+	fs, _ := it.f.check(it.CSR, it.v.checks, it.v.words)
+	return fs
+}
+
+// Findings runs the checks once, and adds how many other pending requests
+// share the signer and subject (a map lookup in the storm index).
+func (it *Item) Findings() []csr.Finding {
+	if !it.checked {
+		n, _ := it.v.storms.Duplicates(it.CSR.Name)
+		it.findings = withDuplicates(it.BaseFindings(), n)
+		it.checked = true
+	}
+	return it.findings
+}
+
+// DuplicatesID is the ID of the duplicate set the request is in ("" for none).
+func (it *Item) DuplicatesID() string {
+	_, id := it.v.storms.Duplicates(it.CSR.Name)
+	return id
+}
+
+// Run lays out one view of the queue: filters, state tabs' counts, pending
+// first (oldest first), then approved but not issued (longest waiting
+// first), then the decided (most recent first); each storm one row unless
+// the view is of one group; the page asked for.
+func Run(items []*certificatesv1.CertificateSigningRequest, q Query, env Env) Result {
+	cache := env.Cache
+	if cache == nil {
+		cache = &Cache{}
+	}
+	// One map lookup per CSR; the grouping itself is rebuilt only when the
+	// CSRs changed since the last view.
+	facts, storms := cache.load(items, env.Checks)
+	v := &view{checks: env.Checks, words: env.Words, storms: storms}
+	limit, _ := ageLimit(q.Age)
+	needle := strings.ToLower(q.Filter)
+	requester := strings.ToLower(q.Requester)
+
+	res := Result{Total: len(items), Counts: map[string]int{}, Signers: map[string]int{}, Storms: storms}
+	var kept []*Item
+	// Item records come in chunks rather than one allocation each: a view of
+	// 50,000 CSRs otherwise spends its time in the allocator and the GC; a
+	// chunk bounds what a narrow filter allocates for nothing.
+	var slab []Item
+	for i, c := range items {
+		res.Signers[c.Spec.SignerName]++
+		f := facts[i]
+		state := f.state
+		if !res.Decidable && env.MayDecide != nil && state == Pending && env.MayDecide(c.Spec.SignerName) {
+			res.Decidable = true
+		}
+		if env.Labels != nil && !env.Labels.Matches(labels.Set(c.Labels)) {
+			continue
+		}
+		if q.Signer != "" && c.Spec.SignerName != q.Signer {
+			continue
+		}
+		if !ageMatches(limit, c.CreationTimestamp.Time, env.Now) {
+			continue
+		}
+		if requester != "" && !requesterMatches(c, requester) {
+			continue
+		}
+		if q.Group != "" && !storms.InSet(q.Group, c.Name) {
+			continue
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]Item, 0, min(1024, len(items)))
+		}
+		slab = append(slab, Item{CSR: c, State: state, Decided: f.decided, f: f, v: v})
+		it := &slab[len(slab)-1]
+		if state == Pending {
+			it.Bad = f.decoded(c, env.Checks).req == nil
+		}
+		if needle != "" && !it.matches(needle, env.Now) {
+			continue
+		}
+		res.Counts[state]++
+		if q.State != "" && state != q.State {
+			continue
+		}
+		kept = append(kept, it)
+	}
+
+	sortKey := cmp.Or(q.Sort, SortQueue)
+	if sortKey == SortChecks {
+		for _, it := range kept {
+			it.Findings()
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b *Item) int {
+		r := compareBy(sortKey, a, b, env.Words)
+		if r == 0 {
+			r = compareQueue(a, b)
+		}
+		if q.Desc {
+			return -r
+		}
+		return r
+	})
+
+	res.Matched = len(kept)
+	// A storm is one row, where its first request in this order would be; a
+	// view of one group shows its requests one by one.
+	if q.Group == "" {
+		kept = collapseStorms(kept, storms)
+	} else {
+		res.Group = storms.ByID(q.Group)
+	}
+	res.Rows = len(kept)
+	lo, hi, page := window(q.Page, env.PageSize, len(kept))
+	res.Page, res.Items = page, kept[lo:hi]
+	return res
+}
+
+// window chooses the rows [lo, hi) that page (1-based, size rows per page)
+// holds, clamping a page past the end to the last page (a bookmark to page 40
+// of a list that shrank opens its last page).
+func window(page, size, n int) (lo, hi, clamped int) {
+	size = max(size, 1)
+	pages := max((n+size-1)/size, 1)
+	page = min(max(page, 1), pages)
+	lo = min((page-1)*size, n)
+	return lo, min(lo+size, n), page
+}
+
+func requesterMatches(c *certificatesv1.CertificateSigningRequest, needle string) bool {
+	if strings.Contains(strings.ToLower(c.Spec.Username), needle) {
+		return true
+	}
+	return slices.ContainsFunc(c.Spec.Groups, func(g string) bool { return strings.Contains(strings.ToLower(g), needle) })
+}
+
+// matches reports whether the row shows needle (lower case). The parts that
+// depend on nothing else are searched first, from the cache; the age, the
+// wait and the findings after.
+func (it *Item) matches(needle string, now time.Time) bool {
+	w := it.v.words
+	if strings.Contains(it.f.staticText(it.CSR, it.v.checks, w), needle) {
+		return true
+	}
+	if _, text := it.f.check(it.CSR, it.v.checks, w); strings.Contains(text, needle) {
+		return true
+	}
+	if n, _ := it.v.storms.Duplicates(it.CSR.Name); n > 0 {
+		if strings.Contains(w.Findings(csr.CheckDuplicates(n)), needle) {
+			return true
+		}
+	}
+	age, wait := w.Moment(it.CSR, it.State, it.Decided, now)
+	return strings.Contains(strings.ToLower(age), needle) || strings.Contains(strings.ToLower(wait), needle)
+}
+
+// compareBy orders two items by a sort key, ascending.
+func compareBy(key string, a, b *Item, w Words) int {
+	switch key {
+	case SortAge: // youngest first, as kubectl sorts ages
+		return b.CSR.CreationTimestamp.Time.Compare(a.CSR.CreationTimestamp.Time)
+	case SortSigner:
+		return cmp.Compare(a.CSR.Spec.SignerName, b.CSR.Spec.SignerName)
+	case SortRequestor:
+		return cmp.Compare(a.CSR.Spec.Username, b.CSR.Spec.Username)
+	case SortDuration:
+		return cmp.Compare(expiration(a.CSR), expiration(b.CSR))
+	case SortState:
+		return cmp.Compare(w.Status(a.State), w.Status(b.State))
+	case SortChecks: // most severe first, then the most findings; clean rows last
+		return cmp.Compare(checksRank(a.findings), checksRank(b.findings))
+	}
+	return compareQueue(a, b)
+}
+
+func expiration(c *certificatesv1.CertificateSigningRequest) int32 {
+	if c.Spec.ExpirationSeconds == nil {
+		return 0
+	}
+	return *c.Spec.ExpirationSeconds
+}
+
+func checksRank(fs []csr.Finding) int {
+	worst, ok := csr.Worst(fs)
+	if !ok {
+		return math.MaxInt
+	}
+	return (3-int(worst))*1000 + 999 - min(len(fs), 999)
+}
+
+// queuePart is the part of the queue an item belongs to. Pending requests
+// whose spec.request does not decode come after the others: the API server
+// refuses every approval or denial of them, so they are not work to do now.
+func queuePart(it *Item) int {
+	switch {
+	case it.State == Pending && !it.Bad:
+		return 0
+	case it.State == Pending:
+		return 1
+	case it.State == Approved:
+		return 2
+	}
+	return 3
+}
+
+// compareQueue is the queue order: pending (oldest first), approved but not
+// issued (longest waiting first), then decided (most recently decided first);
+// the name breaks ties so that the order is total and its reverse exact.
+func compareQueue(a, b *Item) int {
+	ga, gb := queuePart(a), queuePart(b)
+	if ga != gb {
+		return cmp.Compare(ga, gb)
+	}
+	var r int
+	switch ga {
+	case 0, 1:
+		r = a.CSR.CreationTimestamp.Time.Compare(b.CSR.CreationTimestamp.Time)
+	case 2:
+		r = cmpTime(a.Decided, a.CSR.CreationTimestamp.Time).Compare(cmpTime(b.Decided, b.CSR.CreationTimestamp.Time))
+	default:
+		r = cmpTime(b.Decided, b.CSR.CreationTimestamp.Time).Compare(cmpTime(a.Decided, a.CSR.CreationTimestamp.Time))
+	}
+	if r != 0 {
+		return r
+	}
+	return cmp.Compare(a.CSR.Name, b.CSR.Name)
+}
+
+func cmpTime(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
+}
+
+// collapseStorms keeps, of each storm's pending requests in kept (in order),
+// the first, marked to stand for the storm's group row; the checks shown are
+// those of the storm's newest request (the one "approve newest" approves)
+// when it is in kept.
+func collapseStorms(kept []*Item, storms *Storms) []*Item {
+	if storms.Len() == 0 {
+		return kept
+	}
+	first := map[string]*Item{}
+	out := kept[:0:0]
+	for _, it := range kept {
+		var st *Storm
+		if it.State == Pending && !it.Bad {
+			st = storms.Of(it.CSR.Name)
+		}
+		if st == nil {
+			out = append(out, it)
+			continue
+		}
+		rep, seen := first[st.ID]
+		if !seen {
+			rep = &Item{CSR: it.CSR, State: it.State, Decided: it.Decided, f: it.f, v: it.v, Storm: st, ChecksOf: it}
+			first[st.ID] = rep
+			out = append(out, rep)
+		}
+		if it.CSR.Name == st.Newest().Name {
+			rep.ChecksOf = it
+		}
+	}
+	return out
+}

@@ -1,0 +1,38 @@
+package csrqueue
+
+import "fmt"
+
+// Group actions, as the preview's action parameter names them.
+const (
+	StormApproveNewest = "approve-newest" // approve the newest request, deny the others
+	StormDenyAll       = "deny-all"
+)
+
+// StormPlan is what one step of a group action decides: at most one request
+// to approve (the storm's newest) and the requests to deny, oldest first.
+type StormPlan struct {
+	Approve *Member
+	Deny    []Member
+	Left    int // requests of the storm this step leaves pending
+}
+
+// PlanStorm plans one step of action on the storm, deciding at most limit
+// requests. A storm larger than limit is decided in steps that deny the
+// oldest first and approve the newest only in the last, so that repeating
+// "approve newest, deny the rest" converges and never approves two.
+func PlanStorm(st *Storm, action string, limit int) (StormPlan, error) {
+	n := len(st.Members)
+	limit = max(limit, 1)
+	switch action {
+	case StormApproveNewest:
+		if n <= limit {
+			newest := st.Newest()
+			return StormPlan{Approve: &newest, Deny: st.Members[:n-1]}, nil
+		}
+		return StormPlan{Deny: st.Members[:limit], Left: n - limit}, nil
+	case StormDenyAll:
+		k := min(n, limit)
+		return StormPlan{Deny: st.Members[:k], Left: n - k}, nil
+	}
+	return StormPlan{}, fmt.Errorf("unknown group action %q", action)
+}
