@@ -6,16 +6,16 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
-// maxBody bounds every request body; forms here are small and an editor body
-// over 1 MiB is refused before it reaches the API server. Binary units: echo
-// reads "1M" as 1,000,000 bytes.
-const maxBody = "1MiB"
+// maxBody bounds every request body (page.MaxBody: 1 MiB); the editor's
+// routes and /login have their own limits (edit_limit.go).
+const maxBody = page.MaxBody
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
