@@ -84,7 +84,7 @@ type Deps struct {
 
 	// CleanupProgressAfter is how long a confirmed cleanup may run before
 	// its page is sent with progress lines; zero is
-	// DefaultCleanupProgressAfter (cleanup_run.go).
+	// DefaultCleanupProgressAfter (handlers/cleanup/run.go).
 	CleanupProgressAfter time.Duration
 
 	// PublicOrigin is --public-url's origin (https://console.example.com),

@@ -126,14 +126,10 @@ func New(deps Deps) *echo.Echo {
 	mutating.POST(editorRoute(urls.CRRebaseRoute), h.rebaseCR, crds)
 	mutating.GET(urls.CRDeleteRoute, h.deleteCR, crds)
 	mutating.POST(urls.CRDeleteRoute, h.confirmDeleteCR, crds)
-	// Cleanup: delete many objects after a preview (cleanup.go). A POST to the
-	// preview comes from ticked rows; only the confirmation deletes.
-	mutating.GET(urls.CleanupRoute, h.previewCleanup, ofKind)
-	mutating.POST(urls.CleanupRoute, h.previewTickedCleanup, ofKind)
-	mutating.POST(urls.CleanupConfirmRoute, h.confirmCleanup, ofKind)
-	mutating.GET(urls.CRCleanupRoute, h.previewCRCleanup, crds)
-	mutating.POST(urls.CRCleanupRoute, h.previewTickedCRCleanup, crds)
-	mutating.POST(urls.CRCleanupConfirmRoute, h.confirmCRCleanup, crds)
+	// Cleanup: delete many objects of :kind, or a CRD's custom resources,
+	// after a preview (handlers/cleanup). A POST to the preview comes from
+	// ticked rows; only the confirmation deletes.
+	cleanupFeature(h).Register(mutating, ofKind, crds)
 	mutating.GET(urls.DeleteRoute, h.deleteObject, ofKind)
 	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)
 	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.

@@ -98,7 +98,7 @@ type ObjectEditor interface {
 	Apply(ctx context.Context, k kube.Kind, obj *unstructured.Unstructured, dryRun, force bool) (kube.WriteResult, error)
 	// Table lists a kind's objects in the API server's Table format, one page at a time.
 	Table(ctx context.Context, k kube.Kind, limit int64, cont, selector string) (*metav1.Table, error)
-	// ListMetadata lists the candidates of a cleanup of custom resources (cleanup.go).
+	// ListMetadata lists the candidates of a cleanup of custom resources (handlers/cleanup).
 	ListMetadata(ctx context.Context, k kube.Kind, selector string) ([]metav1.PartialObjectMetadata, error)
 }
 

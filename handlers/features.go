@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"github.com/labstack/echo/v4"
+
+	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+// The feature packages under handlers/ take their ports from here; routes.go
+// calls their Register where their routes belong in the table.
+
+// DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
+// its page is sent with progress lines (handlers/cleanup), for main's flag.
+const DefaultCleanupProgressAfter = cleanuppages.DefaultProgressAfter
+
+// base is what every feature shares: the page chrome and the log.
+func (h *Handlers) base() page.Base { return page.Base{Log: h.deps.Log, Chrome: h.chrome} }
+
+// cleanupFeature is the cleanup's handlers (handlers/cleanup).
+func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
+	return cleanuppages.New(cleanuppages.Deps{
+		Base:          h.base(),
+		Editor:        h.deps.Editor,
+		Kinds:         cleanupKinds{h},
+		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
+		ProgressAfter: h.deps.CleanupProgressAfter,
+	})
+}
+
+// cleanupKinds is the kind registry and the editor's targets as a cleanup
+// reads them.
+type cleanupKinds struct{ h *Handlers }
+
+func (k cleanupKinds) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
+
+func (k cleanupKinds) Candidates(id kube.KindID) (func() ([]cleanup.Candidate, error), bool) {
+	candidates := pagesByKind[id].candidates
+	if candidates == nil {
+		return nil, false
+	}
+	return func() ([]cleanup.Candidate, error) { return candidates(k.h.deps.Cluster) }, true
+}
+
+func (k cleanupKinds) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
+	t, err := k.h.crTarget(c, false)
+	return cleanuppages.CustomResources{Kind: t.kind, Namespaced: t.namespaced, Crumbs: t.crumbs}, err
+}
