@@ -66,7 +66,7 @@ type Deps struct {
 	TokenReview TokenReviewer
 	// SignInLimit bounds each client's sign-in attempts; zero is DefaultSignInLimit.
 	SignInLimit SignInLimit
-	// Users drops an identity's per-user clients at its sign-out (logout.go);
+	// Users drops an identity's per-user clients at its sign-out (handlers/signin/logout.go);
 	// nil keeps them until the cache evicts them.
 	Users UserForgetter
 

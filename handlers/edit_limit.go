@@ -53,7 +53,7 @@ func bodyLimitFor(route string) string {
 	case editorBodyRoutes[route]:
 		return editorBody
 	case route == urls.Login:
-		return loginBody // public: read before anyone is known (signin_limit.go)
+		return loginBody // public: read before anyone is known (handlers/signin/limit.go)
 	}
 	return maxBody
 }

@@ -5,6 +5,7 @@ import (
 
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
@@ -15,6 +16,19 @@ import (
 // DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
 // its page is sent with progress lines (handlers/cleanup), for main's flag.
 const DefaultCleanupProgressAfter = cleanuppages.DefaultProgressAfter
+
+// The sign-in's types main and the tests name as handlers' (handlers/signin).
+type (
+	SignInLimit   = signin.SignInLimit
+	TokenReviewer = signin.TokenReviewer
+	UserForgetter = signin.UserForgetter
+)
+
+// DefaultSignInLimit is the sign-in limit when Deps.SignInLimit is zero.
+var DefaultSignInLimit = signin.DefaultSignInLimit
+
+// loginBody bounds the sign-in form's body (edit_limit.go installs it).
+const loginBody = signin.LoginBody
 
 // base is what every feature shares: the page chrome and the log.
 func (h *Handlers) base() page.Base { return page.Base{Log: h.deps.Log, Chrome: h.chrome} }
@@ -28,6 +42,20 @@ func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
 		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
 		ProgressAfter: h.deps.CleanupProgressAfter,
 	})
+}
+
+// signInFeature is the sign-in and sign-out pages and the sign-in limit
+// (handlers/signin).
+func signInFeature(h *Handlers) *signin.Handlers {
+	d := signin.Deps{
+		Log: h.deps.Log, Gate: h.gate, Sessions: h.deps.Sessions, Logins: h.deps.Logins, User: h.deps.User,
+		TokenReview: h.deps.TokenReview, Users: h.deps.Users, PreSessionToken: h.preSessionToken,
+		Limit: h.deps.SignInLimit,
+	}
+	if h.deps.Live != nil {
+		d.EndStreams = h.endSessionStreams
+	}
+	return signin.New(d)
 }
 
 // cleanupKinds is the kind registry and the editor's targets as a cleanup

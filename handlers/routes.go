@@ -22,7 +22,8 @@ func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), csrStorms: newCSRStormIndex(deps.Cluster), backends: backends.NewCache()}
 	h.csrf = csrfSessions(deps, h.gate)
-	h.endStreamsOfRemoteSignOuts() // logout.go
+	h.endStreamsOfRemoteSignOuts() // live_signout.go
+	signIn := signInFeature(h)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = h.errorHandler
@@ -32,27 +33,22 @@ func New(deps Deps) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
-	e.Use(strictTransport(deps.PublicOrigin))                   // HSTS over TLS or an https public URL (hsts.go)
-	e.Use(h.limitSignIns(newSignInLimiter(deps.signInLimit()))) // before any body is read (signin_limit.go)
+	e.Use(strictTransport(deps.PublicOrigin)) // HSTS over TLS or an https public URL (hsts.go)
+	e.Use(signIn.LimitSignIns())              // before any body is read (handlers/signin/limit.go)
 	e.Use(explainBodyLimit)
 	e.Use(bodyLimit()) // maxBody, editorBody on the editor's routes, loginBody on /login (edit_limit.go)
-	e.Use(requireIdentity(h.gate, h.loginPage, deps.Log))
+	e.Use(requireIdentity(h.gate, signIn.LoginPage, deps.Log))
 	// Only now is a body read: nothing a client without a session sends is buffered.
 	e.Use(bufferChunkedBody)
 	e.Use(csrfGuard(h.csrf, deps.PublicOrigin)) // origin check and session-bound token (csrf.go)
 
 	e.GET(urls.Healthz, h.healthz)
 	e.GET(urls.Readyz, h.readyz)
-	e.GET(urls.Login, h.login)
-	// Token mode's sign-in form; CSRF-checked like every POST, by a pre-session (login CSRF).
-	e.POST(urls.Login, h.loginWithToken)
-	// OIDC sign-in: the start and the provider's callback (login_oidc.go).
-	e.GET(urls.OIDCLogin, h.beginOIDC)
-	e.GET(urls.OIDCCallback, h.finishOIDC)
+	// Sign-in of every mode, its OIDC callback, and sign-out (handlers/signin).
+	signIn.Register(e)
 	// The bundle goes out gzip-compressed: the page weight budget
 	// (views/layout/budget_test.go) counts compressed bytes.
 	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)
-	e.POST(urls.Logout, h.logout)
 
 	// Access per route (access.go): every route under a kind checks, before its
 	// handler, that the user may list the kind; a list page shows a Forbidden
