@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
@@ -56,6 +57,15 @@ func signInFeature(h *Handlers) *signin.Handlers {
 		d.EndStreams = h.endSessionStreams
 	}
 	return signin.New(d)
+}
+
+// insightFeature is the schema explorer and the interception simulator
+// (handlers/insight).
+func insightFeature(h *Handlers) *insight.Handlers {
+	return insight.New(insight.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		MayList: h.mayList, ParseForm: parseEditorForm,
+	})
 }
 
 // cleanupKinds is the kind registry and the editor's targets as a cleanup

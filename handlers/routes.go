@@ -77,16 +77,14 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.Classify, h.classify, h.kindAccess(kube.FlowSchemas, banner))
 	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
 	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema, flowSchemas)
-	// A CRD version's schema explorer (insight_schema.go).
-	e.GET(urls.CRDSchemaRoute, h.crdSchema, crds)
 	// A CRD's custom resources: the API server's table, and one object's YAML (editor_cr.go).
 	e.GET(urls.CRInstancesRoute, h.crInstances, crds)
 	e.GET(urls.CRInstanceRoute, h.crInstance, crds)
-	// Which webhooks would intercept a request (insight_intercept.go).
-	e.GET(urls.Intercept, h.intercept, of(kube.Webhooks))
-	// The same with the objects in a POST body (too large for a URL). It
-	// changes nothing, so it is not in the read-only group (read_post.go).
-	e.POST(readPOST(urls.Intercept), h.intercept, of(kube.Webhooks))
+	// A CRD version's schema explorer, and which webhooks and policies would
+	// intercept a request, also with the objects in a POST body (too large
+	// for a URL), which changes nothing and so is not in the read-only group
+	// (handlers/insight, read_post.go).
+	insightFeature(h).Register(e, crds, of(kube.Webhooks), readPOST)
 	// The auditor's views (activity.go): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
 	e.GET(urls.Activity, h.activityPage)
