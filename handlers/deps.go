@@ -73,7 +73,7 @@ type Deps struct {
 	// Audit records every write made through clusterdesk (JSON line and
 	// Kubernetes Event); nil logs one "write" line instead (edit_audit.go).
 	Audit *audit.Recorder
-	// Activity is what the console observed of changes (activity.go); nil
+	// Activity is what the console observed of changes (handlers/activity); nil
 	// leaves the activity pages without watch history.
 	Activity *activity.Store
 	// APFLoad is the live load of API Priority and Fairness, read as the

@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"github.com/labstack/echo/v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
@@ -65,6 +68,18 @@ func insightFeature(h *Handlers) *insight.Handlers {
 	return insight.New(insight.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
 		MayList: h.mayList, ParseForm: parseEditorForm,
+	})
+}
+
+// activityFeature is the auditor's views (handlers/activity).
+func activityFeature(h *Handlers) *activitypages.Handlers {
+	return activitypages.New(activitypages.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Activity, MayList: h.mayList,
+		Kind: func(c echo.Context) (kube.Kind, error) {
+			k, _, err := h.kindFor(c)
+			return k, err
+		},
+		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
 	})
 }
 

@@ -85,12 +85,9 @@ func New(deps Deps) *echo.Echo {
 	// for a URL), which changes nothing and so is not in the read-only group
 	// (handlers/insight, read_post.go).
 	insightFeature(h).Register(e, crds, of(kube.Webhooks), readPOST)
-	// The auditor's views (activity.go): what the console observed, its
+	// The auditor's views (handlers/activity): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
-	e.GET(urls.Activity, h.activityPage)
-	e.GET(urls.ActivityCSV, h.activityCSV)
-	e.GET(urls.ActivityJSON, h.activityJSON)
-	e.GET(urls.HistoryRoute, h.history, ofKind)
+	activityFeature(h).Register(e, ofKind)
 	e.GET(urls.YAMLRoute, h.objectYAML, ofKind) // a large object's YAML, loaded on demand (detail_yaml.go)
 	e.GET(urls.ListRoute, h.list, listOfKind)
 	e.GET(urls.ObjectRoute, h.detail, ofKind)
