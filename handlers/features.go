@@ -7,6 +7,7 @@ import (
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
@@ -69,6 +70,11 @@ func insightFeature(h *Handlers) *insight.Handlers {
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
 		MayList: h.mayList, ParseForm: parseEditorForm,
 	})
+}
+
+// healthFeature is the probes (handlers/health).
+func healthFeature(h *Handlers) *health.Handlers {
+	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate})
 }
 
 // activityFeature is the auditor's views (handlers/activity).

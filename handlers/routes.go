@@ -42,8 +42,7 @@ func New(deps Deps) *echo.Echo {
 	e.Use(bufferChunkedBody)
 	e.Use(csrfGuard(h.csrf, deps.PublicOrigin)) // origin check and session-bound token (csrf.go)
 
-	e.GET(urls.Healthz, h.healthz)
-	e.GET(urls.Readyz, h.readyz)
+	healthFeature(h).Register(e) // /healthz, /readyz (handlers/health)
 	// Sign-in of every mode, its OIDC callback, and sign-out (handlers/signin).
 	signIn.Register(e)
 	// The bundle goes out gzip-compressed: the page weight budget
