@@ -5,7 +5,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
-
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
