@@ -35,7 +35,7 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 		}
 		ch.Nav = append(ch.Nav, item)
 	}
-	// The auditor's activity page (activity.go), after the kinds.
+	// The auditor's activity page (handlers/activity), after the kinds.
 	ch.Nav = append(ch.Nav, model.NavItem{Label: "Activity", Href: urls.Activity, Active: c.Path() == urls.Activity})
 	ch.Live = h.liveChrome(c, active)
 	if !ready && !h.deps.Cluster.Ready() {

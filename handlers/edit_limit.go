@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
@@ -52,7 +53,7 @@ func bodyLimitFor(route string) string {
 	case editorBodyRoutes[route]:
 		return editorBody
 	case route == urls.Login:
-		return loginBody // public: read before anyone is known (signin_limit.go)
+		return loginBody // public: read before anyone is known (handlers/signin/limit.go)
 	}
 	return maxBody
 }
@@ -72,15 +73,11 @@ func bodyLimit() echo.MiddlewareFunc {
 	}
 }
 
-// bodyTooLarge is the answer to a request body over maxBody.
-func bodyTooLarge() error { return bodyTooLargeFor(maxBody) }
+// bodyTooLarge is the answer to a request body over maxBody (handlers/page).
+func bodyTooLarge() error { return page.BodyTooLarge() }
 
 // bodyTooLargeFor is the answer to a request body over limit.
-func bodyTooLargeFor(limit string) error {
-	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-		"What you sent is larger than "+limit+", the most clusterdesk accepts in one request here, so it was refused before anything reached the API server. "+
-			"Go back to keep your text. An object this large is better applied with kubectl.")
-}
+func bodyTooLargeFor(limit string) error { return page.BodyTooLargeFor(limit) }
 
 // explainBodyLimit replaces the body limit middleware's bare "Request Entity
 // Too Large" with a message that says what happened and what to do. It is

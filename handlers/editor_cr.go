@@ -158,7 +158,7 @@ func (h *Handlers) crInstances(c echo.Context) error {
 	}
 	tickOf := h.crTickOf(c, k, t.namespaced, table)
 	if tickOf != nil {
-		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (cleanup.go)
+		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (handlers/cleanup)
 	}
 	p.Columns, p.Rows, err = present.InstanceRows(table, t.namespaced && ns == "", t.pageOf, tickOf)
 	if err != nil {

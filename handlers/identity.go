@@ -1,30 +1,18 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
-	"github.com/clusterdesk/clusterdesk/views/model"
-	"github.com/clusterdesk/clusterdesk/views/pages"
 )
-
-// maxTokenLen bounds a pasted bearer token (OIDC ID tokens with many groups
-// run to a few KiB).
-const maxTokenLen = 16 << 10
-
-// TokenReviewer learns who a bearer token is (a SelfSubjectReview made with it).
-type TokenReviewer func(ctx context.Context, token string) (kube.Identity, error)
 
 // gate returns the sign-in gate; without one in Deps it is local mode over
 // Deps.Sessions.
@@ -113,26 +101,6 @@ func reservedNameMessage(e *auth.ReservedNameError) string {
 		e.Kind, e.Name, e.Header, e.Value, auth.ReservedPrefix, e.Kind, flag)
 }
 
-// loginPage renders the sign-in page of the mode, with msg first.
-func (h *Handlers) loginPage(c echo.Context, status int, msg string) error {
-	p := model.LoginPage{Title: "Sign in to clusterdesk", Mode: string(h.gate.Mode)}
-	switch h.gate.Mode {
-	case auth.ModeToken:
-		// The form is posted before there is a session: its token is bound
-		// to a pre-session (login CSRF, csrf.go).
-		p.CSRFToken = h.preSessionToken(c)
-		p.Message = strings.TrimSpace(msg + " Paste a Kubernetes bearer token to sign in.")
-	case auth.ModeProxy:
-		p.Message = strings.TrimSpace(msg + " Sign in through your organisation's proxy.")
-	case auth.ModeOIDC:
-		p.Provider = h.issuerHost()
-		p.Message = strings.TrimSpace(msg + " Sign in with your organisation's OpenID provider.")
-	default:
-		p.Message = strings.TrimSpace(msg + " Open the one-time login URL that clusterdesk printed in its terminal.")
-	}
-	return render(c, status, pages.Login(p))
-}
-
 // user names who the request acts as: the signed-in identity, else the
 // console's own.
 func (h *Handlers) user(c echo.Context) string {
@@ -140,49 +108,6 @@ func (h *Handlers) user(c echo.Context) string {
 		return u
 	}
 	return h.deps.User
-}
-
-// loginWithToken (token mode) asks the API server who the pasted token is,
-// keeps the token server-side and starts a session naming it. The token is
-// never logged, echoed or put in a URL; the form is CSRF-checked like every
-// POST, so another site cannot sign the browser in as someone else.
-func (h *Handlers) loginWithToken(c echo.Context) error {
-	if h.gate.Mode != auth.ModeToken || h.deps.TokenReview == nil {
-		return echo.NewHTTPError(http.StatusNotFound, "Signing in with a token is off: clusterdesk runs in "+string(h.gate.Mode)+" mode.")
-	}
-	// The body only: a token in the URL (query) would end up in histories and logs.
-	token := strings.TrimSpace(c.Request().PostFormValue("token"))
-	token = strings.TrimSpace(strings.TrimPrefix(token, "Bearer "))
-	switch {
-	case token == "":
-		return h.loginPage(c, http.StatusBadRequest, "The token was empty.")
-	case len(token) > maxTokenLen || strings.ContainsAny(token, " \t\r\n"):
-		return h.loginPage(c, http.StatusBadRequest, "That does not look like a bearer token.")
-	}
-	id, err := h.deps.TokenReview(c.Request().Context(), token)
-	switch {
-	case apierrors.IsUnauthorized(err):
-		failedSignIn(c) // the one failure the sign-in limit counts (signin_limit.go)
-		h.deps.Log.Info("sign-in refused", "reason", "token not accepted by the API server")
-		return h.loginPage(c, http.StatusUnauthorized, "The API server did not accept this token.")
-	case err != nil:
-		h.deps.Log.Warn("sign-in failed", "err", err)
-		return h.loginPage(c, http.StatusServiceUnavailable, "clusterdesk could not ask the API server who this token is. Try again in a moment.")
-	case id.User == "":
-		failedSignIn(c)
-		return h.loginPage(c, http.StatusUnauthorized, "The API server did not name a user for this token.")
-	}
-	if err := h.gate.SignIn(c.Response(), c.Request(), id); err != nil {
-		if errors.Is(err, auth.ErrSessionTooLarge) {
-			// The token goes sealed into the browser's cookies, which hold
-			// 4 KB each (auth/cookie_parts.go).
-			h.deps.Log.Warn("sign-in refused", "reason", err.Error())
-			return h.loginPage(c, http.StatusRequestEntityTooLarge, "This token is too large for clusterdesk to keep in your browser's cookies.")
-		}
-		return err
-	}
-	h.deps.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", string(h.gate.Mode))
-	return redirectSeeOther(c, urls.Home)
 }
 
 // mayChange reports whether the signed-in user may update and delete the

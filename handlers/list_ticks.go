@@ -20,7 +20,7 @@ func tickable(readOnly bool, id kube.KindID) bool {
 
 // addTicks gives page's rows their tick boxes when kind offers cleanup, and,
 // when the user may delete that kind, sets where "Delete selected…" posts
-// them (a POST to the cleanup preview, handlers/cleanup.go
+// them (a POST to the cleanup preview, handlers/cleanup
 // previewTickedCleanup). Without it the column stays, hidden (TickHeader).
 func (h *Handlers) addTicks(c echo.Context, page *model.ListPage, id kube.KindID) {
 	if page.Forbidden || !tickable(h.deps.ReadOnly, id) {

@@ -86,7 +86,7 @@ func (h *Handlers) events(c echo.Context) error {
 	sub.Check = func(ctx context.Context) bool {
 		return !h.revoked(sess) && h.stillMayList(ctx, granted) && (!metrics || h.stillMayReadMetrics(ctx))
 	}
-	// Logout ends the session's streams (streamOwner, logout.go). The limit
+	// Logout ends the session's streams (streamOwner, live_signout.go). The limit
 	// counts the user's streams, not the session's: in proxy mode every
 	// request is a session of its own, and in the others a person (or a
 	// stolen token) can sign in again and again. One tab over it is told why.

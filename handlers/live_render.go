@@ -29,7 +29,7 @@ import (
 type LiveStreams interface {
 	Serve(w http.ResponseWriter, r *http.Request, sub live.Subscription)
 	Cursor() string
-	// End closes an owner's streams after sending msgs (logout.go).
+	// End closes an owner's streams after sending msgs (live_signout.go).
 	End(owner string, msgs ...live.Message) int
 }
 

@@ -1,10 +1,7 @@
 package handlers
 
 import (
-	"net/http"
-
-	"github.com/labstack/echo/v4"
-
+	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -27,10 +24,6 @@ func readPOST(path string) string {
 	return path
 }
 
-// simulatorTooLarge is the answer to a simulator request over maxBody: the
-// editor's message speaks of applying objects, which the simulator does not.
-func simulatorTooLarge() error {
-	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-		"The objects you sent are larger than "+maxBody+" together, the most the simulator accepts in one request, so nothing was evaluated. "+
-			"Go back to keep your text, and leave out what the matchConditions and validations do not read (managedFields, large data or status).")
-}
+// simulatorTooLarge is the simulator's answer to a body over maxBody
+// (handlers/insight), which explainBodyLimit gives its routes.
+var simulatorTooLarge = insight.SimulatorTooLarge

@@ -6,23 +6,24 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
-// maxBody bounds every request body; forms here are small and an editor body
-// over 1 MiB is refused before it reaches the API server. Binary units: echo
-// reads "1M" as 1,000,000 bytes.
-const maxBody = "1MiB"
+// maxBody bounds every request body (page.MaxBody: 1 MiB); the editor's
+// routes and /login have their own limits (edit_limit.go).
+const maxBody = page.MaxBody
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), backends: backends.NewCache()}
 	h.csrf = csrfSessions(deps, h.gate)
-	h.endStreamsOfRemoteSignOuts() // logout.go
+	h.endStreamsOfRemoteSignOuts() // live_signout.go
+	signIn := signInFeature(h)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = h.errorHandler
@@ -32,27 +33,21 @@ func New(deps Deps) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(requestLog(deps.Log))
 	e.Use(securityHeaders)
-	e.Use(strictTransport(deps.PublicOrigin))                   // HSTS over TLS or an https public URL (hsts.go)
-	e.Use(h.limitSignIns(newSignInLimiter(deps.signInLimit()))) // before any body is read (signin_limit.go)
+	e.Use(strictTransport(deps.PublicOrigin)) // HSTS over TLS or an https public URL (hsts.go)
+	e.Use(signIn.LimitSignIns())              // before any body is read (handlers/signin/limit.go)
 	e.Use(explainBodyLimit)
 	e.Use(bodyLimit()) // maxBody, editorBody on the editor's routes, loginBody on /login (edit_limit.go)
-	e.Use(requireIdentity(h.gate, h.loginPage, deps.Log))
+	e.Use(requireIdentity(h.gate, signIn.LoginPage, deps.Log))
 	// Only now is a body read: nothing a client without a session sends is buffered.
 	e.Use(bufferChunkedBody)
 	e.Use(csrfGuard(h.csrf, deps.PublicOrigin)) // origin check and session-bound token (csrf.go)
 
-	e.GET(urls.Healthz, h.healthz)
-	e.GET(urls.Readyz, h.readyz)
-	e.GET(urls.Login, h.login)
-	// Token mode's sign-in form; CSRF-checked like every POST, by a pre-session (login CSRF).
-	e.POST(urls.Login, h.loginWithToken)
-	// OIDC sign-in: the start and the provider's callback (login_oidc.go).
-	e.GET(urls.OIDCLogin, h.beginOIDC)
-	e.GET(urls.OIDCCallback, h.finishOIDC)
+	healthFeature(h).Register(e) // /healthz, /readyz (handlers/health)
+	// Sign-in of every mode, its OIDC callback, and sign-out (handlers/signin).
+	signIn.Register(e)
 	// The bundle goes out gzip-compressed: the page weight budget
 	// (views/layout/budget_test.go) counts compressed bytes.
 	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)
-	e.POST(urls.Logout, h.logout)
 
 	// Access per route (access.go): every route under a kind checks, before its
 	// handler, that the user may list the kind; a list page shows a Forbidden
@@ -81,22 +76,17 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.Classify, h.classify, h.kindAccess(kube.FlowSchemas, banner))
 	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
 	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema, flowSchemas)
-	// A CRD version's schema explorer (insight_schema.go).
-	e.GET(urls.CRDSchemaRoute, h.crdSchema, crds)
 	// A CRD's custom resources: the API server's table, and one object's YAML (editor_cr.go).
 	e.GET(urls.CRInstancesRoute, h.crInstances, crds)
 	e.GET(urls.CRInstanceRoute, h.crInstance, crds)
-	// Which webhooks would intercept a request (insight_intercept.go).
-	e.GET(urls.Intercept, h.intercept, of(kube.Webhooks))
-	// The same with the objects in a POST body (too large for a URL). It
-	// changes nothing, so it is not in the read-only group (read_post.go).
-	e.POST(readPOST(urls.Intercept), h.intercept, of(kube.Webhooks))
-	// The auditor's views (activity.go): what the console observed, its
+	// A CRD version's schema explorer, and which webhooks and policies would
+	// intercept a request, also with the objects in a POST body (too large
+	// for a URL), which changes nothing and so is not in the read-only group
+	// (handlers/insight, read_post.go).
+	insightFeature(h).Register(e, crds, of(kube.Webhooks), readPOST)
+	// The auditor's views (handlers/activity): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
-	e.GET(urls.Activity, h.activityPage)
-	e.GET(urls.ActivityCSV, h.activityCSV)
-	e.GET(urls.ActivityJSON, h.activityJSON)
-	e.GET(urls.HistoryRoute, h.history, ofKind)
+	activityFeature(h).Register(e, ofKind)
 	e.GET(urls.YAMLRoute, h.objectYAML, ofKind) // a large object's YAML, loaded on demand (detail_yaml.go)
 	e.GET(urls.ListRoute, h.list, listOfKind)
 	e.GET(urls.ObjectRoute, h.detail, ofKind)
@@ -126,14 +116,10 @@ func New(deps Deps) *echo.Echo {
 	mutating.POST(editorRoute(urls.CRRebaseRoute), h.rebaseCR, crds)
 	mutating.GET(urls.CRDeleteRoute, h.deleteCR, crds)
 	mutating.POST(urls.CRDeleteRoute, h.confirmDeleteCR, crds)
-	// Cleanup: delete many objects after a preview (cleanup.go). A POST to the
-	// preview comes from ticked rows; only the confirmation deletes.
-	mutating.GET(urls.CleanupRoute, h.previewCleanup, ofKind)
-	mutating.POST(urls.CleanupRoute, h.previewTickedCleanup, ofKind)
-	mutating.POST(urls.CleanupConfirmRoute, h.confirmCleanup, ofKind)
-	mutating.GET(urls.CRCleanupRoute, h.previewCRCleanup, crds)
-	mutating.POST(urls.CRCleanupRoute, h.previewTickedCRCleanup, crds)
-	mutating.POST(urls.CRCleanupConfirmRoute, h.confirmCRCleanup, crds)
+	// Cleanup: delete many objects of :kind, or a CRD's custom resources,
+	// after a preview (handlers/cleanup). A POST to the preview comes from
+	// ticked rows; only the confirmation deletes.
+	cleanupFeature(h).Register(mutating, ofKind, crds)
 	mutating.GET(urls.DeleteRoute, h.deleteObject, ofKind)
 	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)
 	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.

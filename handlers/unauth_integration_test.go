@@ -250,7 +250,7 @@ func TestHostileUnauthenticatedRequestsGrowNothing(t *testing.T) {
 // TestSignInFloodOnTheDevcluster: 1,000 sign-ins with made-up tokens from one
 // client over a real connection, whatever X-Forwarded-For it writes (no
 // proxy is trusted). Past the burst the client's attempts are checked one at
-// a time (signin_limit.go: a valid token must still be accepted, so each is
+// a time (handlers/signin/limit.go: a valid token must still be accepted, so each is
 // a SelfSubjectReview the API server refuses); a sequential flood is never
 // refused. Another client signs in with a real token meanwhile.
 func TestSignInFloodOnTheDevcluster(t *testing.T) {

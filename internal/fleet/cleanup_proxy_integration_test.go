@@ -24,7 +24,7 @@ import (
 )
 
 // proxyCleanupDrivers is how many drivers the cleanup deletes one by one: the
-// most ticked rows one cleanup takes (handlers' maxTicked). The console's
+// most ticked rows one cleanup takes (maxTicked in handlers/cleanup). The console's
 // deletions go through a client allowing a burst of 200 requests then 200 a
 // second (kube.DeleteQPS, DeleteBurst), so deleting them takes at least
 // (1000-200)/200 = 4 s on any machine: twice the proxy's idle timeout.

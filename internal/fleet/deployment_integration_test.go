@@ -323,7 +323,7 @@ func (p *person) signOut(ctx context.Context, t *testing.T, f *fleet.Fleet) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	// The answer is the sign-in page saying so (handlers/logout.go).
+	// The answer is the sign-in page saying so (handlers/signin/logout.go).
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<title>Signed out") {
 		t.Fatalf("POST %s: %d, want 200 and the signed-out page: %s", urls.Logout, resp.StatusCode, tail(string(body), 5))
 	}

@@ -225,9 +225,34 @@ var rules = []rule{
 		forbidden: func(_, to string) bool { return hasPrefix(to, "k8s.io/client-go") },
 	},
 	{
-		name:      "nothing but cmd imports handlers or cmd",
-		applies:   func(p string) bool { return !under(p, "cmd") },
-		forbidden: func(from, to string) bool { return hasPrefix(to, module+"/handlers", module+"/cmd") && to != from },
+		// handlers imports its feature packages (handlers/<feature>) and their
+		// shared base; no other package imports any of them.
+		name:    "nothing but cmd imports handlers or cmd",
+		applies: func(p string) bool { return !under(p, "cmd") },
+		forbidden: func(from, to string) bool {
+			if !hasPrefix(to, module+"/handlers", module+"/cmd") || to == from {
+				return false
+			}
+			return !under(from, "handlers") || hasPrefix(to, module+"/cmd") || to == module+"/handlers"
+		},
+	},
+	{
+		// A feature package under handlers/ takes the shared base (page
+		// helpers, ports) and nothing of handlers or of another feature:
+		// handlers wires them together (routes.go), so features stay apart.
+		name:      "handlers' feature packages import only the base of handlers",
+		applies:   handlersSubpackage,
+		forbidden: featureImportForbidden,
+	},
+	{
+		// The same for their tests, which may also use the test support
+		// under handlers/internal.
+		name:    "tests of handlers' feature packages import only the base of handlers and its test support",
+		applies: handlersSubpackage,
+		tests:   true,
+		forbidden: func(from, to string) bool {
+			return featureImportForbidden(from, to) && !hasPrefix(to, module+"/handlers/internal")
+		},
 	},
 	{
 		// Tests may wire the whole console as main does only in handlers' own
@@ -237,6 +262,19 @@ var rules = []rule{
 		tests:     true,
 		forbidden: func(_, to string) bool { return hasPrefix(to, module+"/handlers", module+"/cmd") },
 	},
+}
+
+// handlersBase are the packages under handlers/ that every feature package
+// may import: the shared page helpers and the ports (interfaces) main builds.
+var handlersBase = []string{module + "/handlers/page", module + "/handlers/ports"}
+
+// handlersSubpackage selects every package under handlers/ but handlers itself.
+func handlersSubpackage(p string) bool { return under(p, "handlers") && p != module+"/handlers" }
+
+// featureImportForbidden reports whether a package under handlers/ imports a
+// package of handlers that is neither itself nor the base.
+func featureImportForbidden(from, to string) bool {
+	return hasPrefix(to, module+"/handlers") && to != from && !slices.Contains(handlersBase, to)
 }
 
 // testOnly are packages a shipped binary must not link: the standard
@@ -344,6 +382,9 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 	add(m("internal/kube"), m("internal/audit"))
 	add(m("handlers"), "k8s.io/client-go/kubernetes")
 	add(m("cmd/clusterdesk"), "testing", m("handlers"))
+	add(m("handlers/cleanup"), m("handlers/page"), m("handlers/signin"))
+	add(m("handlers/signin"), m("handlers"))
+	g.ours[m("handlers/signin")].TestImports = []string{m("handlers/cleanup"), m("handlers/internal/handlertest")}
 	g.ours[m("internal/csr")].XTestImports = []string{m("cmd/clusterdesk")}
 	got := strings.Join(violations(g), "\n")
 	for _, want := range []string{
@@ -360,12 +401,17 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"nothing but cmd imports handlers or cmd: internal/csr -> handlers",
 		"tests of other packages import no handlers or cmd: internal/csr -> cmd/clusterdesk",
 		"the console binary links no test packages: cmd/clusterdesk -> testing",
+		"nothing but cmd imports handlers or cmd: handlers/signin -> handlers",
+		"handlers' feature packages import only the base of handlers: handlers/cleanup -> handlers/signin",
+		"tests of handlers' feature packages import only the base of handlers and its test support: handlers/signin -> handlers/cleanup",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missed %q in:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "cmd/clusterdesk -> handlers") {
-		t.Errorf("cmd importing handlers was flagged:\n%s", got)
+	for _, allowed := range []string{"cmd/clusterdesk -> handlers", "handlers/cleanup -> handlers/page", "handlers/signin -> handlers/internal/handlertest"} {
+		if strings.Contains(got, allowed) {
+			t.Errorf("%s was flagged:\n%s", allowed, got)
+		}
 	}
 }

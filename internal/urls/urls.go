@@ -91,7 +91,7 @@ func List[K ~string](kind K) string { return "/" + Segment(string(kind)) }
 // Object is the page of the object name of kind.
 func Object[K ~string](kind K, name string) string { return List(kind) + "/" + Segment(name) }
 
-// History is an object's observed versions (activity.go).
+// History is an object's observed versions (handlers/activity).
 func History[K ~string](kind K, name string) string { return Object(kind, name) + historySuffix }
 
 // YAML is an object's YAML, loaded on demand by its detail page.

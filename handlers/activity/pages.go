@@ -1,4 +1,4 @@
-package handlers
+package activity
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -27,8 +28,8 @@ const activityLimit = 500
 func (h *Handlers) activityKinds(c echo.Context) (map[string]kube.Kind, []string) {
 	allowed := map[string]kube.Kind{}
 	var hidden []string
-	for _, st := range h.deps.Cluster.Statuses() {
-		if h.mayList(c, st.Kind) {
+	for _, st := range h.d.Cluster.Statuses() {
+		if h.d.MayList(c, st.Kind) {
 			allowed[string(st.Kind.ID)] = st.Kind
 		} else {
 			hidden = append(hidden, st.Kind.Title)
@@ -42,8 +43,8 @@ func (h *Handlers) activityKinds(c echo.Context) (map[string]kube.Kind, []string
 // also returns which objects the cache holds now, by kind and name.
 func (h *Handlers) activityEntries(allowed map[string]kube.Kind, source string) ([]activity.Entry, map[string]map[string]bool) {
 	var out []activity.Entry
-	if h.deps.Activity != nil && source != activity.SourceManagedFields {
-		out = h.deps.Activity.Entries()
+	if h.d.Store != nil && source != activity.SourceManagedFields {
+		out = h.d.Store.Entries()
 	}
 	cached := map[string]map[string]bool{}
 	for id := range allowed {
@@ -62,7 +63,7 @@ func (h *Handlers) activityEntries(allowed map[string]kube.Kind, source string) 
 // cachedObjects lists a kind's objects in the shared cache (none while it is
 // not synced or forbidden to the console).
 func (h *Handlers) cachedObjects(id kube.KindID) []metav1.Object {
-	objs, err := kindObjects(h.deps.Cluster, id)
+	objs, err := h.d.Objects(id)
 	if err != nil {
 		return nil
 	}
@@ -102,8 +103,8 @@ func (h *Handlers) activity(c echo.Context, ext string) error {
 
 	p := model.ActivityPage{Action: urls.Activity, Who: q.Who, Since: q.SinceText, Until: q.UntilText, Source: q.Source,
 		Problems: problems, Total: len(entries), Limit: activityLimit, Hidden: hidden}
-	p.Chrome = h.chrome(c, "Activity", "", model.Crumb{Label: "Activity"})
-	for _, st := range h.deps.Cluster.Statuses() {
+	p.Chrome = h.d.Chrome(c, "Activity", "", model.Crumb{Label: "Activity"})
+	for _, st := range h.d.Cluster.Statuses() {
 		if _, ok := allowed[string(st.Kind.ID)]; ok {
 			p.Kinds = append(p.Kinds, model.Option{Value: string(st.Kind.ID), Label: st.Kind.Title, Selected: slices.Contains(q.Kinds, string(st.Kind.ID))})
 		}
@@ -123,16 +124,16 @@ func (h *Handlers) activity(c echo.Context, ext string) error {
 	exports := q.Values()
 	p.CSVURL = urls.ActivityCSV + encodeQuery(exports)
 	p.JSONURL = urls.ActivityJSON + encodeQuery(exports)
-	return render(c, http.StatusOK, pages.Activity(p))
+	return page.Render(c, http.StatusOK, pages.Activity(p))
 }
 
 func (h *Handlers) activityAbout() model.ActivityAbout {
-	if h.deps.Activity == nil {
+	if h.d.Store == nil {
 		a := present.ActivityAbout(time.Time{}, 0, 0)
 		a.ObservingSince = "not observing: only managedFields are shown"
 		return a
 	}
-	s := h.deps.Activity
+	s := h.d.Store
 	return present.ActivityAbout(s.Started(), s.Capacity(), s.Dropped())
 }
 
@@ -149,17 +150,17 @@ func activityRow(e activity.Entry, allowed map[string]kube.Kind, exists bool) mo
 // history shows one object's observed versions with the diffs between them
 // and its current managedFields (/:kind/:name/history, or ?format=csv|json).
 func (h *Handlers) history(c echo.Context) error {
-	k, _, err := h.kindFor(c)
+	k, err := h.d.Kind(c)
 	if err != nil {
 		return err
 	}
 	name := c.Param("name")
 	var entries []activity.Entry
-	if h.deps.Activity != nil {
-		entries = h.deps.Activity.History(string(k.ID), name)
+	if h.d.Store != nil {
+		entries = h.d.Store.History(string(k.ID), name)
 	}
 	var managed []activity.Entry
-	m, objErr := h.deps.Cluster.Meta(k.ID, name)
+	m, objErr := h.d.Cluster.Meta(k.ID, name)
 	if objErr == nil {
 		managed = activity.Filter(activity.FromManagedFields(string(k.ID), name, m.GetResourceVersion(), m.GetManagedFields()),
 			activity.Query{}, func(string) bool { return true })
@@ -178,7 +179,7 @@ func (h *Handlers) history(c echo.Context) error {
 	} else {
 		crumbs = append(crumbs, model.Crumb{Label: name})
 	}
-	p.Chrome = h.chrome(c, "History of "+name, k.ID, append(crumbs, model.Crumb{Label: "History"})...)
+	p.Chrome = h.d.Chrome(c, "History of "+name, k.ID, append(crumbs, model.Crumb{Label: "History"})...)
 	for _, e := range entries {
 		p.Entries = append(p.Entries, model.HistoryEntry{Row: activityRow(e, allowed, objErr == nil), Diff: present.HistoryDiff(e)})
 	}
@@ -187,7 +188,7 @@ func (h *Handlers) history(c echo.Context) error {
 	}
 	base := urls.History(k.ID, name)
 	p.CSVURL, p.JSONURL = base+"?format=csv", base+"?format=json"
-	return render(c, http.StatusOK, pages.History(p))
+	return page.Render(c, http.StatusOK, pages.History(p))
 }
 
 // export answers with entries as a CSV or JSON download.
@@ -195,8 +196,8 @@ func (h *Handlers) export(c echo.Context, format, basename string, entries []act
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	res := c.Response()
 	var started time.Time
-	if h.deps.Activity != nil {
-		started = h.deps.Activity.Started()
+	if h.d.Store != nil {
+		started = h.d.Store.Started()
 	}
 	switch format {
 	case "csv":

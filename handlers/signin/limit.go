@@ -1,4 +1,4 @@
-package handlers
+package signin
 
 import (
 	"context"
@@ -14,15 +14,17 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// loginBody bounds the sign-in form's body: a bearer token (maxTokenLen,
-// 16 KiB) and a CSRF token, percent-encoded. It is read before anyone is known.
-const loginBody = "64KiB"
+// LoginBody bounds the sign-in form's body: a bearer token (maxTokenLen,
+// 16 KiB) and a CSRF token, percent-encoded. It is read before anyone is
+// known (handlers/edit_limit.go installs the limits).
+const LoginBody = "64KiB"
 
 // SignInLimit is how many failed sign-ins one client address may make: Burst
 // at once, then one per Every. Only a presented credential that turns out
@@ -170,12 +172,13 @@ const signInFailedKey = "sign-in-failed"
 // refused form or a callback nobody started.
 func failedSignIn(c echo.Context) { c.Set(signInFailedKey, true) }
 
-// limitSignIns lets each sign-in attempt in within its address's budget, and
+// LimitSignIns lets each sign-in attempt in within its address's budget, and
 // one at a time over it (signInClient.lane). An attempt that waits more than
 // LaneWait is answered 429, with Retry-After and a page saying when to try
 // again, before its body is read or the API server is asked anything. It runs
 // after routing (c.Path()).
-func (h *Handlers) limitSignIns(l *signInLimiter) echo.MiddlewareFunc {
+func (h *Handlers) LimitSignIns() echo.MiddlewareFunc {
+	l := newSignInLimiter(h.d.Limit.withDefaults())
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if !isSignInAttempt(c) {
@@ -218,20 +221,19 @@ func (h *Handlers) tooManySignIns(c echo.Context, wait time.Duration) error {
 		secs = 1
 	}
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-	return render(c, http.StatusTooManyRequests, pages.Login(model.LoginPage{
+	return page.Render(c, http.StatusTooManyRequests, pages.Login(model.LoginPage{
 		Title: "Too many sign-in attempts",
 		Message: "Too many sign-in attempts from your address failed, and so many are waiting now that clusterdesk did not get to yours. " +
 			"Wait " + strconv.Itoa(secs) + " seconds, then reload this page and sign in again.",
 		// The mode's instructions; token mode's form goes without a
 		// CSRF token (the csrf middleware has not run: it reads the
 		// body), so a retry relies on the browser's Sec-Fetch-Site.
-		Mode: string(h.gate.Mode),
+		Mode: string(h.d.Gate.Mode),
 	}))
 }
 
-// signInLimit is d.SignInLimit, or DefaultSignInLimit when it is not set.
-func (d Deps) signInLimit() SignInLimit {
-	l := d.SignInLimit
+// withDefaults is l, or DefaultSignInLimit where it is not set.
+func (l SignInLimit) withDefaults() SignInLimit {
 	if l.Every <= 0 || l.Burst <= 0 {
 		l.Every, l.Burst = DefaultSignInLimit.Every, DefaultSignInLimit.Burst
 	}

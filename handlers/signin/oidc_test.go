@@ -1,4 +1,4 @@
-package handlers
+package signin
 
 import (
 	"errors"

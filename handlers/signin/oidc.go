@@ -1,4 +1,4 @@
-package handlers
+package signin
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -23,12 +24,12 @@ const oidcStepTimeout = 20 * time.Second
 // beginOIDC sends the browser to the provider's sign-in, with a new flight
 // (state, nonce, PKCE verifier) sealed in a cookie.
 func (h *Handlers) beginOIDC(c echo.Context) error {
-	if h.gate.Mode != auth.ModeOIDC {
-		return echo.NewHTTPError(http.StatusNotFound, "OpenID Connect sign-in is off: clusterdesk runs in "+string(h.gate.Mode)+" mode.")
+	if h.d.Gate.Mode != auth.ModeOIDC {
+		return echo.NewHTTPError(http.StatusNotFound, "OpenID Connect sign-in is off: clusterdesk runs in "+string(h.d.Gate.Mode)+" mode.")
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), oidcStepTimeout)
 	defer cancel()
-	to, err := h.gate.BeginOIDC(ctx, c.Response())
+	to, err := h.d.Gate.BeginOIDC(ctx, c.Response())
 	if err != nil {
 		return h.oidcFailure(c, err)
 	}
@@ -41,43 +42,43 @@ func (h *Handlers) beginOIDC(c echo.Context) error {
 // that does not accept the token is said so here, not on the first page)
 // and starts the session.
 func (h *Handlers) finishOIDC(c echo.Context) error {
-	if h.gate.Mode != auth.ModeOIDC || h.deps.TokenReview == nil {
-		return echo.NewHTTPError(http.StatusNotFound, "OpenID Connect sign-in is off: clusterdesk runs in "+string(h.gate.Mode)+" mode.")
+	if h.d.Gate.Mode != auth.ModeOIDC || h.d.TokenReview == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "OpenID Connect sign-in is off: clusterdesk runs in "+string(h.d.Gate.Mode)+" mode.")
 	}
-	o, err := h.gate.FinishOIDC(c.Response(), c.Request())
+	o, err := h.d.Gate.FinishOIDC(c.Response(), c.Request())
 	if err != nil {
 		if wrongOIDCCredential(err) {
-			failedSignIn(c) // the sign-in limit counts it (signin_limit.go)
+			failedSignIn(c) // the sign-in limit counts it (limit.go)
 		}
 		return h.oidcFailure(c, err)
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), oidcStepTimeout)
 	defer cancel()
-	id, err := h.deps.TokenReview(ctx, o.IDToken)
+	id, err := h.d.TokenReview(ctx, o.IDToken)
 	switch {
 	case apierrors.IsUnauthorized(err):
-		h.deps.Log.Info("sign-in refused", "mode", "oidc", "reason", "the API server does not accept the ID token", "subject", o.Subject)
-		return h.oidcPage(c, http.StatusForbidden, apiServerRefusedPage(o.Name, h.gate.OIDC.ClientID()))
+		h.d.Log.Info("sign-in refused", "mode", "oidc", "reason", "the API server does not accept the ID token", "subject", o.Subject)
+		return h.oidcPage(c, http.StatusForbidden, apiServerRefusedPage(o.Name, h.d.Gate.OIDC.ClientID()))
 	case err != nil:
-		h.deps.Log.Warn("sign-in failed", "mode", "oidc", "err", err)
+		h.d.Log.Warn("sign-in failed", "mode", "oidc", "err", err)
 		return h.oidcPage(c, http.StatusServiceUnavailable, oidcPage{
 			Title:   "clusterdesk could not reach the API server",
 			Message: "You signed in at the provider, but clusterdesk could not ask the Kubernetes API server who you are. Try again in a moment.",
 		})
 	case id.User == "":
-		return h.oidcPage(c, http.StatusForbidden, apiServerRefusedPage(o.Name, h.gate.OIDC.ClientID()))
+		return h.oidcPage(c, http.StatusForbidden, apiServerRefusedPage(o.Name, h.d.Gate.OIDC.ClientID()))
 	}
-	if err := h.gate.SignInOIDC(c.Response(), c.Request(), id, o); err != nil {
+	if err := h.d.Gate.SignInOIDC(c.Response(), c.Request(), id, o); err != nil {
 		return err
 	}
-	h.deps.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", "oidc",
+	h.d.Log.Info("signed in", "user", id.User, "groups", strings.Join(id.Groups, ","), "mode", "oidc",
 		"claimGroups", strings.Join(o.Groups, ","), "tokenExpires", o.Expiry.Format(time.RFC3339))
 	// Not a 303: the session cookie is SameSite=Strict, and a redirect that
 	// continues the provider's cross-site navigation would not carry it, so
 	// the first page would ask to sign in again. A page that navigates on
 	// (Refresh, which CSP allows, plus a link) starts a same-site navigation.
 	c.Response().Header().Set("Refresh", "0; url="+urls.Home)
-	return render(c, http.StatusOK, pages.Login(model.LoginPage{
+	return page.Render(c, http.StatusOK, pages.Login(model.LoginPage{
 		Title: "Signed in", Mode: string(auth.ModeOIDC), ContinueURL: urls.Home,
 		Message: "You are signed in to clusterdesk as " + id.User + ".",
 	}))
@@ -87,7 +88,7 @@ func (h *Handlers) finishOIDC(c echo.Context) error {
 type oidcPage struct{ Title, Message string }
 
 func (h *Handlers) oidcPage(c echo.Context, status int, p oidcPage) error {
-	return render(c, status, pages.Login(model.LoginPage{
+	return page.Render(c, status, pages.Login(model.LoginPage{
 		Title: p.Title, Message: p.Message, Mode: string(auth.ModeOIDC), Provider: h.issuerHost(),
 	}))
 }
@@ -95,11 +96,11 @@ func (h *Handlers) oidcPage(c echo.Context, status int, p oidcPage) error {
 // oidcFailure renders the page for a failed OIDC step; an error that is no
 // OIDC step's goes to the error handler.
 func (h *Handlers) oidcFailure(c echo.Context, err error) error {
-	status, p, ok := oidcFailurePage(err, h.gate.OIDC.Issuer())
+	status, p, ok := oidcFailurePage(err, h.d.Gate.OIDC.Issuer())
 	if !ok {
 		return err
 	}
-	h.deps.Log.Info("sign-in failed", "mode", "oidc", "err", err)
+	h.d.Log.Info("sign-in failed", "mode", "oidc", "err", err)
 	return h.oidcPage(c, status, p)
 }
 
@@ -164,11 +165,11 @@ func boundedText(s string, n int) string {
 
 // issuerHost names the provider on the sign-in page.
 func (h *Handlers) issuerHost() string {
-	if h.gate.OIDC == nil {
+	if h.d.Gate.OIDC == nil {
 		return ""
 	}
-	if u, err := url.Parse(h.gate.OIDC.Issuer()); err == nil {
+	if u, err := url.Parse(h.d.Gate.OIDC.Issuer()); err == nil {
 		return u.Host
 	}
-	return h.gate.OIDC.Issuer()
+	return h.d.Gate.OIDC.Issuer()
 }

@@ -1,16 +1,14 @@
-package handlers
+package cleanup
 
 import (
 	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -32,40 +30,15 @@ type cleanupTarget struct {
 	candidates func(ctx context.Context, selector string) ([]cleanup.Candidate, error)
 }
 
-// candidateOf is an object's metadata as a cleanup candidate.
-func candidateOf(o metav1.Object) cleanup.Candidate {
-	return cleanup.Candidate{Namespace: o.GetNamespace(), Name: o.GetName(), UID: string(o.GetUID()),
-		Created: o.GetCreationTimestamp().Time, Labels: o.GetLabels()}
-}
-
-// csrCandidates adds what the CSR filters read: state and signer.
-func csrCandidates(c Cluster) ([]cleanup.Candidate, error) {
-	items, err := c.CSRs()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]cleanup.Candidate, len(items))
-	for i, it := range items {
-		out[i] = csrCandidate(it)
-	}
-	return out, nil
-}
-
-func csrCandidate(it *certificatesv1.CertificateSigningRequest) cleanup.Candidate {
-	cand := candidateOf(it)
-	cand.State, cand.Signer = present.CSRState(it), it.Spec.SignerName
-	return cand
-}
-
 // builtinCleanup is the cleanup of the :kind list: every kind of the registry
-// with candidates (not the read-only ones, see readOnly in kinds.go).
+// with candidates (not the read-only ones, see readOnly in handlers/kinds.go).
 func (h *Handlers) builtinCleanup(c echo.Context) (cleanupTarget, error) {
-	k, err := h.editKind(c)
+	k, err := h.d.Kinds.Editable(c)
 	if err != nil {
 		return cleanupTarget{}, err
 	}
-	kp := pagesByKind[k.ID]
-	if kp.candidates == nil {
+	candidates, ok := h.d.Kinds.Candidates(k.ID)
+	if !ok {
 		return cleanupTarget{}, echo.NewHTTPError(http.StatusNotFound, "clusterdesk offers no cleanup of "+k.Title+".")
 	}
 	list := urls.List(k.ID)
@@ -75,7 +48,7 @@ func (h *Handlers) builtinCleanup(c echo.Context) (cleanupTarget, error) {
 		crumbs: []model.Crumb{{Label: k.Title, Href: list}}, nav: k.ID,
 		href: func(cand cleanup.Candidate) string { return urls.Object(k.ID, cand.Name) },
 		candidates: func(context.Context, string) ([]cleanup.Candidate, error) {
-			return kp.candidates(h.deps.Cluster)
+			return candidates()
 		},
 	}, nil
 }
@@ -83,34 +56,41 @@ func (h *Handlers) builtinCleanup(c echo.Context) (cleanupTarget, error) {
 // crCleanup is the cleanup of the custom resources of the CRD :name, in every
 // namespace, listed as the user (no informer watches custom resources).
 func (h *Handlers) crCleanup(c echo.Context) (cleanupTarget, error) {
-	t, err := h.crTarget(c, false)
+	t, err := h.d.Kinds.CustomResources(c)
 	if err != nil {
 		return cleanupTarget{}, err
 	}
 	crd := c.Param("name")
-	k := t.kind
+	k := t.Kind
 	k.Namespace = "" // list in every namespace; each deletion takes its object's
 	return cleanupTarget{
-		target: cleanup.Target{Kind: k, Namespaced: t.namespaced}, scope: "cr " + crd, title: k.Singular + " objects",
+		target: cleanup.Target{Kind: k, Namespaced: t.Namespaced}, scope: "cr " + crd, title: k.Singular + " objects",
 		list: urls.CRInstances(crd), preview: urls.CRCleanup(crd), confirm: urls.CRCleanupConfirm(crd),
-		crumbs: t.crumbs, nav: kube.CRDs,
+		crumbs: t.Crumbs, nav: kube.CRDs,
 		href: func(cand cleanup.Candidate) string {
 			ns := cand.Namespace
 			if ns == "" {
-				ns = clusterScope
+				ns = urls.ClusterScoped
 			}
 			return urls.CRInstance(crd, ns, cand.Name)
 		},
 		candidates: func(ctx context.Context, selector string) ([]cleanup.Candidate, error) {
-			items, err := h.deps.Editor.ListMetadata(ctx, k, selector)
+			items, err := h.d.Editor.ListMetadata(ctx, k, selector)
 			if err != nil {
 				return nil, err
 			}
 			out := make([]cleanup.Candidate, len(items))
 			for i := range items {
-				out[i] = candidateOf(&items[i])
+				out[i] = CandidateOf(&items[i])
 			}
 			return out, nil
 		},
 	}, nil
+}
+
+// CandidateOf is an object's metadata as a cleanup candidate; the kind
+// registry's candidates (handlers/kinds.go) are made of it too.
+func CandidateOf(o metav1.Object) cleanup.Candidate {
+	return cleanup.Candidate{Namespace: o.GetNamespace(), Name: o.GetName(), UID: string(o.GetUID()),
+		Created: o.GetCreationTimestamp().Time, Labels: o.GetLabels()}
 }

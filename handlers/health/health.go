@@ -1,11 +1,38 @@
-package handlers
+// Package health is the probes: /healthz (the process serves) and /readyz
+// (every kind the console may list is synced, and, with replicas, the
+// sign-outs are current). Both are public routes (handlers/route_path.go).
+package health
 
 import (
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
+
+// Deps are the probes' ports.
+type Deps struct {
+	Cluster ports.Cluster
+	// Gate's session revoker, when shared by replicas, says whether it has
+	// kept up with the cluster's sign-outs.
+	Gate *auth.Gate
+}
+
+// Handlers serves the probes.
+type Handlers struct{ d Deps }
+
+// New builds the probes' handlers.
+func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// Register adds /healthz and /readyz.
+func (h *Handlers) Register(e *echo.Echo) {
+	e.GET(urls.Healthz, h.healthz)
+	e.GET(urls.Readyz, h.readyz)
+}
 
 // healthz says the process is serving.
 func (h *Handlers) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
@@ -14,14 +41,14 @@ func (h *Handlers) healthz(c echo.Context) error { return c.String(http.StatusOK
 // each kind's state, so an operator sees which kind holds readiness back and why.
 func (h *Handlers) readyz(c echo.Context) error {
 	var b strings.Builder
-	for _, st := range h.deps.Cluster.Statuses() {
+	for _, st := range h.d.Cluster.Statuses() {
 		b.WriteString(string(st.Kind.ID) + ": " + string(st.State))
 		if st.Err != nil {
 			b.WriteString(" (" + st.Err.Error() + ")")
 		}
 		b.WriteByte('\n')
 	}
-	ready := h.deps.Cluster.Ready()
+	ready := h.d.Cluster.Ready()
 	// Replicas (auth.SharedRevoker): a replica whose watch of the sign-outs
 	// is behind refuses every session, so it takes itself out of the load
 	// balancer's rotation too, saying why.
@@ -44,9 +71,9 @@ type signOutsStatus interface {
 // signOuts is the session revoker when it can be behind the cluster (shared
 // by replicas).
 func (h *Handlers) signOuts() (signOutsStatus, bool) {
-	if h.gate == nil || h.gate.Sessions == nil {
+	if h.d.Gate == nil || h.d.Gate.Sessions == nil {
 		return nil, false
 	}
-	rv, ok := h.gate.Sessions.Revocations.(signOutsStatus)
+	rv, ok := h.d.Gate.Sessions.Revocations.(signOutsStatus)
 	return rv, ok
 }

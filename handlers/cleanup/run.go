@@ -1,4 +1,4 @@
-package handlers
+package cleanup
 
 import (
 	"context"
@@ -11,29 +11,30 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
+// DefaultProgressAfter is how long a confirmed cleanup may run before
 // its page is sent with a progress line instead of waiting for the end.
 // Thousands of deletions, one request each at kube.DeleteQPS at most, take
 // tens of seconds or more; a page that says nothing for that long looks hung,
 // and a proxy that gives up on an upstream silent for 30 or 60 s (nginx's
 // proxy_read_timeout, HAProxy's timeout server) shows an error while the
 // deletions go on unreported.
-const DefaultCleanupProgressAfter = 2 * time.Second
+const DefaultProgressAfter = 2 * time.Second
 
 // cleanupProgressEvery is how often a running cleanup's page gets a line.
 const cleanupProgressEvery = time.Second
 
 func (h *Handlers) cleanupProgressAfter() time.Duration {
-	if h.deps.CleanupProgressAfter > 0 {
-		return h.deps.CleanupProgressAfter
+	if h.d.ProgressAfter > 0 {
+		return h.d.ProgressAfter
 	}
-	return DefaultCleanupProgressAfter
+	return DefaultProgressAfter
 }
 
 // cleanupRun is one confirmed cleanup's deletions, running beside the request.
@@ -79,7 +80,7 @@ func (h *Handlers) finishCleanup(c echo.Context, t cleanupTarget, f cleanup.Filt
 		run.outcomes, run.finished = out, true
 		p := h.cleanupPage(c, t, f, run.total)
 		h.addOutcome(&p, t, out)
-		return render(c, cleanupStatus(out), pages.Cleanup(p))
+		return page.Render(c, cleanupStatus(out), pages.Cleanup(p))
 	case <-timer.C:
 		return h.streamCleanup(c, t, f, run)
 	}
@@ -87,7 +88,7 @@ func (h *Handlers) finishCleanup(c echo.Context, t cleanupTarget, f cleanup.Filt
 
 func (h *Handlers) cleanupPage(c echo.Context, t cleanupTarget, f cleanup.Filter, count int) model.CleanupPage {
 	return model.CleanupPage{
-		Chrome:    h.chrome(c, "Cleaned up "+t.title, t.nav, append(slices.Clone(t.crumbs), model.Crumb{Label: "Clean up"})...),
+		Chrome:    h.d.Chrome(c, "Cleaned up "+t.title, t.nav, append(slices.Clone(t.crumbs), model.Crumb{Label: "Clean up"})...),
 		KindTitle: t.title, What: present.CleanupWhat(f), Count: count, CancelURL: t.list,
 	}
 }
@@ -151,7 +152,7 @@ func (h *Handlers) streamCleanup(c echo.Context, t cleanupTarget, f cleanup.Filt
 	if err != nil {
 		// Sent as far as the connection allowed; the deletions are done and
 		// audited. Nothing more can reach this browser.
-		h.deps.Log.Info("cleanup page not delivered in full", "kind", t.title, "objects", run.total, "err", err)
+		h.d.Log.Info("cleanup page not delivered in full", "kind", t.title, "objects", run.total, "err", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package handlers
+package insight
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/celmatch"
 	"github.com/clusterdesk/clusterdesk/internal/intercept"
@@ -30,16 +31,16 @@ import (
 // can be large); a GET with the same fields in the query answers too, so a
 // link to a simple request keeps working.
 func (h *Handlers) intercept(c echo.Context) error {
-	kind, ok := h.deps.Cluster.Kind(kube.Webhooks)
+	kind, ok := h.d.Cluster.Kind(kube.Webhooks)
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, "clusterdesk does not show ValidatingWebhookConfigurations.")
 	}
-	q, err := interceptValues(c)
+	q, err := h.interceptValues(c)
 	if err != nil {
 		return err
 	}
 	p := model.InterceptPage{
-		Chrome: h.chrome(c, "Which webhooks would intercept this request?", kind.ID,
+		Chrome: h.d.Chrome(c, "Which webhooks would intercept this request?", kind.ID,
 			model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: "Intercept"}),
 		Operations: present.InterceptOperations,
 		Form: model.InterceptForm{
@@ -55,18 +56,18 @@ func (h *Handlers) intercept(c echo.Context) error {
 		p.Form.Operation = "CREATE"
 	}
 	if !q.Has("resource") {
-		return render(c, http.StatusOK, pages.Intercept(p))
+		return page.Render(c, http.StatusOK, pages.Intercept(p))
 	}
 	req, ok := parseIntercept(p.Form, p.Errors)
 	objs, objsOK := parseInterceptObjects(p.Form, p.Errors)
 	if !ok || !objsOK {
-		return render(c, http.StatusUnprocessableEntity, pages.Intercept(p))
+		return page.Render(c, http.StatusUnprocessableEntity, pages.Intercept(p))
 	}
-	ask := intercept.Asker{Cache: h.deps.Cluster, Lookup: h.deps.Lookup, Timeout: lookupTimeout,
-		MayList: func(k kube.Kind) bool { return h.mayList(c, k) }, Policies: h.deps.Cluster}
-	if h.deps.Lookup != nil {
-		ask.Reviewer = h.deps.Lookup
-		ask.Params = h.deps.Lookup
+	ask := intercept.Asker{Cache: h.d.Cluster, Lookup: h.d.Lookup, Timeout: h.d.LookupTimeout,
+		MayList: func(k kube.Kind) bool { return h.d.MayList(c, k) }, Policies: h.d.Cluster}
+	if h.d.Lookup != nil {
+		ask.Reviewer = h.d.Lookup
+		ask.Params = h.d.Lookup
 	}
 	var ans intercept.Answer
 	ans, err = ask.AskWith(c.Request().Context(), req, objs)
@@ -76,7 +77,7 @@ func (h *Handlers) intercept(c echo.Context) error {
 	p.Notes = append(p.Notes, ans.Notes...)
 	p.Result = present.InterceptResult(ans.Verdicts, ans.Conditions)
 	p.Policies = present.InterceptPolicies(ans.Policies)
-	return render(c, http.StatusOK, pages.Intercept(p))
+	return page.Render(c, http.StatusOK, pages.Intercept(p))
 }
 
 // parseIntercept turns the form into a request, recording each bad field in errs.
@@ -114,20 +115,20 @@ func parseIntercept(f model.InterceptForm, errs map[string]string) (admission.Re
 }
 
 // maxInterceptObject bounds each YAML object of the form. The whole POST
-// body is bounded by maxBody (a 413 with simulatorTooLarge); a GET's query
-// by the HTTP server's header limit.
+// body is bounded by page.MaxBody (a 413 with SimulatorTooLarge); a GET's
+// query by the HTTP server's header limit.
 const maxInterceptObject = 512 << 10
 
 // interceptValues are the form's fields: the query of a GET, the body of a
 // POST (multipart, as the page sends it, or URL-encoded).
-func interceptValues(c echo.Context) (url.Values, error) {
+func (h *Handlers) interceptValues(c echo.Context) (url.Values, error) {
 	if c.Request().Method != http.MethodPost {
 		return c.QueryParams(), nil
 	}
-	if err := parseEditorForm(c); err != nil {
+	if err := h.d.ParseForm(c); err != nil {
 		var he *echo.HTTPError
 		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
-			return nil, simulatorTooLarge()
+			return nil, SimulatorTooLarge()
 		}
 		return nil, err
 	}
@@ -164,4 +165,13 @@ func parseInterceptObjects(f model.InterceptForm, errs map[string]string) (inter
 		}
 	}
 	return objs, len(errs) == 0
+}
+
+// SimulatorTooLarge is the answer to a simulator request over page.MaxBody:
+// the editor's message speaks of applying objects, which the simulator does
+// not. The body limit's middleware (handlers/edit_limit.go) answers it too.
+func SimulatorTooLarge() error {
+	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+		"The objects you sent are larger than "+page.MaxBody+" together, the most the simulator accepts in one request, so nothing was evaluated. "+
+			"Go back to keep your text, and leave out what the matchConditions and validations do not read (managedFields, large data or status).")
 }

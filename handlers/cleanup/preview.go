@@ -1,4 +1,4 @@
-package handlers
+package cleanup
 
 import (
 	"net/http"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -29,7 +30,7 @@ var csrCleanupStates = []string{"", cleanup.Decided, present.CSRPending, present
 // cleanupCase is the cleanup use case for this request's user: deletions as
 // them, each audited under their name.
 func (h *Handlers) cleanupCase(c echo.Context) *cleanup.Service {
-	return &cleanup.Service{API: h.deps.Editor, Audit: requestAudit{h: h, c: c}}
+	return &cleanup.Service{API: h.d.Editor, Audit: h.d.Audit(c)}
 }
 
 // previewCleanup (GET /:kind/-/cleanup?selector=&older=&state=&signer=) previews
@@ -68,7 +69,7 @@ type cleanupResolver func(echo.Context) (cleanupTarget, error)
 
 // resolveCleanup resolves the target, refusing when no Editor deletes as the user.
 func (h *Handlers) resolveCleanup(c echo.Context, resolve cleanupResolver) (cleanupTarget, error) {
-	if h.deps.Editor == nil {
+	if h.d.Editor == nil {
 		return cleanupTarget{}, echo.NewHTTPError(http.StatusServiceUnavailable, "clusterdesk cannot write as you here: no cleanup.")
 	}
 	return resolve(c)
@@ -82,7 +83,7 @@ func (h *Handlers) cleanupPreviewOf(c echo.Context, resolve cleanupResolver) err
 	v := c.QueryParams()
 	if c.Request().Method == http.MethodPost {
 		if v, err = c.FormParams(); err != nil {
-			return bodyTooLarge()
+			return page.BodyTooLarge()
 		}
 	}
 	f, err := t.parseFilter(v)
@@ -174,7 +175,7 @@ func (h *Handlers) showCleanup(c echo.Context, t cleanupTarget, f cleanup.Filter
 	}
 	sel := cleanup.Select(cands, f, at)
 	p := model.CleanupPage{
-		Chrome:    h.chrome(c, "Clean up "+t.title, t.nav, append(slices.Clone(t.crumbs), model.Crumb{Label: "Clean up"})...),
+		Chrome:    h.d.Chrome(c, "Clean up "+t.title, t.nav, append(slices.Clone(t.crumbs), model.Crumb{Label: "Clean up"})...),
 		KindTitle: t.title, What: present.CleanupWhat(f), Count: len(sel.Items),
 		Problems: problems, ConfirmURL: t.confirm, CancelURL: t.list, Typed: typed,
 		NeedTyped: len(sel.Items) > model.CleanupTypedOver,
@@ -208,7 +209,7 @@ func (h *Handlers) showCleanup(c echo.Context, t cleanupTarget, f cleanup.Filter
 		model.FormField{Name: "at", Value: strconv.FormatInt(at.Unix(), 10)},
 		model.FormField{Name: "fingerprint", Value: cleanup.Fingerprint(t.scope, sel.Items)},
 		model.FormField{Name: "count", Value: strconv.Itoa(len(sel.Items))})
-	return render(c, status, pages.Cleanup(p))
+	return page.Render(c, status, pages.Cleanup(p))
 }
 
 // confirmCleanupOf deletes what the preview showed, and only that: it finds
@@ -223,7 +224,7 @@ func (h *Handlers) confirmCleanupOf(c echo.Context, resolve cleanupResolver) err
 	}
 	form, err := c.FormParams()
 	if err != nil {
-		return bodyTooLarge()
+		return page.BodyTooLarge()
 	}
 	f, err := t.parseFilter(form)
 	if err != nil {

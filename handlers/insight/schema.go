@@ -1,4 +1,4 @@
-package handlers
+package insight
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -17,24 +18,24 @@ import (
 // its packed form, once per view), focused on the field in the path query
 // parameter.
 func (h *Handlers) crdSchema(c echo.Context) error {
-	kind, ok := h.deps.Cluster.Kind(kube.CRDs)
+	kind, ok := h.d.Cluster.Kind(kube.CRDs)
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, "clusterdesk does not show CustomResourceDefinitions.")
 	}
 	name, version := c.Param("name"), c.Param("version")
-	obj, err := h.deps.Cluster.CRDWithSchemas(name)
+	obj, err := h.d.Cluster.CRDWithSchemas(name)
 	if err != nil {
 		return err
 	}
-	page, err := present.CRDSchema(obj, version, c.QueryParam("path"))
+	p, err := present.CRDSchema(obj, version, c.QueryParam("path"))
 	if nf := (*present.SchemaNotFound)(nil); errors.As(err, &nf) {
 		return echo.NewHTTPError(http.StatusNotFound, nf.Reason)
 	} else if err != nil {
 		return err
 	}
-	page.Chrome = h.chrome(c, name+" "+version+" schema", kind.ID,
+	p.Chrome = h.d.Chrome(c, name+" "+version+" schema", kind.ID,
 		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)},
 		model.Crumb{Label: name, Href: urls.Object(kind.ID, name)},
 		model.Crumb{Label: "schema " + version})
-	return render(c, http.StatusOK, pages.Schema(page))
+	return page.Render(c, http.StatusOK, pages.Schema(p))
 }

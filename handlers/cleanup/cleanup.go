@@ -1,0 +1,73 @@
+// Package cleanup is the cleanup feature's handlers: the preview of deleting
+// many objects of a kind (or a CRD's custom resources) by filter or ticked
+// rows, the confirmation bound to the preview's fingerprint, and the result
+// page, sent with progress lines while a long cleanup runs. The use case
+// (select, fingerprint, dry run, delete by UID) is internal/cleanup, which
+// this package imports under the same name.
+package cleanup
+
+import (
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// Kinds is what a cleanup reads of the kind registry and of the editor's
+// targets, which the handlers package owns (kinds.go, edit.go, editor_cr.go).
+type Kinds interface {
+	// Editable resolves the :kind parameter to a kind the console writes,
+	// or answers with the error page's status (404, 503).
+	Editable(c echo.Context) (kube.Kind, error)
+	// Candidates lists kind id's cached objects as cleanup candidates; false
+	// when the console offers no cleanup of the kind (the read-only kinds).
+	Candidates(id kube.KindID) (func() ([]cleanup.Candidate, error), bool)
+	// CustomResources resolves the CRD :name to its custom resources.
+	CustomResources(c echo.Context) (CustomResources, error)
+}
+
+// CustomResources are a CRD's custom resources as a cleanup target.
+type CustomResources struct {
+	Kind       kube.Kind
+	Namespaced bool
+	Crumbs     []model.Crumb // up to the CRD's list of objects
+}
+
+// Deps are the cleanup's ports.
+type Deps struct {
+	page.Base
+	// Editor deletes and lists custom resources as the user; nil offers no
+	// cleanup (503).
+	Editor ports.ObjectEditor
+	Kinds  Kinds
+	// Audit records the request's deletions under its user (edit_audit.go).
+	Audit func(c echo.Context) cleanup.Auditor
+	// ProgressAfter is how long a confirmed cleanup may run before its page
+	// is sent with progress lines; zero is DefaultProgressAfter.
+	ProgressAfter time.Duration
+}
+
+// Handlers serves the cleanup routes.
+type Handlers struct{ d Deps }
+
+// New builds the cleanup's handlers.
+func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// Register adds the cleanup routes to mutating (the read-only mode's group),
+// each behind its kind's access check: ofKind for /:kind/-/cleanup, crds for
+// a CRD's custom resources. A POST to the preview comes from ticked rows;
+// only the confirmation deletes.
+func (h *Handlers) Register(mutating *echo.Group, ofKind, crds echo.MiddlewareFunc) {
+	mutating.GET(urls.CleanupRoute, h.previewCleanup, ofKind)
+	mutating.POST(urls.CleanupRoute, h.previewTickedCleanup, ofKind)
+	mutating.POST(urls.CleanupConfirmRoute, h.confirmCleanup, ofKind)
+	mutating.GET(urls.CRCleanupRoute, h.previewCRCleanup, crds)
+	mutating.POST(urls.CRCleanupRoute, h.previewTickedCRCleanup, crds)
+	mutating.POST(urls.CRCleanupConfirmRoute, h.confirmCRCleanup, crds)
+}

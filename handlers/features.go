@@ -1,0 +1,108 @@
+package handlers
+
+import (
+	"github.com/labstack/echo/v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
+	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/health"
+	"github.com/clusterdesk/clusterdesk/handlers/insight"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/signin"
+	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+)
+
+// The feature packages under handlers/ take their ports from here; routes.go
+// calls their Register where their routes belong in the table.
+
+// DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
+// its page is sent with progress lines (handlers/cleanup), for main's flag.
+const DefaultCleanupProgressAfter = cleanuppages.DefaultProgressAfter
+
+// The sign-in's types main and the tests name as handlers' (handlers/signin).
+type (
+	SignInLimit   = signin.SignInLimit
+	TokenReviewer = signin.TokenReviewer
+	UserForgetter = signin.UserForgetter
+)
+
+// DefaultSignInLimit is the sign-in limit when Deps.SignInLimit is zero.
+var DefaultSignInLimit = signin.DefaultSignInLimit
+
+// loginBody bounds the sign-in form's body (edit_limit.go installs it).
+const loginBody = signin.LoginBody
+
+// base is what every feature shares: the page chrome and the log.
+func (h *Handlers) base() page.Base { return page.Base{Log: h.deps.Log, Chrome: h.chrome} }
+
+// cleanupFeature is the cleanup's handlers (handlers/cleanup).
+func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
+	return cleanuppages.New(cleanuppages.Deps{
+		Base:          h.base(),
+		Editor:        h.deps.Editor,
+		Kinds:         cleanupKinds{h},
+		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
+		ProgressAfter: h.deps.CleanupProgressAfter,
+	})
+}
+
+// signInFeature is the sign-in and sign-out pages and the sign-in limit
+// (handlers/signin).
+func signInFeature(h *Handlers) *signin.Handlers {
+	d := signin.Deps{
+		Log: h.deps.Log, Gate: h.gate, Sessions: h.deps.Sessions, Logins: h.deps.Logins, User: h.deps.User,
+		TokenReview: h.deps.TokenReview, Users: h.deps.Users, PreSessionToken: h.preSessionToken,
+		Limit: h.deps.SignInLimit,
+	}
+	if h.deps.Live != nil {
+		d.EndStreams = h.endSessionStreams
+	}
+	return signin.New(d)
+}
+
+// insightFeature is the schema explorer and the interception simulator
+// (handlers/insight).
+func insightFeature(h *Handlers) *insight.Handlers {
+	return insight.New(insight.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		MayList: h.mayList, ParseForm: parseEditorForm,
+	})
+}
+
+// healthFeature is the probes (handlers/health).
+func healthFeature(h *Handlers) *health.Handlers {
+	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate})
+}
+
+// activityFeature is the auditor's views (handlers/activity).
+func activityFeature(h *Handlers) *activitypages.Handlers {
+	return activitypages.New(activitypages.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Activity, MayList: h.mayList,
+		Kind: func(c echo.Context) (kube.Kind, error) {
+			k, _, err := h.kindFor(c)
+			return k, err
+		},
+		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
+	})
+}
+
+// cleanupKinds is the kind registry and the editor's targets as a cleanup
+// reads them.
+type cleanupKinds struct{ h *Handlers }
+
+func (k cleanupKinds) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
+
+func (k cleanupKinds) Candidates(id kube.KindID) (func() ([]cleanup.Candidate, error), bool) {
+	candidates := pagesByKind[id].candidates
+	if candidates == nil {
+		return nil, false
+	}
+	return func() ([]cleanup.Candidate, error) { return candidates(k.h.deps.Cluster) }, true
+}
+
+func (k cleanupKinds) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
+	t, err := k.h.crTarget(c, false)
+	return cleanuppages.CustomResources{Kind: t.kind, Namespaced: t.namespaced, Crumbs: t.crumbs}, err
+}
