@@ -10,30 +10,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // twoRuleForm is a form as a person fills it: two rules, every row kind.
-func twoRuleForm() form.Form {
-	return form.Form{
-		Name: "batch", Precedence: "900", PriorityLevel: "workload-low", Distinguisher: "ByUser",
-		Rules: []form.Rule{
-			{
-				Subjects: []form.Subject{
-					{Kind: "User", Name: "alice"},
-					{Kind: "ServiceAccount", Namespace: "ci", Name: "*"},
-				},
-				ResourceRules: []form.ResourceRule{
-					{Verbs: []string{"get", "list"}, APIGroups: `"", apps`, Resources: "pods, deployments/scale", Namespaces: "ci, build"},
-				},
-			},
-			{
-				Subjects:         []form.Subject{{Kind: "Group", Name: "system:authenticated"}},
-				ResourceRules:    []form.ResourceRule{{Verbs: []string{"*"}, APIGroups: "*", Resources: "nodes", ClusterScope: true}},
-				NonResourceRules: []form.NonResourceRule{{Verbs: []string{"get"}, URLs: "/healthz, /apis/*"}},
-			},
-		},
-	}
-}
+var twoRuleForm = testfixtures.TwoRuleFlowSchemaForm
 
 func TestSpec(t *testing.T) {
 	spec, errs := Spec(twoRuleForm())
