@@ -8,8 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
-	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -20,11 +20,11 @@ import (
 // JSON, 2.9 MB YAML); etcd's default request limit of 1.5 MiB caps what a
 // cluster stores anyway. 6 MiB lets every object a cluster can store be
 // edited, while every other route keeps maxBody (1 MiB).
-const editorBody = "6MiB"
+const editorBody = editorpages.Body
 
 // editorBodyBytes is editorBody in bytes, for the page's script. It is also
 // the most a form's starting version may expand to (edit.MaxText).
-const editorBodyBytes = edit.MaxText
+const editorBodyBytes = editorpages.BodyBytes
 
 // editorBodyRoutes are the route templates (c.Path()) whose bodies get editorBody.
 var editorBodyRoutes = map[string]bool{

@@ -7,12 +7,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 )
 
-// editorCase is the editor's use case for this request's user: its writes are
-// audited under their name.
-func (h *Handlers) editorCase(c echo.Context) *editing.Service {
-	return &editing.Service{API: h.deps.Editor, Cache: h.deps.Cluster, Audit: requestAudit{h: h, c: c}}
-}
-
 // flowSchemaFormCase is the FlowSchema form's use case for this request's user.
 func (h *Handlers) flowSchemaFormCase(c echo.Context) *flowschemaform.Service {
 	return &flowschemaform.Service{API: h.deps.Editor, Cache: h.deps.Cluster, Audit: requestAudit{h: h, c: c}}

@@ -103,6 +103,6 @@ func (k cleanupKinds) Candidates(id kube.KindID) (func() ([]cleanup.Candidate, e
 }
 
 func (k cleanupKinds) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
-	t, err := k.h.crTarget(c, false)
-	return cleanuppages.CustomResources{Kind: t.kind, Namespaced: t.namespaced, Crumbs: t.crumbs}, err
+	kind, namespaced, crumbs, err := editorFeature(k.h).CustomResources(c)
+	return cleanuppages.CustomResources{Kind: kind, Namespaced: namespaced, Crumbs: crumbs}, err
 }

@@ -6,8 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -49,14 +47,4 @@ func (h *Handlers) crdInstancesInsight(ctx context.Context, crd *apiextensionsv1
 			Hint: "The API server's table, with the CRD's printer columns."},
 	}
 	return in
-}
-
-// crdObject is crd as the unstructured object the Editor counts with.
-func crdObject(crd *apiextensionsv1.CustomResourceDefinition) *unstructured.Unstructured {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-	if err != nil {
-		// A typed object from the cache always converts; an empty one makes the count fail visibly.
-		return &unstructured.Unstructured{Object: map[string]any{}}
-	}
-	return &unstructured.Unstructured{Object: m}
 }

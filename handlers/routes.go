@@ -76,9 +76,9 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.Classify, h.classify, h.kindAccess(kube.FlowSchemas, banner))
 	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
 	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema, flowSchemas)
-	// A CRD's custom resources: the API server's table, and one object's YAML (editor_cr.go).
-	e.GET(urls.CRInstancesRoute, h.crInstances, crds)
-	e.GET(urls.CRInstanceRoute, h.crInstance, crds)
+	// A CRD's custom resources: the API server's table, and one object's YAML (handlers/editor).
+	ed := editorFeature(h)
+	ed.RegisterInstances(e, crds)
 	// A CRD version's schema explorer, and which webhooks and policies would
 	// intercept a request, also with the objects in a POST body (too large
 	// for a URL), which changes nothing and so is not in the read-only group
@@ -100,28 +100,14 @@ func New(deps Deps) *echo.Echo {
 	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, csrs)
 	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, csrs)
 	// The editor's pages are in this group too: in read-only mode they are
-	// refused rather than offering changes that would be refused.
-	mutating.GET(urls.NewRoute, h.newObject, ofKind)
-	mutating.POST(editorRoute(urls.CreateRoute), h.createObject, ofKind)
-	mutating.GET(urls.EditRoute, h.editObject, ofKind)
-	mutating.POST(editorRoute(urls.PreviewRoute), h.previewEdit, ofKind)
-	mutating.POST(editorRoute(urls.ApplyRoute), h.applyEdit, ofKind)
-	mutating.POST(editorRoute(urls.RebaseRoute), h.rebaseEdit, ofKind)
-	// The same editor for a CRD's custom resources (editor_cr.go); ns is "_" when cluster-scoped.
-	mutating.GET(urls.CRNewRoute, h.newCR, crds)
-	mutating.POST(editorRoute(urls.CRCreateRoute), h.createCR, crds)
-	mutating.GET(urls.CREditRoute, h.editCR, crds)
-	mutating.POST(editorRoute(urls.CRPreviewRoute), h.previewCR, crds)
-	mutating.POST(editorRoute(urls.CRApplyRoute), h.applyCR, crds)
-	mutating.POST(editorRoute(urls.CRRebaseRoute), h.rebaseCR, crds)
-	mutating.GET(urls.CRDeleteRoute, h.deleteCR, crds)
-	mutating.POST(urls.CRDeleteRoute, h.confirmDeleteCR, crds)
+	// refused rather than offering changes that would be refused; the same
+	// editor for a CRD's custom resources, and the delete confirmation of
+	// both (handlers/editor).
+	ed.Register(mutating, ofKind, crds, editorRoute)
 	// Cleanup: delete many objects of :kind, or a CRD's custom resources,
 	// after a preview (handlers/cleanup). A POST to the preview comes from
 	// ticked rows; only the confirmation deletes.
 	cleanupFeature(h).Register(mutating, ofKind, crds)
-	mutating.GET(urls.DeleteRoute, h.deleteObject, ofKind)
-	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)
 	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.
 	mutating.GET(urls.FlowSchemaFormNew, h.newFlowSchemaForm, flowSchemas)
 	mutating.POST(urls.FlowSchemaFormNew, h.createFlowSchemaForm, flowSchemas)

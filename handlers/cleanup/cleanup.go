@@ -20,7 +20,7 @@ import (
 )
 
 // Kinds is what a cleanup reads of the kind registry and of the editor's
-// targets, which the handlers package owns (kinds.go, edit.go, editor_cr.go).
+// targets, which the handlers package builds (kinds.go, handlers/editor).
 type Kinds interface {
 	// Editable resolves the :kind parameter to a kind the console writes,
 	// or answers with the error page's status (404, 503).

@@ -1,16 +1,15 @@
-package handlers
+package editor
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -32,8 +31,8 @@ type editForm struct {
 
 // readEditForm parses the form. A body over the limit is refused here too (a
 // body without Content-Length is only cut while it is read).
-func readEditForm(c echo.Context) (editForm, error) {
-	if err := parseEditorForm(c); err != nil {
+func (h *Handlers) readEditForm(c echo.Context) (editForm, error) {
+	if err := h.d.ParseForm(c); err != nil {
 		return editForm{}, err
 	}
 	f := c.Request().PostForm
@@ -53,16 +52,9 @@ func readEditForm(c echo.Context) (editForm, error) {
 	return form, nil
 }
 
-func apiVersion(k kube.Kind) string {
-	if k.Group == "" {
-		return k.Version
-	}
-	return k.Group + "/" + k.Version
-}
-
 // editTarget is what an editor page addresses and where its pages are: one of
 // the console's kinds at /:kind/:name, or a custom resource at
-// /crds/:crd/instances/:ns/:obj (editor_cr.go).
+// /crds/:crd/instances/:ns/:obj (cr.go).
 type editTarget struct {
 	kind      kube.Kind // for a namespaced custom resource, kind.Namespace is the object's namespace
 	name      string    // "" when creating
@@ -98,12 +90,12 @@ func (h *Handlers) editPage(c echo.Context, k kube.Kind, name string, showStatus
 func (h *Handlers) targetPage(c echo.Context, t editTarget, showStatus bool) model.EditPage {
 	k, name := t.kind, t.name
 	p := model.EditPage{KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name, ShowStatus: showStatus, Namespace: k.Namespace,
-		MaxBytes: editorBodyBytes}
+		MaxBytes: BodyBytes}
 	p.Docs, p.DocsNote = h.fieldDocs(c, k, t.docsKey)
 	if name == "" {
 		p.Create, p.ApplyLabel = true, "Create"
 		p.ApplyURL, p.CancelURL = t.createURL, t.list
-		p.Chrome = h.chrome(c, "New "+k.Singular, navKind(t), append(slices.Clone(t.crumbs), model.Crumb{Label: "New"})...)
+		p.Chrome = h.d.Chrome(c, "New "+k.Singular, navKind(t), append(slices.Clone(t.crumbs), model.Crumb{Label: "New"})...)
 		return p
 	}
 	base := t.page
@@ -114,7 +106,7 @@ func (h *Handlers) targetPage(c echo.Context, t editTarget, showStatus bool) mod
 	if !showStatus {
 		p.StatusURL += "?status=1"
 	}
-	p.Chrome = h.chrome(c, "Edit "+name, navKind(t), append(slices.Clone(t.crumbs), model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Edit"})...)
+	p.Chrome = h.d.Chrome(c, "Edit "+name, navKind(t), append(slices.Clone(t.crumbs), model.Crumb{Label: name, Href: base}, model.Crumb{Label: "Edit"})...)
 	return p
 }
 
@@ -132,33 +124,21 @@ func writeMode(v string) model.WriteMode {
 // fieldDocs returns the kind's documented fields, or why there are none. The
 // panel is a help: failing to read the document never stops the editor.
 func (h *Handlers) fieldDocs(c echo.Context, k kube.Kind, key string) ([]model.SchemaNode, string) {
-	if h.deps.Docs == nil {
+	if h.d.Docs == nil {
 		return nil, ""
 	}
 	// A CRD's document changes with the CRD, not with the server: key says which one.
-	fields, err := h.deps.Docs.Fields(c.Request().Context(), k, strings.TrimSpace(h.deps.Cluster.ServerVersion()+" "+key))
+	fields, err := h.d.Docs.Fields(c.Request().Context(), k, strings.TrimSpace(h.d.Cluster.ServerVersion()+" "+key))
 	if err != nil {
-		h.deps.Log.Warn("field docs unavailable", "kind", k.ID, "err", err)
+		h.d.Log.Warn("field docs unavailable", "kind", k.ID, "err", err)
 		return nil, "The API server's documentation of " + k.Title + " could not be read: " + err.Error()
 	}
 	return fields, ""
 }
 
-// editKind resolves :kind for the editor routes.
-func (h *Handlers) editKind(c echo.Context) (kube.Kind, error) {
-	k, _, err := h.kindFor(c)
-	if err == nil && !editable(k.ID) {
-		err = echo.NewHTTPError(http.StatusNotFound, "clusterdesk shows "+k.Title+" read-only; change them with the tool that installed them.")
-	}
-	if err == nil && k.Version == "" {
-		err = echo.NewHTTPError(http.StatusServiceUnavailable, "clusterdesk does not know yet which version of "+k.Title+" the API server serves; try again in a moment.")
-	}
-	return k, err
-}
-
 // editTargetOf resolves /:kind/:name for the editor routes.
 func (h *Handlers) editTargetOf(c echo.Context) (editTarget, error) {
-	k, err := h.editKind(c)
+	k, err := h.d.Editable(c)
 	if err != nil {
 		return editTarget{}, err
 	}
@@ -189,7 +169,7 @@ func (h *Handlers) showEditor(c echo.Context, t editTarget) error {
 	if c.QueryParam("write") == string(model.WriteApply) {
 		p.Mode = model.WriteApply
 	}
-	return render(c, http.StatusOK, pages.Edit(p))
+	return page.Render(c, http.StatusOK, pages.Edit(p))
 }
 
 // previewEdit dry-runs the update the Apply button would send and shows the
@@ -221,7 +201,7 @@ func (h *Handlers) previewDiff(f editForm, result *unstructured.Unstructured, fr
 	if err != nil {
 		return model.Diff{}, err
 	}
-	d := diffOf("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
+	d := page.DiffOf("What the API server would store (dry run)", fromLabel, "after "+applyWord(f), f.baseText, after)
 	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the object as it is."
 	}
@@ -238,26 +218,14 @@ func applyWord(f editForm) string {
 // editProblem shows the editor again with the user's text and what went wrong,
 // with the API server's status (or 422 for a local refusal).
 func (h *Handlers) editProblem(c echo.Context, p model.EditPage, err error) error {
-	if u, ok := unreachablePage(err); ok {
+	if u, ok := h.d.Unreachable(err); ok {
 		// No answer from the API server: say so as the error pages do (whether
 		// the request can have reached it), with Go's error as the detail.
 		p.Problems = append(p.Problems, model.EditError{Title: u.Title, Message: u.Message, Causes: []model.Cause{{Message: err.Error()}}})
-		return render(c, u.Status, pages.Edit(p))
+		return page.Render(c, u.Status, pages.Edit(p))
 	}
-	p.Problems = append(p.Problems, problemOf(err, p.YAML))
-	return render(c, problemStatus(err), pages.Edit(p))
-}
-
-func problemStatus(err error) int {
-	var in *edit.InputError
-	var status apierrors.APIStatus
-	switch {
-	case errors.As(err, &in):
-		return http.StatusUnprocessableEntity
-	case errors.As(err, &status) && status.Status().Code >= 400:
-		return int(status.Status().Code)
-	}
-	return http.StatusBadGateway
+	p.Problems = append(p.Problems, page.ProblemOf(err, p.YAML))
+	return page.Render(c, page.ProblemStatus(err), pages.Edit(p))
 }
 
 // rebaseEdit carries the user's text onto the current version after a
@@ -274,25 +242,25 @@ func (h *Handlers) rebaseEdit(c echo.Context) error {
 
 // newObject shows the create page with an example of the kind.
 func (h *Handlers) newObject(c echo.Context) error {
-	k, err := h.editKind(c)
+	k, err := h.d.Editable(c)
 	if err != nil {
 		return err
 	}
-	text, ok, err := edit.Example(k.Singular, apiVersion(k))
+	text, ok, err := edit.Example(k.Singular, page.APIVersion(k))
 	if err != nil {
 		return err
 	}
 	if !ok {
-		text = "apiVersion: " + apiVersion(k) + "\nkind: " + k.Singular + "\nmetadata:\n  name: \n"
+		text = "apiVersion: " + page.APIVersion(k) + "\nkind: " + k.Singular + "\nmetadata:\n  name: \n"
 	}
 	p := h.targetPage(c, builtinTarget(k, ""), false)
 	p.YAML = text
-	return render(c, http.StatusOK, pages.Edit(p))
+	return page.Render(c, http.StatusOK, pages.Edit(p))
 }
 
 // createObject previews (op=preview) or performs the creation.
 func (h *Handlers) createObject(c echo.Context) error {
-	k, err := h.editKind(c)
+	k, err := h.d.Editable(c)
 	if err != nil {
 		return err
 	}
@@ -301,12 +269,5 @@ func (h *Handlers) createObject(c echo.Context) error {
 
 // flashAndRedirect shows a write's result and warnings on the page it goes to.
 func (h *Handlers) flashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error {
-	banners := []model.Banner{{Tone: model.ToneOK, Title: title, Message: msg, TestID: "toast-result"}}
-	for _, w := range warnings {
-		banners = append(banners, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "toast-warning"})
-	}
-	if err := setFlash(c, h.deps.Sessions, banners); err != nil {
-		return errors.Join(errors.New("the change was written, but its confirmation could not be shown"), err)
-	}
-	return redirectSeeOther(c, to)
+	return h.d.Flash(c, title, msg, warnings, to)
 }

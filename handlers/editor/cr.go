@@ -1,4 +1,4 @@
-package handlers
+package editor
 
 import (
 	"errors"
@@ -11,9 +11,12 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -36,7 +39,7 @@ const maxInstancesPerPage = 500
 // crd reads the CRD of the :name parameter from the shared cache; the route's
 // kindAccess has checked that the user may list CRDs.
 func (h *Handlers) crd(c echo.Context) (*apiextensionsv1.CustomResourceDefinition, error) {
-	return h.deps.Cluster.CRD(c.Param("name"))
+	return h.d.Cluster.CRD(c.Param("name"))
 }
 
 // crTarget is the editor target of a custom resource: the CRD of :name, the
@@ -84,6 +87,14 @@ func (h *Handlers) crTarget(c echo.Context, withObject bool) (editTarget, error)
 	return t, nil
 }
 
+// CustomResources resolves the CRD :name to its custom resources, as the
+// cleanup addresses them: their kind, whether they are namespaced, and the
+// crumbs up to their list.
+func (h *Handlers) CustomResources(c echo.Context) (kube.Kind, bool, []model.Crumb, error) {
+	t, err := h.crTarget(c, false)
+	return t.kind, t.namespaced, t.crumbs, err
+}
+
 func scopeWord(namespaced bool) string {
 	if namespaced {
 		return "namespaced"
@@ -113,8 +124,8 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		CRD: crd.Name, CRDHref: urls.Object(kube.CRDs, crd.Name), Kind: k.Singular,
 		Resource: k.Resource + "." + k.Group + "/" + k.Version, Namespaced: t.namespaced, Namespace: ns, Limit: instancesPerPage,
 	}
-	p.Chrome = h.chrome(c, k.Singular+" objects", kube.CRDs, t.crumbs[0], t.crumbs[1], model.Crumb{Label: "Objects"})
-	if !h.deps.ReadOnly {
+	p.Chrome = h.d.Chrome(c, k.Singular+" objects", kube.CRDs, t.crumbs[0], t.crumbs[1], model.Crumb{Label: "Objects"})
+	if !h.d.ReadOnly {
 		p.CleanupHref = urls.CRCleanup(crd.Name)
 		if sel := c.QueryParam("selector"); sel != "" {
 			p.CleanupHref = urls.WithQuery(p.CleanupHref, url.Values{"selector": {sel}})
@@ -130,14 +141,14 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		// Refused here with the parser the API server uses, so the message
 		// is the same and no request is spent on it.
 		p.SelectorError = err.Error()
-		return render(c, http.StatusBadRequest, pages.Instances(p))
+		return page.Render(c, http.StatusBadRequest, pages.Instances(p))
 	}
 	if n, err := strconv.ParseInt(c.QueryParam("limit"), 10, 64); err == nil && n > 0 && n <= maxInstancesPerPage {
 		p.Limit = n
 	}
-	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, crdObject(crd), p.Limit, cont, p.Selector)
+	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, CRDObject(crd), p.Limit, cont, p.Selector)
 	if list.CountErr == nil {
-		p.Count = countText(list.Count)
+		p.Count = CountText(list.Count)
 	}
 	table := list.Table
 	status := http.StatusOK
@@ -146,7 +157,7 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		p.Problem = &model.Banner{Tone: model.ToneWarning, Title: "This page has expired", TestID: "instances-problem",
 			Message: "The API server no longer holds the list this page continued. Start again from the first page."}
 		p.FirstHref = instancesPage(t.list, ns, p.Selector, "", p.Limit)
-		return render(c, http.StatusGone, pages.Instances(p))
+		return page.Render(c, http.StatusGone, pages.Instances(p))
 	case err != nil:
 		var st apierrors.APIStatus
 		if !errors.As(err, &st) {
@@ -154,9 +165,9 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		}
 		status = int(st.Status().Code)
 		p.Problem = &model.Banner{Tone: model.ToneError, Title: "The API server refused the list", Message: err.Error(), TestID: "instances-problem"}
-		return render(c, status, pages.Instances(p))
+		return page.Render(c, status, pages.Instances(p))
 	}
-	tickOf := h.crTickOf(c, k, t.namespaced, table)
+	tickOf := h.d.TickOf(c, k, t.namespaced, table)
 	if tickOf != nil {
 		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (handlers/cleanup)
 	}
@@ -170,7 +181,7 @@ func (h *Handlers) crInstances(c echo.Context) error {
 	if cont != "" {
 		p.FirstHref = instancesPage(t.list, ns, p.Selector, "", p.Limit)
 	}
-	return render(c, status, pages.Instances(p))
+	return page.Render(c, status, pages.Instances(p))
 }
 
 func instancesPage(list, ns, selector, cont string, limit int64) string {
@@ -190,7 +201,8 @@ func instancesPage(list, ns, selector, cont string, limit int64) string {
 	return urls.WithQuery(list, q)
 }
 
-func countText(n kube.CRCount) string {
+// CountText is how many custom resources a CRD has, as the pages say it.
+func CountText(n kube.CRCount) string {
 	s := strconv.FormatInt(n.Count, 10)
 	if n.AtLeast {
 		s = "at least " + s
@@ -220,12 +232,12 @@ func (h *Handlers) crInstance(c echo.Context) error {
 	p.Fields = append(p.Fields,
 		model.Field{Label: "Created", Value: obj.GetCreationTimestamp().UTC().Format(time.RFC3339)},
 		model.Field{Label: "Resource version", Value: obj.GetResourceVersion(), Mono: true})
-	if !h.deps.ReadOnly {
+	if !h.d.ReadOnly {
 		ed := urls.EditorOf(t.page)
 		p.EditHref, p.DeleteHref = ed.Edit, ed.Delete
 	}
-	p.Chrome = h.chrome(c, t.name, kube.CRDs, append(t.crumbs, model.Crumb{Label: t.name})...)
-	return render(c, http.StatusOK, pages.Instance(p))
+	p.Chrome = h.d.Chrome(c, t.name, kube.CRDs, append(t.crumbs, model.Crumb{Label: t.name})...)
+	return page.Render(c, http.StatusOK, pages.Instance(p))
 }
 
 // editCR, previewCR, applyCR and rebaseCR are the YAML editor's routes for a
@@ -270,7 +282,7 @@ func (h *Handlers) newCR(c echo.Context) error {
 		return err
 	}
 	k := t.kind
-	text := "apiVersion: " + apiVersion(k) + "\nkind: " + k.Singular + "\nmetadata:\n  name: \n"
+	text := "apiVersion: " + page.APIVersion(k) + "\nkind: " + k.Singular + "\nmetadata:\n  name: \n"
 	if t.namespaced {
 		ns := c.QueryParam("namespace")
 		if ns == "" {
@@ -280,7 +292,7 @@ func (h *Handlers) newCR(c echo.Context) error {
 	}
 	p := h.targetPage(c, t, false)
 	p.YAML = text
-	return render(c, http.StatusOK, pages.Edit(p))
+	return page.Render(c, http.StatusOK, pages.Edit(p))
 }
 
 func (h *Handlers) createCR(c echo.Context) error {
@@ -308,4 +320,14 @@ func (h *Handlers) confirmDeleteCR(c echo.Context) error {
 		return err
 	}
 	return h.confirmDeleteOf(c, t)
+}
+
+// CRDObject is crd as the unstructured object the Editor counts with.
+func CRDObject(crd *apiextensionsv1.CustomResourceDefinition) *unstructured.Unstructured {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+	if err != nil {
+		// A typed object from the cache always converts; an empty one makes the count fail visibly.
+		return &unstructured.Unstructured{Object: map[string]any{}}
+	}
+	return &unstructured.Unstructured{Object: m}
 }

@@ -1,4 +1,4 @@
-package handlers
+package editor
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ func decodeFormBase(field string) (string, error) {
 	switch {
 	case errors.Is(err, edit.ErrBaseTooLarge):
 		return "", echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-			"The form's starting version expands to more than "+editorBody+", the largest text the editor accepts, so it was refused "+
+			"The form's starting version expands to more than "+Body+", the largest text the editor accepts, so it was refused "+
 				"before anything reached the API server. Open the editor again.")
 	case err != nil:
 		return "", echo.NewHTTPError(http.StatusBadRequest, "The form's starting version could not be read ("+err.Error()+"). Open the editor again.")

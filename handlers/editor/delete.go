@@ -1,4 +1,4 @@
-package handlers
+package editor
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -21,7 +22,7 @@ import (
 // deleteObject shows the confirmation page: the API server's dry run of the
 // deletion, what goes with the object, and the box for typing its name.
 func (h *Handlers) deleteObject(c echo.Context) error {
-	k, err := h.editKind(c)
+	k, err := h.d.Editable(c)
 	if err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func (h *Handlers) deleteObject(c echo.Context) error {
 // confirmDelete deletes after the user typed the name and a new dry run passed;
 // only the object with the UID they saw is deleted.
 func (h *Handlers) confirmDelete(c echo.Context) error {
-	k, err := h.editKind(c)
+	k, err := h.d.Editable(c)
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func (h *Handlers) bareDeletePage(c echo.Context, t editTarget) model.DeletePage
 	return model.DeletePage{
 		KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name,
 		ActionURL: urls.EditorOf(base).Delete, CancelURL: base,
-		Chrome: h.chrome(c, "Delete "+name, t.nav, crumbs...),
+		Chrome: h.d.Chrome(c, "Delete "+name, t.nav, crumbs...),
 	}
 }
 
@@ -60,14 +61,14 @@ func (h *Handlers) showDelete(c echo.Context, t editTarget) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, pages.Delete(h.deletePage(c, t, plan, "")))
+	return page.Render(c, http.StatusOK, pages.Delete(h.deletePage(c, t, plan, "")))
 }
 
 // confirmDeleteOf deletes after the user typed the name: the use case dry-runs
 // again, then deletes only the object with the UID they saw.
 func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 	if err := c.Request().ParseForm(); err != nil {
-		return bodyTooLarge()
+		return page.BodyTooLarge()
 	}
 	typed, uid := c.Request().PostForm.Get("confirm"), c.Request().PostForm.Get("uid")
 	policy, err := editing.ParsePropagation(c.Request().PostForm.Get("propagation"))
@@ -84,7 +85,7 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 		p.Propagation = propagationOptions(policy)
 		p.Problems = append(p.Problems, model.EditError{Title: "Name not confirmed", Local: true,
 			Message: fmt.Sprintf("Type %q exactly to delete it; you typed %q.", t.name, typed)})
-		return render(c, http.StatusUnprocessableEntity, pages.Delete(p))
+		return page.Render(c, http.StatusUnprocessableEntity, pages.Delete(p))
 	}
 	if uid == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "The form does not say which object you confirmed. Open the delete page again.")
@@ -97,9 +98,9 @@ func (h *Handlers) confirmDeleteOf(c echo.Context, t editTarget) error {
 			p.Propagation = propagationOptions(policy)
 		} // else the object is gone or unreadable now: the write's own error says more.
 		p.DryRunOK = false
-		p.Problems = append(p.Problems, problemOf(err, ""))
+		p.Problems = append(p.Problems, page.ProblemOf(err, ""))
 		p.Warnings = append(p.Warnings, out.Warnings...)
-		return render(c, problemStatus(err), pages.Delete(p))
+		return page.Render(c, page.ProblemStatus(err), pages.Delete(p))
 	}
 	return h.flashAndRedirect(c, "Deleted", deletedMessage(t.kind.Singular, t.name, policy), out.Warnings, t.list)
 }
@@ -111,7 +112,7 @@ func (h *Handlers) deletePage(c echo.Context, t editTarget, plan editing.DeleteP
 	p.UID, p.Typed = string(plan.Object.GetUID()), typed
 	p.Warnings = plan.Warnings
 	if plan.DryRunErr != nil {
-		p.Problems = append(p.Problems, problemOf(plan.DryRunErr, ""))
+		p.Problems = append(p.Problems, page.ProblemOf(plan.DryRunErr, ""))
 	} else {
 		p.DryRunOK = true
 	}

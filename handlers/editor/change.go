@@ -1,14 +1,13 @@
-package handlers
+package editor
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -21,7 +20,7 @@ import (
 // server-side apply (field manager clusterdesk; with force, confirmed by the
 // user, it takes over fields other managers own).
 func (h *Handlers) update(c echo.Context, t editTarget, dryRun bool) error {
-	f, err := readEditForm(c)
+	f, err := h.readEditForm(c)
 	if err != nil {
 		return err
 	}
@@ -56,7 +55,7 @@ func updatedMessage(name string, f editForm, after string) string {
 
 // create previews (op=preview) or performs the creation.
 func (h *Handlers) create(c echo.Context, t editTarget) error {
-	f, err := readEditForm(c)
+	f, err := h.readEditForm(c)
 	if err != nil {
 		return err
 	}
@@ -87,9 +86,9 @@ func (h *Handlers) showPreview(c echo.Context, p model.EditPage, f editForm, out
 	p.Preview = &diff
 	if len(out.Ignored) > 0 {
 		p.Problems = append(p.Problems, present.EditError(edit.IgnoredProblem(out.Ignored, f.yaml)))
-		return render(c, http.StatusUnprocessableEntity, pages.Edit(p))
+		return page.Render(c, http.StatusUnprocessableEntity, pages.Edit(p))
 	}
-	return render(c, http.StatusOK, pages.Edit(p))
+	return page.Render(c, http.StatusOK, pages.Edit(p))
 }
 
 // changeFailed shows a refused change: a stale update with what changed on
@@ -102,7 +101,7 @@ func (h *Handlers) changeFailed(c echo.Context, p model.EditPage, f editForm, ou
 	if f.write == model.WriteApply {
 		if conflicts, ok := edit.ApplyConflicts(err, f.yaml); ok {
 			p.ApplyConflicts = present.ManagerConflicts(conflicts)
-			return render(c, http.StatusConflict, pages.Edit(p))
+			return page.Render(c, http.StatusConflict, pages.Edit(p))
 		}
 	}
 	return h.editProblem(c, p, err)
@@ -114,8 +113,8 @@ func (h *Handlers) changeFailed(c echo.Context, p model.EditPage, f editForm, ou
 func (h *Handlers) showConflict(c echo.Context, p model.EditPage, f editForm, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
 		// Deleted meanwhile, or no longer readable: say so, keep the text.
-		p.Problems = append(p.Problems, problemOf(cause, p.YAML), problemOf(conflict.Err, p.YAML))
-		return render(c, http.StatusConflict, pages.Edit(p))
+		p.Problems = append(p.Problems, page.ProblemOf(cause, p.YAML), page.ProblemOf(conflict.Err, p.YAML))
+		return page.Render(c, http.StatusConflict, pages.Edit(p))
 	}
 	current := conflict.Current
 	curText, err := edit.Text(current, f.showStatus)
@@ -123,19 +122,19 @@ func (h *Handlers) showConflict(c echo.Context, p model.EditPage, f editForm, co
 		return err
 	}
 	p.Conflict = &model.Conflict{
-		Message:        statusMessage(cause),
+		Message:        page.StatusMessage(cause),
 		CurrentVersion: current.GetResourceVersion(),
-		Changes: diffOf("Changed on the server since you opened the editor",
+		Changes: page.DiffOf("Changed on the server since you opened the editor",
 			"version "+f.resourceVersion+" (you started from)", "version "+current.GetResourceVersion()+" (now)", f.baseText, curText),
 	}
-	return render(c, http.StatusConflict, pages.Edit(p))
+	return page.Render(c, http.StatusConflict, pages.Edit(p))
 }
 
 // rebase carries the user's text onto the current version after a conflict:
 // mode "merge" replays their changes onto it, mode "mine" keeps their text as
 // it is. It writes nothing.
 func (h *Handlers) rebase(c echo.Context, t editTarget) error {
-	f, err := readEditForm(c)
+	f, err := h.readEditForm(c)
 	if err != nil {
 		return err
 	}
@@ -148,33 +147,13 @@ func (h *Handlers) rebase(c echo.Context, t editTarget) error {
 		p.Problems = append(p.Problems, model.EditError{Title: "Cannot rebase automatically", Local: true,
 			Message: "Your changes and the changes on the server touch the same lines. Your text is unchanged; edit it against the current version shown beside it, then use “Keep my text, start from current”."})
 		p.Conflict = &model.Conflict{CurrentVersion: r.Version,
-			Changes: diffOf("Changed on the server since you opened the editor", "version "+f.resourceVersion+" (you started from)", "version "+r.Version+" (now)", f.baseText, r.CurrentText)}
-		return render(c, http.StatusConflict, pages.Edit(p))
+			Changes: page.DiffOf("Changed on the server since you opened the editor", "version "+f.resourceVersion+" (you started from)", "version "+r.Version+" (now)", f.baseText, r.CurrentText)}
+		return page.Render(c, http.StatusConflict, pages.Edit(p))
 	case err != nil:
 		return h.editProblem(c, p, err)
 	}
 	p.YAML, p.ResourceVersion, p.Base = r.Text, r.Version, edit.EncodeBase(r.CurrentText)
 	p.Notices = append(p.Notices, model.Banner{Tone: model.ToneOK, Title: "Rebased onto version " + r.Version, TestID: "editor-rebased",
 		Message: "The editor now starts from the current version. Nothing was stored: Preview to check, then Apply."})
-	return render(c, http.StatusOK, pages.Edit(p))
-}
-
-// statusMessage is the API server's message of a refusal ("" for another error).
-func statusMessage(err error) string {
-	var st apierrors.APIStatus
-	if !errors.As(err, &st) {
-		return ""
-	}
-	return st.Status().Message
-}
-
-// problemOf explains err as the editor and the forms show it, its field
-// causes placed on the lines of text.
-func problemOf(err error, text string) model.EditError {
-	return present.EditError(edit.Problem(err, text))
-}
-
-// diffOf is the diff view of two texts.
-func diffOf(title, fromLabel, toLabel, from, to string) model.Diff {
-	return present.Diff(edit.Diff(title, fromLabel, toLabel, from, to))
+	return page.Render(c, http.StatusOK, pages.Edit(p))
 }
