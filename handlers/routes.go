@@ -71,11 +71,11 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.CSRGroupRoute, h.csrGroupPreview, csrs)
 	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
 	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
-	// FlowSchemas in evaluation order, and the request classifier.
-	e.GET(urls.FlowSchemas, h.flowSchemas, h.kindAccess(kube.FlowSchemas, banner))
-	e.GET(urls.Classify, h.classify, h.kindAccess(kube.FlowSchemas, banner))
-	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
-	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema, flowSchemas)
+	// FlowSchemas in evaluation order, the request classifier, and the
+	// classifier's old address: a FlowSchema named "classify" there, else a
+	// redirect (handlers/flowschemas).
+	fsPages := flowSchemasFeature(h)
+	fsPages.RegisterReads(e, h.kindAccess(kube.FlowSchemas, banner), flowSchemas)
 	// A CRD's custom resources: the API server's table, and one object's YAML (editor_cr.go).
 	e.GET(urls.CRInstancesRoute, h.crInstances, crds)
 	e.GET(urls.CRInstanceRoute, h.crInstance, crds)
@@ -122,11 +122,8 @@ func New(deps Deps) *echo.Echo {
 	cleanupFeature(h).Register(mutating, ofKind, crds)
 	mutating.GET(urls.DeleteRoute, h.deleteObject, ofKind)
 	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)
-	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.
-	mutating.GET(urls.FlowSchemaFormNew, h.newFlowSchemaForm, flowSchemas)
-	mutating.POST(urls.FlowSchemaFormNew, h.createFlowSchemaForm, flowSchemas)
-	mutating.GET(urls.FlowSchemaFormRoute, h.editFlowSchemaForm, flowSchemas)
-	mutating.POST(urls.FlowSchemaFormRoute, h.updateFlowSchemaForm, flowSchemas)
+	// The structured FlowSchema form (handlers/flowschemas); "-" is no FlowSchema name.
+	fsPages.RegisterForm(mutating, flowSchemas)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")
