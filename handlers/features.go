@@ -6,6 +6,7 @@ import (
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
@@ -91,6 +92,30 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
 	})
 }
+
+// csrQueueFeature is the CSR approval queue with its bulk and group decisions
+// (handlers/csrs).
+func csrQueueFeature(h *Handlers) *csrs.Handlers {
+	return csrs.New(csrs.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Lists: csrLists{h},
+		Kind:      func() (kube.Kind, error) { return h.csrKind(nil, "") },
+		Decisions: h.decisions, // csr_decide.go
+		User:      h.user,
+	})
+}
+
+// csrLists is what the CSR queue shares with every list.
+type csrLists struct{ h *Handlers }
+
+func (csrLists) MayListKind(c echo.Context) bool { return mayListKind(c) }
+func (csrLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
+	return forbiddenBanner(k, err)
+}
+func (l csrLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
+func (l csrLists) CleanupHref(c echo.Context, q present.CSRQueueQuery) (href, ticked string) {
+	return l.h.csrCleanupHref(c, q)
+}
+func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool { return l.h.mayDeleteAll(c, id) }
 
 // flowSchemasFeature is the FlowSchema overview, the classifier and the
 // structured FlowSchema form (handlers/flowschemas).

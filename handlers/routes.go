@@ -66,9 +66,10 @@ func New(deps Deps) *echo.Echo {
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
 	e.GET(urls.Events, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
-	e.GET(urls.CSRs, h.csrQueue, h.kindAccess(kube.CSRs, banner))
+	// The queue and a storm group's preview (handlers/csrs).
+	csrQueue := csrQueueFeature(h)
+	csrQueue.RegisterReads(e, h.kindAccess(kube.CSRs, banner), csrs)
 	e.GET(urls.CSRCertificateRoute, h.csrCertificate, csrs)
-	e.GET(urls.CSRGroupRoute, h.csrGroupPreview, csrs)
 	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
 	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
 	// FlowSchemas in evaluation order, the request classifier, and the
@@ -97,8 +98,8 @@ func New(deps Deps) *echo.Echo {
 	// The upload of an externally issued certificate; its body gets maxBody
 	// (1 MiB), room for issue.MaxChainBytes and issue.MaxBundleBytes.
 	mutating.POST(urls.CSRIssueRoute, h.issueCSR, csrs)
-	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, csrs)
-	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, csrs)
+	// Bulk decisions of ticked rows and a storm group's (handlers/csrs).
+	csrQueue.RegisterDecisions(mutating, csrs)
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused.
 	mutating.GET(urls.NewRoute, h.newObject, ofKind)
