@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	certificatesv1 "k8s.io/api/certificates/v1"
 
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/internal/decide"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -51,15 +52,15 @@ func (h *Handlers) denyCSR(c echo.Context) error    { return h.decideCSR(c, fals
 // it answers 409 with that request shown.
 func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	name := c.Param("name")
-	uid, err := parseCSRUID(c.FormValue("uid"))
+	uid, err := csrs.ParseUID(c.FormValue("uid"))
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	text, err := parseCSRReason(c.FormValue("message"))
+	text, err := csrs.ParseReason(c.FormValue("message"))
 	if err != nil {
 		return err
 	}
-	d := h.decisions(c).One(c.Request().Context(), h.user(c), csrRef{Name: name, UID: uid}, approve, text)
+	d := h.decisions(c).One(c.Request().Context(), h.user(c), decide.Ref{Name: name, UID: uid}, approve, text)
 	if replaced, ok := d.Replaced(); ok {
 		return h.csrReplaced(c, replaced)
 	}

@@ -14,6 +14,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/internal/issue"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -60,7 +61,7 @@ func (h *Handlers) issueCSR(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	uid, err := parseCSRUID(c.FormValue("uid"))
+	uid, err := csrs.ParseUID(c.FormValue("uid"))
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, strings.Replace(err.Error(), "decision", "upload", 1))
 	}

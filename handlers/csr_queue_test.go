@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -306,7 +307,7 @@ func TestCSRBulkHandler(t *testing.T) {
 	}{
 		{"nothing selected", url.Values{"action": {"approve"}}, http.StatusBadRequest, "Nothing selected"},
 		{"unknown action", url.Values{"names": {ref("a")}, "action": {"delete"}}, http.StatusBadRequest, "Approve selected"},
-		{"message too long", url.Values{"names": {ref("a")}, "action": {"deny"}, "message": {strings.Repeat("x", maxReasonLen+1)}}, http.StatusBadRequest, "at most"},
+		{"message too long", url.Values{"names": {ref("a")}, "action": {"deny"}, "message": {strings.Repeat("x", csrs.MaxReasonLen+1)}}, http.StatusBadRequest, "at most"},
 		{"a name without its UID", url.Values{"names": {ref("a"), "b"}, "action": {"approve"}}, http.StatusBadRequest, "does not say which request"},
 		{"a malformed UID", url.Values{"names": {"not-a-uid/a"}, "action": {"approve"}}, http.StatusBadRequest, "does not carry the UID"},
 		// A name no request has (made up, or deleted since): the whole selection is refused, a too.

@@ -5,14 +5,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
 // csrReplacedText is what a person is told when the request they decided on
-// was deleted and created again under its name before the decision arrived.
-const csrReplacedText = "This request was replaced since you reviewed it; review the new one."
+// was deleted and created again under its name before the decision arrived
+// (handlers/csrs, which says it of a bulk or group decision too).
+const csrReplacedText = csrs.ReplacedText
 
 // csrReplaced answers a decision the API server refused because the CSR under
 // the name is no longer the one reviewed: 409, nothing written, and the new

@@ -3,12 +3,8 @@
 package handlers
 
 import (
-	"context"
 	"log/slog"
 	"time"
-
-	certificatesv1 "k8s.io/api/certificates/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/activity"
@@ -28,19 +24,9 @@ type (
 	ObjectEditor = ports.ObjectEditor
 	FieldDocs    = ports.FieldDocs
 	Lookup       = ports.Lookup
+	CSRDecider   = ports.CSRDecider
+	CSRIssuer    = ports.CSRIssuer
 )
-
-// CSRDecider approves or denies CSRs as the signed-in user.
-type CSRDecider interface {
-	DecideCSR(ctx context.Context, name string, uid types.UID, approve bool, reason, message string) (warnings []string, err error)
-}
-
-// CSRIssuer reads a CSR and writes the certificate an external CA issued
-// for it into status.certificate, as the signed-in user (issue.Writer).
-type CSRIssuer interface {
-	ReadCSR(ctx context.Context, name string) (*certificatesv1.CertificateSigningRequest, error)
-	WriteCSRCertificate(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (*certificatesv1.CertificateSigningRequest, []string, error)
-}
 
 // Deps is everything the handlers need, built by main.
 type Deps struct {

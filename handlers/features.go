@@ -6,12 +6,17 @@ import (
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // The feature packages under handlers/ take their ports from here; routes.go
@@ -86,6 +91,75 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 		},
 		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
 	})
+}
+
+// csrQueueFeature is the CSR approval queue with its bulk and group decisions
+// (handlers/csrs).
+func csrQueueFeature(h *Handlers) *csrs.Handlers {
+	return csrs.New(csrs.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Lists: csrLists{h},
+		Kind:      func() (kube.Kind, error) { return h.csrKind(nil, "") },
+		Decisions: h.decisions, // csr_decide.go
+		User:      h.user,
+	})
+}
+
+// csrLists is what the CSR queue shares with every list.
+type csrLists struct{ h *Handlers }
+
+func (csrLists) MayListKind(c echo.Context) bool { return mayListKind(c) }
+func (csrLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
+	return forbiddenBanner(k, err)
+}
+func (l csrLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
+func (l csrLists) CleanupHref(c echo.Context, q present.CSRQueueQuery) (href, ticked string) {
+	return l.h.csrCleanupHref(c, q)
+}
+func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool { return l.h.mayDeleteAll(c, id) }
+
+// flowSchemasFeature is the FlowSchema overview, the classifier and the
+// structured FlowSchema form (handlers/flowschemas).
+func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
+	return flowschemas.New(flowschemas.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Lists: flowSchemaLists{h}, Editor: flowSchemaEditor{h},
+		Load: h.apfLoad, // apf_load.go
+	})
+}
+
+// flowSchemaLists is what the FlowSchema overview shares with every list.
+type flowSchemaLists struct{ h *Handlers }
+
+func (l flowSchemaLists) MayList(c echo.Context, k kube.Kind) bool { return l.h.mayList(c, k) }
+func (flowSchemaLists) MayListKind(c echo.Context) bool            { return mayListKind(c) }
+func (flowSchemaLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
+	return forbiddenBanner(k, err)
+}
+func (flowSchemaLists) SelectorStatus(p *model.ListPage, q present.ListQuery, status int) int {
+	return selectorStatus(p, q, status)
+}
+func (l flowSchemaLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
+func (l flowSchemaLists) CleanupHref(c echo.Context, id kube.KindID) string {
+	return l.h.cleanupHref(c, id)
+}
+func (l flowSchemaLists) AddTicks(c echo.Context, p *model.FlowSchemaListPage) {
+	l.h.addFlowSchemaTicks(c, p)
+}
+func (l flowSchemaLists) Detail(c echo.Context) error { return l.h.detail(c) }
+
+// flowSchemaEditor is what the FlowSchema form shares with the YAML editor.
+type flowSchemaEditor struct{ h *Handlers }
+
+func (e flowSchemaEditor) Service(c echo.Context) *flowschemaform.Service {
+	return e.h.flowSchemaFormCase(c)
+}
+func (flowSchemaEditor) Diff(title, fromLabel, toLabel, from, to string) model.Diff {
+	return diffOf(title, fromLabel, toLabel, from, to)
+}
+func (flowSchemaEditor) Problem(err error, text string) model.EditError { return problemOf(err, text) }
+func (flowSchemaEditor) ProblemStatus(err error) int                    { return problemStatus(err) }
+func (flowSchemaEditor) StatusMessage(err error) string                 { return statusMessage(err) }
+func (e flowSchemaEditor) FlashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error {
+	return e.h.flashAndRedirect(c, title, msg, warnings, to)
 }
 
 // cleanupKinds is the kind registry and the editor's targets as a cleanup

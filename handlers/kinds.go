@@ -219,7 +219,7 @@ func readOnly(kp kindPages) kindPages {
 // registeredKinds is the presentation half of the kind registry, one entry per
 // kube.AllKinds kind (kinds_test.go checks both halves agree).
 var registeredKinds = []kindPages{
-	// The CSR page and queue are the approval workflow (csr_detail.go, csr_queue.go).
+	// The CSR page and queue are the approval workflow (csr_detail.go, handlers/csrs).
 	withCandidates(ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
 		(*Handlers).csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
 	// APF pages show the API server's live load (apf_load.go).

@@ -66,16 +66,17 @@ func New(deps Deps) *echo.Echo {
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
 	e.GET(urls.Events, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
-	e.GET(urls.CSRs, h.csrQueue, h.kindAccess(kube.CSRs, banner))
+	// The queue and a storm group's preview (handlers/csrs).
+	csrQueue := csrQueueFeature(h)
+	csrQueue.RegisterReads(e, h.kindAccess(kube.CSRs, banner), csrs)
 	e.GET(urls.CSRCertificateRoute, h.csrCertificate, csrs)
-	e.GET(urls.CSRGroupRoute, h.csrGroupPreview, csrs)
 	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
 	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
-	// FlowSchemas in evaluation order, and the request classifier.
-	e.GET(urls.FlowSchemas, h.flowSchemas, h.kindAccess(kube.FlowSchemas, banner))
-	e.GET(urls.Classify, h.classify, h.kindAccess(kube.FlowSchemas, banner))
-	// The classifier's old address: a FlowSchema named "classify" there, else a redirect (apf_form.go).
-	e.GET(urls.ClassifyOld, h.classifyOrFlowSchema, flowSchemas)
+	// FlowSchemas in evaluation order, the request classifier, and the
+	// classifier's old address: a FlowSchema named "classify" there, else a
+	// redirect (handlers/flowschemas).
+	fsPages := flowSchemasFeature(h)
+	fsPages.RegisterReads(e, h.kindAccess(kube.FlowSchemas, banner), flowSchemas)
 	// A CRD's custom resources: the API server's table, and one object's YAML (handlers/editor).
 	ed := editorFeature(h)
 	ed.RegisterInstances(e, crds)
@@ -97,8 +98,8 @@ func New(deps Deps) *echo.Echo {
 	// The upload of an externally issued certificate; its body gets maxBody
 	// (1 MiB), room for issue.MaxChainBytes and issue.MaxBundleBytes.
 	mutating.POST(urls.CSRIssueRoute, h.issueCSR, csrs)
-	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, csrs)
-	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, csrs)
+	// Bulk decisions of ticked rows and a storm group's (handlers/csrs).
+	csrQueue.RegisterDecisions(mutating, csrs)
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused; the same
 	// editor for a CRD's custom resources, and the delete confirmation of
@@ -108,11 +109,8 @@ func New(deps Deps) *echo.Echo {
 	// after a preview (handlers/cleanup). A POST to the preview comes from
 	// ticked rows; only the confirmation deletes.
 	cleanupFeature(h).Register(mutating, ofKind, crds)
-	// The structured FlowSchema form (apf_form.go); "-" is no FlowSchema name.
-	mutating.GET(urls.FlowSchemaFormNew, h.newFlowSchemaForm, flowSchemas)
-	mutating.POST(urls.FlowSchemaFormNew, h.createFlowSchemaForm, flowSchemas)
-	mutating.GET(urls.FlowSchemaFormRoute, h.editFlowSchemaForm, flowSchemas)
-	mutating.POST(urls.FlowSchemaFormRoute, h.updateFlowSchemaForm, flowSchemas)
+	// The structured FlowSchema form (handlers/flowschemas); "-" is no FlowSchema name.
+	fsPages.RegisterForm(mutating, flowSchemas)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")

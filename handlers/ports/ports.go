@@ -129,3 +129,15 @@ type Lookup interface {
 	ParamResource(ctx context.Context, apiVersion, kind string) (gvr schema.GroupVersionResource, namespaced, found bool, err error)
 	Params(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, selector labels.Selector) ([]map[string]any, error)
 }
+
+// CSRDecider approves or denies CSRs as the signed-in user.
+type CSRDecider interface {
+	DecideCSR(ctx context.Context, name string, uid types.UID, approve bool, reason, message string) (warnings []string, err error)
+}
+
+// CSRIssuer reads a CSR and writes the certificate an external CA issued
+// for it into status.certificate, as the signed-in user (issue.Writer).
+type CSRIssuer interface {
+	ReadCSR(ctx context.Context, name string) (*certificatesv1.CertificateSigningRequest, error)
+	WriteCSRCertificate(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (*certificatesv1.CertificateSigningRequest, []string, error)
+}

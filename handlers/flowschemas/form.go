@@ -1,4 +1,4 @@
-package handlers
+package flowschemas
 
 import (
 	"net/http"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
@@ -21,7 +22,7 @@ import (
 
 // flowSchemaFormKind is the FlowSchema kind once discovery has chosen its version.
 func (h *Handlers) flowSchemaFormKind() (kube.Kind, error) {
-	k, known := h.deps.Cluster.Kind(kube.FlowSchemas)
+	k, known := h.d.Cluster.Kind(kube.FlowSchemas)
 	if !known {
 		return k, echo.NewHTTPError(http.StatusNotFound, "clusterdesk has no page for FlowSchemas.")
 	}
@@ -34,11 +35,11 @@ func (h *Handlers) flowSchemaFormKind() (kube.Kind, error) {
 // levelNames are the priority levels the user may see, sorted; nil when they
 // cannot be read (then no hint says a level is missing).
 func (h *Handlers) levelNames(c echo.Context) []string {
-	plKind, known := h.deps.Cluster.Kind(kube.PriorityLevels)
-	if !known || !h.mayList(c, plKind) {
+	plKind, known := h.d.Cluster.Kind(kube.PriorityLevels)
+	if !known || !h.d.Lists.MayList(c, plKind) {
 		return nil
 	}
-	pls, err := h.deps.Cluster.PriorityLevels()
+	pls, err := h.d.Cluster.PriorityLevels()
 	if err != nil {
 		return nil
 	}
@@ -57,18 +58,18 @@ func (h *Handlers) flowSchemaFormPage(c echo.Context, k kube.Kind, f model.FlowS
 	list := model.Crumb{Label: k.Title, Href: urls.FlowSchemas}
 	if create {
 		p.Action, p.YAMLURL, p.Cancel = urls.FlowSchemaFormNew, urls.New(k.ID), urls.FlowSchemas
-		p.Chrome = h.chrome(c, "New FlowSchema", k.ID, list, model.Crumb{Label: "New (form)"})
+		p.Chrome = h.d.Chrome(c, "New FlowSchema", k.ID, list, model.Crumb{Label: "New (form)"})
 	} else {
 		base := urls.Object(k.ID, f.Name)
 		p.Action, p.YAMLURL, p.Cancel = urls.FlowSchemaForm(f.Name), urls.Edit(k.ID, f.Name), base
-		p.Chrome = h.chrome(c, "Edit "+f.Name, k.ID, list, model.Crumb{Label: f.Name, Href: base}, model.Crumb{Label: "Edit (form)"})
+		p.Chrome = h.d.Chrome(c, "Edit "+f.Name, k.ID, list, model.Crumb{Label: f.Name, Href: base}, model.Crumb{Label: "Edit (form)"})
 	}
 	p.Hints = flowschemaform.Hints(f, levels)
 	return p
 }
 
 func (h *Handlers) renderFlowSchemaForm(c echo.Context, status int, p model.FlowSchemaFormPage) error {
-	return renderPage(c, status, pages.FlowSchemaForm(p), pages.FlowSchemaFormBody(p))
+	return page.RenderPage(c, status, pages.FlowSchemaForm(p), pages.FlowSchemaFormBody(p))
 }
 
 // newFlowSchemaForm shows the empty create form (GET /flowschemas/-/new).
@@ -87,7 +88,7 @@ func (h *Handlers) editFlowSchemaForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	live, err := h.flowSchemaFormCase(c).Read(c.Request().Context(), k, c.Param("name"))
+	live, err := h.d.Editor.Service(c).Read(c.Request().Context(), k, c.Param("name"))
 	if err != nil {
 		return err
 	}
@@ -167,10 +168,10 @@ func danglingMessage(obj *unstructured.Unstructured, levels []string) (string, b
 // this is its page; otherwise old links are sent to the classifier.
 func (h *Handlers) classifyOrFlowSchema(c echo.Context) error {
 	const name = "classify"
-	if _, err := h.deps.Cluster.FlowSchema(name); err == nil {
+	if _, err := h.d.Cluster.FlowSchema(name); err == nil {
 		c.SetParamNames("kind", "name")
 		c.SetParamValues(string(kube.FlowSchemas), name)
-		return h.detail(c)
+		return h.d.Lists.Detail(c)
 	}
 	to := urls.Classify
 	if q := c.QueryString(); q != "" {
@@ -207,7 +208,7 @@ func (h *Handlers) previewFlowSchema(c echo.Context, p model.FlowSchemaFormPage,
 	if !p.Create {
 		from = "the version you started (" + f.ResourceVersion + ")"
 	}
-	d := diffOf("What the API server would store (dry run)", from, "after "+saveLabel(p.Create), before, after)
+	d := h.d.Editor.Diff("What the API server would store (dry run)", from, "after "+saveLabel(p.Create), before, after)
 	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the FlowSchema as it is."
 	}

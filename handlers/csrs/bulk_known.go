@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -30,7 +31,7 @@ const maxUnknownNamed = 20
 func (h *Handlers) unknownCSRRefs(refs []csrRef) []csrRef {
 	var out []csrRef
 	for _, r := range refs {
-		if _, err := h.deps.Cluster.CSR(r.Name); err != nil {
+		if _, err := h.d.Cluster.CSR(r.Name); err != nil {
 			out = append(out, r)
 		}
 	}
@@ -51,16 +52,16 @@ func (h *Handlers) bulkUnknownRefused(c echo.Context, q csrqueue.Query, text str
 			keep = append(keep, model.CSRSelectValue(string(r.UID), r.Name))
 		}
 	}
-	page, _, err := h.csrQueuePage(c, q, keep)
+	qp, _, err := h.csrQueuePage(c, q, keep)
 	if err != nil {
 		return err
 	}
-	page.Message = text
-	page.Chrome.Banners = append(page.Chrome.Banners, model.Banner{Tone: model.ToneError,
+	qp.Message = text
+	qp.Chrome.Banners = append(qp.Chrome.Banners, model.Banner{Tone: model.ToneError,
 		Title:   "Nothing was decided: " + strconv.Itoa(len(unknown)) + " of the selected requests are not in the queue",
 		Message: "There is no request named " + namedRefs(unknown) + " (deleted since you loaded the queue, or never there). Review the queue and select again.",
 		TestID:  "bulk-unknown"})
-	return render(c, http.StatusConflict, pages.CSRQueue(page))
+	return page.Render(c, http.StatusConflict, pages.CSRQueue(qp))
 }
 
 // namedRefs lists the refs' names, the first maxUnknownNamed of them.

@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"net/url"
@@ -20,12 +20,12 @@ func TestParseCSRUID(t *testing.T) {
 		{"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg", "not the UID"},   // not hex
 		{"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/x", "not the UID"}, // a bulk value is not a uid
 	} {
-		uid, err := parseCSRUID(tc.in)
+		uid, err := ParseUID(tc.in)
 		switch {
 		case tc.err == "" && (err != nil || string(uid) != strings.TrimSpace(tc.in)):
-			t.Errorf("parseCSRUID(%q) = %q, %v; want it back", tc.in, uid, err)
+			t.Errorf("ParseUID(%q) = %q, %v; want it back", tc.in, uid, err)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("parseCSRUID(%q) = %q, %v; want an error saying %q", tc.in, uid, err, tc.err)
+			t.Errorf("ParseUID(%q) = %q, %v; want an error saying %q", tc.in, uid, err, tc.err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/decide"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -39,7 +40,7 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	default:
 		return echo.NewHTTPError(http.StatusBadRequest, `Choose "Approve selected" or "Deny selected".`)
 	}
-	text, err := parseCSRReason(form.Get("message"))
+	text, err := ParseReason(form.Get("message"))
 	if err != nil {
 		return err
 	}
@@ -56,34 +57,34 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	if unknown := h.unknownCSRRefs(refs); len(unknown) > 0 && len(refs) <= maxBulk {
 		return h.bulkUnknownRefused(c, q, text, refs, unknown)
 	}
-	outcomes, err := h.decisions(c).Batch(c.Request().Context(), h.user(c), refs, approve, text)
+	outcomes, err := h.d.Decisions(c).Batch(c.Request().Context(), h.d.User(c), refs, approve, text)
 	if err != nil {
 		return invalidDecision(err)
 	}
 	verb, _, _ := decide.Condition("", approve, "")
 	result, failed := csrBulkResult(verb, outcomes)
-	page, _, err := h.csrQueuePage(c, q, failed)
+	qp, _, err := h.csrQueuePage(c, q, failed)
 	if err != nil {
 		return err
 	}
-	page.Bulk = &result
+	qp.Bulk = &result
 	if result.Failed > 0 {
-		page.Message = text
+		qp.Message = text
 	}
-	return render(c, bulkStatus(outcomes), pages.CSRQueue(page))
+	return page.Render(c, bulkStatus(outcomes), pages.CSRQueue(qp))
 }
 
 // bulkNothingSelected answers a bulk form without a selection: the queue
 // again, the message kept, and a word on what to do (400).
 func (h *Handlers) bulkNothingSelected(c echo.Context, q csrqueue.Query, text string) error {
-	page, _, err := h.csrQueuePage(c, q, nil)
+	qp, _, err := h.csrQueuePage(c, q, nil)
 	if err != nil {
 		return err
 	}
-	page.Message = text
-	page.Chrome.Banners = append(page.Chrome.Banners, model.Banner{Tone: model.ToneWarning, Title: "Nothing selected",
+	qp.Message = text
+	qp.Chrome.Banners = append(qp.Chrome.Banners, model.Banner{Tone: model.ToneWarning, Title: "Nothing selected",
 		Message: "Tick the pending requests to decide, then choose Approve or Deny.", TestID: "bulk-none"})
-	return render(c, http.StatusBadRequest, pages.CSRQueue(page))
+	return page.Render(c, http.StatusBadRequest, pages.CSRQueue(qp))
 }
 
 // invalidDecision answers a decision the use case refused before writing
@@ -113,7 +114,7 @@ func csrBulkResult(verb string, outcomes []decide.Decision) (model.CSRBulkResult
 		case replaced:
 			result.Failed++
 			item.Replaced = true
-			item.Message = "not " + did + ": " + csrReplacedText
+			item.Message = "not " + did + ": " + ReplacedText
 		default:
 			result.Failed++
 			failed = append(failed, model.CSRSelectValue(string(o.Ref.UID), name))
@@ -130,7 +131,7 @@ func apiMessage(err error) string {
 	if errors.As(err, &status) && status.Status().Message != "" {
 		return status.Status().Message
 	}
-	if u, ok := unreachablePage(err); ok {
+	if u, ok := page.Unreachable(err); ok {
 		return strings.ToLower(u.Title[:1]) + u.Title[1:] + ": " + u.Message + " (" + err.Error() + ")"
 	}
 	return err.Error()
@@ -148,7 +149,7 @@ func bulkStatus(outcomes []decide.Decision) int {
 		var status apierrors.APIStatus
 		if errors.As(o.Err, &status) && status.Status().Code != 0 {
 			code = int(status.Status().Code)
-		} else if u, ok := unreachablePage(o.Err); ok {
+		} else if u, ok := page.Unreachable(o.Err); ok {
 			code = u.Status
 		}
 		switch common {

@@ -1,4 +1,4 @@
-package handlers
+package flowschemas
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -22,13 +23,13 @@ import (
 // flowSchemaKind resolves the FlowSchema kind and checks the user may list it.
 // A forbidden user gets a banner in chrome and ok=false.
 func (h *Handlers) flowSchemaKind(c echo.Context, crumbs ...model.Crumb) (kube.Kind, model.Chrome, bool, error) {
-	kind, known := h.deps.Cluster.Kind(kube.FlowSchemas)
+	kind, known := h.d.Cluster.Kind(kube.FlowSchemas)
 	if !known {
 		return kube.Kind{}, model.Chrome{}, false, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.FlowSchemas))
 	}
-	chrome := h.chrome(c, kind.Title, kind.ID, crumbs...)
-	if !mayListKind(c) { // kindAccess (access.go)
-		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
+	chrome := h.d.Chrome(c, kind.Title, kind.ID, crumbs...)
+	if !h.d.Lists.MayListKind(c) { // the route's kindAccess (handlers/access.go)
+		chrome.Banners = append(chrome.Banners, h.d.Lists.ForbiddenBanner(kind, nil))
 		return kind, chrome, false, nil
 	}
 	return kind, chrome, true, nil
@@ -37,15 +38,15 @@ func (h *Handlers) flowSchemaKind(c echo.Context, crumbs ...model.Crumb) (kube.K
 // apfConfig reads the FlowSchemas and, when the user may read them, the
 // priority levels (nil otherwise: the Dangling conditions stand in).
 func (h *Handlers) apfConfig(c echo.Context) ([]*flowcontrolv1.FlowSchema, apf.Levels, error) {
-	schemas, err := h.deps.Cluster.FlowSchemas()
+	schemas, err := h.d.Cluster.FlowSchemas()
 	if err != nil {
 		return nil, nil, err
 	}
-	plKind, known := h.deps.Cluster.Kind(kube.PriorityLevels)
-	if !known || !h.mayList(c, plKind) {
+	plKind, known := h.d.Cluster.Kind(kube.PriorityLevels)
+	if !known || !h.d.Lists.MayList(c, plKind) {
 		return schemas, nil, nil
 	}
-	pls, err := h.deps.Cluster.PriorityLevels()
+	pls, err := h.d.Cluster.PriorityLevels()
 	if err != nil {
 		return schemas, nil, nil
 	}
@@ -61,41 +62,41 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	}
 	q := present.ParseListQuery(c.QueryParams())
 	status := http.StatusOK
-	var page model.FlowSchemaListPage
+	var p model.FlowSchemaListPage
 	if !ok {
-		page.List, status = model.ListPage{Forbidden: true}, http.StatusForbidden
+		p.List, status = model.ListPage{Forbidden: true}, http.StatusForbidden
 	} else {
 		schemas, levels, err := h.apfConfig(c)
 		switch {
 		case apierrors.IsForbidden(err):
-			page.List, status = model.ListPage{Forbidden: true}, http.StatusForbidden
-			chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, err))
+			p.List, status = model.ListPage{Forbidden: true}, http.StatusForbidden
+			chrome.Banners = append(chrome.Banners, h.d.Lists.ForbiddenBanner(kind, err))
 		case errors.Is(err, kube.ErrNotSynced):
-			page.List, status = model.ListPage{Empty: "Loading " + kind.Title + "…"}, http.StatusServiceUnavailable
+			p.List, status = model.ListPage{Empty: "Loading " + kind.Title + "…"}, http.StatusServiceUnavailable
 			c.Response().Header().Set("Retry-After", "2")
 		case err != nil:
 			return err
 		default:
-			page = present.FlowSchemaOverview(schemas, levels, q, time.Now())
-			if st, shown := h.apfLoad(c); shown { // apf_load.go
-				page.Notes = append(page.Notes, st.LoadBanner())
+			p = present.FlowSchemaOverview(schemas, levels, q, time.Now())
+			if st, shown := h.d.Load(c); shown { // handlers/apf_load.go
+				p.Notes = append(p.Notes, st.LoadBanner())
 				if st.Allowed {
-					present.AddFlowSchemaLoad(&page, st.Load)
-					page.List.LoadFollow = st.Follow
+					present.AddFlowSchemaLoad(&p, st.Load)
+					p.List.LoadFollow = st.Follow
 				}
 			}
 		}
 	}
-	page.List.Chrome, page.List.KindID, page.List.Title, page.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
-	status = selectorStatus(&page.List, q, status) // list_selector.go
-	page.ClassifyHref = urls.Classify
-	page.List.NewHref = h.newHref(c, kind.ID) // list_new.go
-	page.List.CleanupHref = h.cleanupHref(c, kind.ID)
-	h.addFlowSchemaTicks(c, &page) // list_ticks.go
-	if page.List.NewHref != "" {
-		page.NewFormHref = urls.FlowSchemaFormNew // apf_form.go
+	p.List.Chrome, p.List.KindID, p.List.Title, p.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
+	status = h.d.Lists.SelectorStatus(&p.List, q, status) // handlers/list_selector.go
+	p.ClassifyHref = urls.Classify
+	p.List.NewHref = h.d.Lists.NewHref(c, kind.ID) // handlers/list_new.go
+	p.List.CleanupHref = h.d.Lists.CleanupHref(c, kind.ID)
+	h.d.Lists.AddTicks(c, &p) // handlers/list_ticks.go
+	if p.List.NewHref != "" {
+		p.NewFormHref = urls.FlowSchemaFormNew // form.go
 	}
-	return renderPage(c, status, pages.FlowSchemaList(page), pages.FlowSchemaTable(page))
+	return page.RenderPage(c, status, pages.FlowSchemaList(p), pages.FlowSchemaTable(p))
 }
 
 // classify serves the request classifier (GET /flowschemas/-/classify): the
@@ -107,47 +108,47 @@ func (h *Handlers) classify(c echo.Context) error {
 		return err
 	}
 	chrome.Title = "Classify a request"
-	page := model.ClassifyPage{
+	p := model.ClassifyPage{
 		Chrome: chrome, Form: present.NewClassifyForm(), Examples: present.ClassifyExamples(),
 		Action: urls.Classify, ListHref: urls.FlowSchemas,
 	}
 	if f := present.ParseClassifyForm(c.QueryParams()); f.Submitted {
-		page.Form = f
+		p.Form = f
 	}
 	if !ok {
-		return render(c, http.StatusForbidden, pages.Classify(page))
+		return page.Render(c, http.StatusForbidden, pages.Classify(p))
 	}
-	if !page.Form.Submitted {
-		return render(c, http.StatusOK, pages.Classify(page))
+	if !p.Form.Submitted {
+		return page.Render(c, http.StatusOK, pages.Classify(p))
 	}
-	req, errs := present.ClassifyRequest(page.Form)
+	req, errs := present.ClassifyRequest(p.Form)
 	if len(errs) > 0 {
-		page.Errors = errs
-		return render(c, http.StatusUnprocessableEntity, pages.Classify(page))
+		p.Errors = errs
+		return page.Render(c, http.StatusUnprocessableEntity, pages.Classify(p))
 	}
 	schemas, levels, err := h.apfConfig(c)
 	if errors.Is(err, kube.ErrNotSynced) {
 		c.Response().Header().Set("Retry-After", "2")
-		page.Notes = append(page.Notes, model.Banner{Tone: model.TonePending, Title: "Loading", Message: "clusterdesk is still reading the FlowSchemas; try again in a moment."})
-		return render(c, http.StatusServiceUnavailable, pages.Classify(page))
+		p.Notes = append(p.Notes, model.Banner{Tone: model.TonePending, Title: "Loading", Message: "clusterdesk is still reading the FlowSchemas; try again in a moment."})
+		return page.Render(c, http.StatusServiceUnavailable, pages.Classify(p))
 	}
 	if err != nil {
 		return err
 	}
 	if levels == nil {
-		page.Notes = append(page.Notes, model.Banner{Tone: model.ToneWarning, Title: "Priority levels unknown",
+		p.Notes = append(p.Notes, model.Banner{Tone: model.ToneWarning, Title: "Priority levels unknown",
 			Message: "clusterdesk cannot read the PriorityLevelConfigurations as you, so the FlowSchemas' Dangling conditions decide which are skipped, and the priority level's queuing is unknown."})
 	}
 	res := apf.Classify(schemas, levels, req)
 	total := len(apf.Sequence(schemas, levels))
 	view := present.ClassifyResultView(res, req, total)
-	if st, shown := h.apfLoad(c); shown { // apf_load.go
+	if st, shown := h.d.Load(c); shown { // handlers/apf_load.go
 		if st.Load != nil {
 			view.Load, view.LoadBadges = present.ClassifyLoad(view.PriorityLevel, st.Load)
 		} else {
 			view.Load, view.LoadFollow = st.LoadBanner().Message, st.Follow
 		}
 	}
-	page.Result = &view
-	return render(c, http.StatusOK, pages.Classify(page))
+	p.Result = &view
+	return page.Render(c, http.StatusOK, pages.Classify(p))
 }

@@ -1,4 +1,4 @@
-package handlers
+package flowschemas
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
@@ -54,7 +55,7 @@ func (h *Handlers) postFlowSchemaForm(c echo.Context, create bool) error {
 func readFlowSchemaForm(c echo.Context, create bool) (model.FlowSchemaForm, form.Op, error) {
 	if err := c.Request().ParseForm(); err != nil {
 		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) {
-			return model.FlowSchemaForm{}, form.Op{}, bodyTooLarge()
+			return model.FlowSchemaForm{}, form.Op{}, page.BodyTooLarge()
 		}
 		return model.FlowSchemaForm{}, form.Op{}, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
 	}
@@ -87,7 +88,7 @@ func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	// The starting text is decoded once per POST: the use case (a conflict's
 	// diff), the preview's diff and the conflict page read the same text.
 	base, baseErr := formBase(f.Base)
-	out, err := h.flowSchemaFormCase(c).Submit(c.Request().Context(), flowschemaform.Submission{Kind: k, Name: f.Name, Create: p.Create,
+	out, err := h.d.Editor.Service(c).Submit(c.Request().Context(), flowschemaform.Submission{Kind: k, Name: f.Name, Create: p.Create,
 		Spec: spec, ResourceVersion: f.ResourceVersion, BaseText: base, Save: op.Kind == form.OpSave})
 	if out.Live != nil {
 		p.Unmodeled = present.UnmodeledSpecFields(out.Live)
@@ -109,7 +110,7 @@ func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	if msg, ok := danglingMessage(out.Stored, h.levelNames(c)); ok {
 		warnings = append(warnings, msg)
 	}
-	return h.flashAndRedirect(c, "Saved", flowSchemaSaved(p.Create, out), warnings, urls.Object(k.ID, out.Name))
+	return h.d.Editor.FlashAndRedirect(c, "Saved", flowSchemaSaved(p.Create, out), warnings, urls.Object(k.ID, out.Name))
 }
 
 func flowSchemaSaved(create bool, out flowschemaform.Outcome) string {
@@ -143,7 +144,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 	if conflict != nil {
 		return h.flowSchemaFormConflict(c, p, base, conflict, err)
 	}
-	problem := problemOf(err, "")
+	problem := h.d.Editor.Problem(err, "")
 	var placed []model.Cause
 	var rest []model.Cause
 	for _, cause := range problem.Causes {
@@ -169,7 +170,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 		problem.Message += fmt.Sprintf(" (%d of its causes are shown beside their fields)", len(placed))
 	}
 	p.Problems = append(p.Problems, problem)
-	return h.renderFlowSchemaForm(c, problemStatus(err), p)
+	return h.renderFlowSchemaForm(c, h.d.Editor.ProblemStatus(err), p)
 }
 
 // flowSchemaFormConflict answers a 409: the values stay in the form, and
@@ -177,7 +178,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 // offer to start again from the current version keeping the values.
 func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaFormPage, base string, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
-		p.Problems = append(p.Problems, problemOf(cause, ""), problemOf(conflict.Err, ""))
+		p.Problems = append(p.Problems, h.d.Editor.Problem(cause, ""), h.d.Editor.Problem(conflict.Err, ""))
 		return h.renderFlowSchemaForm(c, http.StatusConflict, p)
 	}
 	current := conflict.Current
@@ -186,9 +187,9 @@ func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaForm
 		return err
 	}
 	p.Conflict = &model.Conflict{
-		Message:        statusMessage(cause),
+		Message:        h.d.Editor.StatusMessage(cause),
 		CurrentVersion: current.GetResourceVersion(),
-		Changes: diffOf("Changed on the server since you opened the form",
+		Changes: h.d.Editor.Diff("Changed on the server since you opened the form",
 			"version "+p.Form.ResourceVersion+" (you started from)", "version "+current.GetResourceVersion()+" (now)", base, curText),
 	}
 	return h.renderFlowSchemaForm(c, http.StatusConflict, p)
@@ -200,7 +201,7 @@ func (h *Handlers) rebaseFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	if p.Create {
 		return h.renderFlowSchemaForm(c, http.StatusOK, p)
 	}
-	current, err := h.flowSchemaFormCase(c).Read(c.Request().Context(), k, p.Form.Name)
+	current, err := h.d.Editor.Service(c).Read(c.Request().Context(), k, p.Form.Name)
 	if err != nil {
 		return h.flowSchemaFormFailed(c, p, "", nil, err)
 	}

@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"fmt"
@@ -15,22 +15,22 @@ import (
 // csrRef names one CSR as the person saw it (decide.Ref).
 type csrRef = decide.Ref
 
-// maxReasonLen bounds the free text an approver writes into the condition message.
-const maxReasonLen = 1024
+// MaxReasonLen bounds the free text an approver writes into the condition message.
+const MaxReasonLen = 1024
 
-// parseCSRReason reads the approver's own text of a decision, trimmed, and
+// ParseReason reads the approver's own text of a decision, trimmed, and
 // refuses one longer than the condition keeps (400).
-func parseCSRReason(v string) (string, error) {
+func ParseReason(v string) (string, error) {
 	text := strings.TrimSpace(v)
-	if len(text) > maxReasonLen {
-		return "", echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), maxReasonLen))
+	if len(text) > MaxReasonLen {
+		return "", echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The message is %d characters long; at most %d are kept in the condition.", len(text), MaxReasonLen))
 	}
 	return text, nil
 }
 
-// parseCSRUID reads the uid field of a single decision. The API server makes
+// ParseUID reads the uid field of a single decision. The API server makes
 // UIDs as UUIDs, so anything else did not come from a page of ours.
-func parseCSRUID(v string) (types.UID, error) {
+func ParseUID(v string) (types.UID, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return "", fmt.Errorf("The decision does not say which request it is for (the form field uid is missing); reload the request and decide again.")
@@ -47,7 +47,7 @@ func parseCSRRef(v string) (csrRef, error) {
 	if !ok || name == "" {
 		return csrRef{}, fmt.Errorf("The selection %.80q does not say which request it is for (a UID and a name); reload the queue and select again.", v)
 	}
-	u, err := parseCSRUID(uid)
+	u, err := ParseUID(uid)
 	if err != nil {
 		return csrRef{}, fmt.Errorf("The selection %.80q does not carry the UID of a request; reload the queue and select again.", v)
 	}
@@ -104,3 +104,7 @@ func isUUID(s string) bool {
 	}
 	return true
 }
+
+// ReplacedText is what a person is told when the request they decided on
+// was deleted and created again under its name before the decision arrived.
+const ReplacedText = "This request was replaced since you reviewed it; review the new one."

@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -23,17 +24,17 @@ import (
 // CSRs and decide for its signer.
 func (h *Handlers) csrStorm(c echo.Context) (*csrqueue.Storm, error) {
 	id := c.Param("id")
-	if _, err := h.csrKind(c, id); err != nil {
+	if _, err := h.d.Kind(); err != nil {
 		return nil, err
 	}
 	if !csrqueue.ValidGroupID(id) || !strings.HasPrefix(id, "s-") {
 		return nil, echo.NewHTTPError(http.StatusNotFound, "There is no such group of requests.")
 	}
-	st := h.queue.Storms().ByID(id)
+	st := h.d.Queue.Storms().ByID(id)
 	if st == nil {
 		return nil, echo.NewHTTPError(http.StatusNotFound, "This group has fewer than two pending requests now: it was decided, or its requests were deleted. Back to the queue: /csrs")
 	}
-	if may := h.csrMayDecide(c); may == nil || !may(st.Key.Signer) {
+	if may := h.d.Decisions(c).MayDecide(c.Request().Context()); may == nil || !may(st.Key.Signer) {
 		return nil, echo.NewHTTPError(http.StatusForbidden, "You may not approve or deny requests for the signer "+st.Key.Signer+".")
 	}
 	return st, nil
@@ -51,10 +52,10 @@ func (h *Handlers) csrGroupPreview(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, `Choose "approve-newest" or "deny-all".`)
 	}
-	p.Chrome = h.chrome(c, p.Title, "csrs", model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs},
+	p.Chrome = h.d.Chrome(c, p.Title, "csrs", model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs},
 		model.Crumb{Label: p.Group.Title, Href: p.Group.Href}, model.Crumb{Label: p.Title})
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return render(c, http.StatusOK, pages.CSRGroupPreview(p))
+	return page.Render(c, http.StatusOK, pages.CSRGroupPreview(p))
 }
 
 // csrGroupDecide writes the confirmed preview (POST /csrs/groups/:id/decide
@@ -63,14 +64,14 @@ func (h *Handlers) csrGroupPreview(c echo.Context) error {
 // the object with the UID the preview showed). It answers with the queue and
 // a result per request; the status is bulkStatus's.
 func (h *Handlers) csrGroupDecide(c echo.Context) error {
-	if _, err := h.csrKind(c, c.Param("id")); err != nil {
+	if _, err := h.d.Kind(); err != nil {
 		return err
 	}
 	form, err := c.FormParams()
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
 	}
-	text, err := parseCSRReason(form.Get("message"))
+	text, err := ParseReason(form.Get("message"))
 	if err != nil {
 		return err
 	}
@@ -82,15 +83,15 @@ func (h *Handlers) csrGroupDecide(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	outcomes, err := h.decisions(c).Group(c.Request().Context(), h.user(c), approve, deny, text)
+	outcomes, err := h.d.Decisions(c).Group(c.Request().Context(), h.d.User(c), approve, deny, text)
 	if err != nil {
 		return invalidDecision(err)
 	}
 	result, _ := csrBulkResult("Decided", outcomes)
-	page, _, err := h.csrQueuePage(c, csrqueue.Query{}, nil)
+	qp, _, err := h.csrQueuePage(c, csrqueue.Query{}, nil)
 	if err != nil {
 		return err
 	}
-	page.Bulk = &result
-	return render(c, bulkStatus(outcomes), pages.CSRQueue(page))
+	qp.Bulk = &result
+	return page.Render(c, bulkStatus(outcomes), pages.CSRQueue(qp))
 }

@@ -1,0 +1,88 @@
+package csrs
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// csrQueue serves the approval queue (GET /csrs): the full page, or only the
+// table fragment for htmx.
+func (h *Handlers) csrQueue(c echo.Context) error {
+	q := csrqueue.ParseQuery(c.QueryParams())
+	qp, status, err := h.csrQueuePage(c, q, nil)
+	if err != nil {
+		return err
+	}
+	if qp.Filter.SelectorError != "" && status == http.StatusOK {
+		status = http.StatusBadRequest // the qp shows the parse error and no rows
+	}
+	if status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", "2")
+	}
+	qp.NewHref = h.d.Lists.NewHref(c, kube.CSRs) // handlers/list_new.go; none for htmx
+	qp.CleanupHref, qp.CleanupTickedURL = h.d.Lists.CleanupHref(c, q)
+	return page.RenderPage(c, status, pages.CSRQueue(qp), pages.CSRQueueTable(qp))
+}
+
+// csrQueuePage builds the queue for q, pre-selecting the named CSRs. A user who
+// may not list CSRs gets the page with a banner and 403; a cache still
+// syncing, an empty page and 503.
+func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []string) (model.CSRQueuePage, int, error) {
+	kind, known := h.d.Cluster.Kind(kube.CSRs)
+	if !known {
+		return model.CSRQueuePage{}, 0, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.CSRs))
+	}
+	chrome := h.d.Chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
+	forbidden := func(err error) (model.CSRQueuePage, int, error) {
+		chrome.Banners = append(chrome.Banners, h.d.Lists.ForbiddenBanner(kind, err))
+		return model.CSRQueuePage{Chrome: chrome, Title: kind.Title, Action: urls.CSRs, Forbidden: true}, http.StatusForbidden, nil
+	}
+	if !h.d.Lists.MayListKind(c) { // the route's kindAccess (handlers/access.go)
+		return forbidden(nil)
+	}
+	items, err := h.d.Cluster.CSRs()
+	switch {
+	case apierrors.IsForbidden(err):
+		return forbidden(err)
+	case errors.Is(err, kube.ErrNotSynced):
+		qp := present.CSRQueue(nil, q, present.CSRQueueEnv{Now: time.Now()})
+		qp.Chrome, qp.Empty = chrome, "Loading "+kind.Title+"…"
+		return qp, http.StatusServiceUnavailable, nil
+	case err != nil:
+		return model.CSRQueuePage{}, 0, err
+	}
+	sel, selErr := present.ParseSelector(q.Selector)
+	if selErr != nil {
+		sel = labels.Nothing()
+	}
+	qp := present.CSRQueue(items, q, present.CSRQueueEnv{
+		Now:       time.Now(),
+		Checks:    h.d.Queue.Checks(),
+		MayDecide: h.d.Decisions(c).MayDecide(c.Request().Context()),
+		Cache:     h.d.Queue.Facts(),
+		Selected:  selected,
+		Labels:    sel,
+		MayDelete: h.d.Lists.MayDeleteAll(c, kube.CSRs),
+	})
+	qp.Chrome = chrome
+	if selErr != nil {
+		qp.Filter.SelectorError = selErr.Error()
+		qp.Empty = "Correct the label selector to see CertificateSigningRequests."
+	}
+	return qp, http.StatusOK, nil
+}
