@@ -52,15 +52,9 @@ func (h *Handlers) flashAndRedirect(c echo.Context, title, msg string, warnings 
 	return redirectSeeOther(c, to)
 }
 
-// How the editor and the FlowSchema form explain a refused write and show a
-// change (handlers/page/problem.go).
-var (
-	problemOf     = page.ProblemOf
-	problemStatus = page.ProblemStatus
-	statusMessage = page.StatusMessage
-	diffOf        = page.DiffOf
-	apiVersion    = page.APIVersion
-)
+// apiVersion is an object's apiVersion as its kind's group and version
+// (handlers/page/problem.go), for the CSR decisions' and the audit's records.
+var apiVersion = page.APIVersion
 
 // crdObject is crd as the unstructured object the Editor counts with (handlers/editor).
 var crdObject = editorpages.CRDObject

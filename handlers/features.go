@@ -152,12 +152,6 @@ type flowSchemaEditor struct{ h *Handlers }
 func (e flowSchemaEditor) Service(c echo.Context) *flowschemaform.Service {
 	return e.h.flowSchemaFormCase(c)
 }
-func (flowSchemaEditor) Diff(title, fromLabel, toLabel, from, to string) model.Diff {
-	return diffOf(title, fromLabel, toLabel, from, to)
-}
-func (flowSchemaEditor) Problem(err error, text string) model.EditError { return problemOf(err, text) }
-func (flowSchemaEditor) ProblemStatus(err error) int                    { return problemStatus(err) }
-func (flowSchemaEditor) StatusMessage(err error) string                 { return statusMessage(err) }
 func (e flowSchemaEditor) FlashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error {
 	return e.h.flashAndRedirect(c, title, msg, warnings, to)
 }

@@ -42,15 +42,11 @@ type Lists interface {
 	Detail(c echo.Context) error
 }
 
-// Editor is what the FlowSchema form shares with the YAML editor, which the
-// handlers package owns (edit*.go): the use case as the user, the diffs and
-// how a refused request reads.
+// Editor is what the FlowSchema form shares with the YAML editor that the
+// handlers package wires: the use case as the user, and the flash of a
+// write's result. Diffs and refusals are handlers/page's (problem.go).
 type Editor interface {
 	Service(c echo.Context) *flowschemaform.Service
-	Diff(title, fromLabel, toLabel, from, to string) model.Diff
-	Problem(err error, text string) model.EditError
-	ProblemStatus(err error) int
-	StatusMessage(err error) string
 	FlashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error
 }
 

@@ -208,7 +208,7 @@ func (h *Handlers) previewFlowSchema(c echo.Context, p model.FlowSchemaFormPage,
 	if !p.Create {
 		from = "the version you started (" + f.ResourceVersion + ")"
 	}
-	d := h.d.Editor.Diff("What the API server would store (dry run)", from, "after "+saveLabel(p.Create), before, after)
+	d := page.DiffOf("What the API server would store (dry run)", from, "after "+saveLabel(p.Create), before, after)
 	if len(d.Lines) == 0 && !d.TooLarge {
 		d.Note = "No change: the API server would store the FlowSchema as it is."
 	}

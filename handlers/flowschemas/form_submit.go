@@ -144,7 +144,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 	if conflict != nil {
 		return h.flowSchemaFormConflict(c, p, base, conflict, err)
 	}
-	problem := h.d.Editor.Problem(err, "")
+	problem := page.ProblemOf(err, "")
 	var placed []model.Cause
 	var rest []model.Cause
 	for _, cause := range problem.Causes {
@@ -170,7 +170,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 		problem.Message += fmt.Sprintf(" (%d of its causes are shown beside their fields)", len(placed))
 	}
 	p.Problems = append(p.Problems, problem)
-	return h.renderFlowSchemaForm(c, h.d.Editor.ProblemStatus(err), p)
+	return h.renderFlowSchemaForm(c, page.ProblemStatus(err), p)
 }
 
 // flowSchemaFormConflict answers a 409: the values stay in the form, and
@@ -178,7 +178,7 @@ func (h *Handlers) flowSchemaFormFailed(c echo.Context, p model.FlowSchemaFormPa
 // offer to start again from the current version keeping the values.
 func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaFormPage, base string, conflict *editing.Conflict, cause error) error {
 	if conflict.Err != nil {
-		p.Problems = append(p.Problems, h.d.Editor.Problem(cause, ""), h.d.Editor.Problem(conflict.Err, ""))
+		p.Problems = append(p.Problems, page.ProblemOf(cause, ""), page.ProblemOf(conflict.Err, ""))
 		return h.renderFlowSchemaForm(c, http.StatusConflict, p)
 	}
 	current := conflict.Current
@@ -187,9 +187,9 @@ func (h *Handlers) flowSchemaFormConflict(c echo.Context, p model.FlowSchemaForm
 		return err
 	}
 	p.Conflict = &model.Conflict{
-		Message:        h.d.Editor.StatusMessage(cause),
+		Message:        page.StatusMessage(cause),
 		CurrentVersion: current.GetResourceVersion(),
-		Changes: h.d.Editor.Diff("Changed on the server since you opened the form",
+		Changes: page.DiffOf("Changed on the server since you opened the form",
 			"version "+p.Form.ResourceVersion+" (you started from)", "version "+current.GetResourceVersion()+" (now)", base, curText),
 	}
 	return h.renderFlowSchemaForm(c, http.StatusConflict, p)
