@@ -6,7 +6,7 @@ import (
 
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
-	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 )
 
 // candidateOf is an object's metadata as a cleanup candidate, for the kind
@@ -28,6 +28,6 @@ func csrCandidates(c Cluster) ([]cleanup.Candidate, error) {
 
 func csrCandidate(it *certificatesv1.CertificateSigningRequest) cleanup.Candidate {
 	cand := candidateOf(it)
-	cand.State, cand.Signer = present.CSRState(it), it.Spec.SignerName
+	cand.State, cand.Signer = csrqueue.State(it), it.Spec.SignerName
 	return cand
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -30,7 +30,7 @@ var csrQueueAges = map[string]string{"gt1h": "1h", "gt24h": "1d", "gt7d": "7d"}
 
 // csrCleanupHref is the queue's "Clean up…" link, carrying its state tab,
 // signer and age filters (and selector), and where "Delete selected" posts.
-func (h *Handlers) csrCleanupHref(c echo.Context, q present.CSRQueueQuery) (href, ticked string) {
+func (h *Handlers) csrCleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string) {
 	if h.cleanupHref(c, kube.CSRs) == "" {
 		return "", ""
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -112,7 +113,7 @@ func (csrLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
 	return forbiddenBanner(k, err)
 }
 func (l csrLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
-func (l csrLists) CleanupHref(c echo.Context, q present.CSRQueueQuery) (href, ticked string) {
+func (l csrLists) CleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string) {
 	return l.h.csrCleanupHref(c, q)
 }
 func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool { return l.h.mayDeleteAll(c, id) }

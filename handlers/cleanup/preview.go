@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -25,7 +26,7 @@ const maxTicked = 1000
 const maxPreviewAge = 24 * time.Hour
 
 // csrCleanupStates are the CSR states a cleanup may filter on.
-var csrCleanupStates = []string{"", cleanup.Decided, present.CSRPending, present.CSRApproved, present.CSRIssued, present.CSRDenied, present.CSRFailed}
+var csrCleanupStates = []string{"", cleanup.Decided, csrqueue.Pending, csrqueue.Approved, csrqueue.Issued, csrqueue.Denied, csrqueue.Failed}
 
 // cleanupCase is the cleanup use case for this request's user: deletions as
 // them, each audited under their name.

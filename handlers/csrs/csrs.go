@@ -15,7 +15,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/decide"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -30,7 +29,7 @@ type Lists interface {
 	// NewHref is the list's create link, "" when the user is not offered it.
 	NewHref(c echo.Context, id kube.KindID) string
 	// CleanupHref is the queue's cleanup links (by filter, of ticked rows).
-	CleanupHref(c echo.Context, q present.CSRQueueQuery) (href, ticked string)
+	CleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string)
 	// MayDeleteAll reports whether the user may delete the kind's objects.
 	MayDeleteAll(c echo.Context, id kube.KindID) bool
 }

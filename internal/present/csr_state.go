@@ -9,7 +9,7 @@ import (
 )
 
 // CSR states as the queue's tabs and filters name them; csrqueue owns them
-// (these names serve the presenters and cleanup's CSR candidates).
+// (these names serve the presenters; other packages use csrqueue's).
 const (
 	CSRPending  = csrqueue.Pending
 	CSRApproved = csrqueue.Approved // approved, not (yet) issued
