@@ -46,8 +46,9 @@ func New(deps Deps) *echo.Echo {
 	// Sign-in of every mode, its OIDC callback, and sign-out (handlers/signin).
 	signIn.Register(e)
 	// The bundle goes out gzip-compressed: the page weight budget
-	// (views/layout/budget_test.go) counts compressed bytes.
-	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)
+	// (views/layout/budget_test.go) counts compressed bytes; and cached by the
+	// content hash in its URLs (static_cache.go).
+	e.Group(static.Prefix, middleware.Gzip(), staticCaching).StaticFS("", static.FS)
 
 	// Access per route (access.go): every route under a kind checks, before its
 	// handler, that the user may list the kind; a list page shows a Forbidden
