@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
+	approverspage "github.com/clusterdesk/clusterdesk/handlers/approvers"
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
@@ -74,6 +75,13 @@ func insightFeature(h *Handlers) *insight.Handlers {
 	return insight.New(insight.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
 		MayList: h.mayList, ParseForm: parseEditorForm,
+	})
+}
+
+// approversFeature is "who approves this signer?" (handlers/approvers).
+func approversFeature(h *Handlers) *approverspage.Handlers {
+	return approverspage.New(approverspage.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
 	})
 }
 

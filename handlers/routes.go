@@ -73,6 +73,8 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.CSRCertificateRoute, h.csrCertificate, csrs)
 	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
 	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
+	// Who may approve a signer's requests, read as the user (handlers/approvers).
+	approversFeature(h).Register(e, csrs)
 	// FlowSchemas in evaluation order, the request classifier, and the
 	// classifier's old address: a FlowSchema named "classify" there, else a
 	// redirect (handlers/flowschemas).

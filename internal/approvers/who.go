@@ -21,6 +21,10 @@ type Holder struct {
 	// Approve: ClusterRoles granting `approve` on the signer (or its domain's
 	// wildcard); Update: those granting `update` on the approval subresource.
 	Approve, Update []string
+	// Broad: every role granting approve grants it on every signer
+	// (cluster-admin's `*`, or signers without resourceNames): the subject is
+	// an administrator, not an approver of this signer in particular.
+	Broad bool
 }
 
 // Can is true when the subject holds both permissions itself.
@@ -45,6 +49,19 @@ func (a Answer) Nobody() bool {
 	return true
 }
 
+// Specific is true when some subject other than system:masters may approve
+// through a grant naming this signer (or its domain): someone was given the
+// job. Without one, only administrators who may approve every signer can,
+// which in practice leaves the requests pending.
+func (a Answer) Specific() bool {
+	for _, h := range a.Approvers {
+		if !h.Broad {
+			return true
+		}
+	}
+	return false
+}
+
 // Who walks the ClusterRoleBindings and the ClusterRoles they name. A binding
 // whose ClusterRole is missing grants nothing (the authorizer skips it).
 func Who(signer string, roles []rbacv1.ClusterRole, bindings []rbacv1.ClusterRoleBinding) Answer {
@@ -54,6 +71,7 @@ func Who(signer string, roles []rbacv1.ClusterRole, bindings []rbacv1.ClusterRol
 		grants[r.Name] = grant{
 			approve: covers(r.Rules, approve[0]) || covers(r.Rules, approve[1]),
 			update:  covers(r.Rules, update),
+			every:   covers(r.Rules, approve[2]),
 		}
 	}
 	holders := map[rbacv1.Subject]*Holder{}
@@ -73,6 +91,7 @@ func Who(signer string, roles []rbacv1.ClusterRole, bindings []rbacv1.ClusterRol
 				holders[s] = h
 			}
 			if g.approve {
+				h.Broad = (len(h.Approve) == 0 || h.Broad) && g.every
 				h.Approve = appendOnce(h.Approve, b.RoleRef.Name)
 			}
 			if g.update {
@@ -93,17 +112,20 @@ func Who(signer string, roles []rbacv1.ClusterRole, bindings []rbacv1.ClusterRol
 	return a
 }
 
-type grant struct{ approve, update bool }
+// grant is what one ClusterRole grants: approve on the signer, update on the
+// approval subresource, approve on every signer.
+type grant struct{ approve, update, every bool }
 
 // permissions are the rules an approver needs, as the API server checks them:
 // approve on the signer's name or on "<domain>/*" (either suffices), and
-// update on the approval subresource of any request.
-func permissions(signer string) (approve [2]rbacv1.PolicyRule, update rbacv1.PolicyRule) {
+// update on the approval subresource of any request; approve[2], without a
+// name, is approve on every signer (only a rule without resourceNames covers it).
+func permissions(signer string) (approve [3]rbacv1.PolicyRule, update rbacv1.PolicyRule) {
 	domain, _, _ := strings.Cut(signer, "/")
-	for i, name := range []string{signer, domain + "/*"} {
+	for i, names := range [][]string{{signer}, {domain + "/*"}, nil} {
 		approve[i] = rbacv1.PolicyRule{
 			APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"},
-			Verbs: []string{"approve"}, ResourceNames: []string{name},
+			Verbs: []string{"approve"}, ResourceNames: names,
 		}
 	}
 	update = rbacv1.PolicyRule{

@@ -94,8 +94,14 @@ func TestWhoFollowsTheAuthorizersRules(t *testing.T) {
 	if got := names(a.Partial); !slices.Equal(got, wantPartial) {
 		t.Errorf("partial\n got %q\nwant %q", got, wantPartial)
 	}
-	if a.Nobody() {
-		t.Error("Nobody() with approvers")
+	if a.Nobody() || !a.Specific() {
+		t.Errorf("Nobody() %v, Specific() %v with approvers of this signer", a.Nobody(), a.Specific())
+	}
+	for _, h := range a.Approvers {
+		broad := h.Subject.Name == "u-every-signer" || h.Subject.Name == "u-stars"
+		if h.Broad != broad {
+			t.Errorf("%s: Broad %v, want %v", Name(h.Subject), h.Broad, broad)
+		}
 	}
 	for _, h := range a.Approvers {
 		if h.Subject.Name == "split" && (!slices.Equal(h.Approve, []string{"approve-only"}) || !slices.Equal(h.Update, []string{"update-only"})) {
@@ -109,11 +115,17 @@ func TestWhoFollowsTheAuthorizersRules(t *testing.T) {
 func TestNobodyButSuperusers(t *testing.T) {
 	roles := []rbacv1.ClusterRole{role("cluster-admin", rule([]string{"*"}, []string{"*"}, nil, "*")), role("client-approver", update, approve("kubernetes.io/kube-apiserver-client"))}
 	bindings := []rbacv1.ClusterRoleBinding{bindTo("cluster-admin", group(Superusers)), bindTo("client-approver", user("alice"))}
-	if a := Who("kubernetes.io/kubelet-serving", roles, bindings); !a.Nobody() || len(a.Approvers) != 1 {
-		t.Errorf("kubelet-serving: Nobody %v, approvers %q", a.Nobody(), names(a.Approvers))
+	if a := Who("kubernetes.io/kubelet-serving", roles, bindings); !a.Nobody() || a.Specific() || len(a.Approvers) != 1 {
+		t.Errorf("kubelet-serving: Nobody %v, Specific %v, approvers %q", a.Nobody(), a.Specific(), names(a.Approvers))
 	}
-	if a := Who("kubernetes.io/kube-apiserver-client", roles, bindings); a.Nobody() || !slices.Equal(names(a.Approvers), []string{Superusers, "alice"}) {
-		t.Errorf("kube-apiserver-client: Nobody %v, approvers %q", a.Nobody(), names(a.Approvers))
+	if a := Who("kubernetes.io/kube-apiserver-client", roles, bindings); a.Nobody() || !a.Specific() || !slices.Equal(names(a.Approvers), []string{Superusers, "alice"}) {
+		t.Errorf("kube-apiserver-client: Nobody %v, Specific %v, approvers %q", a.Nobody(), a.Specific(), names(a.Approvers))
+	}
+	// Administrators bound to cluster-admin may approve anything: somebody
+	// can, nobody was given this signer in particular.
+	bindings = append(bindings, bindTo("cluster-admin", group("oidc:admins")))
+	if a := Who("kubernetes.io/kubelet-serving", roles, bindings); a.Nobody() || a.Specific() {
+		t.Errorf("kubelet-serving with admins: Nobody %v, Specific %v", a.Nobody(), a.Specific())
 	}
 	if a := Who("kubernetes.io/kube-apiserver-client", nil, nil); !a.Nobody() {
 		t.Error("no RBAC objects at all: Nobody() false")

@@ -15,7 +15,15 @@ const (
 	CSRIssueRoute       = CSRs + "/:name/issue"
 	CSRGroupRoute       = CSRs + "/groups/:id"
 	CSRGroupDecideRoute = CSRGroupRoute + "/decide"
+	// CSRApproversRoute answers who may approve a signer's requests; "-" is
+	// no CSR name (names start with a letter or digit).
+	CSRApproversRoute = CSRs + "/-/approvers"
 )
+
+// CSRApprovers is who may approve the requests of signer.
+func CSRApprovers(signer string) string {
+	return CSRApproversRoute + "?" + url.Values{"signer": {signer}}.Encode()
+}
 
 // CSR is the page of the CSR name.
 func CSR(name string) string { return CSRs + "/" + Segment(name) }
