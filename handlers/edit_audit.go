@@ -149,3 +149,10 @@ func (h *Handlers) typed(id kube.KindID, obj runtime.Object) runtime.Object {
 	}
 	return u
 }
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"github.com/labstack/echo/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
@@ -94,15 +95,31 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 	})
 }
 
-// csrQueueFeature is the CSR approval queue with its bulk and group decisions
+// csrsFeature is the CSR approval workflow: the queue with its bulk and group
+// decisions, and one request's page with its decision and certificate upload
 // (handlers/csrs).
-func csrQueueFeature(h *Handlers) *csrs.Handlers {
+func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Lists: csrLists{h},
-		Kind:      func() (kube.Kind, error) { return h.csrKind(nil, "") },
-		Decisions: h.decisions, // csr_decide.go
-		User:      h.user,
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Lists: csrLists{h}, Details: csrDetails{h},
+		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
+		Audit: func(c echo.Context) csrs.Auditor { return requestAudit{h: h, c: c} }, // csr_audit.go
+		Flash: func(c echo.Context, banners []model.Banner) error { return setFlash(c, h.deps.Sessions, banners) },
+		User:  h.user, ReadOnly: h.deps.ReadOnly,
 	})
+}
+
+// csrDetail is the CSRs' detail page in the kind registry (kinds.go): the
+// request's own page (handlers/csrs), built once by New.
+func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) }
+
+// csrDetails is what a request's page shares with every detail page.
+type csrDetails struct{ h *Handlers }
+
+func (csrDetails) SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
+	return setYAML(p, kind, name, obj) // detail_yaml.go
+}
+func (d csrDetails) MayChange(c echo.Context, k kube.Kind, name string) (update, del bool) {
+	return d.h.mayChange(c, k, name) // identity.go
 }
 
 // csrLists is what the CSR queue shares with every list.

@@ -219,9 +219,9 @@ func readOnly(kp kindPages) kindPages {
 // registeredKinds is the presentation half of the kind registry, one entry per
 // kube.AllKinds kind (kinds_test.go checks both halves agree).
 var registeredKinds = []kindPages{
-	// The CSR page and queue are the approval workflow (csr_detail.go, handlers/csrs).
+	// The CSR page and queue are the approval workflow (handlers/csrs).
 	withCandidates(ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
-		(*Handlers).csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
+		csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
 	// APF pages show the API server's live load (apf_load.go).
 	withMetrics(pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
 		nil, (*Handlers).addAPFDetailLoad),

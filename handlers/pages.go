@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
@@ -27,6 +28,9 @@ type Handlers struct {
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	// queue is this server's CSR queue caches (csr_queue.go: csrQueueOf).
 	queue *csrqueue.Queue
+	// csrPages is the CSR approval workflow (handlers/csrs), whose request
+	// page the kind registry serves as the CSRs' detail page (csrDetail).
+	csrPages *csrs.Handlers
 	// backends remembers webhook Service lookups per user briefly.
 	backends *backends.Cache
 }

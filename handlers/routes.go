@@ -22,6 +22,7 @@ func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), backends: backends.NewCache()}
 	h.csrf = csrfSessions(deps, h.gate)
+	h.csrPages = csrsFeature(h)    // before any request: the kind registry serves its detail page
 	h.endStreamsOfRemoteSignOuts() // live_signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -66,12 +67,10 @@ func New(deps Deps) *echo.Echo {
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
 	e.GET(urls.Events, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
-	// The queue and a storm group's preview (handlers/csrs).
-	csrQueue := csrQueueFeature(h)
-	csrQueue.RegisterReads(e, h.kindAccess(kube.CSRs, banner), csrs)
-	e.GET(urls.CSRCertificateRoute, h.csrCertificate, csrs)
-	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
-	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
+	// The queue, a storm group's preview, a request's certificate, and a
+	// kubelet-serving CSR's SANs against its Node, read as the user after the
+	// page (handlers/csrs).
+	h.csrPages.RegisterReads(e, h.kindAccess(kube.CSRs, banner), csrs)
 	// FlowSchemas in evaluation order, the request classifier, and the
 	// classifier's old address: a FlowSchema named "classify" there, else a
 	// redirect (handlers/flowschemas).
@@ -93,13 +92,10 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.ObjectRoute, h.detail, ofKind)
 
 	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
-	mutating.POST(urls.CSRApproveRoute, h.approveCSR, csrs)
-	mutating.POST(urls.CSRDenyRoute, h.denyCSR, csrs)
-	// The upload of an externally issued certificate; its body gets maxBody
-	// (1 MiB), room for issue.MaxChainBytes and issue.MaxBundleBytes.
-	mutating.POST(urls.CSRIssueRoute, h.issueCSR, csrs)
-	// Bulk decisions of ticked rows and a storm group's (handlers/csrs).
-	csrQueue.RegisterDecisions(mutating, csrs)
+	// A request's approval, denial and certificate upload (its body gets
+	// maxBody, 1 MiB), the bulk decisions of ticked rows and a storm group's
+	// (handlers/csrs).
+	h.csrPages.RegisterDecisions(mutating, csrs)
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused; the same
 	// editor for a CRD's custom resources, and the delete confirmation of
