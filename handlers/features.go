@@ -140,7 +140,7 @@ func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool { return l.h
 func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 	return flowschemas.New(flowschemas.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lists: flowSchemaLists{h}, Editor: flowSchemaEditor{h},
-		Load: h.apfLoad, // apf_load.go
+		APFLoad: h.deps.APFLoad, URLAccess: h.deps.URLAccess,
 	})
 }
 

@@ -222,9 +222,9 @@ var registeredKinds = []kindPages{
 	// The CSR page and queue are the approval workflow (handlers/csrs).
 	withCandidates(ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
 		csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
-	// APF pages show the API server's live load (apf_load.go).
+	// APF pages show the API server's live load (handlers/flowschemas/load.go, apf_load.go).
 	withMetrics(pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
-		nil, (*Handlers).addAPFDetailLoad),
+		nil, apfDetailLoad),
 	withMetrics(pagesFor(kube.PriorityLevels, "p", typed(Cluster.PriorityLevels, Cluster.PriorityLevel), present.PriorityLevelList,
 		func(c Cluster, pl *flowcontrolv1.PriorityLevelConfiguration, now time.Time) model.DetailPage {
 			// The "used by" table is a courtesy: if FlowSchemas cannot be read
@@ -235,7 +235,7 @@ var registeredKinds = []kindPages{
 			}
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
-		addPriorityLevelListLoad, (*Handlers).addAPFDetailLoad),
+		addPriorityLevelListLoad, apfDetailLoad),
 	// The CRD page counts its custom resources as the user (insight_crd_instances.go);
 	// live rows and search need no schemas (Cluster.CRD keeps them packed).
 	withLive(pagesFor(kube.CRDs, "r", typed(Cluster.CRDs, Cluster.CRD).detailFrom(Cluster.CRDWithSchemas),

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
@@ -31,6 +32,9 @@ type Handlers struct {
 	// csrPages is the CSR approval workflow (handlers/csrs), whose request
 	// page the kind registry serves as the CSRs' detail page (csrDetail).
 	csrPages *csrs.Handlers
+	// flowSchemaPages is the FlowSchema pages and the live APF load
+	// (handlers/flowschemas), which lists and detail pages read.
+	flowSchemaPages *flowschemas.Handlers
 	// backends remembers webhook Service lookups per user briefly.
 	backends *backends.Cache
 }
@@ -106,7 +110,7 @@ func (h *Handlers) list(c echo.Context) error {
 	page.CleanupHref = h.cleanupHref(c, kind.ID)
 	h.addTicks(c, &page, kind.ID) // list_ticks.go
 	if kp.listMetrics != nil && !page.Forbidden {
-		if st, shown := h.apfLoad(c); shown {
+		if st, shown := h.flowSchemaPages.Load(c); shown {
 			kp.listMetrics(h.deps.Cluster, kind.ID, &page, st) // the API server's own numbers (apf_load.go, webhook_health.go)
 		}
 	}

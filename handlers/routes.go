@@ -22,7 +22,9 @@ func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), backends: backends.NewCache()}
 	h.csrf = csrfSessions(deps, h.gate)
-	h.csrPages = csrsFeature(h)    // before any request: the kind registry serves its detail page
+	// Before any request: the kind registry serves the CSRs' detail page and
+	// the APF detail pages' load from these.
+	h.csrPages, h.flowSchemaPages = csrsFeature(h), flowSchemasFeature(h)
 	h.endStreamsOfRemoteSignOuts() // live_signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -74,8 +76,7 @@ func New(deps Deps) *echo.Echo {
 	// FlowSchemas in evaluation order, the request classifier, and the
 	// classifier's old address: a FlowSchema named "classify" there, else a
 	// redirect (handlers/flowschemas).
-	fsPages := flowSchemasFeature(h)
-	fsPages.RegisterReads(e, h.kindAccess(kube.FlowSchemas, banner), flowSchemas)
+	h.flowSchemaPages.RegisterReads(e, h.kindAccess(kube.FlowSchemas, banner), flowSchemas)
 	// A CRD's custom resources: the API server's table, and one object's YAML (handlers/editor).
 	ed := editorFeature(h)
 	ed.RegisterInstances(e, crds)
@@ -106,7 +107,7 @@ func New(deps Deps) *echo.Echo {
 	// ticked rows; only the confirmation deletes.
 	cleanupFeature(h).Register(mutating, ofKind, crds)
 	// The structured FlowSchema form (handlers/flowschemas); "-" is no FlowSchema name.
-	fsPages.RegisterForm(mutating, flowSchemas)
+	h.flowSchemaPages.RegisterForm(mutating, flowSchemas)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")
