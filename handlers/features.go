@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"time"
+
 	"github.com/labstack/echo/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -69,11 +71,15 @@ func signInFeature(h *Handlers) *signin.Handlers {
 	return signin.New(d)
 }
 
-// insightFeature is the schema explorer and the interception simulator
-// (handlers/insight).
+// lookupTimeout bounds the direct lookups of one page view: a slow API server
+// makes the page say "not checked", never hang.
+const lookupTimeout = 5 * time.Second
+
+// insightFeature is the schema explorer, the interception simulator and the
+// detail pages with direct lookups (handlers/insight).
 func insightFeature(h *Handlers) *insight.Handlers {
 	return insight.New(insight.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, Editor: h.deps.Editor, LookupTimeout: lookupTimeout,
 		MayList: h.mayList, ParseForm: parseEditorForm,
 	})
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
+	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
-	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -35,8 +35,9 @@ type Handlers struct {
 	// flowSchemaPages is the FlowSchema pages and the live APF load
 	// (handlers/flowschemas), which lists and detail pages read.
 	flowSchemaPages *flowschemas.Handlers
-	// backends remembers webhook Service lookups per user briefly.
-	backends *backends.Cache
+	// insightPages is the insight pages (handlers/insight), which also build
+	// the detail pages with direct lookups (kindPages.detailPage).
+	insightPages *insight.Handlers
 }
 
 func (h *Handlers) home(c echo.Context) error {
@@ -126,7 +127,7 @@ func (h *Handlers) detail(c echo.Context) error {
 		return kp.page(h, c)
 	}
 	name := c.Param("name")
-	page, err := h.detailPage(c, kp, name, time.Now())
+	page, err := kp.detailPage(h, c, name, time.Now())
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
-	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/static"
@@ -20,11 +19,11 @@ const maxBody = page.MaxBody
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
-	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), backends: backends.NewCache()}
+	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
-	// Before any request: the kind registry serves the CSRs' detail page and
-	// the APF detail pages' load from these.
-	h.csrPages, h.flowSchemaPages = csrsFeature(h), flowSchemasFeature(h)
+	// Before any request: the kind registry serves the CSRs' detail page, the
+	// APF detail pages' load and the detail pages with lookups from these.
+	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
 	h.endStreamsOfRemoteSignOuts() // live_signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -84,7 +83,7 @@ func New(deps Deps) *echo.Echo {
 	// intercept a request, also with the objects in a POST body (too large
 	// for a URL), which changes nothing and so is not in the read-only group
 	// (handlers/insight, read_post.go).
-	insightFeature(h).Register(e, crds, of(kube.Webhooks), readPOST)
+	h.insightPages.Register(e, crds, of(kube.Webhooks), readPOST)
 	// The auditor's views (handlers/activity): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
 	activityFeature(h).Register(e, ofKind)
