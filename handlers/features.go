@@ -49,7 +49,7 @@ func (h *Handlers) base() page.Base { return page.Base{Log: h.deps.Log, Chrome: 
 // cleanupFeature is the cleanup's handlers (handlers/cleanup).
 func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
 	return cleanuppages.New(cleanuppages.Deps{
-		Base:          h.base(),
+		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
 		Editor:        h.deps.Editor,
 		Kinds:         cleanupKinds{h},
 		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
@@ -137,9 +137,11 @@ func (csrLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
 }
 func (l csrLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
 func (l csrLists) CleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string) {
-	return l.h.csrCleanupHref(c, q)
+	return l.h.cleanupPages.CSRHref(c, q)
 }
-func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool { return l.h.mayDeleteAll(c, id) }
+func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool {
+	return l.h.cleanupPages.MayDeleteAll(c, id)
+}
 
 // flowSchemasFeature is the FlowSchema overview, the classifier and the
 // structured FlowSchema form (handlers/flowschemas).
@@ -163,7 +165,7 @@ func (flowSchemaLists) SelectorStatus(p *model.ListPage, q present.ListQuery, st
 }
 func (l flowSchemaLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
 func (l flowSchemaLists) CleanupHref(c echo.Context, id kube.KindID) string {
-	return l.h.cleanupHref(c, id)
+	return l.h.cleanupPages.Href(c, id)
 }
 func (l flowSchemaLists) AddTicks(c echo.Context, p *model.FlowSchemaListPage) {
 	l.h.addFlowSchemaTicks(c, p)
@@ -185,6 +187,8 @@ func (e flowSchemaEditor) FlashAndRedirect(c echo.Context, title, msg string, wa
 type cleanupKinds struct{ h *Handlers }
 
 func (k cleanupKinds) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
+
+func (cleanupKinds) Writable(id kube.KindID) bool { return editable(id) }
 
 func (k cleanupKinds) Candidates(id kube.KindID) (func() ([]cleanup.Candidate, error), bool) {
 	candidates := pagesByKind[id].candidates

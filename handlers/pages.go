@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
@@ -38,6 +39,9 @@ type Handlers struct {
 	// insightPages is the insight pages (handlers/insight), which also build
 	// the detail pages with direct lookups (kindPages.detailPage).
 	insightPages *insight.Handlers
+	// cleanupPages is the cleanup (handlers/cleanup), whose links and tick
+	// boxes' action the lists carry.
+	cleanupPages *cleanuppages.Handlers
 }
 
 func (h *Handlers) home(c echo.Context) error {
@@ -108,7 +112,7 @@ func (h *Handlers) list(c echo.Context) error {
 	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	status = selectorStatus(&page, q, status) // list_selector.go
 	page.NewHref = h.newHref(c, kind.ID)      // list_new.go
-	page.CleanupHref = h.cleanupHref(c, kind.ID)
+	page.CleanupHref = h.cleanupPages.Href(c, kind.ID)
 	h.addTicks(c, &page, kind.ID) // list_ticks.go
 	if kp.listMetrics != nil && !page.Forbidden {
 		if st, shown := h.flowSchemaPages.Load(c); shown {

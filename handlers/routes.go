@@ -22,8 +22,10 @@ func New(deps Deps) *echo.Echo {
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
 	// Before any request: the kind registry serves the CSRs' detail page, the
-	// APF detail pages' load and the detail pages with lookups from these.
+	// APF detail pages' load and the detail pages with lookups from these,
+	// and the lists carry the cleanup's links.
 	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
+	h.cleanupPages = cleanupFeature(h)
 	h.endStreamsOfRemoteSignOuts() // live_signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -104,7 +106,7 @@ func New(deps Deps) *echo.Echo {
 	// Cleanup: delete many objects of :kind, or a CRD's custom resources,
 	// after a preview (handlers/cleanup). A POST to the preview comes from
 	// ticked rows; only the confirmation deletes.
-	cleanupFeature(h).Register(mutating, ofKind, crds)
+	h.cleanupPages.Register(mutating, ofKind, crds)
 	// The structured FlowSchema form (handlers/flowschemas); "-" is no FlowSchema name.
 	h.flowSchemaPages.RegisterForm(mutating, flowSchemas)
 

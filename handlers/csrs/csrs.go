@@ -23,7 +23,8 @@ import (
 )
 
 // Lists is what the queue shares with every list page, which the handlers
-// package owns (access.go, pages.go, list_new.go, cleanup_links.go).
+// package wires (access.go, pages.go, list_new.go; the cleanup's links are
+// handlers/cleanup's).
 type Lists interface {
 	// MayListKind is the route's access check's answer for its kind.
 	MayListKind(c echo.Context) bool

@@ -22,7 +22,8 @@ import (
 )
 
 // Lists is what the overview shares with every list page, which the
-// handlers package owns (access.go, pages.go, list_*.go, cleanup_links.go).
+// handlers package wires (access.go, pages.go, list_*.go; the cleanup's links
+// are handlers/cleanup's).
 type Lists interface {
 	// MayList asks the API server whether the user may list k.
 	MayList(c echo.Context, k kube.Kind) bool
