@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
@@ -87,6 +88,14 @@ func insightFeature(h *Handlers) *insight.Handlers {
 // healthFeature is the probes (handlers/health).
 func healthFeature(h *Handlers) *health.Handlers {
 	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate})
+}
+
+// searchFeature is the search by name across kinds (handlers/search).
+func searchFeature(h *Handlers) *search.Handlers {
+	return search.New(search.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.mayList,
+		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
+	})
 }
 
 // activityFeature is the auditor's views (handlers/activity).

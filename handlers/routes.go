@@ -65,8 +65,8 @@ func New(deps Deps) *echo.Echo {
 	if deps.DevUI {
 		e.GET(urls.Gallery, h.gallery)
 	}
-	// Global search by name across kinds (search.go); static, so it wins over /:kind.
-	e.GET(urls.Search, h.search)
+	// Global search by name across kinds (handlers/search); static, so it wins over /:kind.
+	searchFeature(h).Register(e)
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
 	e.GET(urls.Events, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
