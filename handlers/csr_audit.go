@@ -13,7 +13,9 @@ import (
 // records go to the one audit trail (edit_audit.go) through requestAudit.
 
 // Decided records one CSR decision with who made it.
-func (a requestAudit) Decided(_ context.Context, d decide.Decision) { a.h.audit(a.c, csrRecord(d)) }
+func (a requestAudit) Decided(_ context.Context, d decide.Decision) {
+	a.h.trail.record(a.c, csrRecord(d))
+}
 
 // Issued records one certificate upload with who made it.
 func (a requestAudit) Issued(_ context.Context, o issue.Outcome) {
@@ -24,7 +26,7 @@ func (a requestAudit) Issued(_ context.Context, o issue.Outcome) {
 	if o.After != nil {
 		rec.To, rec.After = csrs.TypedCSR(o.After), o.After.ResourceVersion
 	}
-	a.h.audit(a.c, rec)
+	a.h.trail.record(a.c, rec)
 }
 
 // csrRecord is the audit record of one decision, with the CSR as DecideCSR

@@ -30,6 +30,8 @@ type Handlers struct {
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	// queue is this server's CSR queue caches (csr_queue.go: csrQueueOf).
 	queue *csrqueue.Queue
+	// trail records the writes of every feature (edit_audit.go).
+	trail auditTrail
 	// csrPages is the CSR approval workflow (handlers/csrs), whose request
 	// page the kind registry serves as the CSRs' detail page (csrDetail).
 	csrPages *csrs.Handlers

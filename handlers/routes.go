@@ -21,6 +21,7 @@ func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
+	h.trail = auditTrail{cluster: deps.Cluster, rec: deps.Audit, log: deps.Log, user: h.user}
 	// Before any request: the kind registry serves the CSRs' detail page, the
 	// APF detail pages' load and the detail pages with lookups from these,
 	// and the lists carry the cleanup's links.
