@@ -50,7 +50,10 @@ func (h *Handlers) base() page.Base { return page.Base{Log: h.deps.Log, Chrome: 
 // cleanupFeature is the cleanup's handlers (handlers/cleanup).
 func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
 	return cleanuppages.New(cleanuppages.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
+		Base:          h.base(),
+		Cluster:       h.deps.Cluster,
+		Access:        h.deps.Access,
+		ReadOnly:      h.deps.ReadOnly,
 		Editor:        h.deps.Editor,
 		Kinds:         cleanupKinds{h},
 		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
