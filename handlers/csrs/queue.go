@@ -73,7 +73,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	qp := present.CSRQueue(items, q, present.CSRQueueEnv{
 		Now:       time.Now(),
 		Checks:    h.d.Queue.Checks(),
-		MayDecide: h.d.Decisions(c).MayDecide(c.Request().Context()),
+		MayDecide: h.decisions(c).MayDecide(c.Request().Context()),
 		Cache:     h.d.Queue.Facts(),
 		Selected:  selected,
 		Labels:    sel,
