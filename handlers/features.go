@@ -10,6 +10,7 @@ import (
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 	approverspage "github.com/clusterdesk/clusterdesk/handlers/approvers"
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/csrpolicies"
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
@@ -92,6 +93,13 @@ func insightFeature(h *Handlers) *insight.Handlers {
 // approversFeature is "who approves this signer?" (handlers/approvers).
 func approversFeature(h *Handlers) *approverspage.Handlers {
 	return approverspage.New(approverspage.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+	})
+}
+
+// csrPoliciesFeature is the CSR page's approval policies panel (handlers/csrpolicies).
+func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
+	return csrpolicies.New(csrpolicies.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
 	})
 }

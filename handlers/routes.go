@@ -78,6 +78,8 @@ func New(deps Deps) *echo.Echo {
 	h.csrPages.RegisterReads(e, h.kindAccess(kube.CSRs, banner), csrs)
 	// Who may approve a signer's requests, read as the user (handlers/approvers).
 	approversFeature(h).Register(e, csrs)
+	// What the approval policies would do with a request (handlers/csrpolicies).
+	csrPoliciesFeature(h).Register(e, csrs)
 	// FlowSchemas in evaluation order, the request classifier, and the
 	// classifier's old address: a FlowSchema named "classify" there, else a
 	// redirect (handlers/flowschemas).

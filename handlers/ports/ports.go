@@ -125,6 +125,8 @@ type Lookup interface {
 	// ClusterRBAC lists the ClusterRoles and ClusterRoleBindings, for "who
 	// approves this signer?".
 	ClusterRBAC(ctx context.Context) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding, error)
+	// CSRApprovalPolicies lists the CSR approval policies (NotFound without their CRD).
+	CSRApprovalPolicies(ctx context.Context) ([]unstructured.Unstructured, error)
 	// SubjectAccessReview answers the interception simulator's CEL
 	// `authorizer` checks about the simulated user.
 	SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error)

@@ -9,6 +9,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 )
@@ -181,5 +182,20 @@ func TestAppliesToAndUndecodable(t *testing.T) {
 	}
 	if NodeName(good().build().Request) != "worker-1" || NodeName(&csr.Request{CommonName: "jane"}) != "" {
 		t.Error("NodeName")
+	}
+}
+
+func TestFromObject(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy", "metadata": map[string]any{"name": "p"},
+		"spec": map[string]any{"signerNames": []any{"example.com/*"}, "expression": "true", "decision": "Deny", "reason": "No", "message": "m"},
+	}}
+	p, err := FromObject(u)
+	if err != nil || p.Name != "p" || p.Decision != Deny || p.Reason != "No" || p.Message != "m" || len(p.Signers) != 1 || p.Expression != "true" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	u.Object["spec"].(map[string]any)["decision"] = 3
+	if _, err := FromObject(u); err == nil {
+		t.Error("a number as the decision was read")
 	}
 }

@@ -11,7 +11,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -209,6 +211,20 @@ func (l *Lookup) ClusterRBAC(ctx context.Context) ([]rbacv1.ClusterRole, []rbacv
 		return nil, nil, err
 	}
 	return roles, bindings, nil
+}
+
+// CSRApprovalPolicyResource is where the console's CSR approval policies
+// live (deploy/base/csrapprovalpolicies.yaml).
+var CSRApprovalPolicyResource = schema.GroupVersionResource{Group: "clusterdesk.io", Version: "v1alpha1", Resource: "csrapprovalpolicies"}
+
+// CSRApprovalPolicies lists the CSR approval policies. A cluster without
+// their CRD answers NotFound (apierrors.IsNotFound).
+func (l *Lookup) CSRApprovalPolicies(ctx context.Context) ([]unstructured.Unstructured, error) {
+	list, err := l.dynamic.Resource(CSRApprovalPolicyResource).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // SubjectAccessReview asks the API server whether spec's user may do what

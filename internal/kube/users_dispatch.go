@@ -209,6 +209,15 @@ func (l UserLookup) ClusterRBAC(ctx context.Context) ([]rbacv1.ClusterRole, []rb
 	return lk.ClusterRBAC(ctx)
 }
 
+// CSRApprovalPolicies is Lookup.CSRApprovalPolicies as the identity in ctx.
+func (l UserLookup) CSRApprovalPolicies(ctx context.Context) ([]unstructured.Unstructured, error) {
+	lk, err := l.lookup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lk.CSRApprovalPolicies(ctx)
+}
+
 // SubjectAccessReview is Lookup.SubjectAccessReview as the identity in ctx.
 func (l UserLookup) SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error) {
 	lk, err := l.lookup(ctx)

@@ -10,6 +10,7 @@ const (
 	CSRBulk             = CSRs + "/bulk"
 	CSRCertificateRoute = CSRs + "/:name/certificate"
 	CSRNodeCheckRoute   = CSRs + "/:name/node-check"
+	CSRPoliciesRoute    = CSRs + "/:name/policies"
 	CSRApproveRoute     = CSRs + "/:name/approve"
 	CSRDenyRoute        = CSRs + "/:name/deny"
 	CSRIssueRoute       = CSRs + "/:name/issue"
@@ -33,6 +34,9 @@ func CSRCertificate(name string) string { return CSR(name) + "/certificate" }
 
 // CSRNodeCheck is the comparison of a kubelet-serving CSR with its Node.
 func CSRNodeCheck(name string) string { return CSR(name) + "/node-check" }
+
+// CSRPolicies is what the approval policies would do with the CSR name.
+func CSRPolicies(name string) string { return CSR(name) + "/policies" }
 
 // CSRApprove is where a CSR's approve form posts.
 func CSRApprove(name string) string { return CSR(name) + "/approve" }
