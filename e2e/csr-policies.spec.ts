@@ -15,6 +15,11 @@ test('a kubelet-serving CSR\'s page shows the demo policy\'s verdict, and the po
   await expect(policy).toContainText('does not decide');
   await expect(panel.getByTestId('csr-policies-note')).toContainText('Shadow mode');
   await panel.screenshot({ path: path.join(SCREENSHOTS_DIR, 'csr-policies-panel.png') });
+  await policy.getByTestId('csr-policy-agreement').click();
+  await expect(page.getByTestId('page-title')).toHaveText('Policy kubelet-serving-own-addresses against past decisions');
+  await expect(page.getByTestId('agreement-note')).toContainText('Compared with the');
+  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'csr-policy-agreement.png'), fullPage: true });
+  await page.goBack();
   await policy.getByRole('link', { name: 'kubelet-serving-own-addresses' }).click();
   await expect(page.getByTestId('detail-name')).toHaveText('kubelet-serving-own-addresses');
 });

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,58 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 	}
 	if code, _, _ := ls.get(t, sess, urls.CSRPolicies("it-no-such-csr")); code != http.StatusNotFound {
 		t.Errorf("a missing CSR: status %d", code)
+	}
+
+	// Against past decisions: approve a request the policy approves, deny
+	// another it approves (a disagreement), deny one it leaves to people.
+	decide := func(name string, typ certificatesv1.RequestConditionType, reason string) {
+		t.Helper()
+		c, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Status.Conditions = append(c.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+			Type: typ, Status: corev1.ConditionTrue, Reason: reason, Message: "by the test"})
+		if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, name, c, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own2 := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "own2", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node,
+		Organizations: []string{"system:nodes"}, DNSNames: []string{node}, Usages: serving, Client: kubelet})
+	decide(own, certificatesv1.CertificateApproved, kube.ReasonApproved)
+	decide(own2, certificatesv1.CertificateDenied, kube.ReasonDenied)
+	decide(foreign, certificatesv1.CertificateDenied, "KubectlDeny")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := ls.cache.CSR(foreign)
+		if err == nil && len(c.Status.Conditions) > 0 {
+			if c2, err := ls.cache.CSR(own2); err == nil && len(c2.Status.Conditions) > 0 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the decisions did not reach the cache")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	code, agreement, _ := ls.get(t, sess, urls.CSRPolicy("kubelet-serving-own-addresses"))
+	number := func(id string) int {
+		var n int
+		fmt.Sscan(agreement.Find(`[data-testid="`+id+`"]`).Text(), &n)
+		return n
+	}
+	if code != http.StatusOK || number("agreement-checked") < 3 || number("agreement-agreed") < 1 || number("agreement-undecided") < 1 {
+		t.Errorf("agreement: status %d, %q", code, agreement.Find(`[data-testid="agreement"]`).Text())
+	}
+	var rows []string
+	agreement.Find(`[data-testid="disagreement"]`).Each(func(_ int, s *goquery.Selection) { rows = append(rows, strings.Join(strings.Fields(s.Text()), " ")) })
+	if !slices.ContainsFunc(rows, func(r string) bool {
+		return strings.Contains(r, own2) && strings.Contains(r, "Denied by clusterdesk") && strings.Contains(r, "would approve")
+	}) || slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, foreign) || strings.Contains(r, own+":") }) {
+		t.Errorf("disagreements %q: want %s (denied by clusterdesk, the policy would approve) and neither %s nor %s", rows, own2, own, foreign)
+	}
+	if code, _, _ := ls.get(t, sess, urls.CSRPolicy("it-no-such-policy")); code != http.StatusNotFound {
+		t.Errorf("a missing policy: status %d", code)
 	}
 
 	auditor := newLiveServer(t, testcluster.Auditor, true)

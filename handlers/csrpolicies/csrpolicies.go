@@ -39,9 +39,11 @@ type Handlers struct{ d Deps }
 // New builds the panel's handlers.
 func New(d Deps) *Handlers { return &Handlers{d: d} }
 
-// Register adds GET /csrs/:name/policies behind csrs (the user may list CSRs).
+// Register adds GET /csrs/:name/policies and /csrs/-/policies/:policy behind
+// csrs (the user may list CSRs).
 func (h *Handlers) Register(e *echo.Echo, csrs echo.MiddlewareFunc) {
 	e.GET(urls.CSRPoliciesRoute, h.policies, csrs)
+	e.GET(urls.CSRPolicyRoute, h.agreement, csrs)
 }
 
 func (h *Handlers) policies(c echo.Context) error {

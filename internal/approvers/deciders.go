@@ -98,6 +98,23 @@ var knownReasons = map[string]string{
 	kube.ReasonDenied:   "clusterdesk",
 }
 
+// DecidedBy names the client that decided c: its approval managedFields
+// entry, else the client a well-known reason names, else "unknown"; "" for a
+// pending request.
+func DecidedBy(c *certificatesv1.CertificateSigningRequest) string {
+	_, reason, _, ok := decided(c)
+	if !ok {
+		return ""
+	}
+	if m, _ := approvalManager(c); m != "" {
+		return m
+	}
+	if m := knownReasons[reason]; m != "" {
+		return m
+	}
+	return "unknown"
+}
+
 // decided returns the request's decision (Approved or Denied, whichever
 // condition is true), its reason and time.
 func decided(c *certificatesv1.CertificateSigningRequest) (certificatesv1.RequestConditionType, string, time.Time, bool) {

@@ -50,3 +50,17 @@ func TestDecidersReadTheApprovalSubresourcesManager(t *testing.T) {
 		t.Errorf("kubectl: %+v", kubectl)
 	}
 }
+
+func TestDecidedBy(t *testing.T) {
+	now := time.Now()
+	for want, c := range map[string]*certificatesv1.CertificateSigningRequest{
+		"kubectl":                 decidedCSR("x/y", certificatesv1.CertificateApproved, "AutoApproved", now, "kubectl"),
+		"kube-controller-manager": decidedCSR("x/y", certificatesv1.CertificateApproved, "AutoApproved", now),
+		"unknown":                 decidedCSR("x/y", certificatesv1.CertificateDenied, "Whatever", now),
+		"":                        {},
+	} {
+		if got := DecidedBy(c); got != want {
+			t.Errorf("DecidedBy = %q, want %q", got, want)
+		}
+	}
+}

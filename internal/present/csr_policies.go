@@ -3,7 +3,11 @@ package present
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/approvers"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -22,7 +26,8 @@ type PolicyOutcome struct {
 func CSRPoliciesPanel(outcomes []PolicyOutcome, others int) model.CSRPoliciesPanel {
 	p := model.CSRPoliciesPanel{ListHref: urls.CRInstances(csrpolicy.CRD)}
 	for _, o := range outcomes {
-		v := model.PolicyVerdict{Policy: o.Policy.Name, Href: urls.CRInstance(csrpolicy.CRD, "", o.Policy.Name)}
+		v := model.PolicyVerdict{Policy: o.Policy.Name, Href: urls.CRInstance(csrpolicy.CRD, "", o.Policy.Name),
+			AgreementHref: urls.CSRPolicy(o.Policy.Name)}
 		switch {
 		case o.Err != nil:
 			v.Badge = model.Badge{Text: "does not compile", Tone: model.ToneError}
@@ -64,4 +69,34 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// PolicyAgreementPage presents a policy's comparison with past decisions.
+// note says which requests were compared.
+func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreement, note string) model.PolicyAgreementPage {
+	p := model.PolicyAgreementPage{Policy: pol.Name, PolicyHref: urls.CRInstance(csrpolicy.CRD, "", pol.Name),
+		Signers: strings.Join(pol.Signers, ", "), Decision: string(pol.Decision), Note: note}
+	if polErr != nil {
+		p.Error = polErr.Error()
+		return p
+	}
+	p.Checked, p.Agreed, p.Undecided, p.Errors = a.Checked, a.Agreed, a.Undecided, a.Errors
+	if a.FirstError != nil {
+		p.FirstError = verdictError(a.FirstError)
+	}
+	for _, d := range a.Disagreed {
+		row := model.Disagreement{Name: d.CSR.Name, Href: urls.CSR(d.CSR.Name), By: approvers.DecidedBy(d.CSR)}
+		for _, c := range d.CSR.Status.Conditions {
+			if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
+				row.People, row.Reason, row.Message = string(c.Type), c.Reason, c.Message
+				break
+			}
+		}
+		row.Policy = "would approve"
+		if pol.Decision == csrpolicy.Deny {
+			row.Policy = "would deny"
+		}
+		p.Disagreements = append(p.Disagreements, row)
+	}
+	return p
 }

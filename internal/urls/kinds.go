@@ -19,6 +19,8 @@ const (
 	// CSRApproversRoute answers who may approve a signer's requests; "-" is
 	// no CSR name (names start with a letter or digit).
 	CSRApproversRoute = CSRs + "/-/approvers"
+	// CSRPolicyRoute compares an approval policy with past decisions.
+	CSRPolicyRoute = CSRs + "/-/policies/:policy"
 )
 
 // CSRApprovers is who may approve the requests of signer.
@@ -34,6 +36,9 @@ func CSRCertificate(name string) string { return CSR(name) + "/certificate" }
 
 // CSRNodeCheck is the comparison of a kubelet-serving CSR with its Node.
 func CSRNodeCheck(name string) string { return CSR(name) + "/node-check" }
+
+// CSRPolicy compares the approval policy name with the decisions people made.
+func CSRPolicy(name string) string { return CSRs + "/-/policies/" + Segment(name) }
 
 // CSRPolicies is what the approval policies would do with the CSR name.
 func CSRPolicies(name string) string { return CSR(name) + "/policies" }

@@ -16,10 +16,41 @@ type CSRPoliciesPanel struct {
 type PolicyVerdict struct {
 	Policy string
 	Href   string // the policy's object
-	Badge  Badge  // would approve / would deny / does not decide / error
+	// AgreementHref compares the policy with the decisions people made.
+	AgreementHref string
+	Badge         Badge // would approve / would deny / does not decide / error
 	// Reason and Message are what the decision's condition would carry.
 	Reason, Message string
 	// Error is why the policy could not decide: a compile error with its
 	// line and column, a cost limit, an undecodable request.
 	Error string
+}
+
+// PolicyAgreementPage is how one policy would have decided the requests
+// people already decided (GET /csrs/-/policies/<name>).
+type PolicyAgreementPage struct {
+	Chrome     Chrome
+	Policy     string
+	PolicyHref string // the policy's object, to edit it
+	Signers    string
+	Decision   string
+	// Error: the policy does not read or compile (and nothing was compared).
+	Error string
+	// Note qualifies the comparison: which requests, how many, what was left out.
+	Note                       string
+	Checked, Agreed, Undecided int
+	Errors                     int
+	FirstError                 string
+	Disagreements              []Disagreement
+}
+
+// Disagreement is one decided request the policy would have decided the
+// other way.
+type Disagreement struct {
+	Name, Href string
+	// People is what was decided (Approved or Denied), By who decided (a
+	// client: kubectl, clusterdesk...), Reason and Message its condition's.
+	People, By, Reason, Message string
+	// Policy is what the policy would have done.
+	Policy string
 }

@@ -1,0 +1,120 @@
+package csrpolicies
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// The comparison's bounds, so that a cluster with tens of thousands of
+// decided requests costs one bounded page: the newest decided requests of the
+// policy's signers, and the Nodes they name (one GET each, as the user).
+const (
+	maxCompared = 2000
+	maxNodes    = 100
+)
+
+// agreement compares a policy with the decisions people made on the
+// requests still in the cluster (GET /csrs/-/policies/:policy).
+func (h *Handlers) agreement(c echo.Context) error {
+	name := c.Param("policy")
+	chrome := h.d.Chrome(c, "Policy "+name+" against past decisions", kube.CSRs,
+		model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs}, model.Crumb{Label: "Policy " + name})
+	if h.d.Lookup == nil {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "clusterdesk runs without direct reads, so the policies are not read.")
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), h.d.LookupTimeout)
+	defer cancel()
+	objs, err := h.d.Lookup.CSRApprovalPolicies(ctx)
+	if err != nil {
+		return err // NotFound (no CRD), Forbidden: the error page says which
+	}
+	i := slices.IndexFunc(objs, func(o unstructured.Unstructured) bool { return o.GetName() == name })
+	if i < 0 {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("There is no CSRApprovalPolicy %q.", name))
+	}
+	pol, polErr := csrpolicy.FromObject(&objs[i])
+	var prg *csrpolicy.Program
+	if polErr == nil {
+		prg, polErr = csrpolicy.Compile(pol)
+	}
+	var a csrpolicy.Agreement
+	note := ""
+	if polErr == nil {
+		all, err := h.d.Cluster.CSRs()
+		if err != nil {
+			return err
+		}
+		past, n := h.pastDecisions(ctx, pol, all)
+		a = prg.Compare(ctx, past)
+		note = fmt.Sprintf("Compared with the %d decided %s of its signers still in the cluster", len(past), plural(len(past), "request", "requests"))
+		if n > len(past) {
+			note += fmt.Sprintf(" (the newest %d of %d)", len(past), n)
+		}
+		note += "; the controller-manager deletes decided requests an hour after the decision."
+	}
+	p := present.PolicyAgreementPage(pol, polErr, a, note)
+	p.Chrome = chrome
+	return page.Render(c, http.StatusOK, pages.PolicyAgreement(p))
+}
+
+// pastDecisions are the newest decided requests of the policy's signers (at
+// most maxCompared, and how many there were), decoded, with the Node each
+// kubelet request names read as the user (at most maxNodes Nodes; a request
+// naming one more sees node == null).
+func (h *Handlers) pastDecisions(ctx context.Context, pol csrpolicy.Policy, all []*certificatesv1.CertificateSigningRequest) ([]csrpolicy.Past, int) {
+	var decided []*certificatesv1.CertificateSigningRequest
+	for _, c := range all {
+		if pol.AppliesTo(c.Spec.SignerName) && csrpolicy.DecisionOf(c) != "" {
+			decided = append(decided, c)
+		}
+	}
+	n := len(decided)
+	slices.SortFunc(decided, func(a, b *certificatesv1.CertificateSigningRequest) int {
+		return cmp.Or(csrqueue.DecidedAt(b).Compare(csrqueue.DecidedAt(a)), cmp.Compare(a.Name, b.Name))
+	})
+	decided = decided[:min(len(decided), maxCompared)]
+	nodes := map[string]*csrpolicy.Node{}
+	past := make([]csrpolicy.Past, 0, len(decided))
+	for _, c := range decided {
+		in := csrpolicy.Input{CSR: c}
+		if req, err := csr.Decode(c.Spec.Request); err == nil {
+			in.Request = req
+		}
+		if name := csrpolicy.NodeName(in.Request); name != "" {
+			node, seen := nodes[name]
+			if !seen && len(nodes) < maxNodes {
+				if addrs, found, err := h.d.Lookup.NodeAddresses(ctx, name); err == nil && found {
+					node = &csrpolicy.Node{Name: name, Addresses: addrs}
+				}
+				nodes[name] = node
+			}
+			in.Node = node
+		}
+		past = append(past, csrpolicy.Past{Input: in, Decision: csrpolicy.DecisionOf(c)})
+	}
+	return past, n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
