@@ -83,7 +83,7 @@ func TestDeployManifestsServerDryRun(t *testing.T) {
 					continue // created for real above
 				}
 				t.Run(o.GetKind()+"/"+o.GetName(), func(t *testing.T) {
-					if _, err := ap.Create(ctx, o, true); err != nil {
+					if err := ap.DryRun(ctx, o); err != nil {
 						t.Errorf("server-side dry run: %v", err)
 					}
 				})

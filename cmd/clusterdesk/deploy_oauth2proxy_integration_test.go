@@ -125,7 +125,7 @@ func TestOAuth2ProxyOverlay(t *testing.T) {
 			o.SetNamespace(nsName)
 		}
 		t.Run("dry run "+o.GetKind()+"/"+o.GetName(), func(t *testing.T) {
-			if _, err := ap.Create(ctx, o, true); err != nil {
+			if err := ap.DryRun(ctx, o); err != nil {
 				t.Errorf("server-side dry run: %v", err)
 			}
 		})

@@ -81,20 +81,50 @@ func NewApplier(t testing.TB, cfg *rest.Config) *Applier {
 // an unknown or misspelt field is an error). An object that exists already is
 // an error (apierrors.IsAlreadyExists).
 func (a *Applier) Create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
-	gvk := obj.GroupVersionKind()
-	m, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	ri, err := a.resource(obj)
 	if err != nil {
 		return nil, err
-	}
-	var ri dynamic.ResourceInterface = a.dyn.Resource(m.Resource)
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		ri = a.dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
 	}
 	opts := metav1.CreateOptions{FieldValidation: "Strict"}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	return ri.Create(ctx, obj, opts)
+}
+
+// DryRun asks the API server to validate obj as it would store it: a
+// dry-run create, or, for an object that exists already (a cluster-scoped
+// one the devcluster holds, such as a CRD its seed installed), a dry-run
+// replacement of it, with the same strict field validation.
+func (a *Applier) DryRun(ctx context.Context, obj *unstructured.Unstructured) error {
+	_, err := a.Create(ctx, obj, true)
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	ri, err := a.resource(obj)
+	if err != nil {
+		return err
+	}
+	live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	replacement := obj.DeepCopy()
+	replacement.SetResourceVersion(live.GetResourceVersion())
+	_, err = ri.Update(ctx, replacement, metav1.UpdateOptions{FieldValidation: "Strict", DryRun: []string{metav1.DryRunAll}})
+	return err
+}
+
+func (a *Applier) resource(obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvk := obj.GroupVersionKind()
+	m, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, err
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return a.dyn.Resource(m.Resource).Namespace(obj.GetNamespace()), nil
+	}
+	return a.dyn.Resource(m.Resource), nil
 }
 
 // DeleteNamespace deletes namespace name. The devcluster runs no namespace
