@@ -104,7 +104,9 @@ func (c *Cache) Len() int {
 	return len(c.x.byName)
 }
 
-// decoded decodes the request once.
+// decoded decodes the request once and keeps it: for pending requests,
+// which the storm index, the queue order and every view of the pending tab
+// read.
 func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks) *facts {
 	f.decodeOnce.Do(func() {
 		f.req, f.decodeErr = env.DecodeRequest(c.Spec.Request)
@@ -115,10 +117,29 @@ func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks)
 	return f
 }
 
+// request is the decoded spec.request. A pending request's is kept
+// (decoded); a decided request's is decoded when asked and not kept, by
+// env's transient decoder: a cluster holds tens of thousands of decided
+// requests, whose rows a view shows a page of, and whose search text and
+// findings are kept as text once worked out.
+func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks) (*csr.Request, error) {
+	if f.state == Pending {
+		f.decoded(c, env)
+		return f.req, f.decodeErr
+	}
+	req, err := env.decodeTransient(c.Spec.Request)
+	if err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
 // staticText is the lower-cased search text of the object alone, worded once.
 func (f *facts) staticText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) string {
-	f.decoded(c, env)
-	f.staticOnce.Do(func() { f.static = w.Static(c, f.state, f.req, f.decodeErr) })
+	f.staticOnce.Do(func() {
+		req, err := f.request(c, env)
+		f.static = w.Static(c, f.state, req, err)
+	})
 	return f.static
 }
 
@@ -126,11 +147,11 @@ func (f *facts) staticText(c *certificatesv1.CertificateSigningRequest, env Chec
 // that depends on other requests; see withDuplicates). It returns the
 // findings and their text as the row shows them, lower-cased.
 func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) ([]csr.Finding, string) {
-	f.decoded(c, env)
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
 	if !f.checked {
-		f.findings = csr.Check(csr.SpecOf(c), f.req, csr.Env{
+		req, _ := f.request(c, env)
+		f.findings = csr.Check(csr.SpecOf(c), req, csr.Env{
 			NodeAddresses: env.NodeAddresses,
 			MaxDuration:   env.MaxDuration,
 		})

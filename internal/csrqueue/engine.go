@@ -90,8 +90,7 @@ func (v *view) item(c *certificatesv1.CertificateSigningRequest, f *facts) *Item
 
 // Request is the decoded spec.request, or why it does not decode.
 func (it *Item) Request() (*csr.Request, error) {
-	f := it.f.decoded(it.CSR, it.v.checks)
-	return f.req, f.decodeErr
+	return it.f.request(it.CSR, it.v.checks)
 }
 
 // BaseFindings are the checks' findings but the duplicates finding.

@@ -57,9 +57,9 @@ func (c *Cache) live(names []string, env Env) Change {
 	// change), else from the index before.
 	stormOf := func(name string, e *entry) string {
 		if e != nil {
-			if e.f.decoded(e.obj, env.Checks).req != nil {
+			if req, _ := e.f.request(e.obj, env.Checks); req != nil {
 				c := e.obj
-				return StormID(StormKey{Signer: c.Spec.SignerName, Subject: e.f.req.Subject, Requester: c.Spec.Username})
+				return StormID(StormKey{Signer: c.Spec.SignerName, Subject: req.Subject, Requester: c.Spec.Username})
 			}
 			return ""
 		}

@@ -9,6 +9,11 @@ import (
 // cluster just over the size would decode every view).
 const DecodesKept = 200_000
 
+// DecidedDecodesKept is how many decoded decided requests a Queue remembers:
+// the rows of a few pages and the detail pages open, no more (a decided
+// request's search text and findings are kept as text, not its decoding).
+const DecidedDecodesKept = 1024
+
 // Queue is one server's CSR queue, built by its constructor and owned by
 // what serves the queue (two servers in one process share nothing): the
 // index of the source's CSRs kept per change (Cache, follow.go), decoded
@@ -19,6 +24,7 @@ const DecodesKept = 200_000
 type Queue struct {
 	src     Source
 	decodes *csr.Memo
+	decided *csr.Memo // decided requests' decodings (Checks.Transient)
 	facts   *Cache
 	follow  *follower
 }
@@ -26,19 +32,22 @@ type Queue struct {
 // New returns the queue over src's CSRs; when src reports changes
 // (kube.Cache), the index follows them instead of listing every view.
 func New(src Source) *Queue {
-	return &Queue{src: src, decodes: csr.NewMemo(DecodesKept), facts: &Cache{}, follow: newFollower(src)}
+	return &Queue{src: src, decodes: csr.NewMemo(DecodesKept), decided: csr.NewMemo(DecidedDecodesKept),
+		facts: &Cache{}, follow: newFollower(src)}
 }
 
 // Decode decodes spec.request through the memo.
 func (q *Queue) Decode(b []byte) (*csr.Request, error) { return q.decodes.Decode(b) }
 
 // ForgetDecodes empties the memo (benchmarks of a cold queue).
-func (q *Queue) ForgetDecodes() { q.decodes = csr.NewMemo(DecodesKept) }
+func (q *Queue) ForgetDecodes() {
+	q.decodes, q.decided = csr.NewMemo(DecodesKept), csr.NewMemo(DecidedDecodesKept)
+}
 
 // Checks is what the checks get from outside a CSR. clusterdesk does not
 // watch Nodes (one more informer over the largest objects of a big cluster),
 // so the kubelet-serving check says the Node is unknown.
-func (q *Queue) Checks() Checks { return Checks{Decode: q.decodes.Decode} }
+func (q *Queue) Checks() Checks { return Checks{Decode: q.decodes.Decode, Transient: q.decided.Decode} }
 
 // Facts is the per-object cache every view of the queue shares.
 func (q *Queue) Facts() *Cache { return q.facts }
