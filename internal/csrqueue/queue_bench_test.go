@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,6 +209,19 @@ func BenchmarkQueueHeap(b *testing.B) {
 			benchView(b, q, src, v.q)
 		}
 		viewed := heap()
+		// CSRQUEUE_HEAP_PROFILE names a file for the heap profile at this
+		// point, while the queue is alive (go test's -memprofile is written
+		// after the benchmark, when it is garbage).
+		if path := os.Getenv("CSRQUEUE_HEAP_PROFILE"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
 		runtime.KeepAlive(q)
 		b.ReportMetric(base, "objects-MiB")
 		b.ReportMetric(loaded-base, "queue-loaded-MiB")
