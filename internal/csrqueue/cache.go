@@ -50,8 +50,10 @@ type facts struct {
 
 	checkMu     sync.Mutex
 	checked     bool
-	findings    []csr.Finding // all but the duplicates finding, which depends on other requests
+	findings    []csr.Finding // pending: all but the duplicates finding, which depends on other requests
+	noFindings  bool          // the checks found nothing (nothing to work out again)
 	findingText string        // the findings as the row shows them, lower-cased, for the filter
+	rank        int           // checksRank of the findings, for the sort by checks
 }
 
 // index returns the cache's index (c.mu held).
@@ -143,21 +145,46 @@ func (f *facts) staticText(c *certificatesv1.CertificateSigningRequest, env Chec
 	return f.static
 }
 
-// check runs the checks but the duplicates finding once (it is the only one
-// that depends on other requests; see withDuplicates). It returns the
-// findings and their text as the row shows them, lower-cased.
-func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) ([]csr.Finding, string) {
+// check runs the checks but the duplicates finding (it is the only one that
+// depends on other requests; see withDuplicates) and returns the findings.
+// What the filter and the sort read of them is worked out once and kept
+// (their text, lower-cased, and their rank); the findings themselves are
+// kept for pending requests only: a decided request's are worked out again
+// for the row that shows them, so tens of thousands of decided requests keep
+// a string and an int each.
+func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) []csr.Finding {
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
-	if !f.checked {
-		req, _ := f.request(c, env)
-		f.findings = csr.Check(csr.SpecOf(c), req, csr.Env{
-			NodeAddresses: env.NodeAddresses,
-			MaxDuration:   env.MaxDuration,
-		})
-		f.checked, f.findingText = true, w.Findings(f.findings)
+	if f.checked && (f.findings != nil || f.noFindings) {
+		return f.findings
 	}
-	return f.findings, f.findingText
+	req, _ := f.request(c, env)
+	fs := csr.Check(csr.SpecOf(c), req, csr.Env{
+		NodeAddresses: env.NodeAddresses,
+		MaxDuration:   env.MaxDuration,
+	})
+	if !f.checked {
+		f.checked, f.findingText, f.rank = true, w.Findings(fs), checksRank(fs)
+		f.noFindings = len(fs) == 0
+		if f.state == Pending {
+			f.findings = fs
+		}
+	}
+	return fs
+}
+
+// checked runs the checks once and returns the findings' text, lower-cased,
+// and their rank (checksRank), without the findings.
+func (f *facts) checkedText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) (string, int) {
+	f.checkMu.Lock()
+	done := f.checked
+	f.checkMu.Unlock()
+	if !done {
+		f.check(c, env, w)
+	}
+	f.checkMu.Lock()
+	defer f.checkMu.Unlock()
+	return f.findingText, f.rank
 }
 
 // withDuplicates adds the duplicates finding to fs (a new slice; fs is shared).

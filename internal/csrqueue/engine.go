@@ -71,6 +71,19 @@ type Item struct {
 	v        *view
 	findings []csr.Finding
 	checked  bool
+	rank     int // checksRank(Findings()), set for the sort by checks (ranked)
+}
+
+// ranked sets the item's rank for the sort by checks: a pending request's
+// from its findings (the duplicates finding depends on the other requests),
+// a decided one's as its facts keep it (no duplicates finding: only pending
+// requests are duplicates), without working out its findings again.
+func (it *Item) ranked() {
+	if it.State == Pending {
+		it.rank = checksRank(it.Findings())
+		return
+	}
+	_, it.rank = it.f.checkedText(it.CSR, it.v.checks, it.v.words)
 }
 
 // view is what the items of one call share.
@@ -95,8 +108,7 @@ func (it *Item) Request() (*csr.Request, error) {
 
 // BaseFindings are the checks' findings but the duplicates finding.
 func (it *Item) BaseFindings() []csr.Finding {
-	fs, _ := it.f.check(it.CSR, it.v.checks, it.v.words)
-	return fs
+	return it.f.check(it.CSR, it.v.checks, it.v.words)
 }
 
 // Findings runs the checks once, and adds how many other pending requests
@@ -158,7 +170,7 @@ func (it *Item) matches(needle string, now time.Time) bool {
 	if strings.Contains(it.f.staticText(it.CSR, it.v.checks, w), needle) {
 		return true
 	}
-	if _, text := it.f.check(it.CSR, it.v.checks, w); strings.Contains(text, needle) {
+	if text, _ := it.f.checkedText(it.CSR, it.v.checks, w); strings.Contains(text, needle) {
 		return true
 	}
 	if n, _ := it.v.storms.Duplicates(it.CSR.Name); n > 0 {
@@ -178,7 +190,7 @@ func compareBy(key string, a, b *Item, w Words) int {
 	case SortState:
 		return cmp.Compare(w.Status(a.State), w.Status(b.State))
 	case SortChecks: // most severe first, then the most findings; clean rows last
-		return cmp.Compare(checksRank(a.findings), checksRank(b.findings))
+		return cmp.Compare(a.rank, b.rank)
 	}
 	return compareQueue(a, b)
 }

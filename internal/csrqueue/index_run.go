@@ -114,7 +114,7 @@ func (c *Cache) run(q Query, env Env) Result {
 	}
 	if sortKey == SortChecks {
 		for _, it := range kept {
-			it.Findings()
+			it.ranked()
 		}
 	}
 	slices.SortFunc(kept, func(a, b *Item) int {

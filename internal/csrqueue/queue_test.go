@@ -95,9 +95,10 @@ func (plainWords) Moment(*certificatesv1.CertificateSigningRequest, string, time
 }
 
 // A decided request is decoded when a view needs it (its row, its search
-// text, its findings) and not kept decoded: its facts keep the text, the
-// large memo only the pending requests, and the decided ones' memo stays
-// small however many a text filter read.
+// text, its findings) and not kept decoded: its facts keep the text and the
+// findings' rank, not the findings; the large memo holds only the pending
+// requests, and the decided ones' memo stays small however many a text
+// filter or the sort by checks read.
 func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
 	src := &gettingSource{}
 	g := newPropGen(t, 7)
@@ -108,6 +109,9 @@ func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
 	}
 	q := New(src)
 	env := Env{Now: g.now, Checks: q.Checks(), Words: propWords{}, PageSize: 25}
+	if _, err := q.Run(Query{Sort: SortChecks}, env); err != nil { // ranks every request's findings
+		t.Fatal(err)
+	}
 	res, err := q.Run(Query{Filter: "csr-"}, env) // reads every request's text
 	if err != nil || res.Matched != len(src.items) {
 		t.Fatalf("the filter matches every CSR: %d of %d, %v", res.Matched, len(src.items), err)
@@ -124,8 +128,8 @@ func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
 			continue
 		}
 		decided++
-		if e.f.req != nil || e.f.static == "" {
-			t.Fatalf("%s (%s): decoded request kept %v, text %q", e.obj.Name, e.f.state, e.f.req != nil, e.f.static)
+		if e.f.req != nil || e.f.static == "" || e.f.findings != nil {
+			t.Fatalf("%s (%s): decoded request kept %v, findings kept %v, text %q", e.obj.Name, e.f.state, e.f.req != nil, e.f.findings != nil, e.f.static)
 		}
 	}
 	if decided < DecidedDecodesKept || q.decodes.Len() > pending {
