@@ -173,15 +173,16 @@ func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w
 	return fs
 }
 
-// checked runs the checks once and returns the findings' text, lower-cased,
+// checkedText runs the checks once and returns the findings' text, lower-cased,
 // and their rank (checksRank), without the findings.
 func (f *facts) checkedText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) (string, int) {
 	f.checkMu.Lock()
-	done := f.checked
+	text, rank, done := f.findingText, f.rank, f.checked
 	f.checkMu.Unlock()
-	if !done {
-		f.check(c, env, w)
+	if done {
+		return text, rank
 	}
+	f.check(c, env, w)
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
 	return f.findingText, f.rank
