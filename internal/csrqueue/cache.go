@@ -11,8 +11,9 @@ import (
 )
 
 // Cache is the queue's index of the CSRs (index.go) with the facts it
-// derives from each (state, decoded request, the search text that depends on
-// nothing else, the checks' findings), kept between views, so that a queue
+// derives from each (state; the search text that depends on nothing else;
+// the checks' findings as text and rank; for a pending request, also its
+// decoding and findings), kept between views, so that a queue
 // of 50,000 CSRs neither decodes, checks and words every request again on
 // each filter keystroke nor walks every CSR for a tab of a few hundred.
 //
