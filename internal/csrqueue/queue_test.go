@@ -139,3 +139,36 @@ func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
 		t.Errorf("the decided requests' memo holds %d, more than %d", q.decided.Len(), DecidedDecodesKept)
 	}
 }
+
+// A queue over a source that reports changes and reads one CSR lists it for
+// its first view only: a change is read by name (a deleted one is gone), and
+// a status change of the kind (a watch lost or recovered, after which the
+// informer may have listed again) makes the next view list once more.
+func TestQueueReadsChangesByName(t *testing.T) {
+	src := &gettingSource{source{items: pending(t, 3)}}
+	q := New(src)
+	env := Env{Now: time.Now(), Checks: q.Checks(), Words: plainWords{}, PageSize: 10}
+	view := func() Result {
+		t.Helper()
+		res, err := q.Run(Query{}, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := view(); res.Total != 3 || src.lists != 1 {
+		t.Fatalf("first view: %d CSRs, %d lists", res.Total, src.lists)
+	}
+	src.items = append(src.items[1:], pending(t, 4)[3]) // storm-0 deleted, storm-3 new
+	src.change(kube.CSRs, "storm-0")
+	src.change(kube.CSRs, "storm-3")
+	src.change(kube.FlowSchemas, "x")
+	res := view()
+	if res.Total != 3 || q.Storms().Of("storm-3") == nil || q.Storms().Of("storm-0") != nil || src.lists != 1 {
+		t.Errorf("after a deletion and a new request: %d CSRs, %d lists", res.Total, src.lists)
+	}
+	src.change(kube.CSRs, "")
+	if view(); src.lists != 2 {
+		t.Errorf("after the kind's status changed: %d lists, want 2", src.lists)
+	}
+}
