@@ -44,6 +44,11 @@ type follower struct {
 	stale bool                // list again: never listed, or the kind's status changed
 }
 
+// dirtyKept is how many changed names a follower notes between two views;
+// past it, the next view lists instead (and the first view lists the whole
+// initial sync's names, never noted).
+const dirtyKept = 10_000
+
 func newFollower(src Source) *follower {
 	f := &follower{stale: true}
 	n, ok := src.(changeNotifier)
@@ -58,14 +63,19 @@ func newFollower(src Source) *follower {
 		}
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if name == "" { // a watch lost or recovered: the informer may have relisted
-			f.stale = true
-			return
+		switch {
+		case f.stale: // the next view lists everything anyway
+		case name == "", len(f.dirty) >= dirtyKept:
+			// A watch lost or recovered (the informer may have listed
+			// again), or more changes than a list costs to read: list again,
+			// and keep no names meanwhile, however long no view comes.
+			f.stale, f.dirty = true, nil
+		default:
+			if f.dirty == nil {
+				f.dirty = map[string]struct{}{}
+			}
+			f.dirty[name] = struct{}{}
 		}
-		if f.dirty == nil {
-			f.dirty = map[string]struct{}{}
-		}
-		f.dirty[name] = struct{}{}
 	})
 	return f
 }
