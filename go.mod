@@ -27,6 +27,8 @@ require (
 	github.com/google/cel-go v0.29.2
 )
 
+require k8s.io/component-helpers v0.37.2
+
 require (
 	cel.dev/expr v0.25.1 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect

@@ -110,6 +110,15 @@ test('FlowSchema form, new and with the API server\'s errors beside the fields',
   await expectAccessible(page, '/flowschemas/-/new with errors');
 });
 
+test('who approves each signer, and one signer', async ({ page }) => {
+  await open(page, '/csrs/-/approvers');
+  await expect(page.getByTestId('signers')).toBeVisible();
+  await expectAccessible(page, '/csrs/-/approvers');
+  await open(page, '/csrs/-/approvers?signer=kubernetes.io%2Fkubelet-serving');
+  await expect(page.getByTestId('approvers-only-admins')).toBeVisible();
+  await expectAccessible(page, '/csrs/-/approvers?signer=kubernetes.io/kubelet-serving');
+});
+
 test('search results', async ({ page }) => {
   await open(page, '/search?q=system');
   await expect(page.getByTestId('search-hit').first()).toBeVisible();

@@ -2,79 +2,28 @@ package handlers
 
 import (
 	"context"
-	"net/http"
-	"slices"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
-	"github.com/clusterdesk/clusterdesk/views/components"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// apfLoadWait bounds how long the load fragment of a page waits for the
-// sampler's first read of /metrics after a quiet spell. Pages themselves
-// never wait: they render without load and fetch it (components.LoadFollow).
-const apfLoadWait = 3 * time.Second
+// The live APF load and who may see it are handlers/flowschemas' (load.go);
+// the kind registry and the live rows reach them from here.
 
 // metricsShown reports whether the signed-in user sees what the API server's
-// /metrics say: the console runs a sampler and the user may get /metrics
-// (though the console's own identity reads it: one shared sampler). A failed
-// access review is returned as err.
+// /metrics say (flowschemas' MetricsShown), for the load cells of live rows
+// (live.go).
 func (h *Handlers) metricsShown(ctx context.Context) (shown bool, err error) {
-	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
-		return false, nil
-	}
-	return h.deps.URLAccess.CanURL(ctx, "get", kube.APIServerMetricsPath)
+	return h.flowSchemaPages.MetricsShown(ctx)
 }
 
-// apfLoad is the live APF load for the signed-in user: shown only to who may
-// get /metrics. ok is false when the console runs without a sampler. A page
-// takes the latest sample at once; before the first one (the sampler was
-// idle, the look starts it) the state says so and names the page's own URL
-// to fetch again with components.LoadWaitHeader, which waits for the read.
-func (h *Handlers) apfLoad(c echo.Context) (state present.APFLoadState, ok bool) {
-	if h.deps.APFLoad == nil || h.deps.URLAccess == nil {
-		return present.APFLoadState{}, false
-	}
-	ctx := c.Request().Context()
-	allowed, err := h.metricsShown(ctx)
-	if err != nil {
-		return present.APFLoadState{Err: err}, true
-	}
-	if !allowed {
-		return present.APFLoadState{Forbidden: true}, true
-	}
-	return h.readLoad(c), true
-}
-
-// readLoad is the shared sampler's load for this request, without the
-// /metrics check: the caller has checked the user's right to what it shows.
-func (h *Handlers) readLoad(c echo.Context) present.APFLoadState {
-	var (
-		ld  apfload.Load
-		err error
-	)
-	ctx := c.Request().Context()
-	waited := c.Request().Header.Get(components.LoadWaitHeader) == "wait"
-	if waited {
-		ctx, cancel := context.WithTimeout(ctx, apfLoadWait)
-		defer cancel()
-		ld, err = h.deps.APFLoad.Current(ctx)
-	} else {
-		ld, err = h.deps.APFLoad.Look()
-	}
-	state := present.APFLoadState{Err: err, Interval: h.deps.APFLoad.Interval(), Allowed: true}
-	if err == nil {
-		state.Load = &ld
-	}
-	if state.Pending() && !waited && c.Request().Method == http.MethodGet {
-		state.Follow = c.Request().URL.RequestURI()
-	}
-	return state
+// apfDetailLoad is the detail metrics of FlowSchemas and priority levels in
+// the kind registry (kinds.go): the live load first among the sections.
+func apfDetailLoad(h *Handlers, c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
+	h.flowSchemaPages.AddDetailLoad(c, id, name, page)
 }
 
 // addPriorityLevelListLoad adds the load columns to the priority level list,
@@ -87,45 +36,4 @@ func addPriorityLevelListLoad(_ Cluster, _ kube.KindID, page *model.ListPage, st
 		present.AddPriorityLevelLoad(page, st.Load)
 		page.LoadFollow = st.Follow
 	}
-}
-
-// addAPFDetailLoad puts the live load first among a priority level's or a
-// FlowSchema's sections.
-func (h *Handlers) addAPFDetailLoad(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
-	st, ok := h.apfLoad(c)
-	if !ok {
-		return
-	}
-	banner := st.LoadBanner()
-	sec := model.Section{Title: "Live load (one API server instance)", TestID: "apf-load",
-		Fields: []model.Field{{Label: banner.Title, Value: banner.Message}}}
-	switch {
-	case st.Load != nil && id == kube.PriorityLevels:
-		sec = present.PriorityLevelLoadSection(name, st.Load)
-		sec.Fields = append(sec.Fields, model.Field{Label: "Source", Value: banner.Message})
-	case st.Load != nil:
-		sec = present.FlowSchemaLoadSection(name, st.Load)
-		sec.Fields = append(sec.Fields, model.Field{Label: "Source", Value: banner.Message})
-	}
-	sec.Follow = st.Follow
-	page.Sections = slices.Insert(page.Sections, 0, sec)
-	if id == kube.PriorityLevels {
-		page.Sections = slices.Insert(page.Sections, 1, h.priorityLevelDump(c, name, st))
-	}
-}
-
-// priorityLevelDump is the level's row of the API server's debug dump, read
-// by the shared sampler with /metrics, shown to who may get the dump's URL
-// (checked like /metrics, by access review), whether or not they may get
-// /metrics: a dump reader without that right still sees the dump.
-func (h *Handlers) priorityLevelDump(c echo.Context, name string, st present.APFLoadState) model.Section {
-	may, err := h.deps.URLAccess.CanURL(c.Request().Context(), "get", kube.APIServerPriorityLevelDumpPath)
-	if err != nil {
-		return model.Section{Title: "Queues (API server debug dump, one instance)", TestID: "apf-dump",
-			Fields: []model.Field{{Label: "Unavailable", Value: "the access review failed: " + err.Error()}}}
-	}
-	if may && st.Forbidden {
-		st = h.readLoad(c)
-	}
-	return present.PriorityLevelDumpSection(name, st, may, kube.APIServerPriorityLevelDumpPath)
 }

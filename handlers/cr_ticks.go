@@ -35,7 +35,7 @@ func (h *Handlers) crTickOf(c echo.Context, k kube.Kind, namespaced bool, table 
 	tick := func(namespace, name, uid string) string {
 		return cleanup.Ref{Namespace: namespace, Name: name, UID: uid}.Value()
 	}
-	if h.mayDelete(c, k) {
+	if h.cleanupPages.MayDelete(c, k) {
 		return tick
 	}
 	na, ok := h.deps.Access.(NamespaceAccess)

@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"log/slog"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,45 +33,58 @@ type writeRecord struct {
 	From, To runtime.Object
 }
 
-// audit records one write (dry runs, denials and failures included) with who
-// made it: the JSON line and the Kubernetes Event of deps.Audit, or without a
+// auditTrail is where the writes made through clusterdesk are recorded, with
+// only what recording reads: the shared cache (the object before a write, the
+// kinds' served versions), the recorder and who the request acts as. The use
+// cases reach it through requestAudit (edit_usecase.go, csr_audit.go).
+type auditTrail struct {
+	cluster Cluster
+	// rec is Deps.Audit: the JSON line and the Kubernetes Event of each
+	// write; nil logs one "write" line to log instead.
+	rec  *audit.Recorder
+	log  *slog.Logger
+	user func(c echo.Context) string // identity.go
+}
+
+// record records one write (dry runs, denials and failures included) with who
+// made it: the JSON line and the Kubernetes Event of Deps.Audit, or without a
 // recorder one structured log line.
-func (h *Handlers) audit(c echo.Context, r writeRecord) {
+func (t auditTrail) record(c echo.Context, r writeRecord) {
 	rec := audit.Record{
-		User: h.user(c), Verb: r.Verb, Kind: r.Kind, Name: r.Name, Reason: r.Reason,
+		User: t.user(c), Verb: r.Verb, Kind: r.Kind, Name: r.Name, Reason: r.Reason,
 		RVBefore: r.Before, RVAfter: r.After, DryRun: r.DryRun, Propagation: r.Propagation,
 	}
 	if id, ok := kube.IdentityFrom(c.Request().Context()); ok {
 		rec.Groups = id.Groups
 	}
 	rec.Finish(r.Err)
-	if h.deps.Audit == nil {
+	if t.rec == nil {
 		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
 			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "result", rec.Result, "err", errString(r.Err)}
 		if r.Propagation != "" {
 			args = append(args, "propagation", r.Propagation)
 		}
-		h.deps.Log.Info("write", args...)
+		t.log.Info("write", args...)
 		return
 	}
-	h.auditBefore(c, &r)
-	rec.RVBefore = r.Before // auditBefore may have found it
-	rec.APIVersion = h.auditAPIVersion(r)
+	t.before(c, &r)
+	rec.RVBefore = r.Before // before may have found it
+	rec.APIVersion = t.apiVersion(r)
 	rec.UID = auditUID(r.To, r.From)
 	if r.Err == nil && (!audit.IsNil(r.To) || r.Verb == "delete") {
 		// A refused write changed nothing: a diff would claim it did. A
 		// deletion's "after" is nothing, by design.
-		before, after := h.auditTexts(r)
+		before, after := t.texts(r)
 		rec.SetDiff(before, after)
 	}
-	h.deps.Audit.Record(rec)
+	t.rec.Record(rec)
 }
 
-// auditBefore finds the object before the write when the call site did not
-// give it: the cached object if it is at the version the write started from
-// (for a deletion, whatever version it has). Never the form's base: that is
-// the browser's word.
-func (h *Handlers) auditBefore(_ echo.Context, r *writeRecord) {
+// before finds the object before the write when the call site did not give
+// it: the cached object if it is at the version the write started from (for a
+// deletion, whatever version it has). Never the form's base: that is the
+// browser's word.
+func (t auditTrail) before(_ echo.Context, r *writeRecord) {
 	if !audit.IsNil(r.From) || r.Verb == "create" {
 		return
 	}
@@ -77,12 +92,12 @@ func (h *Handlers) auditBefore(_ echo.Context, r *writeRecord) {
 		if k.Singular != r.Kind {
 			continue
 		}
-		obj, err := h.deps.Cluster.Object(k.ID, r.Name)
+		obj, err := t.cluster.Object(k.ID, r.Name)
 		if err != nil || audit.IsNil(obj) {
 			return
 		}
 		if m, ok := obj.(interface{ GetResourceVersion() string }); ok && (r.Before == "" || m.GetResourceVersion() == r.Before) {
-			r.From = h.typed(k.ID, obj)
+			r.From = t.typed(k.ID, obj)
 			if r.Before == "" && r.Verb != "approve" && r.Verb != "deny" {
 				r.Before = m.GetResourceVersion()
 			}
@@ -91,22 +106,22 @@ func (h *Handlers) auditBefore(_ echo.Context, r *writeRecord) {
 	}
 }
 
-// auditTexts renders both sides of the diff the same way, without managedFields,
+// texts renders both sides of the diff the same way, without managedFields,
 // resourceVersion and PEM data (audit.ObjectText).
-func (h *Handlers) auditTexts(r writeRecord) (before, after string) {
+func (t auditTrail) texts(r writeRecord) (before, after string) {
 	var err error
 	if before, err = audit.ObjectText(r.From); err != nil {
-		h.deps.Log.Warn("audit: cannot render the object before the write", "kind", r.Kind, "name", r.Name, "err", err)
+		t.log.Warn("audit: cannot render the object before the write", "kind", r.Kind, "name", r.Name, "err", err)
 	}
 	if after, err = audit.ObjectText(r.To); err != nil {
-		h.deps.Log.Warn("audit: cannot render the object after the write", "kind", r.Kind, "name", r.Name, "err", err)
+		t.log.Warn("audit: cannot render the object after the write", "kind", r.Kind, "name", r.Name, "err", err)
 	}
 	return before, after
 }
 
-// auditAPIVersion is the written object's apiVersion, from the objects or the
+// apiVersion is the written object's apiVersion, from the objects or the
 // kind's served version.
-func (h *Handlers) auditAPIVersion(r writeRecord) string {
+func (t auditTrail) apiVersion(r writeRecord) string {
 	for _, o := range []runtime.Object{r.To, r.From} {
 		if u, ok := o.(*unstructured.Unstructured); ok && u != nil && u.GetAPIVersion() != "" {
 			return u.GetAPIVersion()
@@ -114,7 +129,7 @@ func (h *Handlers) auditAPIVersion(r writeRecord) string {
 	}
 	for _, k := range kube.AllKinds() {
 		if k.Singular == r.Kind {
-			if served, ok := h.deps.Cluster.Kind(k.ID); ok && served.Version != "" {
+			if served, ok := t.cluster.Kind(k.ID); ok && served.Version != "" {
 				return apiVersion(served)
 			}
 		}
@@ -137,15 +152,22 @@ func auditUID(objs ...runtime.Object) string {
 // typed returns a cached object as unstructured with its apiVersion and kind
 // (informers' objects carry none), so that it renders like the API server's
 // answers.
-func (h *Handlers) typed(id kube.KindID, obj runtime.Object) runtime.Object {
+func (t auditTrail) typed(id kube.KindID, obj runtime.Object) runtime.Object {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return obj
 	}
 	u := &unstructured.Unstructured{Object: m}
-	if k, ok := h.deps.Cluster.Kind(id); ok {
+	if k, ok := t.cluster.Kind(id); ok {
 		u.SetAPIVersion(apiVersion(k))
 		u.SetKind(k.Singular)
 	}
 	return u
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

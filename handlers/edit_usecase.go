@@ -18,11 +18,11 @@ type requestAudit struct {
 	c echo.Context
 }
 
-func (a requestAudit) Record(w editing.Write) { a.h.audit(a.c, recordOf(w)) }
+func (a requestAudit) Record(w editing.Write) { a.h.trail.record(a.c, recordOf(w)) }
 
 func (a requestAudit) FromCache(w *editing.Write) {
 	r := recordOf(*w)
-	a.h.auditBefore(a.c, &r)
+	a.h.trail.before(a.c, &r)
 	w.From, w.Before = r.From, r.Before
 }
 

@@ -55,9 +55,3 @@ func (h *Handlers) flashAndRedirect(c echo.Context, title, msg string, warnings 
 // apiVersion is an object's apiVersion as its kind's group and version
 // (handlers/page/problem.go), for the CSR decisions' and the audit's records.
 var apiVersion = page.APIVersion
-
-// crdObject is crd as the unstructured object the Editor counts with (handlers/editor).
-var crdObject = editorpages.CRDObject
-
-// countText is how many custom resources a CRD has (handlers/editor).
-var countText = editorpages.CountText

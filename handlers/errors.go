@@ -5,11 +5,11 @@ import (
 	"errors"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -17,46 +17,6 @@ import (
 
 func kindResource(k kube.Kind) schema.GroupResource {
 	return schema.GroupResource{Group: k.Group, Resource: k.Resource}
-}
-
-// errorPage turns any error into a status and a page. API server errors keep
-// their own status, message and field causes; they are matched by type
-// (apierrors), never by string.
-func errorPage(err error) model.ErrorPage {
-	var he *echo.HTTPError
-	var status apierrors.APIStatus
-	switch {
-	case errors.As(err, &he):
-		msg, _ := he.Message.(string)
-		if msg == "" {
-			msg = http.StatusText(he.Code)
-		}
-		return model.ErrorPage{Status: he.Code, Title: http.StatusText(he.Code), Message: msg}
-	case errors.As(err, &status):
-		st := status.Status()
-		p := model.ErrorPage{Status: int(st.Code), Title: http.StatusText(int(st.Code)), Message: st.Message}
-		if p.Status == 0 {
-			p.Status = http.StatusInternalServerError
-		}
-		if apierrors.IsNotFound(err) {
-			p.Title = "Not found"
-		}
-		if st.Details != nil {
-			for _, c := range st.Details.Causes {
-				cause := c.Message
-				if c.Field != "" {
-					cause = c.Field + ": " + cause
-				}
-				p.Causes = append(p.Causes, cause)
-			}
-		}
-		return p
-	default:
-		if p, ok := unreachablePage(err); ok {
-			return p
-		}
-		return model.ErrorPage{Status: http.StatusInternalServerError, Title: "Internal error", Message: err.Error()}
-	}
 }
 
 // errorHandler is echo's one HTTPErrorHandler: it logs server faults and renders
@@ -70,7 +30,7 @@ func (h *Handlers) errorHandler(err error, c echo.Context) {
 	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
 		return
 	}
-	p := errorPage(err)
+	p := page.ErrorPage(err) // handlers/page/errors.go
 	if p.Status >= 500 {
 		h.deps.Log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}

@@ -1,16 +1,22 @@
 package handlers
 
 import (
+	"time"
+
 	"github.com/labstack/echo/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
+	approverspage "github.com/clusterdesk/clusterdesk/handlers/approvers"
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/csrpolicies"
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
@@ -47,6 +53,9 @@ func (h *Handlers) base() page.Base { return page.Base{Log: h.deps.Log, Chrome: 
 func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
 	return cleanuppages.New(cleanuppages.Deps{
 		Base:          h.base(),
+		Cluster:       h.deps.Cluster,
+		Access:        h.deps.Access,
+		ReadOnly:      h.deps.ReadOnly,
 		Editor:        h.deps.Editor,
 		Kinds:         cleanupKinds{h},
 		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
@@ -68,18 +77,44 @@ func signInFeature(h *Handlers) *signin.Handlers {
 	return signin.New(d)
 }
 
-// insightFeature is the schema explorer and the interception simulator
-// (handlers/insight).
+// lookupTimeout bounds the direct lookups of one page view: a slow API server
+// makes the page say "not checked", never hang.
+const lookupTimeout = 5 * time.Second
+
+// insightFeature is the schema explorer, the interception simulator and the
+// detail pages with direct lookups (handlers/insight).
 func insightFeature(h *Handlers) *insight.Handlers {
 	return insight.New(insight.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, Editor: h.deps.Editor, LookupTimeout: lookupTimeout,
 		MayList: h.mayList, ParseForm: parseEditorForm,
+	})
+}
+
+// approversFeature is "who approves this signer?" (handlers/approvers).
+func approversFeature(h *Handlers) *approverspage.Handlers {
+	return approverspage.New(approverspage.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+	})
+}
+
+// csrPoliciesFeature is the CSR page's approval policies panel (handlers/csrpolicies).
+func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
+	return csrpolicies.New(csrpolicies.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
 	})
 }
 
 // healthFeature is the probes (handlers/health).
 func healthFeature(h *Handlers) *health.Handlers {
 	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate})
+}
+
+// searchFeature is the search by name across kinds (handlers/search).
+func searchFeature(h *Handlers) *search.Handlers {
+	return search.New(search.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.mayList,
+		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
+	})
 }
 
 // activityFeature is the auditor's views (handlers/activity).
@@ -94,15 +129,31 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 	})
 }
 
-// csrQueueFeature is the CSR approval queue with its bulk and group decisions
+// csrsFeature is the CSR approval workflow: the queue with its bulk and group
+// decisions, and one request's page with its decision and certificate upload
 // (handlers/csrs).
-func csrQueueFeature(h *Handlers) *csrs.Handlers {
+func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Lists: csrLists{h},
-		Kind:      func() (kube.Kind, error) { return h.csrKind(nil, "") },
-		Decisions: h.decisions, // csr_decide.go
-		User:      h.user,
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Lists: csrLists{h}, Details: csrDetails{h},
+		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
+		Audit: func(c echo.Context) csrs.Auditor { return requestAudit{h: h, c: c} }, // csr_audit.go
+		Flash: func(c echo.Context, banners []model.Banner) error { return setFlash(c, h.deps.Sessions, banners) },
+		User:  h.user, ReadOnly: h.deps.ReadOnly,
 	})
+}
+
+// csrDetail is the CSRs' detail page in the kind registry (kinds.go): the
+// request's own page (handlers/csrs), built once by New.
+func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) }
+
+// csrDetails is what a request's page shares with every detail page.
+type csrDetails struct{ h *Handlers }
+
+func (csrDetails) SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
+	return setYAML(p, kind, name, obj) // detail_yaml.go
+}
+func (d csrDetails) MayChange(c echo.Context, k kube.Kind, name string) (update, del bool) {
+	return d.h.mayChange(c, k, name) // identity.go
 }
 
 // csrLists is what the CSR queue shares with every list.
@@ -114,16 +165,18 @@ func (csrLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
 }
 func (l csrLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
 func (l csrLists) CleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string) {
-	return l.h.csrCleanupHref(c, q)
+	return l.h.cleanupPages.CSRHref(c, q)
 }
-func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool { return l.h.mayDeleteAll(c, id) }
+func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool {
+	return l.h.cleanupPages.MayDeleteAll(c, id)
+}
 
 // flowSchemasFeature is the FlowSchema overview, the classifier and the
 // structured FlowSchema form (handlers/flowschemas).
 func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 	return flowschemas.New(flowschemas.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lists: flowSchemaLists{h}, Editor: flowSchemaEditor{h},
-		Load: h.apfLoad, // apf_load.go
+		APFLoad: h.deps.APFLoad, URLAccess: h.deps.URLAccess,
 	})
 }
 
@@ -140,7 +193,7 @@ func (flowSchemaLists) SelectorStatus(p *model.ListPage, q present.ListQuery, st
 }
 func (l flowSchemaLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
 func (l flowSchemaLists) CleanupHref(c echo.Context, id kube.KindID) string {
-	return l.h.cleanupHref(c, id)
+	return l.h.cleanupPages.Href(c, id)
 }
 func (l flowSchemaLists) AddTicks(c echo.Context, p *model.FlowSchemaListPage) {
 	l.h.addFlowSchemaTicks(c, p)
@@ -162,6 +215,8 @@ func (e flowSchemaEditor) FlashAndRedirect(c echo.Context, title, msg string, wa
 type cleanupKinds struct{ h *Handlers }
 
 func (k cleanupKinds) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
+
+func (cleanupKinds) Writable(id kube.KindID) bool { return editable(id) }
 
 func (k cleanupKinds) Candidates(id kube.KindID) (func() ([]cleanup.Candidate, error), bool) {
 	candidates := pagesByKind[id].candidates

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
@@ -36,8 +37,8 @@ type kindPages struct {
 	list   func(Cluster, present.ListQuery, time.Time) (model.ListPage, error)
 	detail func(Cluster, string, time.Time) (model.DetailPage, error)
 	// live, when set, builds the detail page instead of detail: for kinds
-	// whose page adds direct lookups (see insight.go).
-	live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)
+	// whose page adds direct lookups (handlers/insight, details.go).
+	live func(*insight.Handlers, echo.Context, string, time.Time) (model.DetailPage, error)
 	// row renders one object's list row for live updates.
 	row rowFunc
 	// page and liveRows, when set, replace the generic detail page and live
@@ -187,8 +188,17 @@ func plain[T any](f func(T, time.Time) model.DetailPage) func(Cluster, T, time.T
 	return func(_ Cluster, o T, now time.Time) model.DetailPage { return f(o, now) }
 }
 
+// detailPage builds the kind's detail page of name, with its lookups as the
+// user when the kind has any (h's insight pages).
+func (kp kindPages) detailPage(h *Handlers, c echo.Context, name string, now time.Time) (model.DetailPage, error) {
+	if kp.live != nil {
+		return kp.live(h.insightPages, c, name, now)
+	}
+	return kp.detail(h.deps.Cluster, name, now)
+}
+
 // withLive sets the detail page builder that adds direct lookups.
-func withLive(kp kindPages, live func(*Handlers, echo.Context, string, time.Time) (model.DetailPage, error)) kindPages {
+func withLive(kp kindPages, live func(*insight.Handlers, echo.Context, string, time.Time) (model.DetailPage, error)) kindPages {
 	kp.live = live
 	return kp
 }
@@ -219,12 +229,12 @@ func readOnly(kp kindPages) kindPages {
 // registeredKinds is the presentation half of the kind registry, one entry per
 // kube.AllKinds kind (kinds_test.go checks both halves agree).
 var registeredKinds = []kindPages{
-	// The CSR page and queue are the approval workflow (csr_detail.go, handlers/csrs).
+	// The CSR page and queue are the approval workflow (handlers/csrs).
 	withCandidates(ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
-		(*Handlers).csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
-	// APF pages show the API server's live load (apf_load.go).
+		csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
+	// APF pages show the API server's live load (handlers/flowschemas/load.go, apf_load.go).
 	withMetrics(pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
-		nil, (*Handlers).addAPFDetailLoad),
+		nil, apfDetailLoad),
 	withMetrics(pagesFor(kube.PriorityLevels, "p", typed(Cluster.PriorityLevels, Cluster.PriorityLevel), present.PriorityLevelList,
 		func(c Cluster, pl *flowcontrolv1.PriorityLevelConfiguration, now time.Time) model.DetailPage {
 			// The "used by" table is a courtesy: if FlowSchemas cannot be read
@@ -235,22 +245,22 @@ var registeredKinds = []kindPages{
 			}
 			return present.PriorityLevelDetail(pl, schemas, now)
 		}),
-		addPriorityLevelListLoad, (*Handlers).addAPFDetailLoad),
-	// The CRD page counts its custom resources as the user (insight_crd_instances.go);
+		addPriorityLevelListLoad, apfDetailLoad),
+	// The CRD page counts its custom resources as the user (handlers/insight);
 	// live rows and search need no schemas (Cluster.CRD keeps them packed).
 	withLive(pagesFor(kube.CRDs, "r", typed(Cluster.CRDs, Cluster.CRD).detailFrom(Cluster.CRDWithSchemas),
-		present.CRDList, plain(present.CRDDetail)), (*Handlers).crdDetail),
+		present.CRDList, plain(present.CRDDetail)), (*insight.Handlers).CRDDetail),
 	// Webhook pages show each webhook's health (webhook_health.go).
 	withMetrics(withLive(pagesFor(kube.Webhooks, "w", typed(Cluster.Webhooks, Cluster.Webhook), present.WebhookList,
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)
-		})), (*Handlers).webhookDetail),
+		})), (*insight.Handlers).WebhookDetail),
 		addListWebhookHealth, (*Handlers).addDetailWebhookHealth),
 	// Read-only: the pages explain mutating webhooks, the editor refuses them.
 	readOnly(withMetrics(withLive(pagesFor(kube.MutatingWebhooks, "m", typed(Cluster.MutatingWebhooks, Cluster.MutatingWebhook), present.MutatingWebhookList,
 		plain(func(c *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.MutatingWebhookDetail(c, nil, now)
-		})), (*Handlers).mutatingWebhookDetail),
+		})), (*insight.Handlers).MutatingWebhookDetail),
 		addListWebhookHealth, (*Handlers).addDetailWebhookHealth)),
 	readOnly(pagesFor(kube.AdmissionPolicies, "v", admissionPolicies,
 		present.PolicyList, policyDetail)),
@@ -260,7 +270,7 @@ var registeredKinds = []kindPages{
 		plain(func(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
 			return present.CSIDriverDetail(d, nil, now)
 		})),
-		(*Handlers).csiDriverDetail),
+		(*insight.Handlers).CSIDriverDetail),
 }
 
 // pagesByKind indexes registeredKinds by id. It is filled by init, not by its

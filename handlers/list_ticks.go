@@ -10,7 +10,7 @@ import (
 )
 
 // tickable reports whether kind's list rows carry cleanup tick boxes: the
-// condition of cleanupHref (cleanup_links.go) without its fragment test, so
+// condition of the cleanup links (handlers/cleanup, links.go) without their fragment test, so
 // a swapped table keeps its boxes. It depends on the kind and the console's
 // mode only, never on the user: live rows, rendered once for every viewer,
 // carry the same tick column as the page's header.
@@ -26,7 +26,7 @@ func (h *Handlers) addTicks(c echo.Context, page *model.ListPage, id kube.KindID
 	if page.Forbidden || !tickable(h.deps.ReadOnly, id) {
 		return
 	}
-	if h.mayDeleteAll(c, id) {
+	if h.cleanupPages.MayDeleteAll(c, id) {
 		page.TickAction = urls.Cleanup(id)
 	}
 	for i := range page.Rows {
@@ -55,7 +55,7 @@ func tickValue(c Cluster, id kube.KindID, name string) string {
 // list is re-fetched on change (no shared live rows), so a user who may not
 // delete gets no tick column at all, and no box values are looked up.
 func (h *Handlers) addFlowSchemaTicks(c echo.Context, page *model.FlowSchemaListPage) {
-	if page.List.Forbidden || !tickable(h.deps.ReadOnly, kube.FlowSchemas) || !h.mayDeleteAll(c, kube.FlowSchemas) {
+	if page.List.Forbidden || !tickable(h.deps.ReadOnly, kube.FlowSchemas) || !h.cleanupPages.MayDeleteAll(c, kube.FlowSchemas) {
 		return
 	}
 	page.List.TickAction = urls.Cleanup(kube.FlowSchemas)

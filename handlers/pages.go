@@ -10,8 +10,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
+	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
-	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -27,8 +30,20 @@ type Handlers struct {
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	// queue is this server's CSR queue caches (csr_queue.go: csrQueueOf).
 	queue *csrqueue.Queue
-	// backends remembers webhook Service lookups per user briefly.
-	backends *backends.Cache
+	// trail records the writes of every feature (edit_audit.go).
+	trail auditTrail
+	// csrPages is the CSR approval workflow (handlers/csrs), whose request
+	// page the kind registry serves as the CSRs' detail page (csrDetail).
+	csrPages *csrs.Handlers
+	// flowSchemaPages is the FlowSchema pages and the live APF load
+	// (handlers/flowschemas), which lists and detail pages read.
+	flowSchemaPages *flowschemas.Handlers
+	// insightPages is the insight pages (handlers/insight), which also build
+	// the detail pages with direct lookups (kindPages.detailPage).
+	insightPages *insight.Handlers
+	// cleanupPages is the cleanup (handlers/cleanup), whose links and tick
+	// boxes' action the lists carry.
+	cleanupPages *cleanuppages.Handlers
 }
 
 func (h *Handlers) home(c echo.Context) error {
@@ -99,10 +114,10 @@ func (h *Handlers) list(c echo.Context) error {
 	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	status = selectorStatus(&page, q, status) // list_selector.go
 	page.NewHref = h.newHref(c, kind.ID)      // list_new.go
-	page.CleanupHref = h.cleanupHref(c, kind.ID)
+	page.CleanupHref = h.cleanupPages.Href(c, kind.ID)
 	h.addTicks(c, &page, kind.ID) // list_ticks.go
 	if kp.listMetrics != nil && !page.Forbidden {
-		if st, shown := h.apfLoad(c); shown {
+		if st, shown := h.flowSchemaPages.Load(c); shown {
 			kp.listMetrics(h.deps.Cluster, kind.ID, &page, st) // the API server's own numbers (apf_load.go, webhook_health.go)
 		}
 	}
@@ -118,7 +133,7 @@ func (h *Handlers) detail(c echo.Context) error {
 		return kp.page(h, c)
 	}
 	name := c.Param("name")
-	page, err := h.detailPage(c, kp, name, time.Now())
+	page, err := kp.detailPage(h, c, name, time.Now())
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
-	"github.com/clusterdesk/clusterdesk/internal/backends"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/static"
@@ -20,8 +19,14 @@ const maxBody = page.MaxBody
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
-	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), backends: backends.NewCache()}
+	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
+	h.trail = auditTrail{cluster: deps.Cluster, rec: deps.Audit, log: deps.Log, user: h.user}
+	// Before any request: the kind registry serves the CSRs' detail page, the
+	// APF detail pages' load and the detail pages with lookups from these,
+	// and the lists carry the cleanup's links.
+	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
+	h.cleanupPages = cleanupFeature(h)
 	h.endStreamsOfRemoteSignOuts() // live_signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -46,8 +51,9 @@ func New(deps Deps) *echo.Echo {
 	// Sign-in of every mode, its OIDC callback, and sign-out (handlers/signin).
 	signIn.Register(e)
 	// The bundle goes out gzip-compressed: the page weight budget
-	// (views/layout/budget_test.go) counts compressed bytes.
-	e.Group(static.Prefix, middleware.Gzip()).StaticFS("", static.FS)
+	// (views/layout/budget_test.go) counts compressed bytes; and cached by the
+	// content hash in its URLs (static_cache.go).
+	e.Group(static.Prefix, middleware.Gzip(), staticCaching).StaticFS("", static.FS)
 
 	// Access per route (access.go): every route under a kind checks, before its
 	// handler, that the user may list the kind; a list page shows a Forbidden
@@ -61,22 +67,23 @@ func New(deps Deps) *echo.Echo {
 	if deps.DevUI {
 		e.GET(urls.Gallery, h.gallery)
 	}
-	// Global search by name across kinds (search.go); static, so it wins over /:kind.
-	e.GET(urls.Search, h.search)
+	// Global search by name across kinds (handlers/search); static, so it wins over /:kind.
+	searchFeature(h).Register(e)
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
 	e.GET(urls.Events, h.events)
 	// The CSR queue replaces the generic list; static segments win over :kind.
-	// The queue and a storm group's preview (handlers/csrs).
-	csrQueue := csrQueueFeature(h)
-	csrQueue.RegisterReads(e, h.kindAccess(kube.CSRs, banner), csrs)
-	e.GET(urls.CSRCertificateRoute, h.csrCertificate, csrs)
-	// A kubelet-serving CSR's SANs against its Node, read as the user after the page (csr_node.go).
-	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, csrs)
+	// The queue, a storm group's preview, a request's certificate, and a
+	// kubelet-serving CSR's SANs against its Node, read as the user after the
+	// page (handlers/csrs).
+	h.csrPages.RegisterReads(e, h.kindAccess(kube.CSRs, banner), csrs)
+	// Who may approve a signer's requests, read as the user (handlers/approvers).
+	approversFeature(h).Register(e, csrs)
+	// What the approval policies would do with a request (handlers/csrpolicies).
+	csrPoliciesFeature(h).Register(e, csrs)
 	// FlowSchemas in evaluation order, the request classifier, and the
 	// classifier's old address: a FlowSchema named "classify" there, else a
 	// redirect (handlers/flowschemas).
-	fsPages := flowSchemasFeature(h)
-	fsPages.RegisterReads(e, h.kindAccess(kube.FlowSchemas, banner), flowSchemas)
+	h.flowSchemaPages.RegisterReads(e, h.kindAccess(kube.FlowSchemas, banner), flowSchemas)
 	// A CRD's custom resources: the API server's table, and one object's YAML (handlers/editor).
 	ed := editorFeature(h)
 	ed.RegisterInstances(e, crds)
@@ -84,7 +91,7 @@ func New(deps Deps) *echo.Echo {
 	// intercept a request, also with the objects in a POST body (too large
 	// for a URL), which changes nothing and so is not in the read-only group
 	// (handlers/insight, read_post.go).
-	insightFeature(h).Register(e, crds, of(kube.Webhooks), readPOST)
+	h.insightPages.Register(e, crds, of(kube.Webhooks), readPOST)
 	// The auditor's views (handlers/activity): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
 	activityFeature(h).Register(e, ofKind)
@@ -93,13 +100,10 @@ func New(deps Deps) *echo.Echo {
 	e.GET(urls.ObjectRoute, h.detail, ofKind)
 
 	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
-	mutating.POST(urls.CSRApproveRoute, h.approveCSR, csrs)
-	mutating.POST(urls.CSRDenyRoute, h.denyCSR, csrs)
-	// The upload of an externally issued certificate; its body gets maxBody
-	// (1 MiB), room for issue.MaxChainBytes and issue.MaxBundleBytes.
-	mutating.POST(urls.CSRIssueRoute, h.issueCSR, csrs)
-	// Bulk decisions of ticked rows and a storm group's (handlers/csrs).
-	csrQueue.RegisterDecisions(mutating, csrs)
+	// A request's approval, denial and certificate upload (its body gets
+	// maxBody, 1 MiB), the bulk decisions of ticked rows and a storm group's
+	// (handlers/csrs).
+	h.csrPages.RegisterDecisions(mutating, csrs)
 	// The editor's pages are in this group too: in read-only mode they are
 	// refused rather than offering changes that would be refused; the same
 	// editor for a CRD's custom resources, and the delete confirmation of
@@ -108,9 +112,9 @@ func New(deps Deps) *echo.Echo {
 	// Cleanup: delete many objects of :kind, or a CRD's custom resources,
 	// after a preview (handlers/cleanup). A POST to the preview comes from
 	// ticked rows; only the confirmation deletes.
-	cleanupFeature(h).Register(mutating, ofKind, crds)
+	h.cleanupPages.Register(mutating, ofKind, crds)
 	// The structured FlowSchema form (handlers/flowschemas); "-" is no FlowSchema name.
-	fsPages.RegisterForm(mutating, flowSchemas)
+	h.flowSchemaPages.RegisterForm(mutating, flowSchemas)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no page at this address.")

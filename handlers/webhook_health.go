@@ -56,7 +56,7 @@ func (h *Handlers) addDetailWebhookHealth(c echo.Context, id kube.KindID, name s
 	if !found {
 		return
 	}
-	st, ok := h.apfLoad(c)
+	st, ok := h.flowSchemaPages.Load(c)
 	if !ok {
 		return
 	}

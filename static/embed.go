@@ -66,6 +66,26 @@ func AssetPath(name string) string {
 	return Prefix + name
 }
 
+// Version returns the content hash AssetPath puts in name's URL, and false
+// for a name FS does not hold.
+func Version(name string) (string, bool) {
+	hashesOnce.Do(computeHashes)
+	h, ok := hashes[name]
+	return h, ok
+}
+
+// CacheControl is the Cache-Control of a response serving name at a URL whose
+// ?v= is version. A URL naming the file's current content hash (the one the
+// pages link, AssetPath) never changes meaning, so the browser keeps it a year
+// without asking again; any other URL of a file (no version, an old one from
+// a page rendered before a deployment) must be revalidated, by its ETag.
+func CacheControl(name, version string) string {
+	if h, ok := Version(name); ok && version == h {
+		return "public, max-age=31536000, immutable"
+	}
+	return "no-cache"
+}
+
 func computeHashes() {
 	hashes = map[string]string{}
 	_ = fs.WalkDir(FS, ".", func(p string, d fs.DirEntry, err error) error {

@@ -1,7 +1,8 @@
 // Package cleanup is the cleanup feature's handlers: the preview of deleting
 // many objects of a kind (or a CRD's custom resources) by filter or ticked
 // rows, the confirmation bound to the preview's fingerprint, and the result
-// page, sent with progress lines while a long cleanup runs. The use case
+// page, sent with progress lines while a long cleanup runs; and the lists'
+// links into it (links.go). The use case
 // (select, fingerprint, dry run, delete by UID) is internal/cleanup, which
 // this package imports under the same name.
 package cleanup
@@ -22,6 +23,9 @@ import (
 // Kinds is what a cleanup reads of the kind registry and of the editor's
 // targets, which the handlers package builds (kinds.go, handlers/editor).
 type Kinds interface {
+	// Writable reports whether the console writes kind id's objects: a
+	// registered kind that is not read-only.
+	Writable(id kube.KindID) bool
 	// Editable resolves the :kind parameter to a kind the console writes,
 	// or answers with the error page's status (404, 503).
 	Editable(c echo.Context) (kube.Kind, error)
@@ -42,6 +46,12 @@ type CustomResources struct {
 // Deps are the cleanup's ports.
 type Deps struct {
 	page.Base
+	// Cluster is the shared cache (the kinds' served versions), Access the
+	// user's access reviews (nil: the lists offer no tick boxes' action).
+	Cluster ports.Cluster
+	Access  ports.Access
+	// ReadOnly offers no cleanup links (the routes are refused anyway).
+	ReadOnly bool
 	// Editor deletes and lists custom resources as the user; nil offers no
 	// cleanup (503).
 	Editor ports.ObjectEditor

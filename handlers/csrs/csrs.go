@@ -1,26 +1,30 @@
-// Package csrs is the CertificateSigningRequests' approval queue: the queue
-// page (it replaces the generic list), the bulk decisions of ticked rows, and
-// the preview and confirmed decision of a storm group. The queue's engine is
-// internal/csrqueue, the decisions' use case internal/decide. The CSR detail
-// page, the single decisions and the certificate upload stay in the handlers
-// package for now (csr_detail.go, csr_decide.go, csr_issue.go), which hands
-// this package the decision use case as the user through Deps.Decisions.
+// Package csrs is the CertificateSigningRequests' approval workflow: the
+// queue page (it replaces the generic list), the bulk decisions of ticked rows,
+// the preview and confirmed decision of a storm group, and one request's page
+// with its decision, its Node check, its certificate's download and the upload
+// of an externally issued certificate. The queue's engine is internal/csrqueue,
+// the use cases internal/decide and internal/issue, which this package runs as
+// the signed-in user; the audit trail they write to is the handlers package's
+// (Deps.Audit).
 package csrs
 
 import (
 	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/decide"
+	"github.com/clusterdesk/clusterdesk/internal/issue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // Lists is what the queue shares with every list page, which the handlers
-// package owns (access.go, pages.go, list_new.go, cleanup_links.go).
+// package wires (access.go, pages.go, list_new.go; the cleanup's links are
+// handlers/cleanup's).
 type Lists interface {
 	// MayListKind is the route's access check's answer for its kind.
 	MayListKind(c echo.Context) bool
@@ -34,40 +38,79 @@ type Lists interface {
 	MayDeleteAll(c echo.Context, id kube.KindID) bool
 }
 
-// Deps are the queue's ports.
-type Deps struct {
-	page.Base
-	Cluster ports.Cluster
-	// Queue is this server's CSR queue caches, shared with the live rows
-	// and the detail page (handlers' csrQueueOf).
-	Queue *csrqueue.Queue
-	Lists Lists
-	// Kind resolves the CSR kind (404 when the console has no CSR pages).
-	Kind func() (kube.Kind, error)
-	// Decisions is the decision use case as the signed-in user of c, each
-	// decision audited with who made it (csr_decide.go).
-	Decisions func(c echo.Context) decide.Decisions
-	// User is who the request acts as, for the decisions' records.
-	User func(c echo.Context) string
+// Details is what a request's page shares with every detail page, which the
+// handlers package owns (detail_yaml.go, identity.go).
+type Details interface {
+	// SetYAML puts obj's YAML into the page: inline when small, else a link
+	// the page loads it from.
+	SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error
+	// MayChange reports whether the user may update and delete the object
+	// (the page's Edit YAML and Delete links).
+	MayChange(c echo.Context, k kube.Kind, name string) (update, del bool)
 }
 
-// Handlers serves the queue's routes.
+// Auditor records the decisions and uploads of the request's user in the
+// audit trail.
+type Auditor interface {
+	decide.Auditor
+	issue.Auditor
+}
+
+// Deps are the workflow's ports.
+type Deps struct {
+	page.Base
+	// Cluster is the shared cache; it also says whether the console has CSR
+	// pages (404 without).
+	Cluster ports.Cluster
+	// Queue is this server's CSR queue caches, shared with the live rows
+	// (handlers' csrQueueOf).
+	Queue   *csrqueue.Queue
+	Lists   Lists
+	Details Details
+	// Writer decides, Access reviews who may decide or sign for a signer, and
+	// Issuer writes uploaded certificates (nil offers no upload), each as the
+	// signed-in user.
+	Writer ports.CSRDecider
+	Access ports.Access
+	Issuer ports.CSRIssuer
+	// Lookup reads a kubelet-serving CSR's Node as the user; nil leaves the
+	// Node check out.
+	Lookup ports.Lookup
+	// Audit records each decision and upload of c's user.
+	Audit func(c echo.Context) Auditor
+	// Flash queues banners for the page a write redirects to.
+	Flash func(c echo.Context, banners []model.Banner) error
+	// User is who the request acts as, for the decisions' records.
+	User     func(c echo.Context) string
+	ReadOnly bool
+}
+
+// Handlers serves the workflow's routes.
 type Handlers struct{ d Deps }
 
-// New builds the queue's handlers.
+// New builds the workflow's handlers.
 func New(d Deps) *Handlers { return &Handlers{d: d} }
 
 // RegisterReads adds the queue behind listed (the list's access check: a
-// Forbidden banner) and a group's preview behind ofKind (403); static
-// segments win over :kind.
+// Forbidden banner), and behind ofKind (403) a group's preview, a request's
+// certificate download and its Node check, which the request's page loads
+// after itself; static segments win over :kind. The request's page itself
+// is the kind's detail page (Detail), on the generic object route.
 func (h *Handlers) RegisterReads(e *echo.Echo, listed, ofKind echo.MiddlewareFunc) {
 	e.GET(urls.CSRs, h.csrQueue, listed)
 	e.GET(urls.CSRGroupRoute, h.csrGroupPreview, ofKind)
+	e.GET(urls.CSRCertificateRoute, h.csrCertificate, ofKind)
+	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, ofKind)
 }
 
-// RegisterDecisions adds the bulk and group decisions to mutating (the
-// read-only mode's group) behind ofKind.
+// RegisterDecisions adds to mutating (the read-only mode's group), behind
+// ofKind, a request's approval, denial and certificate upload (its body gets
+// the default limit, room for issue.MaxChainBytes and issue.MaxBundleBytes),
+// then the bulk and group decisions.
 func (h *Handlers) RegisterDecisions(mutating *echo.Group, ofKind echo.MiddlewareFunc) {
+	mutating.POST(urls.CSRApproveRoute, h.approveCSR, ofKind)
+	mutating.POST(urls.CSRDenyRoute, h.denyCSR, ofKind)
+	mutating.POST(urls.CSRIssueRoute, h.issueCSR, ofKind)
 	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, ofKind)
 	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, ofKind)
 }

@@ -24,7 +24,7 @@ import (
 // CSRs and decide for its signer.
 func (h *Handlers) csrStorm(c echo.Context) (*csrqueue.Storm, error) {
 	id := c.Param("id")
-	if _, err := h.d.Kind(); err != nil {
+	if _, err := h.csrKind(); err != nil {
 		return nil, err
 	}
 	if !csrqueue.ValidGroupID(id) || !strings.HasPrefix(id, "s-") {
@@ -34,7 +34,7 @@ func (h *Handlers) csrStorm(c echo.Context) (*csrqueue.Storm, error) {
 	if st == nil {
 		return nil, echo.NewHTTPError(http.StatusNotFound, "This group has fewer than two pending requests now: it was decided, or its requests were deleted. Back to the queue: /csrs")
 	}
-	if may := h.d.Decisions(c).MayDecide(c.Request().Context()); may == nil || !may(st.Key.Signer) {
+	if may := h.decisions(c).MayDecide(c.Request().Context()); may == nil || !may(st.Key.Signer) {
 		return nil, echo.NewHTTPError(http.StatusForbidden, "You may not approve or deny requests for the signer "+st.Key.Signer+".")
 	}
 	return st, nil
@@ -64,7 +64,7 @@ func (h *Handlers) csrGroupPreview(c echo.Context) error {
 // the object with the UID the preview showed). It answers with the queue and
 // a result per request; the status is bulkStatus's.
 func (h *Handlers) csrGroupDecide(c echo.Context) error {
-	if _, err := h.d.Kind(); err != nil {
+	if _, err := h.csrKind(); err != nil {
 		return err
 	}
 	form, err := c.FormParams()
@@ -83,7 +83,7 @@ func (h *Handlers) csrGroupDecide(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	outcomes, err := h.d.Decisions(c).Group(c.Request().Context(), h.d.User(c), approve, deny, text)
+	outcomes, err := h.decisions(c).Group(c.Request().Context(), h.d.User(c), approve, deny, text)
 	if err != nil {
 		return invalidDecision(err)
 	}

@@ -62,7 +62,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	env := present.CSRQueueEnv{
 		Now:       time.Now(),
 		Checks:    h.d.Queue.Checks(),
-		MayDecide: h.d.Decisions(c).MayDecide(c.Request().Context()),
+		MayDecide: h.decisions(c).MayDecide(c.Request().Context()),
 		Selected:  selected,
 		Labels:    sel,
 		MayDelete: h.d.Lists.MayDeleteAll(c, kube.CSRs),

@@ -11,8 +11,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/labstack/echo/v4"
 
@@ -146,9 +144,9 @@ func (h *Handlers) crInstances(c echo.Context) error {
 	if n, err := strconv.ParseInt(c.QueryParam("limit"), 10, 64); err == nil && n > 0 && n <= maxInstancesPerPage {
 		p.Limit = n
 	}
-	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, CRDObject(crd), p.Limit, cont, p.Selector)
+	list, err := h.editorCase(c).ListInstances(c.Request().Context(), k, page.CRDObject(crd), p.Limit, cont, p.Selector)
 	if list.CountErr == nil {
-		p.Count = CountText(list.Count)
+		p.Count = page.CRCountText(list.Count)
 	}
 	table := list.Table
 	status := http.StatusOK
@@ -199,15 +197,6 @@ func instancesPage(list, ns, selector, cont string, limit int64) string {
 		q.Set("continue", cont)
 	}
 	return urls.WithQuery(list, q)
-}
-
-// CountText is how many custom resources a CRD has, as the pages say it.
-func CountText(n kube.CRCount) string {
-	s := strconv.FormatInt(n.Count, 10)
-	if n.AtLeast {
-		s = "at least " + s
-	}
-	return s
 }
 
 // crInstance shows one custom resource, read live as the user.
@@ -320,14 +309,4 @@ func (h *Handlers) confirmDeleteCR(c echo.Context) error {
 		return err
 	}
 	return h.confirmDeleteOf(c, t)
-}
-
-// CRDObject is crd as the unstructured object the Editor counts with.
-func CRDObject(crd *apiextensionsv1.CustomResourceDefinition) *unstructured.Unstructured {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-	if err != nil {
-		// A typed object from the cache always converts; an empty one makes the count fail visibly.
-		return &unstructured.Unstructured{Object: map[string]any{}}
-	}
-	return &unstructured.Unstructured{Object: m}
 }

@@ -1,11 +1,12 @@
 // Package flowschemas is the API Priority and Fairness pages of FlowSchemas:
 // the overview in evaluation order (it replaces the generic list), the
 // request classifier, and the structured FlowSchema form with its preview,
-// save and conflict answers. The form's use case is internal/flowschemaform
-// (and its field codec internal/flowschemaform/form); the classification is
-// internal/apf. The priority levels' pages and the live load stay in the
-// handlers package (kinds.go, apf_load.go), which the overview and the
-// classifier read through Deps.Load.
+// save and conflict answers; and the API server's live flow-control load as
+// the user may see it (load.go), which the handlers package also puts on the
+// lists and detail pages of priority levels, FlowSchemas and webhooks. The
+// form's use case is internal/flowschemaform (and its field codec
+// internal/flowschemaform/form); the classification is internal/apf; the load
+// is sampled by internal/apfload.
 package flowschemas
 
 import (
@@ -21,7 +22,8 @@ import (
 )
 
 // Lists is what the overview shares with every list page, which the
-// handlers package owns (access.go, pages.go, list_*.go, cleanup_links.go).
+// handlers package wires (access.go, pages.go, list_*.go; the cleanup's links
+// are handlers/cleanup's).
 type Lists interface {
 	// MayList asks the API server whether the user may list k.
 	MayList(c echo.Context, k kube.Kind) bool
@@ -56,9 +58,11 @@ type Deps struct {
 	Cluster ports.Cluster
 	Lists   Lists
 	Editor  Editor
-	// Load is the API server's live flow-control load as the user may see
-	// it (apf_load.go); shown false when no load is shown at all.
-	Load func(c echo.Context) (state present.APFLoadState, shown bool)
+	// APFLoad is the shared sampler of the API server's flow-control
+	// metrics, shown to users who may get /metrics (URLAccess); nil for
+	// either leaves the load out of the pages.
+	APFLoad   ports.APFLoad
+	URLAccess ports.URLAccess
 }
 
 // Handlers serves the FlowSchema routes.

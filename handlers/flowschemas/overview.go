@@ -78,7 +78,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 			return err
 		default:
 			p = present.FlowSchemaOverview(schemas, levels, q, time.Now())
-			if st, shown := h.d.Load(c); shown { // handlers/apf_load.go
+			if st, shown := h.Load(c); shown { // load.go
 				p.Notes = append(p.Notes, st.LoadBanner())
 				if st.Allowed {
 					present.AddFlowSchemaLoad(&p, st.Load)
@@ -142,7 +142,7 @@ func (h *Handlers) classify(c echo.Context) error {
 	res := apf.Classify(schemas, levels, req)
 	total := len(apf.Sequence(schemas, levels))
 	view := present.ClassifyResultView(res, req, total)
-	if st, shown := h.d.Load(c); shown { // handlers/apf_load.go
+	if st, shown := h.Load(c); shown { // load.go
 		if st.Load != nil {
 			view.Load, view.LoadBadges = present.ClassifyLoad(view.PriorityLevel, st.Load)
 		} else {

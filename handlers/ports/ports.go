@@ -15,6 +15,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,6 +122,11 @@ type Lookup interface {
 	ResourceVersions(ctx context.Context, group, resource string) ([]string, error)
 	ResourceLists(ctx context.Context, resource string) ([]*metav1.APIResourceList, error)
 	NodeAddresses(ctx context.Context, name string) (addresses []string, found bool, err error)
+	// ClusterRBAC lists the ClusterRoles and ClusterRoleBindings, for "who
+	// approves this signer?".
+	ClusterRBAC(ctx context.Context) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding, error)
+	// CSRApprovalPolicies lists the CSR approval policies (NotFound without their CRD).
+	CSRApprovalPolicies(ctx context.Context) ([]unstructured.Unstructured, error)
 	// SubjectAccessReview answers the interception simulator's CEL
 	// `authorizer` checks about the simulated user.
 	SubjectAccessReview(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error)

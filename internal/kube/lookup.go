@@ -7,10 +7,13 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -187,6 +190,41 @@ func (l *Lookup) NodeAddresses(ctx context.Context, name string) (addresses []st
 		addresses = append(addresses, a.Address)
 	}
 	return addresses, true, nil
+}
+
+// ClusterRBAC lists every ClusterRole and ClusterRoleBinding, a page at a
+// time: what "who approves this signer?" walks (internal/approvers). Roles
+// and RoleBindings are not read: they grant nothing cluster-scoped.
+func (l *Lookup) ClusterRBAC(ctx context.Context) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding, error) {
+	var roles []rbacv1.ClusterRole
+	var bindings []rbacv1.ClusterRoleBinding
+	err := each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return l.client.RbacV1().ClusterRoles().List(ctx, o)
+	}, func(r *rbacv1.ClusterRole) { roles = append(roles, *r) })
+	if err != nil {
+		return nil, nil, err
+	}
+	err = each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return l.client.RbacV1().ClusterRoleBindings().List(ctx, o)
+	}, func(b *rbacv1.ClusterRoleBinding) { bindings = append(bindings, *b) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return roles, bindings, nil
+}
+
+// CSRApprovalPolicyResource is where the console's CSR approval policies
+// live (deploy/base/csrapprovalpolicies.yaml).
+var CSRApprovalPolicyResource = schema.GroupVersionResource{Group: "clusterdesk.io", Version: "v1alpha1", Resource: "csrapprovalpolicies"}
+
+// CSRApprovalPolicies lists the CSR approval policies. A cluster without
+// their CRD answers NotFound (apierrors.IsNotFound).
+func (l *Lookup) CSRApprovalPolicies(ctx context.Context) ([]unstructured.Unstructured, error) {
+	list, err := l.dynamic.Resource(CSRApprovalPolicyResource).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // SubjectAccessReview asks the API server whether spec's user may do what

@@ -6,6 +6,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -197,6 +198,24 @@ func (l UserLookup) NodeAddresses(ctx context.Context, name string) ([]string, b
 		return nil, false, err
 	}
 	return lk.NodeAddresses(ctx, name)
+}
+
+// ClusterRBAC is Lookup.ClusterRBAC as the identity in ctx.
+func (l UserLookup) ClusterRBAC(ctx context.Context) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding, error) {
+	lk, err := l.lookup(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return lk.ClusterRBAC(ctx)
+}
+
+// CSRApprovalPolicies is Lookup.CSRApprovalPolicies as the identity in ctx.
+func (l UserLookup) CSRApprovalPolicies(ctx context.Context) ([]unstructured.Unstructured, error) {
+	lk, err := l.lookup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lk.CSRApprovalPolicies(ctx)
 }
 
 // SubjectAccessReview is Lookup.SubjectAccessReview as the identity in ctx.

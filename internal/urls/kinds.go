@@ -10,12 +10,21 @@ const (
 	CSRBulk             = CSRs + "/bulk"
 	CSRCertificateRoute = CSRs + "/:name/certificate"
 	CSRNodeCheckRoute   = CSRs + "/:name/node-check"
+	CSRPoliciesRoute    = CSRs + "/:name/policies"
 	CSRApproveRoute     = CSRs + "/:name/approve"
 	CSRDenyRoute        = CSRs + "/:name/deny"
 	CSRIssueRoute       = CSRs + "/:name/issue"
 	CSRGroupRoute       = CSRs + "/groups/:id"
 	CSRGroupDecideRoute = CSRGroupRoute + "/decide"
+	// CSRApproversRoute answers who may approve a signer's requests; "-" is
+	// no CSR name (names start with a letter or digit).
+	CSRApproversRoute = CSRs + "/-/approvers"
 )
+
+// CSRApprovers is who may approve the requests of signer.
+func CSRApprovers(signer string) string {
+	return CSRApproversRoute + "?" + url.Values{"signer": {signer}}.Encode()
+}
 
 // CSR is the page of the CSR name.
 func CSR(name string) string { return CSRs + "/" + Segment(name) }
@@ -25,6 +34,9 @@ func CSRCertificate(name string) string { return CSR(name) + "/certificate" }
 
 // CSRNodeCheck is the comparison of a kubelet-serving CSR with its Node.
 func CSRNodeCheck(name string) string { return CSR(name) + "/node-check" }
+
+// CSRPolicies is what the approval policies would do with the CSR name.
+func CSRPolicies(name string) string { return CSR(name) + "/policies" }
 
 // CSRApprove is where a CSR's approve form posts.
 func CSRApprove(name string) string { return CSR(name) + "/approve" }

@@ -34,3 +34,11 @@ func columnPriority(cols []model.Column, key string) model.Priority {
 	}
 	return model.PrimaryColumn
 }
+
+// plural picks the singular or the plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,6 +59,11 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 			continue
 		}
 		_, err = dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
+		for deadline := time.Now().Add(20 * time.Second); k.custom && apierrors.IsNotFound(err) && time.Now().Before(deadline); {
+			// The CRD was created a moment ago and is not served yet.
+			time.Sleep(200 * time.Millisecond)
+			_, err = dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
+		}
 		if older, ok := olderVersion[gvr.GroupVersion()]; ok && apierrors.IsNotFound(err) {
 			// The version is not served (flowcontrol v1 on Kubernetes 1.28):
 			// the older one has the same schema, so the same object loads.

@@ -115,7 +115,7 @@ func TestDemoManifestsDecodeToKnownKinds(t *testing.T) {
 			assertBindsNothing(t, it)
 		}
 	}
-	want := map[string]int{"CustomResourceDefinition": 4, "CSIDriver": 4, "ValidatingWebhookConfiguration": 3, "FlowSchema": 3, "PriorityLevelConfiguration": 1,
+	want := map[string]int{"CustomResourceDefinition": 5, "CSRApprovalPolicy": 2, "CSIDriver": 4, "ValidatingWebhookConfiguration": 3, "FlowSchema": 3, "PriorityLevelConfiguration": 1,
 		"ValidatingAdmissionPolicy": 2, "ValidatingAdmissionPolicyBinding": 2}
 	for k, n := range want {
 		if counts[k] != n {

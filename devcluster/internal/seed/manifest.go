@@ -50,18 +50,23 @@ type kind struct {
 	// newer kinds are served only by recent API servers (ValidatingAdmissionPolicy
 	// v1 by 1.30+): where the server does not serve them they are skipped, not warned about.
 	newer bool
+	// custom kinds are served by a CRD created in an earlier phase: the API
+	// server serves them a moment after the CRD is established.
+	custom bool
 }
 
 var kinds = map[schema.GroupKind]kind{
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               {"customresourcedefinitions", 0, false},
-	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                    {"csidrivers", 0, false},
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:     {"prioritylevelconfigurations", 0, false},
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                     {"flowschemas", 1, false},
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: {"validatingwebhookconfigurations", 2, false},
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   {"mutatingwebhookconfigurations", 2, false},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {"customresourcedefinitions", 0, false, false},
+	// The console's own CSR approval policies (deploy/base/csrapprovalpolicies.yaml).
+	{Group: "clusterdesk.io", Kind: "CSRApprovalPolicy"}:                            {"csrapprovalpolicies", 1, false, true},
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                    {"csidrivers", 0, false, false},
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:     {"prioritylevelconfigurations", 0, false, false},
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                     {"flowschemas", 1, false, false},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: {"validatingwebhookconfigurations", 2, false, false},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   {"mutatingwebhookconfigurations", 2, false, false},
 	// A binding names its policy: policies first.
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        {"validatingadmissionpolicies", 2, true},
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: {"validatingadmissionpolicybindings", 3, true},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        {"validatingadmissionpolicies", 2, true, false},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: {"validatingadmissionpolicybindings", 3, true, false},
 }
 
 // resourceFor returns where obj is created, using the object's own version.

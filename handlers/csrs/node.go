@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -24,23 +25,23 @@ func (h *Handlers) csrNodeCheck(c echo.Context) error {
 		return err
 	}
 	env := h.csrDetailChecksEnv(c, obj)
-	full := present.CSRDetailPage(obj, h.queue.Storms(), env, time.Now())
-	if fragmentWanted(c) {
+	full := present.CSRDetailPage(obj, h.d.Queue.Storms(), env, time.Now())
+	if page.FragmentWanted(c) {
 		r := model.CSRNodeResult{Node: h.kubeletServingNode(obj)}
 		for _, f := range full.Findings {
 			if strings.HasPrefix(f.Check, "node-") {
 				r.Findings = append(r.Findings, f)
 			}
 		}
-		return render(c, http.StatusOK, pages.CSRNodeCheck(r))
+		return page.Render(c, http.StatusOK, pages.CSRNodeCheck(r))
 	}
-	raw, err := h.deps.Cluster.Object(kind.ID, name)
+	raw, err := h.d.Cluster.Object(kind.ID, name)
 	if err != nil {
 		return err
 	}
-	page, err := h.csrDetailLayout(c, kind, obj, raw, full)
+	p, err := h.csrDetailLayout(c, kind, obj, raw, full)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, pages.CSRDetail(page))
+	return page.Render(c, http.StatusOK, pages.CSRDetail(p))
 }

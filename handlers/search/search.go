@@ -1,4 +1,7 @@
-package handlers
+// Package search is the global search by name across every kind, from the
+// shared cache (GET /search). The kinds are the registry's, which the handlers
+// package owns and hands over as ports.
+package search
 
 import (
 	"errors"
@@ -9,11 +12,37 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
+
+// Deps are the search's ports.
+type Deps struct {
+	page.Base
+	Cluster ports.Cluster
+	// MayList answers whether the request's user may list k (the access
+	// check of every kind route, handlers/access.go).
+	MayList func(c echo.Context, k kube.Kind) bool
+	// Objects lists a kind's cached objects' metadata (the kind registry,
+	// handlers/kinds.go).
+	Objects func(id kube.KindID) ([]metav1.Object, error)
+}
+
+// Handlers serves the search.
+type Handlers struct{ d Deps }
+
+// New builds the search's handlers.
+func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// Register adds the search; its static path wins over /:kind.
+func (h *Handlers) Register(e *echo.Echo) {
+	e.GET(urls.Search, h.search)
+}
 
 // search finds objects by name across every kind, from the cache. Each kind
 // is searched only if the signed-in user may list it, the same check the list
@@ -22,7 +51,7 @@ func (h *Handlers) search(c echo.Context) error {
 	q := present.ParseSearchQuery(c.QueryParams())
 	var sources []present.SearchSource
 	if q != "" {
-		for _, st := range h.deps.Cluster.Statuses() {
+		for _, st := range h.d.Cluster.Statuses() {
 			sources = append(sources, h.searchSource(c, st.Kind))
 		}
 	}
@@ -31,18 +60,18 @@ func (h *Handlers) search(c echo.Context) error {
 	if q != "" {
 		title = "Search: " + q
 	}
-	p.Chrome = h.chrome(c, title, "", model.Crumb{Label: "Search"})
+	p.Chrome = h.d.Chrome(c, title, "", model.Crumb{Label: "Search"})
 	p.Chrome.Search = q
-	return render(c, http.StatusOK, pages.Search(p))
+	return page.Render(c, http.StatusOK, pages.Search(p))
 }
 
 func (h *Handlers) searchSource(c echo.Context, k kube.Kind) present.SearchSource {
 	s := present.SearchSource{KindID: string(k.ID), Title: k.Title}
-	if !h.mayList(c, k) {
+	if !h.d.MayList(c, k) {
 		s.Forbidden = true
 		return s
 	}
-	names, err := kindNames(h.deps.Cluster, k.ID)
+	names, err := names(h.d.Objects(k.ID))
 	switch {
 	case apierrors.IsForbidden(err):
 		s.Forbidden = true
@@ -53,11 +82,6 @@ func (h *Handlers) searchSource(c echo.Context, k kube.Kind) present.SearchSourc
 	}
 	s.Names = names
 	return s
-}
-
-// kindNames lists the names of one kind's objects in the cache.
-func kindNames(cl Cluster, id kube.KindID) ([]string, error) {
-	return names(kindObjects(cl, id))
 }
 
 func names[T metav1.Object](items []T, err error) ([]string, error) {

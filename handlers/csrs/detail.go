@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -20,10 +21,10 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// csrKind resolves the CSR kind; the route's kindAccess has checked that the
-// user may read CSRs.
-func (h *Handlers) csrKind(_ echo.Context, _ string) (kube.Kind, error) {
-	kind, known := h.deps.Cluster.Kind(kube.CSRs)
+// csrKind resolves the CSR kind (404 when the console has no CSR pages); the
+// route's access check has checked that the user may read CSRs.
+func (h *Handlers) csrKind() (kube.Kind, error) {
+	kind, known := h.d.Cluster.Kind(kube.CSRs)
 	if !known {
 		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.CSRs))
 	}
@@ -33,34 +34,35 @@ func (h *Handlers) csrKind(_ echo.Context, _ string) (kube.Kind, error) {
 // csrShown is the CSR name as the cache holds it, once the user may read CSRs
 // (csrKind), with its kind.
 func (h *Handlers) csrShown(c echo.Context, name string) (kube.Kind, *certificatesv1.CertificateSigningRequest, error) {
-	kind, err := h.csrKind(c, name)
+	kind, err := h.csrKind()
 	if err != nil {
 		return kube.Kind{}, nil, err
 	}
-	obj, err := h.deps.Cluster.CSR(name)
+	obj, err := h.d.Cluster.CSR(name)
 	if err != nil {
 		return kube.Kind{}, nil, err
 	}
 	return kind, obj, nil
 }
 
-// csrDetail shows one CSR (GET /csrs/:name) with the checks' findings beside
+// Detail shows one CSR (GET /csrs/:name) with the checks' findings beside
 // the request, the decision the user may take, and the issued certificate.
-func (h *Handlers) csrDetail(c echo.Context) error {
+// The kind registry's CSR entry serves it as the CSRs' detail page.
+func (h *Handlers) Detail(c echo.Context) error {
 	name := c.Param("name")
 	kind, obj, err := h.csrShown(c, name)
 	if err != nil {
 		return err
 	}
-	raw, err := h.deps.Cluster.Object(kind.ID, name)
+	raw, err := h.d.Cluster.Object(kind.ID, name)
 	if err != nil {
 		return err
 	}
-	page, err := h.csrDetailPage(c, kind, obj, raw)
+	p, err := h.csrDetailPage(c, kind, obj, raw)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, pages.CSRDetail(page))
+	return page.Render(c, http.StatusOK, pages.CSRDetail(p))
 }
 
 // csrDetailPage lays out obj, with raw as its YAML, and the decisions the user
@@ -68,28 +70,28 @@ func (h *Handlers) csrDetail(c echo.Context) error {
 func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object) (model.CSRDetailPage, error) {
 	// The page costs about a GET of the CSR: the duplicates finding reads the
 	// storm index, built once per change of the CSRs (csrqueue.Queue.Storms), and the Node comparison, a GET as the user,
-	// loads after the page (csr_node.go).
-	page := present.CSRDetailPage(obj, h.queue.Storms(), h.queue.Checks(), time.Now())
-	if node := h.kubeletServingNode(obj); node != "" && h.deps.Lookup != nil {
-		page.Findings = slices.DeleteFunc(page.Findings, func(f model.CSRFinding) bool { return f.Check == nodeUnknownCheck })
-		page.NodeCheck = model.CSRNodeCheck{Href: urls.CSRNodeCheck(obj.Name), Node: node}
+	// loads after the page (node.go).
+	p := present.CSRDetailPage(obj, h.d.Queue.Storms(), h.d.Queue.Checks(), time.Now())
+	if node := h.kubeletServingNode(obj); node != "" && h.d.Lookup != nil {
+		p.Findings = slices.DeleteFunc(p.Findings, func(f model.CSRFinding) bool { return f.Check == nodeUnknownCheck })
+		p.NodeCheck = model.CSRNodeCheck{Href: urls.CSRNodeCheck(obj.Name), Node: node}
 	}
-	return h.csrDetailLayout(c, kind, obj, raw, page)
+	return h.csrDetailLayout(c, kind, obj, raw, p)
 }
 
 // csrDetailLayout adds the chrome, YAML and actions to a CSR's page.
-func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object, page model.CSRDetailPage) (model.CSRDetailPage, error) {
-	if err := setYAML(&page.DetailPage, kind.ID, obj.Name, raw); err != nil {
+func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object, p model.CSRDetailPage) (model.CSRDetailPage, error) {
+	if err := h.d.Details.SetYAML(&p.DetailPage, kind.ID, obj.Name, raw); err != nil {
 		return model.CSRDetailPage{}, err
 	}
-	page.Chrome = h.chrome(c, obj.Name, kind.ID,
+	p.Chrome = h.d.Chrome(c, obj.Name, kind.ID,
 		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: obj.Name})
-	page.Actions = h.csrActions(c, obj)
-	page.Issue = h.csrIssueForm(c, obj)
-	// Edit YAML and Delete, like every other kind's page (pages.go detail):
-	// offered only where the user may, never in read-only mode.
-	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, obj.Name)
-	return page, nil
+	p.Actions = h.csrActions(c, obj)
+	p.Issue = h.csrIssueForm(c, obj)
+	// Edit YAML and Delete, like every other kind's page (handlers' pages.go
+	// detail): offered only where the user may, never in read-only mode.
+	p.MayUpdate, p.MayDelete = h.d.Details.MayChange(c, kind, obj.Name)
+	return p, nil
 }
 
 // csrCertificate downloads the issued certificate (status.certificate) as a
@@ -118,7 +120,7 @@ func (h *Handlers) kubeletServingNode(obj *certificatesv1.CertificateSigningRequ
 	if obj.Spec.SignerName != certificatesv1.KubeletServingSignerName {
 		return ""
 	}
-	req, err := h.queue.Decode(obj.Spec.Request)
+	req, err := h.d.Queue.Decode(obj.Spec.Request)
 	if err != nil || len(req.DNSNames)+len(req.IPAddresses) == 0 {
 		return ""
 	}
@@ -130,18 +132,18 @@ func (h *Handlers) kubeletServingNode(obj *certificatesv1.CertificateSigningRequ
 }
 
 // csrDetailChecksEnv adds, for a kubelet-serving CSR, the addresses of the Node
-// it names, read with one GET as the user (the Node check, csr_node.go). If
+// it names, read with one GET as the user (the Node check, node.go). If
 // the Node cannot be read (forbidden, unreachable) the check says the Node is
 // unknown rather than missing.
 func (h *Handlers) csrDetailChecksEnv(c echo.Context, obj *certificatesv1.CertificateSigningRequest) csrqueue.Checks {
-	env := h.queue.Checks()
+	env := h.d.Queue.Checks()
 	node := h.kubeletServingNode(obj)
-	if h.deps.Lookup == nil || node == "" {
+	if h.d.Lookup == nil || node == "" {
 		return env
 	}
-	addrs, found, err := h.deps.Lookup.NodeAddresses(c.Request().Context(), node)
+	addrs, found, err := h.d.Lookup.NodeAddresses(c.Request().Context(), node)
 	if err != nil {
-		h.deps.Log.Debug("node lookup for a kubelet-serving CSR failed", "node", node, "err", err)
+		h.d.Log.Debug("node lookup for a kubelet-serving CSR failed", "node", node, "err", err)
 		return env
 	}
 	env.NodeAddresses = func(name string) ([]string, bool) {

@@ -1,4 +1,4 @@
-package handlers
+package csrs
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/issue"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -28,10 +28,10 @@ import (
 // handler and the API server enforce all of it again. The form is bound to the
 // object and version shown (UID, resourceVersion).
 func (h *Handlers) csrIssueForm(c echo.Context, obj *certificatesv1.CertificateSigningRequest) *model.CSRIssueForm {
-	if h.deps.Issuer == nil || h.deps.ReadOnly || obj == nil || issue.Eligible(obj) != nil {
+	if h.d.Issuer == nil || h.d.ReadOnly || obj == nil || issue.Eligible(obj) != nil {
 		return nil
 	}
-	if !issue.MaySign(c.Request().Context(), h.deps.Access, obj.Spec.SignerName) {
+	if !issue.MaySign(c.Request().Context(), h.d.Access, obj.Spec.SignerName) {
 		return nil
 	}
 	return &model.CSRIssueForm{
@@ -42,9 +42,9 @@ func (h *Handlers) csrIssueForm(c echo.Context, obj *certificatesv1.CertificateS
 }
 
 // issuer is the upload use case as the signed-in user of c, auditing each
-// attempt with who made it.
+// attempt with who made it (Deps.Audit).
 func (h *Handlers) issuer(c echo.Context) issue.Issuer {
-	return issue.Issuer{Writer: h.deps.Issuer, Audit: issueAudit{h: h, c: c}, ReadOnly: h.deps.ReadOnly}
+	return issue.Issuer{Writer: h.d.Issuer, Audit: h.d.Audit(c), ReadOnly: h.d.ReadOnly}
 }
 
 // issueCSR writes, as the signed-in user, the certificate uploaded for the
@@ -54,14 +54,14 @@ func (h *Handlers) issuer(c echo.Context) issue.Issuer {
 // kept, and nothing written.
 func (h *Handlers) issueCSR(c echo.Context) error {
 	name := c.Param("name")
-	if h.deps.Issuer == nil {
+	if h.d.Issuer == nil {
 		return echo.NewHTTPError(http.StatusNotFound, "This console does not write certificates.")
 	}
 	_, obj, err := h.csrShown(c, name)
 	if err != nil {
 		return err
 	}
-	uid, err := csrs.ParseUID(c.FormValue("uid"))
+	uid, err := ParseUID(c.FormValue("uid"))
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, strings.Replace(err.Error(), "decision", "upload", 1))
 	}
@@ -83,10 +83,10 @@ func (h *Handlers) issueCSR(c echo.Context) error {
 	for _, w := range o.ServerWarnings {
 		banners = append(banners, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "toast-warning"})
 	}
-	if err := setFlash(c, h.deps.Sessions, banners); err != nil {
+	if err := h.d.Flash(c, banners); err != nil {
 		return errors.Join(errors.New("the certificate was written, but its confirmation could not be shown"), err)
 	}
-	return redirectSeeOther(c, urls.CSR(name))
+	return page.RedirectSeeOther(c, urls.CSR(name))
 }
 
 // issueRefused shows the CSR's page again with why the upload was refused,
@@ -109,7 +109,7 @@ func (h *Handlers) issueRefused(c echo.Context, obj *certificatesv1.CertificateS
 	case errors.As(cause, &state):
 		status, form.ErrorTitle = http.StatusConflict, "The certificate was not written"
 	case errors.As(cause, &api):
-		p := errorPage(cause)
+		p := page.ErrorPage(cause)
 		status, form.ErrorTitle, form.Causes = p.Status, "The API server refused the certificate ("+http.StatusText(p.Status)+")", p.Causes
 		if apierrors.IsForbidden(cause) {
 			form.ErrorTitle = "The API server refused the certificate: you may not sign for " + obj.Spec.SignerName +
@@ -133,16 +133,16 @@ func (h *Handlers) issueRefused(c echo.Context, obj *certificatesv1.CertificateS
 	if err != nil {
 		return err
 	}
-	raw, err := h.deps.Cluster.Object(kind.ID, live.Name)
+	raw, err := h.d.Cluster.Object(kind.ID, live.Name)
 	if err != nil {
 		return err
 	}
-	page, err := h.csrDetailPage(c, kind, live, raw)
+	p, err := h.csrDetailPage(c, kind, live, raw)
 	if err != nil {
 		return err
 	}
-	page.Issue = form
-	return render(c, status, pages.CSRDetail(page))
+	p.Issue = form
+	return page.Render(c, status, pages.CSRDetail(p))
 }
 
 // readIssueUpload reads the certificate and the CA bundle from the form:
@@ -200,7 +200,7 @@ func (h *Handlers) awaitIssued(ctx context.Context, name string, stored *certifi
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if c, err := h.deps.Cluster.CSR(name); err == nil && c.UID == stored.UID && len(c.Status.Certificate) > 0 {
+		if c, err := h.d.Cluster.CSR(name); err == nil && c.UID == stored.UID && len(c.Status.Certificate) > 0 {
 			return
 		}
 		select {
@@ -209,21 +209,4 @@ func (h *Handlers) awaitIssued(ctx context.Context, name string, stored *certifi
 		case <-tick.C:
 		}
 	}
-}
-
-// issueAudit records each upload in the audit trail with who made it.
-type issueAudit struct {
-	h *Handlers
-	c echo.Context
-}
-
-func (a issueAudit) Issued(_ context.Context, o issue.Outcome) {
-	rec := writeRecord{Verb: "issue", Kind: "CertificateSigningRequest", Name: o.Ref.Name, Err: o.Err}
-	if o.Before != nil {
-		rec.From, rec.Before = csrObject(o.Before), o.Before.ResourceVersion
-	}
-	if o.After != nil {
-		rec.To, rec.After = csrObject(o.After), o.After.ResourceVersion
-	}
-	a.h.audit(a.c, rec)
 }

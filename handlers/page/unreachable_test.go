@@ -1,4 +1,4 @@
-package handlers
+package page
 
 import (
 	"context"
@@ -52,9 +52,9 @@ func TestUnreachablePage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, ok := unreachablePage(tt.err)
+			p, ok := Unreachable(tt.err)
 			if ok != tt.ok {
-				t.Fatalf("unreachablePage(%v) ok = %v, want %v", tt.err, ok, tt.ok)
+				t.Fatalf("Unreachable(%v) ok = %v, want %v", tt.err, ok, tt.ok)
 			}
 			if !ok {
 				return
@@ -63,8 +63,8 @@ func TestUnreachablePage(t *testing.T) {
 				len(p.Causes) != 1 || p.Causes[0] != tt.err.Error() {
 				t.Errorf("page %+v", p)
 			}
-			if got := errorPage(tt.err); got.Status != http.StatusServiceUnavailable {
-				t.Errorf("errorPage status %d, want 503", got.Status)
+			if got := ErrorPage(tt.err); got.Status != http.StatusServiceUnavailable {
+				t.Errorf("ErrorPage status %d, want 503", got.Status)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
-package handlers
+package csrs
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -9,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 	certificatesv1 "k8s.io/api/certificates/v1"
 
-	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/decide"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -27,7 +26,7 @@ func (h *Handlers) csrActions(c echo.Context, obj *certificatesv1.CertificateSig
 	}
 	// The API server validates spec.request on every write, so a request that
 	// does not decode can be neither approved nor denied.
-	if _, err := h.queue.Decode(obj.Spec.Request); err != nil {
+	if _, err := h.d.Queue.Decode(obj.Spec.Request); err != nil {
 		return nil
 	}
 	mayDecide := h.csrMayDecide(c)
@@ -52,15 +51,15 @@ func (h *Handlers) denyCSR(c echo.Context) error    { return h.decideCSR(c, fals
 // it answers 409 with that request shown.
 func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	name := c.Param("name")
-	uid, err := csrs.ParseUID(c.FormValue("uid"))
+	uid, err := ParseUID(c.FormValue("uid"))
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	text, err := csrs.ParseReason(c.FormValue("message"))
+	text, err := ParseReason(c.FormValue("message"))
 	if err != nil {
 		return err
 	}
-	d := h.decisions(c).One(c.Request().Context(), h.user(c), decide.Ref{Name: name, UID: uid}, approve, text)
+	d := h.decisions(c).One(c.Request().Context(), h.d.User(c), decide.Ref{Name: name, UID: uid}, approve, text)
 	if replaced, ok := d.Replaced(); ok {
 		return h.csrReplaced(c, replaced)
 	}
@@ -72,16 +71,17 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	for _, w := range d.Warnings {
 		banners = append(banners, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "toast-warning"})
 	}
-	if err := setFlash(c, h.deps.Sessions, banners); err != nil {
+	if err := h.d.Flash(c, banners); err != nil {
 		return errors.Join(errors.New("the decision was written, but its confirmation could not be shown"), err)
 	}
-	return redirectSeeOther(c, urls.CSR(name))
+	return page.RedirectSeeOther(c, urls.CSR(name))
 }
 
 // decisions is the CSR decision use case as the signed-in user of c, auditing
-// each decision with who made it.
+// each decision with who made it (Deps.Audit). The queue's bulk and group
+// decisions and this page's single ones are the same use case.
 func (h *Handlers) decisions(c echo.Context) decide.Decisions {
-	return decide.Decisions{Writer: h.deps.Writer, Access: h.deps.Access, Audit: csrAudit{h: h, c: c}, Log: h.deps.Log, ReadOnly: h.deps.ReadOnly}
+	return decide.Decisions{Writer: h.d.Writer, Access: h.d.Access, Audit: h.d.Audit(c), Log: h.d.Log, ReadOnly: h.d.ReadOnly}
 }
 
 // csrMayDecide reports whether the signed-in user may decide CSRs of a signer
@@ -90,38 +90,10 @@ func (h *Handlers) csrMayDecide(c echo.Context) func(signer string) bool {
 	return h.decisions(c).MayDecide(c.Request().Context())
 }
 
-// csrAudit records each decision in the audit trail with who made it.
-type csrAudit struct {
-	h *Handlers
-	c echo.Context
-}
-
-func (a csrAudit) Decided(_ context.Context, d decide.Decision) { a.h.audit(a.c, csrRecord(d)) }
-
-// csrRecord is the audit record of one decision, with the CSR as DecideCSR
-// read it and as the API server stored it.
-func csrRecord(d decide.Decision) writeRecord {
-	verb := d.Verb()
-	rec := writeRecord{Verb: strings.ToLower(verb[:len(verb)-1]), Kind: "CertificateSigningRequest", Name: d.Ref.Name, Err: d.Err, Reason: d.Text}
-	if d.Before != nil {
-		rec.From, rec.Before = csrObject(d.Before), d.Before.ResourceVersion
-	}
-	if d.After != nil {
-		rec.To, rec.After = csrObject(d.After), d.After.ResourceVersion
-	}
-	return rec
-}
-
-// csrObject gives a typed CSR its apiVersion and kind for the audit diff.
-func csrObject(csr *certificatesv1.CertificateSigningRequest) *certificatesv1.CertificateSigningRequest {
+// TypedCSR gives a typed CSR its apiVersion and kind (client-go's typed
+// objects carry none), for the YAML of a replaced request and the audit's diff.
+func TypedCSR(csr *certificatesv1.CertificateSigningRequest) *certificatesv1.CertificateSigningRequest {
 	csr = csr.DeepCopy()
 	csr.APIVersion, csr.Kind = certificatesv1.SchemeGroupVersion.String(), "CertificateSigningRequest"
 	return csr
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

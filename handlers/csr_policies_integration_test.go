@@ -1,0 +1,126 @@
+//go:build integration
+
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+)
+
+// TestApprovalPoliciesShadowVerdicts runs the devcluster's demo policies
+// (seeded with their CRD) and one broken policy the test writes on real
+// requests: a kubelet-serving request for a real Node's own addresses would
+// be approved, one with a foreign DNS name is not decided, a client
+// certificate named like the node would be denied, and the broken policy
+// shows CEL's error with its line. The auditor, who may not list policies,
+// is told so.
+func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
+	ctx := context.Background()
+	cfg := testcluster.RestConfig(t, testcluster.Admin)
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	node := fmt.Sprintf("it-policy-node-%d", time.Now().UnixNano())
+	n, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Nodes().Delete(context.Background(), node, metav1.DeleteOptions{}) })
+	n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.9.8.7"}, {Type: corev1.NodeHostName, Address: node}}
+	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	broken := "it-broken-" + fmt.Sprint(time.Now().UnixNano())
+	policies := dynamic.NewForConfigOrDie(cfg).Resource(kube.CSRApprovalPolicyResource)
+	_, err = policies.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy", "metadata": map[string]any{"name": broken},
+		"spec": map[string]any{"signerNames": []any{"kubernetes.io/kubelet-serving"}, "decision": "Approve", "reason": "Broken",
+			"expression": "request.username != '' &&\n  request.nosuch()"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create a policy (is the CRD seeded?): %v", err)
+	}
+	t.Cleanup(func() { _ = policies.Delete(context.Background(), broken, metav1.DeleteOptions{}) })
+
+	serving := []certificatesv1.KeyUsage{certificatesv1.UsageServerAuth, certificatesv1.UsageDigitalSignature}
+	// The node's kubelet asks: the admin impersonates it (system:masters may).
+	asNode := rest.CopyConfig(cfg)
+	asNode.Impersonate = rest.ImpersonationConfig{UserName: "system:node:" + node, Groups: []string{"system:nodes", "system:authenticated"}}
+	kubelet := kubernetes.NewForConfigOrDie(asNode)
+	own := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "own", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node,
+		Organizations: []string{"system:nodes"}, DNSNames: []string{node}, IPs: []string{"10.9.8.7"}, Usages: serving, Client: kubelet})
+	foreign := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "foreign", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node,
+		Organizations: []string{"system:nodes"}, DNSNames: []string{node, "evil.example.com"}, Usages: serving, Client: kubelet})
+	sneaky := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "sneaky", CommonName: "system:node:" + node, Organizations: []string{"it"}})
+
+	ls := newLiveServer(t, testcluster.Admin, false)
+	sess := ls.login(t)
+	ls.waitCached(t, own, foreign, sneaky)
+	verdicts := func(name string) map[string]string {
+		t.Helper()
+		code, doc, _ := ls.get(t, sess, urls.CSRPolicies(name))
+		if code != http.StatusOK {
+			t.Fatalf("%s: status %d", name, code)
+		}
+		out := map[string]string{}
+		doc.Find(`[data-testid="csr-policy"]`).Each(func(_ int, s *goquery.Selection) {
+			p, _ := s.Attr("data-policy")
+			out[p] = strings.Join(strings.Fields(s.Text()), " ")
+		})
+		return out
+	}
+	v := verdicts(own)
+	if !strings.Contains(v["kubelet-serving-own-addresses"], "would approve") || !strings.Contains(v["kubelet-serving-own-addresses"], "KubeletServingOwnAddresses") {
+		t.Errorf("own addresses: %q", v)
+	}
+	if !strings.Contains(v[broken], "does not compile") || !strings.Contains(v[broken], "2:") {
+		t.Errorf("the broken policy should say where: %q", v[broken])
+	}
+	if _, ok := v["deny-client-certificates-named-like-system-users"]; ok {
+		t.Error("a policy for client signers is listed on a serving request")
+	}
+	if v := verdicts(foreign); !strings.Contains(v["kubelet-serving-own-addresses"], "does not decide") {
+		t.Errorf("foreign DNS name: %q", v)
+	}
+	if v := verdicts(sneaky); !strings.Contains(v["deny-client-certificates-named-like-system-users"], "would deny") {
+		t.Errorf("a client certificate named like a node: %q", v)
+	}
+
+	// The page leaves a placeholder for the panel; htmx gets the panel alone.
+	_, page, _ := ls.get(t, sess, urls.CSR(own))
+	if href, _ := page.Find(`[data-testid="csr-policies-placeholder"]`).Attr("hx-get"); href != urls.CSRPolicies(own) {
+		t.Errorf("the CSR page's policies placeholder loads %q", href)
+	}
+	r := httptest.NewRequest(http.MethodGet, urls.CSRPolicies(own), nil)
+	r.AddCookie(sess)
+	r.Header.Set("HX-Request", "true")
+	if rec := ls.do(r); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "<html") {
+		t.Errorf("fragment: status %d", rec.Code)
+	}
+	if code, _, _ := ls.get(t, sess, urls.CSRPolicies("it-no-such-csr")); code != http.StatusNotFound {
+		t.Errorf("a missing CSR: status %d", code)
+	}
+
+	auditor := newLiveServer(t, testcluster.Auditor, true)
+	auditor.waitCached(t, own)
+	_, doc, _ := auditor.get(t, auditor.login(t), urls.CSRPolicies(own))
+	if note := doc.Find(`[data-testid="csr-policies-note"]`).Text(); !strings.Contains(note, "may not list CSRApprovalPolicies") {
+		t.Errorf("auditor: %q", note)
+	}
+}

@@ -1,0 +1,112 @@
+// Package csrpolicies is the CSR page's "Approval policies" panel (GET
+// /csrs/:name/policies): what each CSRApprovalPolicy naming the request's
+// signer would do with it, in shadow mode. The policies and the Node a
+// kubelet request names are read as the user; the CEL runs in
+// internal/csrpolicy with the API server's environment and cost limits.
+package csrpolicies
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
+	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// Deps are the panel's ports.
+type Deps struct {
+	page.Base
+	Cluster       ports.Cluster
+	Lookup        ports.Lookup // nil: no direct reads; the panel says so
+	LookupTimeout time.Duration
+}
+
+// Handlers serves the panel.
+type Handlers struct{ d Deps }
+
+// New builds the panel's handlers.
+func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// Register adds GET /csrs/:name/policies behind csrs (the user may list CSRs).
+func (h *Handlers) Register(e *echo.Echo, csrs echo.MiddlewareFunc) {
+	e.GET(urls.CSRPoliciesRoute, h.policies, csrs)
+}
+
+func (h *Handlers) policies(c echo.Context) error {
+	name := c.Param("name")
+	obj, err := h.d.Cluster.CSR(name)
+	if err != nil {
+		return err // the error page maps NotFound to 404
+	}
+	p := h.panel(c.Request().Context(), obj.Spec.SignerName, csrpolicy.Input{CSR: obj})
+	if page.FragmentWanted(c) {
+		return page.Render(c, http.StatusOK, pages.CSRPoliciesPanel(p))
+	}
+	chrome := h.d.Chrome(c, "Approval policies for "+name, kube.CSRs,
+		model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs}, model.Crumb{Label: name, Href: urls.CSR(name)},
+		model.Crumb{Label: "Approval policies"})
+	return page.Render(c, http.StatusOK, pages.CSRPolicies(chrome, name, p))
+}
+
+// panel lists the policies as the user and runs those naming signer.
+func (h *Handlers) panel(ctx context.Context, signer string, in csrpolicy.Input) model.CSRPoliciesPanel {
+	if h.d.Lookup == nil {
+		return model.CSRPoliciesPanel{Note: "clusterdesk runs without direct reads, so the policies are not read."}
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.d.LookupTimeout)
+	defer cancel()
+	objs, err := h.d.Lookup.CSRApprovalPolicies(ctx)
+	switch {
+	case apierrors.IsNotFound(err):
+		return model.CSRPoliciesPanel{Note: "The CSRApprovalPolicy CRD is not installed (deploy/base/csrapprovalpolicies.yaml)."}
+	case apierrors.IsForbidden(err):
+		return model.CSRPoliciesPanel{Note: "You may not list CSRApprovalPolicies."}
+	case errors.Is(err, context.DeadlineExceeded):
+		return model.CSRPoliciesPanel{Note: "The API server did not list the policies in time; reload to try again."}
+	case err != nil:
+		h.d.Log.Warn("csr policies: list failed", "err", err)
+		return model.CSRPoliciesPanel{Note: "The policies could not be listed: " + err.Error()}
+	}
+	if req, err := csr.Decode(in.CSR.Spec.Request); err == nil {
+		in.Request = req
+	}
+	if node := csrpolicy.NodeName(in.Request); node != "" {
+		// A Node that does not exist, or one the user may not read, is null
+		// to the policies: a rule needing it does not match.
+		if addrs, found, err := h.d.Lookup.NodeAddresses(ctx, node); err == nil && found {
+			in.Node = &csrpolicy.Node{Name: node, Addresses: addrs}
+		}
+	}
+	var outcomes []present.PolicyOutcome
+	others := 0
+	for i := range objs {
+		pol, err := csrpolicy.FromObject(&objs[i])
+		if err == nil && !pol.AppliesTo(signer) {
+			others++
+			continue
+		}
+		o := present.PolicyOutcome{Policy: pol, Err: err}
+		if err == nil {
+			prg, cerr := csrpolicy.Compile(pol)
+			if cerr != nil {
+				o.Err = cerr
+			} else {
+				o.Verdict = prg.Evaluate(ctx, in)
+			}
+		}
+		outcomes = append(outcomes, o)
+	}
+	return present.CSRPoliciesPanel(outcomes, others)
+}

@@ -1,0 +1,39 @@
+package csrpolicy
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// CRD is the name of the policies' CustomResourceDefinition
+// (deploy/base/csrapprovalpolicies.yaml).
+const CRD = "csrapprovalpolicies.clusterdesk.io"
+
+// FromObject reads a CSRApprovalPolicy object. The CRD's schema already
+// refuses most malformed objects; what it cannot (a missing field of an
+// object written before the schema, a wrong type) is an error here, which
+// the caller shows beside the policy.
+func FromObject(u *unstructured.Unstructured) (Policy, error) {
+	p := Policy{Name: u.GetName()}
+	var err error
+	field := func(path ...string) string {
+		if err != nil {
+			return ""
+		}
+		v, _, e := unstructured.NestedString(u.Object, path...)
+		if e != nil {
+			err = fmt.Errorf("%v: %w", path, e)
+		}
+		return v
+	}
+	p.Expression = field("spec", "expression")
+	p.Decision = Decision(field("spec", "decision"))
+	p.Reason = field("spec", "reason")
+	p.Message = field("spec", "message")
+	if err != nil {
+		return p, err
+	}
+	p.Signers, _, err = unstructured.NestedStringSlice(u.Object, "spec", "signerNames")
+	return p, err
+}

@@ -1,0 +1,228 @@
+package csrpolicy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
+
+	"github.com/clusterdesk/clusterdesk/internal/csr"
+)
+
+// Decision is what a policy does with a request its expression matches.
+type Decision string
+
+// The decisions.
+const (
+	Approve Decision = "Approve"
+	Deny    Decision = "Deny"
+)
+
+// Policy is one approval policy as its object spells it.
+type Policy struct {
+	Name string
+	// Signers the policy decides for: exact names, or "<domain>/*".
+	Signers []string
+	// Expression is CEL and must be a bool: true when the policy decides.
+	Expression string
+	Decision   Decision
+	// Reason and Message are written into the decision's condition.
+	Reason, Message string
+}
+
+// CompileError is a policy that cannot run: an expression that does not
+// compile (Issues has CEL's own text, with line and column), or a bad field.
+type CompileError struct {
+	Policy, Field, Issues string
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("policy %s: %s: %s", e.Policy, e.Field, e.Issues)
+}
+
+// Program is a compiled policy.
+type Program struct {
+	Policy
+	prg cel.Program
+	// EstimatedCost is CEL's static worst-case cost of the expression.
+	EstimatedCost uint64
+}
+
+// env is the API server's base CEL environment with the policy variables,
+// built once (milliseconds).
+var env = sync.OnceValues(func() (*cel.Env, error) {
+	set, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(environment.VersionedOptions{
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions:        []cel.EnvOption{cel.Variable("request", cel.DynType), cel.Variable("node", cel.DynType)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return set.Env(environment.NewExpressions)
+})
+
+// Compile checks p and compiles its expression.
+func Compile(p Policy) (*Program, error) {
+	switch {
+	case p.Decision != Approve && p.Decision != Deny:
+		return nil, &CompileError{Policy: p.Name, Field: "decision", Issues: fmt.Sprintf("%q is neither Approve nor Deny", p.Decision)}
+	case len(p.Signers) == 0:
+		return nil, &CompileError{Policy: p.Name, Field: "signerNames", Issues: "name at least one signer"}
+	case strings.TrimSpace(p.Expression) == "":
+		return nil, &CompileError{Policy: p.Name, Field: "expression", Issues: "empty"}
+	}
+	for _, s := range p.Signers {
+		if !strings.Contains(s, "/") {
+			return nil, &CompileError{Policy: p.Name, Field: "signerNames", Issues: fmt.Sprintf("%q is not <domain>/<path> or <domain>/*", s)}
+		}
+	}
+	e, err := env()
+	if err != nil {
+		return nil, err
+	}
+	ast, issues := e.Compile(p.Expression)
+	if issues != nil && issues.Err() != nil {
+		return nil, &CompileError{Policy: p.Name, Field: "expression", Issues: issues.Err().Error()}
+	}
+	if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
+		return nil, &CompileError{Policy: p.Name, Field: "expression", Issues: "must be a bool, is " + ast.OutputType().String()}
+	}
+	// The base environment brings the API server's program options: cost
+	// tracking with the library's cost model and the per-expression limit
+	// (celconfig.PerCallLimit; k8s.io/apiserver/pkg/cel/environment/base.go).
+	// Comprehensions are interruptible, so a context deadline stops them.
+	prg, err := e.Program(ast, cel.InterruptCheckFrequency(celconfig.CheckFrequency))
+	if err != nil {
+		return nil, &CompileError{Policy: p.Name, Field: "expression", Issues: err.Error()}
+	}
+	est, err := e.EstimateCost(ast, &library.CostEstimator{})
+	pr := &Program{Policy: p, prg: prg}
+	if err == nil {
+		pr.EstimatedCost = est.Max
+	}
+	return pr, nil
+}
+
+// AppliesTo reports whether the policy decides requests for signer.
+func (p Policy) AppliesTo(signer string) bool {
+	domain, _, _ := strings.Cut(signer, "/")
+	for _, s := range p.Signers {
+		if s == signer || s == domain+"/*" {
+			return true
+		}
+	}
+	return false
+}
+
+// Verdict is one policy's answer for one request.
+type Verdict struct {
+	Policy   string
+	Decision Decision // set when Matched
+	Reason   string
+	Message  string
+	// Matched: the expression was true. False with Err nil: the policy does
+	// not decide this request.
+	Matched bool
+	Err     error // the request does not decode, or evaluation failed
+}
+
+// ErrUndecodable is the verdict's error for a request whose spec.request does
+// not decode: no policy decides what cannot be read.
+var ErrUndecodable = errors.New("spec.request does not decode")
+
+// Evaluate runs the policy on one request. The caller checks AppliesTo first.
+func (pr *Program) Evaluate(ctx context.Context, in Input) Verdict {
+	v := Verdict{Policy: pr.Name}
+	if in.Request == nil {
+		v.Err = ErrUndecodable
+		return v
+	}
+	out, _, err := pr.prg.ContextEval(ctx, in.vars())
+	if err != nil {
+		v.Err = err
+		return v
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		v.Err = fmt.Errorf("the expression gave %v (%s), not a bool", out.Value(), out.Type())
+		return v
+	}
+	if b {
+		v.Matched, v.Decision, v.Reason, v.Message = true, pr.Decision, pr.Reason, pr.Message
+	}
+	return v
+}
+
+// Input is one request as the policies see it.
+type Input struct {
+	CSR     *certificatesv1.CertificateSigningRequest
+	Request *csr.Request // nil when spec.request does not decode
+	// Node is the Node a kubelet request names (system:node:<name>); nil when
+	// there is none, it does not exist, or it was not read.
+	Node *Node
+}
+
+// Node is what a policy may read of a Node.
+type Node struct {
+	Name      string
+	Addresses []string
+}
+
+func (in Input) vars() map[string]any {
+	r, c := in.Request, in.CSR
+	usages := make([]string, len(c.Spec.Usages))
+	for i, u := range c.Spec.Usages {
+		usages[i] = string(u)
+	}
+	extra := map[string]any{}
+	for k, v := range c.Spec.Extra {
+		extra[k] = strs(v)
+	}
+	req := map[string]any{
+		"name": c.Name, "signerName": c.Spec.SignerName,
+		"username": c.Spec.Username, "uid": c.Spec.UID, "groups": strs(c.Spec.Groups), "extra": extra,
+		"usages": usages,
+		"subject": map[string]any{
+			"commonName": r.CommonName, "organizations": strs(r.Organizations), "organizationalUnits": strs(r.OrganizationalUnit),
+		},
+		"dnsNames": strs(r.DNSNames), "ipAddresses": strs(r.IPAddresses), "uris": strs(r.URIs), "emailAddresses": strs(r.EmailAddresses),
+		"keyAlgorithm": r.KeyAlgorithm, "keyBits": int64(r.KeyBits), "requestsCA": r.RequestsCA,
+	}
+	if c.Spec.ExpirationSeconds != nil {
+		req["expirationSeconds"] = int64(*c.Spec.ExpirationSeconds)
+	}
+	var node any
+	if in.Node != nil {
+		node = map[string]any{"name": in.Node.Name, "addresses": strs(in.Node.Addresses)}
+	}
+	return map[string]any{"request": req, "node": node}
+}
+
+// strs makes a nil slice an empty list: `size(request.uris) == 0` must work.
+func strs(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// NodeName is the Node a kubelet request names: "<name>" of a common name
+// "system:node:<name>", "" for any other request.
+func NodeName(r *csr.Request) string {
+	if r == nil {
+		return ""
+	}
+	name, ok := strings.CutPrefix(r.CommonName, "system:node:")
+	if !ok {
+		return ""
+	}
+	return name
+}
