@@ -4,7 +4,7 @@ import "github.com/clusterdesk/clusterdesk/internal/csrqueue"
 
 // csrQueueOf is the CSR queue caches of the server New builds: Deps'
 // when given, else those of its live updates, so that pages and live rows
-// share one facts cache as they share the informer cache, else its own.
+// share one index as they share the informer cache, else its own.
 // Each server has its own (csrqueue.Queue), never a process-wide one.
 func csrQueueOf(deps Deps) *csrqueue.Queue {
 	if deps.CSRQueue != nil {

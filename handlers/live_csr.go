@@ -13,10 +13,11 @@ import (
 // changed CSRs and the state tabs' counts (the queue's rows are its own, not
 // the generic list's). ok is false when the cache cannot say (not synced).
 func (l *LiveUpdates) csrQueueRows(names []string, now time.Time) (live.Message, bool) {
-	items, err := l.cluster.CSRs()
+	env := present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks()}
+	ch, err := l.csrQueue.Live(names, env.Engine())
 	if err != nil {
 		return live.Message{}, false
 	}
-	u := present.CSRQueueLive(items, names, present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks(), Cache: l.csrQueue.Facts()})
+	u := present.CSRQueueLiveOf(ch, env)
 	return live.Message{Topic: rowsTopic(kube.CSRs), Event: rowsTopic(kube.CSRs), Data: mustRender(pages.CSRQueueLiveRows(u))}, true
 }

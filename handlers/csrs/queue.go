@@ -55,7 +55,21 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	if !h.d.Lists.MayListKind(c) { // the route's kindAccess (handlers/access.go)
 		return forbidden(nil)
 	}
-	items, err := h.d.Cluster.CSRs()
+	sel, selErr := present.ParseSelector(q.Selector)
+	if selErr != nil {
+		sel = labels.Nothing()
+	}
+	env := present.CSRQueueEnv{
+		Now:       time.Now(),
+		Checks:    h.d.Queue.Checks(),
+		MayDecide: h.decisions(c).MayDecide(c.Request().Context()),
+		Selected:  selected,
+		Labels:    sel,
+		MayDelete: h.d.Lists.MayDeleteAll(c, kube.CSRs),
+	}
+	// The queue reads its index, kept per change of the informer cache; it
+	// lists the cache only for its first view (then the cache's errors).
+	res, err := h.d.Queue.Run(q, env.Engine())
 	switch {
 	case apierrors.IsForbidden(err):
 		return forbidden(err)
@@ -66,19 +80,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	case err != nil:
 		return model.CSRQueuePage{}, 0, err
 	}
-	sel, selErr := present.ParseSelector(q.Selector)
-	if selErr != nil {
-		sel = labels.Nothing()
-	}
-	qp := present.CSRQueue(items, q, present.CSRQueueEnv{
-		Now:       time.Now(),
-		Checks:    h.d.Queue.Checks(),
-		MayDecide: h.decisions(c).MayDecide(c.Request().Context()),
-		Cache:     h.d.Queue.Facts(),
-		Selected:  selected,
-		Labels:    sel,
-		MayDelete: h.d.Lists.MayDeleteAll(c, kube.CSRs),
-	})
+	qp := present.CSRQueueOf(res, q, env)
 	qp.Chrome = chrome
 	if selErr != nil {
 		qp.Filter.SelectorError = selErr.Error()

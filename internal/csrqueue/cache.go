@@ -10,27 +10,28 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 )
 
-// Cache keeps what the queue derives from each CSR (state, decoded request,
-// the search text that depends on nothing else, the checks' findings)
-// between views, so that a queue of 50,000 CSRs does not decode, check and
-// word every request again on each filter keystroke.
+// Cache is the queue's index of the CSRs (index.go) with the facts it
+// derives from each (state; the search text that depends on nothing else;
+// the checks' findings as text and rank; for a pending request, also its
+// decoding and findings), kept between views, so that a queue
+// of 50,000 CSRs neither decodes, checks and words every request again on
+// each filter keystroke nor walks every CSR for a tab of a few hundred.
 //
-// Entries are keyed by the object pointer: the informer cache never modifies
-// an object it handed out, a change arrives as a new object, so an entry can
-// never be stale; each view keeps only the entries of the objects it was
-// given, which bounds the cache to one entry per CSR in the cluster.
+// Facts belong to one object: the informer cache never modifies an object
+// it handed out, a change arrives as a new object, which replaces the old
+// one's entry and facts, so a fact can never be stale. The index follows the
+// CSRs either by the changes a Queue's source reports (follow.go) or, given
+// the whole list (Run, Live, Storms), by comparing it with what it holds.
 // One cache must serve one Checks and one Words (the findings and the search
 // text depend on them). Safe for concurrent use. The zero value is ready.
 type Cache struct {
-	mu      sync.Mutex
-	entries map[*certificatesv1.CertificateSigningRequest]*facts
-	// view counts the calls of load; an entry stamped with the previous
-	// count was in the previous set of objects.
-	view    uint64
-	lastLen int
-	// storms groups the pending requests of the last set of objects: rebuilt
-	// only when that set changes, so a view of an unchanged cluster reads it.
-	storms *Storms
+	mu sync.Mutex
+	x  *index
+	// storms groups the pending requests: rebuilt, from the pending tab
+	// alone, when the index changed since it was built (stormsAt), so a
+	// view of an unchanged cluster reads it.
+	storms   *Storms
+	stormsAt uint64
 	// before is the index the last rebuild replaced: a live update asks it
 	// which storm a deleted request was in.
 	before *Storms
@@ -48,77 +49,46 @@ type facts struct {
 	staticOnce sync.Once
 	static     string // lower-cased search text that depends on nothing but the object
 
-	seen uint64 // the Cache.view this object was last given in
-
 	checkMu     sync.Mutex
 	checked     bool
-	findings    []csr.Finding // all but the duplicates finding, which depends on other requests
+	findings    []csr.Finding // pending: all but the duplicates finding, which depends on other requests
+	noFindings  bool          // the checks found nothing (nothing to work out again)
 	findingText string        // the findings as the row shows them, lower-cased, for the filter
+	rank        int           // checksRank of the findings, for the sort by checks
 }
 
-// load returns the facts of every item, in order, creating the missing ones,
-// and the storm index of the items. The index is rebuilt (O(n)) only when the
-// set of objects differs from the previous call's: the informer hands out a
-// new object for every change, so the same pointers mean the same cluster.
-// Entries of objects no longer given (deleted, or replaced by a new version)
-// are dropped once they are as many as the live ones.
-func (c *Cache) load(items []*certificatesv1.CertificateSigningRequest, env Checks) ([]*facts, *Storms) {
+// index returns the cache's index (c.mu held).
+func (c *Cache) index() *index {
+	if c.x == nil {
+		c.x = newIndex()
+	}
+	return c.x
+}
+
+// stormsNow returns the storm index of the indexed CSRs (c.mu held),
+// rebuilding it when the CSRs changed since the last build: O(pending).
+func (c *Cache) stormsNow() *Storms {
+	x := c.index()
+	if c.storms == nil || c.stormsAt != x.changes {
+		c.before, c.storms, c.stormsAt = c.storms, GroupStorms(x.pendingMembers()), x.changes
+	}
+	return c.storms
+}
+
+// synced runs fn with the cache holding exactly items.
+func (c *Cache) synced(items []*certificatesv1.CertificateSigningRequest, checks Checks, fn func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = make(map[*certificatesv1.CertificateSigningRequest]*facts, len(items))
-	}
-	c.view++
-	changed := c.storms == nil || len(items) != c.lastLen
-	out := make([]*facts, len(items))
-	for i, it := range items {
-		f := c.entries[it]
-		if f == nil {
-			f = &facts{state: State(it), decided: DecidedAt(it)}
-			c.entries[it] = f
-		}
-		changed = changed || f.seen != c.view-1
-		f.seen = c.view
-		out[i] = f
-	}
-	c.lastLen = len(items)
-	if changed {
-		c.before, c.storms = c.storms, groupStorms(items, out, env)
-	}
-	if len(c.entries) > 2*len(items)+64 {
-		next := make(map[*certificatesv1.CertificateSigningRequest]*facts, len(items))
-		for i, it := range items {
-			next[it] = out[i]
-		}
-		c.entries = next
-	}
-	return out, c.storms
+	c.index().sync(items, checks)
+	fn()
 }
 
-// Storms returns the storm index of items (see load): cheap when the items
-// are the ones the last call was given.
+// Storms returns the storm index of items: cheap when the items are the
+// ones the cache holds.
 func (c *Cache) Storms(items []*certificatesv1.CertificateSigningRequest, env Checks) *Storms {
-	_, s := c.load(items, env)
+	var s *Storms
+	c.synced(items, env, func() { s = c.stormsNow() })
 	return s
-}
-
-// previous is the storm index the last rebuild replaced.
-func (c *Cache) previous() *Storms {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.before
-}
-
-// groupStorms groups the pending requests that decode.
-func groupStorms(items []*certificatesv1.CertificateSigningRequest, facts []*facts, env Checks) *Storms {
-	var pending []Member
-	for i, c := range items {
-		if f := facts[i]; f.state == Pending && f.decoded(c, env).req != nil {
-			pending = append(pending, Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
-				Subject: f.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
-		}
-	}
-	return GroupStorms(pending)
 }
 
 // StormsOf groups the pending requests of items, without a cache (tests,
@@ -131,10 +101,15 @@ func StormsOf(items []*certificatesv1.CertificateSigningRequest, env Checks) *St
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.entries)
+	if c.x == nil {
+		return 0
+	}
+	return len(c.x.byName)
 }
 
-// decoded decodes the request once.
+// decoded decodes the request once and keeps it: for pending requests,
+// which the storm index, the queue order and every view of the pending tab
+// read.
 func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks) *facts {
 	f.decodeOnce.Do(func() {
 		f.req, f.decodeErr = env.DecodeRequest(c.Spec.Request)
@@ -145,28 +120,73 @@ func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks)
 	return f
 }
 
+// request is the decoded spec.request. A pending request's is kept
+// (decoded); a decided request's is decoded when asked and not kept, by
+// env's transient decoder: a cluster holds tens of thousands of decided
+// requests, whose rows a view shows a page of, and whose search text and
+// findings are kept as text once worked out.
+func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks) (*csr.Request, error) {
+	if f.state == Pending {
+		f.decoded(c, env)
+		return f.req, f.decodeErr
+	}
+	req, err := env.decodeTransient(c.Spec.Request)
+	if err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
 // staticText is the lower-cased search text of the object alone, worded once.
 func (f *facts) staticText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) string {
-	f.decoded(c, env)
-	f.staticOnce.Do(func() { f.static = w.Static(c, f.state, f.req, f.decodeErr) })
+	f.staticOnce.Do(func() {
+		req, err := f.request(c, env)
+		f.static = w.Static(c, f.state, req, err)
+	})
 	return f.static
 }
 
-// check runs the checks but the duplicates finding once (it is the only one
-// that depends on other requests; see withDuplicates). It returns the
-// findings and their text as the row shows them, lower-cased.
-func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) ([]csr.Finding, string) {
-	f.decoded(c, env)
+// check runs the checks but the duplicates finding (it is the only one that
+// depends on other requests; see withDuplicates) and returns the findings.
+// What the filter and the sort read of them is worked out once and kept
+// (their text, lower-cased, and their rank); the findings themselves are
+// kept for pending requests only: a decided request's are worked out again
+// for the row that shows them, so tens of thousands of decided requests keep
+// a string and an int each.
+func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) []csr.Finding {
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
-	if !f.checked {
-		f.findings = csr.Check(csr.SpecOf(c), f.req, csr.Env{
-			NodeAddresses: env.NodeAddresses,
-			MaxDuration:   env.MaxDuration,
-		})
-		f.checked, f.findingText = true, w.Findings(f.findings)
+	if f.checked && (f.findings != nil || f.noFindings) {
+		return f.findings
 	}
-	return f.findings, f.findingText
+	req, _ := f.request(c, env)
+	fs := csr.Check(csr.SpecOf(c), req, csr.Env{
+		NodeAddresses: env.NodeAddresses,
+		MaxDuration:   env.MaxDuration,
+	})
+	if !f.checked {
+		f.checked, f.findingText, f.rank = true, w.Findings(fs), checksRank(fs)
+		f.noFindings = len(fs) == 0
+		if f.state == Pending {
+			f.findings = fs
+		}
+	}
+	return fs
+}
+
+// checkedText runs the checks once and returns the findings' text, lower-cased,
+// and their rank (checksRank), without the findings.
+func (f *facts) checkedText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) (string, int) {
+	f.checkMu.Lock()
+	text, rank, done := f.findingText, f.rank, f.checked
+	f.checkMu.Unlock()
+	if done {
+		return text, rank
+	}
+	f.check(c, env, w)
+	f.checkMu.Lock()
+	defer f.checkMu.Unlock()
+	return f.findingText, f.rank
 }
 
 // withDuplicates adds the duplicates finding to fs (a new slice; fs is shared).

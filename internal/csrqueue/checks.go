@@ -13,6 +13,12 @@ type Checks struct {
 	// Decode decodes spec.request; nil means csr.Decode. Queue.Checks passes
 	// its csr.Memo's Decode so that a page over thousands of CSRs stays fast.
 	Decode func([]byte) (*csr.Request, error)
+	// Transient decodes the requests the queue does not keep decoded (the
+	// decided ones: rows shown, text searched once); nil means Decode.
+	// Queue.Checks passes a small memo's, so that the request of a row shown
+	// on every view is not decoded on every view, and tens of thousands of
+	// decided requests are not kept decoded in the large one.
+	Transient func([]byte) (*csr.Request, error)
 	// NodeAddresses looks up a Node's addresses; nil: Nodes are not known.
 	NodeAddresses func(name string) ([]string, bool)
 	// MaxDuration overrides signers' maximum certificate lifetimes.
@@ -25,6 +31,13 @@ func (e Checks) DecodeRequest(b []byte) (*csr.Request, error) {
 		return e.Decode(b)
 	}
 	return csr.Decode(b)
+}
+
+func (e Checks) decodeTransient(b []byte) (*csr.Request, error) {
+	if e.Transient != nil {
+		return e.Transient(b)
+	}
+	return e.DecodeRequest(b)
 }
 
 // Check runs the signer-aware checks on one CSR, with how many other pending

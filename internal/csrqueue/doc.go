@@ -1,11 +1,11 @@
 // Package csrqueue is the CSR approval queue's engine, without a word of
 // HTML: which CSRs a view shows (filters, state tabs' counts, label
 // selector, text search), in which order, grouped how (a storm of retries is
-// one row), which page of them; the per-object facts that make a view of
-// 50,000 CSRs cheap (Cache); and storms, in one place: the index
-// (storms.go), the plan of a group action (storm_plan.go) and the index kept
-// between changes for pages of one CSR (storm_index.go). Queue (queue.go)
-// holds one server's caches.
+// one row), which page of them; the index kept per CSR change (index.go,
+// follow.go) and the per-object facts that make a view of 50,000 CSRs cost
+// about what its rows and its filters' matches cost (Cache); and storms, in
+// one place: the index (storms.go) and the plan of a group action
+// (storm_plan.go). Queue (queue.go) holds one server's index and caches.
 //
 // Storms live here rather than in internal/decide because the index is built
 // from the queue's facts (the decoded requests it caches) and read by the

@@ -71,6 +71,19 @@ type Item struct {
 	v        *view
 	findings []csr.Finding
 	checked  bool
+	rank     int // checksRank(Findings()), set for the sort by checks (ranked)
+}
+
+// ranked sets the item's rank for the sort by checks: a pending request's
+// from its findings (the duplicates finding depends on the other requests),
+// a decided one's as its facts keep it (no duplicates finding: only pending
+// requests are duplicates), without working out its findings again.
+func (it *Item) ranked() {
+	if it.State == Pending {
+		it.rank = checksRank(it.Findings())
+		return
+	}
+	_, it.rank = it.f.checkedText(it.CSR, it.v.checks, it.v.words)
 }
 
 // view is what the items of one call share.
@@ -90,14 +103,12 @@ func (v *view) item(c *certificatesv1.CertificateSigningRequest, f *facts) *Item
 
 // Request is the decoded spec.request, or why it does not decode.
 func (it *Item) Request() (*csr.Request, error) {
-	f := it.f.decoded(it.CSR, it.v.checks)
-	return f.req, f.decodeErr
+	return it.f.request(it.CSR, it.v.checks)
 }
 
 // BaseFindings are the checks' findings but the duplicates finding.
 func (it *Item) BaseFindings() []csr.Finding {
-	fs, _ := it.f.check(it.CSR, it.v.checks, it.v.words)
-	return fs
+	return it.f.check(it.CSR, it.v.checks, it.v.words)
 }
 
 // Findings runs the checks once, and adds how many other pending requests
@@ -117,97 +128,19 @@ func (it *Item) DuplicatesID() string {
 	return id
 }
 
-// Run lays out one view of the queue: filters, state tabs' counts, pending
-// first (oldest first), then approved but not issued (longest waiting
-// first), then the decided (most recent first); each storm one row unless
-// the view is of one group; the page asked for.
+// Run lays out one view of the queue over items: filters, state tabs'
+// counts, pending first (oldest first), then approved but not issued
+// (longest waiting first), then the decided (most recent first); each storm
+// one row unless the view is of one group; the page asked for. env.Cache
+// (when given) is brought to hold items, one map lookup per CSR; a Queue's
+// Run reads its index without a list (index_run.go does the view).
 func Run(items []*certificatesv1.CertificateSigningRequest, q Query, env Env) Result {
 	cache := env.Cache
 	if cache == nil {
 		cache = &Cache{}
 	}
-	// One map lookup per CSR; the grouping itself is rebuilt only when the
-	// CSRs changed since the last view.
-	facts, storms := cache.load(items, env.Checks)
-	v := &view{checks: env.Checks, words: env.Words, storms: storms}
-	limit, _ := ageLimit(q.Age)
-	needle := strings.ToLower(q.Filter)
-	requester := strings.ToLower(q.Requester)
-
-	res := Result{Total: len(items), Counts: map[string]int{}, Signers: map[string]int{}, Storms: storms}
-	var kept []*Item
-	// Item records come in chunks rather than one allocation each: a view of
-	// 50,000 CSRs otherwise spends its time in the allocator and the GC; a
-	// chunk bounds what a narrow filter allocates for nothing.
-	var slab []Item
-	for i, c := range items {
-		res.Signers[c.Spec.SignerName]++
-		f := facts[i]
-		state := f.state
-		if !res.Decidable && env.MayDecide != nil && state == Pending && env.MayDecide(c.Spec.SignerName) {
-			res.Decidable = true
-		}
-		if env.Labels != nil && !env.Labels.Matches(labels.Set(c.Labels)) {
-			continue
-		}
-		if q.Signer != "" && c.Spec.SignerName != q.Signer {
-			continue
-		}
-		if !ageMatches(limit, c.CreationTimestamp.Time, env.Now) {
-			continue
-		}
-		if requester != "" && !requesterMatches(c, requester) {
-			continue
-		}
-		if q.Group != "" && !storms.InSet(q.Group, c.Name) {
-			continue
-		}
-		if len(slab) == cap(slab) {
-			slab = make([]Item, 0, min(1024, len(items)))
-		}
-		slab = append(slab, Item{CSR: c, State: state, Decided: f.decided, f: f, v: v})
-		it := &slab[len(slab)-1]
-		if state == Pending {
-			it.Bad = f.decoded(c, env.Checks).req == nil
-		}
-		if needle != "" && !it.matches(needle, env.Now) {
-			continue
-		}
-		res.Counts[state]++
-		if q.State != "" && state != q.State {
-			continue
-		}
-		kept = append(kept, it)
-	}
-
-	sortKey := cmp.Or(q.Sort, SortQueue)
-	if sortKey == SortChecks {
-		for _, it := range kept {
-			it.Findings()
-		}
-	}
-	slices.SortStableFunc(kept, func(a, b *Item) int {
-		r := compareBy(sortKey, a, b, env.Words)
-		if r == 0 {
-			r = compareQueue(a, b)
-		}
-		if q.Desc {
-			return -r
-		}
-		return r
-	})
-
-	res.Matched = len(kept)
-	// A storm is one row, where its first request in this order would be; a
-	// view of one group shows its requests one by one.
-	if q.Group == "" {
-		kept = collapseStorms(kept, storms)
-	} else {
-		res.Group = storms.ByID(q.Group)
-	}
-	res.Rows = len(kept)
-	lo, hi, page := window(q.Page, env.PageSize, len(kept))
-	res.Page, res.Items = page, kept[lo:hi]
+	var res Result
+	cache.synced(items, env.Checks, func() { res = cache.run(q, env) })
 	return res
 }
 
@@ -237,7 +170,7 @@ func (it *Item) matches(needle string, now time.Time) bool {
 	if strings.Contains(it.f.staticText(it.CSR, it.v.checks, w), needle) {
 		return true
 	}
-	if _, text := it.f.check(it.CSR, it.v.checks, w); strings.Contains(text, needle) {
+	if text, _ := it.f.checkedText(it.CSR, it.v.checks, w); strings.Contains(text, needle) {
 		return true
 	}
 	if n, _ := it.v.storms.Duplicates(it.CSR.Name); n > 0 {
@@ -252,20 +185,30 @@ func (it *Item) matches(needle string, now time.Time) bool {
 // compareBy orders two items by a sort key, ascending.
 func compareBy(key string, a, b *Item, w Words) int {
 	switch key {
-	case SortAge: // youngest first, as kubectl sorts ages
-		return b.CSR.CreationTimestamp.Time.Compare(a.CSR.CreationTimestamp.Time)
-	case SortSigner:
-		return cmp.Compare(a.CSR.Spec.SignerName, b.CSR.Spec.SignerName)
-	case SortRequestor:
-		return cmp.Compare(a.CSR.Spec.Username, b.CSR.Spec.Username)
-	case SortDuration:
-		return cmp.Compare(expiration(a.CSR), expiration(b.CSR))
+	case SortAge, SortSigner, SortRequestor, SortDuration:
+		return compareCSRs(key, a.CSR, b.CSR)
 	case SortState:
 		return cmp.Compare(w.Status(a.State), w.Status(b.State))
 	case SortChecks: // most severe first, then the most findings; clean rows last
-		return cmp.Compare(checksRank(a.findings), checksRank(b.findings))
+		return cmp.Compare(a.rank, b.rank)
 	}
 	return compareQueue(a, b)
+}
+
+// compareCSRs orders two CSRs by a column that reads the object alone (0 for
+// the others).
+func compareCSRs(key string, a, b *certificatesv1.CertificateSigningRequest) int {
+	switch key {
+	case SortAge: // youngest first, as kubectl sorts ages
+		return b.CreationTimestamp.Time.Compare(a.CreationTimestamp.Time)
+	case SortSigner:
+		return cmp.Compare(a.Spec.SignerName, b.Spec.SignerName)
+	case SortRequestor:
+		return cmp.Compare(a.Spec.Username, b.Spec.Username)
+	case SortDuration:
+		return cmp.Compare(expiration(a), expiration(b))
+	}
+	return 0
 }
 
 func expiration(c *certificatesv1.CertificateSigningRequest) int32 {
@@ -283,42 +226,55 @@ func checksRank(fs []csr.Finding) int {
 	return (3-int(worst))*1000 + 999 - min(len(fs), 999)
 }
 
-// queuePart is the part of the queue an item belongs to. Pending requests
-// whose spec.request does not decode come after the others: the API server
-// refuses every approval or denial of them, so they are not work to do now.
-func queuePart(it *Item) int {
+// partOf is the part of the queue a CSR in state belongs to. Pending
+// requests whose spec.request does not decode (bad) come after the others:
+// the API server refuses every approval or denial of them, so they are not
+// work to do now.
+func partOf(state string, bad bool) int {
 	switch {
-	case it.State == Pending && !it.Bad:
+	case state == Pending && !bad:
 		return 0
-	case it.State == Pending:
+	case state == Pending:
 		return 1
-	case it.State == Approved:
+	case state == Approved:
 		return 2
 	}
 	return 3
 }
 
+// queuePos is what places a CSR in the queue order.
+type queuePos struct {
+	part             int
+	created, decided time.Time
+	name             string
+}
+
+func (it *Item) pos() queuePos {
+	return queuePos{part: partOf(it.State, it.Bad), created: it.CSR.CreationTimestamp.Time, decided: it.Decided, name: it.CSR.Name}
+}
+
 // compareQueue is the queue order: pending (oldest first), approved but not
 // issued (longest waiting first), then decided (most recently decided first);
 // the name breaks ties so that the order is total and its reverse exact.
-func compareQueue(a, b *Item) int {
-	ga, gb := queuePart(a), queuePart(b)
-	if ga != gb {
-		return cmp.Compare(ga, gb)
+func compareQueue(a, b *Item) int { return compareQueuePos(a.pos(), b.pos()) }
+
+func compareQueuePos(a, b queuePos) int {
+	if a.part != b.part {
+		return cmp.Compare(a.part, b.part)
 	}
 	var r int
-	switch ga {
+	switch a.part {
 	case 0, 1:
-		r = a.CSR.CreationTimestamp.Time.Compare(b.CSR.CreationTimestamp.Time)
+		r = a.created.Compare(b.created)
 	case 2:
-		r = cmpTime(a.Decided, a.CSR.CreationTimestamp.Time).Compare(cmpTime(b.Decided, b.CSR.CreationTimestamp.Time))
+		r = cmpTime(a.decided, a.created).Compare(cmpTime(b.decided, b.created))
 	default:
-		r = cmpTime(b.Decided, b.CSR.CreationTimestamp.Time).Compare(cmpTime(a.Decided, a.CSR.CreationTimestamp.Time))
+		r = cmpTime(b.decided, b.created).Compare(cmpTime(a.decided, a.created))
 	}
 	if r != 0 {
 		return r
 	}
-	return cmp.Compare(a.CSR.Name, b.CSR.Name)
+	return cmp.Compare(a.name, b.name)
 }
 
 func cmpTime(t, fallback time.Time) time.Time {

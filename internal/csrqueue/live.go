@@ -37,30 +37,29 @@ func Live(items []*certificatesv1.CertificateSigningRequest, names []string, env
 	if cache == nil {
 		cache = &Cache{}
 	}
-	facts, storms := cache.load(items, env.Checks)
-	before := cache.previous()
+	var ch Change
+	cache.synced(items, env.Checks, func() { ch = cache.live(names, env) })
+	return ch
+}
+
+// live is Live over the index (c.mu held, the index current): a map lookup
+// per changed name, the counts the index keeps.
+func (c *Cache) live(names []string, env Env) Change {
+	x := c.index()
+	storms := c.stormsNow()
+	before := c.before
 	v := &view{checks: env.Checks, words: env.Words, storms: storms}
-	byName := make(map[string]int, len(names))
-	for _, n := range names {
-		byName[n] = -1
-	}
-	out := Change{Total: len(items), Counts: map[string]int{}}
-	for i, c := range items {
-		out.Counts[facts[i].state]++
-		if _, asked := byName[c.Name]; asked {
-			byName[c.Name] = i
-		}
-	}
+	out := Change{Total: len(x.byName), Counts: x.stateCounts()}
 
 	sent := map[string]bool{} // storm IDs whose row is in out
 	// stormOf is the storm a changed request was in before, from its own
 	// fields when it is still there (signer, subject and requester never
 	// change), else from the index before.
-	stormOf := func(name string, i int) string {
-		if i >= 0 {
-			c, f := items[i], facts[i]
-			if f.decoded(c, env.Checks).req != nil {
-				return StormID(StormKey{Signer: c.Spec.SignerName, Subject: f.req.Subject, Requester: c.Spec.Username})
+	stormOf := func(name string, e *entry) string {
+		if e != nil {
+			if req, _ := e.f.request(e.obj, env.Checks); req != nil {
+				c := e.obj
+				return StormID(StormKey{Signer: c.Spec.SignerName, Subject: req.Subject, Requester: c.Spec.Username})
 			}
 			return ""
 		}
@@ -69,33 +68,17 @@ func Live(items []*certificatesv1.CertificateSigningRequest, names []string, env
 		}
 		return ""
 	}
-	index := map[string]int{} // the items found by name beyond names, for storms that lost requests
-	find := func(name string) int {
-		if i, ok := byName[name]; ok && i >= 0 {
-			return i
-		}
-		if len(index) == 0 {
-			// Once per change that shrank a storm, never per view.
-			for i, c := range items {
-				index[c.Name] = i
-			}
-		}
-		if i, ok := index[name]; ok {
-			return i
-		}
-		return -1
-	}
 	for _, name := range names {
-		i := byName[name]
-		if id := stormOf(name, i); id != "" && !sent[id] {
+		e := x.byName[name]
+		if id := stormOf(name, e); id != "" && !sent[id] {
 			sent[id] = true
 			if st := storms.ByID(id); st != nil {
-				rep := i
-				if rep < 0 {
-					rep = find(st.Oldest().Name)
+				rep := e
+				if rep == nil {
+					rep = x.byName[st.Oldest().Name]
 				}
-				if rep >= 0 {
-					it := &Item{CSR: items[rep], State: Pending, f: facts[rep], v: v, Storm: st}
+				if rep != nil {
+					it := &Item{CSR: rep.obj, State: Pending, f: rep.f, v: v, Storm: st}
 					it.ChecksOf = it
 					out.Rows = append(out.Rows, it)
 				}
@@ -104,20 +87,20 @@ func Live(items []*certificatesv1.CertificateSigningRequest, names []string, env
 				// row of its own again.
 				out.Removed = append(out.Removed, Removal{Group: true, ID: id})
 				for _, m := range old.Members {
-					if j := find(m.Name); j >= 0 && storms.UID(m.Name) != "" && !slices.Contains(names, m.Name) {
-						out.Rows = append(out.Rows, v.item(items[j], facts[j]))
+					if j := x.byName[m.Name]; j != nil && storms.UID(m.Name) != "" && !slices.Contains(names, m.Name) {
+						out.Rows = append(out.Rows, v.item(j.obj, j.f))
 					}
 				}
 			}
 		}
-		if i < 0 {
+		if e == nil {
 			out.Removed = append(out.Removed, Removal{ID: name})
 			continue
 		}
-		if facts[i].state == Pending && storms.Of(name) != nil {
+		if e.f.state == Pending && storms.Of(name) != nil {
 			continue // its group row stands for it
 		}
-		out.Rows = append(out.Rows, v.item(items[i], facts[i]))
+		out.Rows = append(out.Rows, v.item(e.obj, e.f))
 	}
 	return out
 }

@@ -1,8 +1,6 @@
 package csrqueue
 
 import (
-	certificatesv1 "k8s.io/api/certificates/v1"
-
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 )
 
@@ -11,43 +9,86 @@ import (
 // cluster just over the size would decode every view).
 const DecodesKept = 200_000
 
-// Queue is one server's CSR queue caches, built by its constructor and owned
-// by what serves the queue (two servers in one process share nothing):
-// decoded requests (spec.request is immutable and decoding is a pure
-// function of it, so every page of the server may share them, and a queue of
-// thousands of CSRs spares one signature verification per row per view), the
-// per-object facts of every view, and the storm index for pages of one CSR.
+// DecidedDecodesKept is how many decoded decided requests a Queue remembers:
+// the rows of a few pages and the detail pages open, no more (a decided
+// request's search text and findings are kept as text, not its decoding).
+const DecidedDecodesKept = 1024
+
+// Queue is one server's CSR queue, built by its constructor and owned by
+// what serves the queue (two servers in one process share nothing): the
+// index of the source's CSRs kept per change (Cache, follow.go), decoded
+// requests (spec.request is immutable and decoding is a pure function of it,
+// so every page of the server may share them, and a queue of thousands of
+// CSRs spares one signature verification per row per view), and the storm
+// index for pages of one CSR.
 type Queue struct {
 	src     Source
 	decodes *csr.Memo
+	decided *csr.Memo // decided requests' decodings (Checks.Transient)
 	facts   *Cache
-	storms  *stormIndex
+	follow  *follower
 }
 
-// New returns the caches of the queue over src's CSRs; when src reports
-// changes (kube.Cache), the storm index follows them.
+// New returns the queue over src's CSRs; when src reports changes
+// (kube.Cache), the index follows them instead of listing every view.
 func New(src Source) *Queue {
-	return &Queue{src: src, decodes: csr.NewMemo(DecodesKept), facts: &Cache{}, storms: newStormIndex(src)}
+	return &Queue{src: src, decodes: csr.NewMemo(DecodesKept), decided: csr.NewMemo(DecidedDecodesKept),
+		facts: &Cache{}, follow: newFollower(src)}
 }
 
 // Decode decodes spec.request through the memo.
 func (q *Queue) Decode(b []byte) (*csr.Request, error) { return q.decodes.Decode(b) }
 
 // ForgetDecodes empties the memo (benchmarks of a cold queue).
-func (q *Queue) ForgetDecodes() { q.decodes = csr.NewMemo(DecodesKept) }
+func (q *Queue) ForgetDecodes() {
+	q.decodes, q.decided = csr.NewMemo(DecodesKept), csr.NewMemo(DecidedDecodesKept)
+}
 
 // Checks is what the checks get from outside a CSR. clusterdesk does not
 // watch Nodes (one more informer over the largest objects of a big cluster),
 // so the kubelet-serving check says the Node is unknown.
-func (q *Queue) Checks() Checks { return Checks{Decode: q.decodes.Decode} }
+func (q *Queue) Checks() Checks { return Checks{Decode: q.decodes.Decode, Transient: q.decided.Decode} }
 
 // Facts is the per-object cache every view of the queue shares.
 func (q *Queue) Facts() *Cache { return q.facts }
 
+// with runs fn on the index once it holds the source's CSRs; the source's
+// error (not synced, forbidden) when it must be listed and cannot be.
+func (q *Queue) with(checks Checks, fn func(c *Cache)) error {
+	c := q.facts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := q.follow.catchUp(q.src, c.index(), checks); err != nil {
+		return err
+	}
+	fn(c)
+	return nil
+}
+
+// Run lays out one view of the source's CSRs (see the package's Run);
+// env.Cache is the queue's own.
+func (q *Queue) Run(query Query, env Env) (Result, error) {
+	env.Cache = q.facts
+	var res Result
+	err := q.with(env.Checks, func(c *Cache) { res = c.run(query, env) })
+	return res, err
+}
+
+// Live works out what changed for the named CSRs (see the package's Live);
+// env.Cache is the queue's own.
+func (q *Queue) Live(names []string, env Env) (Change, error) {
+	env.Cache = q.facts
+	var ch Change
+	err := q.with(env.Checks, func(c *Cache) { ch = c.live(names, env) })
+	return ch, err
+}
+
 // Storms returns the storm index of the source's CSRs, rebuilt only after a
 // CSR change; nil when the CSRs cannot be listed.
 func (q *Queue) Storms() *Storms {
-	return q.storms.get(q.src, func(items []*certificatesv1.CertificateSigningRequest) *Storms {
-		return q.facts.Storms(items, q.Checks())
-	})
+	var s *Storms
+	if err := q.with(q.Checks(), func(c *Cache) { s = c.stormsNow() }); err != nil {
+		return nil
+	}
+	return s
 }

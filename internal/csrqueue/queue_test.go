@@ -93,3 +93,82 @@ func (plainWords) Findings([]csr.Finding) string { return "" }
 func (plainWords) Moment(*certificatesv1.CertificateSigningRequest, string, time.Time, time.Time) (string, string) {
 	return "", ""
 }
+
+// A decided request is decoded when a view needs it (its row, its search
+// text, its findings) and not kept decoded: its facts keep the text and the
+// findings' rank, not the findings; the large memo holds only the pending
+// requests, and the decided ones' memo stays small however many a text
+// filter or the sort by checks read.
+func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
+	src := &gettingSource{}
+	g := newPropGen(t, 7)
+	for range 3 * DecidedDecodesKept {
+		c := g.csr()
+		c.Spec.Request = testfixtures.SubjectPEM(t, c.Name) // each its own body, as in a cluster
+		src.items = append(src.items, c)
+	}
+	q := New(src)
+	env := Env{Now: g.now, Checks: q.Checks(), Words: propWords{}, PageSize: 25}
+	if _, err := q.Run(Query{Sort: SortChecks}, env); err != nil { // ranks every request's findings
+		t.Fatal(err)
+	}
+	res, err := q.Run(Query{Filter: "csr-"}, env) // reads every request's text
+	if err != nil || res.Matched != len(src.items) {
+		t.Fatalf("the filter matches every CSR: %d of %d, %v", res.Matched, len(src.items), err)
+	}
+	for _, it := range res.Items {
+		if req, err := it.Request(); req == nil && err == nil {
+			t.Errorf("%s: a shown row's request is decoded on demand", it.CSR.Name)
+		}
+	}
+	var pending, decided int
+	for _, e := range q.facts.x.byName {
+		if e.f.state == Pending {
+			pending++
+			continue
+		}
+		decided++
+		if e.f.req != nil || e.f.static == "" || e.f.findings != nil {
+			t.Fatalf("%s (%s): decoded request kept %v, findings kept %v, text %q", e.obj.Name, e.f.state, e.f.req != nil, e.f.findings != nil, e.f.static)
+		}
+	}
+	if decided < DecidedDecodesKept || q.decodes.Len() > pending {
+		t.Errorf("%d decided, %d pending: the large memo holds %d decodings", decided, pending, q.decodes.Len())
+	}
+	if q.decided.Len() > DecidedDecodesKept {
+		t.Errorf("the decided requests' memo holds %d, more than %d", q.decided.Len(), DecidedDecodesKept)
+	}
+}
+
+// A queue over a source that reports changes and reads one CSR lists it for
+// its first view only: a change is read by name (a deleted one is gone), and
+// a status change of the kind (a watch lost or recovered, after which the
+// informer may have listed again) makes the next view list once more.
+func TestQueueReadsChangesByName(t *testing.T) {
+	src := &gettingSource{source{items: pending(t, 3)}}
+	q := New(src)
+	env := Env{Now: time.Now(), Checks: q.Checks(), Words: plainWords{}, PageSize: 10}
+	view := func() Result {
+		t.Helper()
+		res, err := q.Run(Query{}, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := view(); res.Total != 3 || src.lists != 1 {
+		t.Fatalf("first view: %d CSRs, %d lists", res.Total, src.lists)
+	}
+	src.items = append(src.items[1:], pending(t, 4)[3]) // storm-0 deleted, storm-3 new
+	src.change(kube.CSRs, "storm-0")
+	src.change(kube.CSRs, "storm-3")
+	src.change(kube.FlowSchemas, "x")
+	res := view()
+	if res.Total != 3 || q.Storms().Of("storm-3") == nil || q.Storms().Of("storm-0") != nil || src.lists != 1 {
+		t.Errorf("after a deletion and a new request: %d CSRs, %d lists", res.Total, src.lists)
+	}
+	src.change(kube.CSRs, "")
+	if view(); src.lists != 2 {
+		t.Errorf("after the kind's status changed: %d lists, want 2", src.lists)
+	}
+}

@@ -182,3 +182,15 @@ func (s *Storms) Len() int {
 	}
 	return len(s.storms)
 }
+
+// collapsed is how many rows fewer the storms make when each is one row.
+func (s *Storms) collapsed() int {
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, st := range s.storms {
+		n += len(st.Members) - 1
+	}
+	return n
+}

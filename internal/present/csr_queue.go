@@ -59,7 +59,9 @@ type CSRQueueEnv struct {
 	MayDelete bool
 }
 
-func (env CSRQueueEnv) engine() csrqueue.Env {
+// Engine is the env of the queue's engine for env: the rows' wording is
+// the presenter's (the text filter searches what a row shows).
+func (env CSRQueueEnv) Engine() csrqueue.Env {
 	return csrqueue.Env{Now: env.Now, Checks: env.Checks, Words: queueWords{}, MayDecide: env.MayDecide,
 		PageSize: cmp.Or(env.PageSize, PageSize), Cache: env.Cache, Labels: env.Labels}
 }
@@ -68,8 +70,13 @@ func (env CSRQueueEnv) engine() csrqueue.Env {
 // which CSRs, in which order, on which page): filters, state tabs with
 // counts, the rows with the checks' findings, the pager.
 func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
+	return CSRQueueOf(csrqueue.Run(items, q, env.Engine()), q, env)
+}
+
+// CSRQueueOf lays out a view the queue's engine made (csrqueue.Queue.Run,
+// which reads its index, not a list of every CSR) for q and env.
+func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
 	const action = urls.CSRs
-	res := csrqueue.Run(items, q, env.engine())
 	page := model.CSRQueuePage{
 		Title:   "CertificateSigningRequests",
 		Action:  action,
@@ -110,7 +117,7 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 	page.Ages = csrAgeOptions(q.Age)
 	page.Columns = csrQueueHeaders(q, page.Sort, action)
 	switch {
-	case len(items) == 0:
+	case res.Total == 0:
 		page.Empty = "There are no CertificateSigningRequests in this cluster."
 	case page.Matched == 0:
 		page.Empty = "No CertificateSigningRequests match these filters."

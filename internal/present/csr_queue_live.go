@@ -17,7 +17,12 @@ import (
 // keeps the old one's selectability: the signer and the request of a CSR
 // never change).
 func CSRQueueLive(items []*certificatesv1.CertificateSigningRequest, names []string, env CSRQueueEnv) model.CSRLiveRows {
-	ch := csrqueue.Live(items, names, env.engine())
+	return CSRQueueLiveOf(csrqueue.Live(items, names, env.Engine()), env)
+}
+
+// CSRQueueLiveOf lays out a change the queue's engine worked out
+// (csrqueue.Queue.Live, which reads its index, not a list of every CSR).
+func CSRQueueLiveOf(ch csrqueue.Change, env CSRQueueEnv) model.CSRLiveRows {
 	out := model.CSRLiveRows{Total: ch.Total, Tabs: csrTabs(CSRQueueQuery{}, ch.Counts, urls.CSRs),
 		Columns: csrQueueHeaders(CSRQueueQuery{}, csrqueue.SortQueue, urls.CSRs)}
 	// A group row's actions are offered as the selection boxes are: the page
