@@ -55,21 +55,17 @@ func (h *Handlers) agreement(c echo.Context) error {
 		prg, polErr = csrpolicy.Compile(pol)
 	}
 	var a csrpolicy.Agreement
-	note := ""
+	var past []csrpolicy.Past
+	decided := 0
 	if polErr == nil {
 		all, err := h.d.Cluster.CSRs()
 		if err != nil {
 			return err
 		}
-		past, n := h.pastDecisions(ctx, pol, all)
+		past, decided = h.pastDecisions(ctx, pol, all)
 		a = prg.Compare(ctx, past)
-		note = fmt.Sprintf("Compared with the %d decided %s of its signers still in the cluster", len(past), plural(len(past), "request", "requests"))
-		if n > len(past) {
-			note += fmt.Sprintf(" (the newest %d of %d)", len(past), n)
-		}
-		note += "; the controller-manager deletes decided requests an hour after the decision."
 	}
-	p := present.PolicyAgreementPage(pol, polErr, a, note)
+	p := present.PolicyAgreementPage(pol, polErr, a, len(past), decided)
 	p.Chrome = chrome
 	return page.Render(c, http.StatusOK, pages.PolicyAgreement(p))
 }
@@ -79,21 +75,20 @@ func (h *Handlers) agreement(c echo.Context) error {
 // kubelet request names read as the user (at most maxNodes Nodes; a request
 // naming one more sees node == null).
 func (h *Handlers) pastDecisions(ctx context.Context, pol csrpolicy.Policy, all []*certificatesv1.CertificateSigningRequest) ([]csrpolicy.Past, int) {
-	var decided []*certificatesv1.CertificateSigningRequest
+	var decided []csrpolicy.Past
 	for _, c := range all {
-		if pol.AppliesTo(c.Spec.SignerName) && csrpolicy.DecisionOf(c) != "" {
-			decided = append(decided, c)
+		if d := csrpolicy.DecisionOf(c); d != "" && pol.AppliesTo(c.Spec.SignerName) {
+			decided = append(decided, csrpolicy.Past{Input: csrpolicy.Input{CSR: c}, Decision: d})
 		}
 	}
 	n := len(decided)
-	slices.SortFunc(decided, func(a, b *certificatesv1.CertificateSigningRequest) int {
-		return cmp.Or(csrqueue.DecidedAt(b).Compare(csrqueue.DecidedAt(a)), cmp.Compare(a.Name, b.Name))
+	slices.SortFunc(decided, func(a, b csrpolicy.Past) int {
+		return cmp.Or(csrqueue.DecidedAt(b.CSR).Compare(csrqueue.DecidedAt(a.CSR)), cmp.Compare(a.CSR.Name, b.CSR.Name))
 	})
-	decided = decided[:min(len(decided), maxCompared)]
+	past := decided[:min(len(decided), maxCompared)]
 	nodes := map[string]*csrpolicy.Node{}
-	past := make([]csrpolicy.Past, 0, len(decided))
-	for _, c := range decided {
-		in := csrpolicy.Input{CSR: c}
+	for i := range past {
+		in, c := &past[i].Input, past[i].CSR
 		if req, err := csr.Decode(c.Spec.Request); err == nil {
 			in.Request = req
 		}
@@ -107,14 +102,6 @@ func (h *Handlers) pastDecisions(ctx context.Context, pol csrpolicy.Policy, all 
 			}
 			in.Node = node
 		}
-		past = append(past, csrpolicy.Past{Input: in, Decision: csrpolicy.DecisionOf(c)})
 	}
 	return past, n
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -27,6 +27,11 @@ type Holder struct {
 	Broad bool
 }
 
+// Superusers is true for the group system:masters.
+func (h Holder) Superusers() bool {
+	return h.Subject.Kind == rbacv1.GroupKind && h.Subject.Name == Superusers
+}
+
 // Can is true when the subject holds both permissions itself.
 func (h Holder) Can() bool { return len(h.Approve) > 0 && len(h.Update) > 0 }
 
@@ -42,7 +47,7 @@ type Answer struct {
 // signer's requests stay pending unless a member of system:masters decides.
 func (a Answer) Nobody() bool {
 	for _, h := range a.Approvers {
-		if !(h.Subject.Kind == rbacv1.GroupKind && h.Subject.Name == Superusers) {
+		if !h.Superusers() {
 			return false
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/approvers"
@@ -48,7 +47,7 @@ func ApproversPage(signer string, answer *approvers.Answer, unreadable string, c
 
 func approverRow(h approvers.Holder) model.ApproverRow {
 	r := model.ApproverRow{Kind: h.Subject.Kind, Name: approvers.Name(h.Subject),
-		Superusers: superusers(h), Broad: h.Broad}
+		Superusers: h.Superusers(), Broad: h.Broad}
 	via := append(append([]string{}, h.Approve...), h.Update...)
 	r.Via = strings.Join(uniq(via), ", ")
 	switch {
@@ -59,10 +58,6 @@ func approverRow(h approvers.Holder) model.ApproverRow {
 		r.Holds = fmt.Sprintf("update on certificatesigningrequests/approval (%s), not approve on the signer", strings.Join(h.Update, ", "))
 	}
 	return r
-}
-
-func superusers(h approvers.Holder) bool {
-	return h.Subject.Kind == rbacv1.GroupKind && h.Subject.Name == approvers.Superusers
 }
 
 func uniq(in []string) []string {
@@ -99,7 +94,7 @@ func ApproversOverview(csrs []*certificatesv1.CertificateSigningRequest, who fun
 				switch {
 				case !h.Broad:
 					row.Approvers++
-				case !superusers(h):
+				case !h.Superusers():
 					row.Admins++
 				}
 			}

@@ -50,7 +50,7 @@ func CSRPoliciesPanel(outcomes []PolicyOutcome, others int) model.CSRPoliciesPan
 	case len(outcomes) == 0 && others == 0:
 		p.Note = "No approval policy exists yet."
 	case len(outcomes) == 0:
-		p.Note = fmt.Sprintf("None of the %d approval %s names this request's signer.", others, pluralWord(others, "policy", "policies"))
+		p.Note = fmt.Sprintf("None of the %d approval %s names this request's signer.", others, plural(others, "policy", "policies"))
 	default:
 		p.Note = "Shadow mode: the verdicts are shown, nothing acts on them."
 	}
@@ -64,22 +64,20 @@ func verdictError(err error) string {
 	return err.Error()
 }
 
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// PolicyAgreementPage presents a policy's comparison with past decisions.
-// note says which requests were compared.
-func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreement, note string) model.PolicyAgreementPage {
+// PolicyAgreementPage presents a policy's comparison with past decisions:
+// compared of the decided requests of its signers, the newest of decided.
+func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreement, compared, decided int) model.PolicyAgreementPage {
 	p := model.PolicyAgreementPage{Policy: pol.Name, PolicyHref: urls.CRInstance(csrpolicy.CRD, "", pol.Name),
-		Signers: strings.Join(pol.Signers, ", "), Decision: string(pol.Decision), Note: note}
+		Signers: strings.Join(pol.Signers, ", "), Decision: string(pol.Decision)}
 	if polErr != nil {
 		p.Error = polErr.Error()
 		return p
 	}
+	p.Note = fmt.Sprintf("Compared with the %d decided %s of its signers still in the cluster", compared, plural(compared, "request", "requests"))
+	if decided > compared {
+		p.Note += fmt.Sprintf(" (the newest %d of %d)", compared, decided)
+	}
+	p.Note += "; the controller-manager deletes decided requests an hour after the decision."
 	p.Checked, p.Agreed, p.Undecided, p.Errors = a.Checked, a.Agreed, a.Undecided, a.Errors
 	if a.FirstError != nil {
 		p.FirstError = verdictError(a.FirstError)
