@@ -68,15 +68,6 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 		Organizations: []string{"system:nodes"}, DNSNames: []string{node}, IPs: []string{"10.9.8.7"}, Usages: serving, Client: kubelet})
 	foreign := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "foreign", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node,
 		Organizations: []string{"system:nodes"}, DNSNames: []string{node, "evil.example.com"}, Usages: serving, Client: kubelet})
-	// CreateCSR deletes a request with the client that made it, and a node may
-	// not delete CSRs: the admin deletes the node's requests (left behind, their
-	// dotless 46-character requester widened the queue past 1,280 px in the
-	// browser tests that run after this).
-	t.Cleanup(func() {
-		for _, name := range []string{own, foreign} {
-			_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
-		}
-	})
 	sneaky := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "sneaky", CommonName: "system:node:" + node, Organizations: []string{"it"}})
 
 	ls := newLiveServer(t, testcluster.Admin, false)
