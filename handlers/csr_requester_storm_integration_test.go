@@ -96,7 +96,9 @@ func TestCSRRequesterStormOnTheAPIServer(t *testing.T) {
 		t.Fatalf("preview: %d items (%d approved), want %d denials", items.Length(), items.Filter(`[data-approve="true"]`).Length(), n)
 	}
 	subjects := map[string]bool{}
-	items.Each(func(_ int, s *goquery.Selection) { subjects[s.Find(`[data-testid="group-item-subject"]`).Text()] = true })
+	items.Each(func(_ int, s *goquery.Selection) {
+		subjects[s.Find(`[data-testid="group-item-subject"]`).Text()] = true
+	})
 	if len(subjects) != n || subjects[""] {
 		t.Errorf("each preview line names its own subject: %d distinct", len(subjects))
 	}
