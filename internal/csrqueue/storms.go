@@ -96,16 +96,21 @@ type Storms struct {
 // per name it tried); otherwise requests sharing signer, subject and requester
 // are one retry storm.
 func GroupStorms(pending []Member) *Storms {
+	// The maps are sized for the worst case (every request its own subject,
+	// as in a requester storm) once, not grown: growing them step by step
+	// was half of this function's time at 8,000 pending requests, and it
+	// runs after every change to the pending requests.
+	n := len(pending)
 	s := &Storms{
 		storms:   map[string]*Storm{},
-		byName:   map[string]*Storm{},
-		dupID:    make(map[string]string, len(pending)),
-		uids:     make(map[string]string, len(pending)),
-		dupCount: map[string]int{},
-		pending:  len(pending),
+		byName:   make(map[string]*Storm, n),
+		dupID:    make(map[string]string, n),
+		uids:     make(map[string]string, n),
+		dupCount: make(map[string]int, n),
+		pending:  n,
 	}
-	dups := map[[2]string]string{}
-	byKey := map[StormKey]*Storm{}
+	dups := make(map[[2]string]string, n)
+	byKey := make(map[StormKey]*Storm, n)
 	// byRequester counts, per signer and requester, the requests and the
 	// retry-storm keys (one per subject) they fall in.
 	type requesterTally struct {
