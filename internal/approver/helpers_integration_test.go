@@ -45,7 +45,14 @@ func approverConfig(t *testing.T, ns string) *rest.Config {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { testcluster.DeleteNamespace(t, cs, ns) })
+	t.Cleanup(func() {
+		// The devcluster runs no namespace controller: the Role, binding and
+		// Leases go first (testcluster.DeleteNamespace).
+		_ = cs.CoordinationV1().Leases(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = cs.RbacV1().RoleBindings(ns).Delete(ctx, saName, metav1.DeleteOptions{})
+		_ = cs.RbacV1().Roles(ns).Delete(ctx, saName, metav1.DeleteOptions{})
+		testcluster.DeleteNamespace(t, cs, ns)
+	})
 	for _, o := range testcluster.ReadManifests(t, "../../deploy/approver/approver.yaml") {
 		switch o.GetKind() {
 		case "ClusterRole", "ClusterRoleBinding":
@@ -111,6 +118,7 @@ type running struct {
 	lines, log *syncBuffer
 	cancel     context.CancelFunc
 	done       chan error
+	stopped    sync.Once
 }
 
 type syncBuffer struct {
@@ -163,11 +171,13 @@ func start(t *testing.T, cfg Config, leader *Leader) *running {
 
 // stop cancels the approver's context and waits for it to return.
 func (r *running) stop() {
-	r.cancel()
-	select {
-	case <-r.done:
-	case <-time.After(20 * time.Second):
-	}
+	r.stopped.Do(func() {
+		r.cancel()
+		select {
+		case <-r.done:
+		case <-time.After(20 * time.Second):
+		}
+	})
 }
 
 // metric is the value of a counter or gauge with the labels given as
@@ -213,6 +223,26 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// allDecisions are the Approved and Denied conditions of every CSR, by name,
+// from one LIST.
+func allDecisions(t *testing.T, cs kubernetes.Interface) map[string][]certificatesv1.CertificateSigningRequestCondition {
+	t.Helper()
+	list, err := cs.CertificatesV1().CertificateSigningRequests().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]certificatesv1.CertificateSigningRequestCondition{}
+	for _, c := range list.Items {
+		out[c.Name] = nil
+		for _, cond := range c.Status.Conditions {
+			if cond.Type == certificatesv1.CertificateApproved || cond.Type == certificatesv1.CertificateDenied {
+				out[c.Name] = append(out[c.Name], cond)
+			}
+		}
+	}
+	return out
 }
 
 // decisions are the Approved and Denied conditions of the CSR name.

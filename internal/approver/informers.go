@@ -69,6 +69,10 @@ func New(cfg Config) (*Approver, error) {
 	}
 	rc := rest.CopyConfig(cfg.Rest)
 	rc.UserAgent = FieldManager
+	// client-go's default (5 QPS, burst 10) would hold a queue of 5,000
+	// requests for over 16 minutes; the API server's flow control, not this
+	// client, is what protects it.
+	rc.QPS, rc.Burst = 20, 40
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, err
