@@ -26,8 +26,10 @@ type Options struct {
 	Node     func(name string) *csrpolicy.Node
 	Policies *Policies
 	Decider  Decider
-	// DryRun evaluates, logs, counts and audits what would be decided, and
-	// writes nothing.
+	// DryRun evaluates, logs, counts and audits what would be decided, once
+	// per request, and writes nothing: the Decider sends the decision as the
+	// API server's dry run (dryRun=All), which answers as it would for real,
+	// a signer not granted included.
 	DryRun  bool
 	Metrics *Metrics
 	Audit   *audit.Recorder // nil records nothing
@@ -154,12 +156,10 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		return nil
 	}
 	v := out.Verdict
-	if c.o.DryRun {
-		if c.firstReport(obj.UID, "dry-run "+string(v.Decision)+" "+v.Policy) {
-			c.o.Log.Info("approver (dry run): would decide", "csr", name, "decision", v.Decision, "policy", v.Policy)
-			c.o.Metrics.decided(v.Policy, v.Decision, true)
-			c.audit(obj, nil, v, nil)
-		}
+	// A dry run leaves the request pending, to be evaluated again at each
+	// policy change and resync: its would-be decision is sent and reported
+	// once.
+	if c.o.DryRun && !c.firstReport(obj.UID, "dry-run "+string(v.Decision)+" "+v.Policy) {
 		return nil
 	}
 	stored, err := c.o.Decider.Decide(ctx, obj, v)
@@ -168,6 +168,10 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 	}
 	c.audit(obj, stored, v, err)
 	switch {
+	case err == nil && c.o.DryRun:
+		c.o.Metrics.decided(v.Policy, v.Decision, true)
+		c.o.Log.Info("approver (dry run): would decide", "csr", name, "decision", v.Decision, "policy", v.Policy)
+		return nil
 	case err == nil:
 		c.Forget(obj.UID)
 		c.o.Metrics.decided(v.Policy, v.Decision, false)
@@ -177,6 +181,7 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		// The request changed since the cache read it (decided meanwhile, or
 		// relabelled): evaluate again once the cache holds the change.
 		c.o.Metrics.error(ErrConflict)
+		c.Forget(obj.UID) // a dry run reports it again then
 		return errRequeue
 	case apierrors.IsNotFound(err):
 		return nil
@@ -189,6 +194,7 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 			"csr", name, "signer", obj.Spec.SignerName, "policy", v.Policy, "err", err)
 		return nil
 	default:
+		c.Forget(obj.UID)
 		c.o.Metrics.error(ErrWrite)
 		c.o.Log.Error("approver: decision failed", "csr", name, "policy", v.Policy, "err", err)
 		return fmt.Errorf("deciding %s: %w", name, err)

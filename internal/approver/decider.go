@@ -44,6 +44,10 @@ func Condition(v csrpolicy.Verdict) certificatesv1.CertificateSigningRequestCond
 // APIDecider decides through the /approval subresource.
 type APIDecider struct {
 	Client kubernetes.Interface
+	// DryRun sends each decision as a dry run (dryRun=All): the API server
+	// checks it, authorization and the signer's `approve` included, and
+	// stores nothing.
+	DryRun bool
 }
 
 // Decide sends c with its resourceVersion, as the cache read it: were the
@@ -54,5 +58,9 @@ type APIDecider struct {
 func (d APIDecider) Decide(ctx context.Context, c *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict) (*certificatesv1.CertificateSigningRequest, error) {
 	c = c.DeepCopy()
 	c.Status.Conditions = append(c.Status.Conditions, Condition(v))
-	return d.Client.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, c.Name, c, metav1.UpdateOptions{FieldManager: FieldManager})
+	opts := metav1.UpdateOptions{FieldManager: FieldManager}
+	if d.DryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return d.Client.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, c.Name, c, opts)
 }

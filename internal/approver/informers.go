@@ -119,7 +119,7 @@ func New(cfg Config) (*Approver, error) {
 	}, policies.Signers)
 	nodeLister := nodeInf.Lister()
 	a.ctrl = NewController(Options{
-		CSRs: csrLister, Policies: policies, Decider: APIDecider{Client: client},
+		CSRs: csrLister, Policies: policies, Decider: APIDecider{Client: client, DryRun: cfg.DryRun},
 		DryRun: cfg.DryRun, Metrics: a.Metrics, Audit: cfg.Audit, User: cfg.User, Log: cfg.Log,
 		Node: func(name string) *csrpolicy.Node {
 			n, err := nodeLister.Get(name)

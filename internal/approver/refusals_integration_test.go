@@ -52,34 +52,47 @@ func TestApproverIsRefusedASignerNotGranted(t *testing.T) {
 
 // TestApproverDryRunWritesNothing: in a dry run the approver logs, counts
 // and audits what it would decide (once per request, however often it is
-// evaluated again), and the request stays pending.
+// evaluated again), and the request stays pending. The decision is the API
+// server's dry run, so a signer not granted is reported already.
 func TestApproverDryRunWritesNothing(t *testing.T) {
 	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
 	s := stamp()
 	label := "dry-" + s
 	policy(t, label, "approve-dry-"+s, certificatesv1.KubeAPIServerClientSignerName, "Approve", `request.subject.commonName == 'dry-`+s+`'`)
 	name := testcluster.CreateCSR(t, testcluster.CSR{CommonName: "dry-" + s})
+	const notGranted = "approver-test.clusterdesk.io/not-granted"
+	policy(t, label, "approve-dry-not-granted-"+s, notGranted, "Approve", `request.subject.commonName == 'dry-refused-`+s+`'`)
+	refused := testcluster.CreateCSR(t, testcluster.CSR{Signer: notGranted, CommonName: "dry-refused-" + s})
 
 	r := start(t, Config{Rest: approverConfig(t, "approver-d-"+s), PolicySelector: "approver-test=" + label, DryRun: true}, nil)
 	counted := func() float64 {
 		return r.metric(t, "clusterdesk_approver_decisions_total", "policy=approve-dry-"+s, "verdict=approve", "dry_run=true")
 	}
-	eventually(t, 30*time.Second, "the would-be decision is counted", func() bool { return counted() == 1 })
+	eventually(t, 30*time.Second, "the would-be decision and the refusal are counted", func() bool {
+		return counted() == 1 && r.metric(t, "clusterdesk_approver_errors_total", "kind="+ErrForbidden) == 1
+	})
 	// A second policy makes the approver evaluate every pending request again.
 	policy(t, label, "unrelated-"+s, certificatesv1.KubeAPIServerClientSignerName, "Deny", `request.subject.commonName == 'nobody-`+s+`'`)
 	time.Sleep(2 * time.Second)
-	if n := counted(); n != 1 {
-		t.Errorf("counted %v times, want once", n)
+	if n, f := counted(), r.metric(t, "clusterdesk_approver_errors_total", "kind="+ErrForbidden); n != 1 || f != 1 {
+		t.Errorf("counted %v times and refused %v times, want once each", n, f)
 	}
-	if got := decisions(t, admin, name); len(got) != 0 {
-		t.Errorf("a dry run decided: %+v", got)
+	for _, n := range []string{name, refused} {
+		if got := decisions(t, admin, n); len(got) != 0 {
+			t.Errorf("a dry run decided %s: %+v", n, got)
+		}
 	}
 	if !strings.Contains(r.log.String(), "would decide") {
 		t.Errorf("the log does not say what would be decided:\n%s", r.log.String())
 	}
-	recs := auditRecords(t, r.lines.String())
-	if len(recs) != 1 || !recs[0].DryRun || recs[0].Verb != "approve" || recs[0].Name != name {
-		t.Errorf("audit records %+v, want one dry-run approval of %s", recs, name)
+	recs := map[string]audit.Record{}
+	lines := auditRecords(t, r.lines.String())
+	for _, rec := range lines {
+		recs[rec.Name] = rec
+	}
+	if ok, no := recs[name], recs[refused]; len(lines) != 2 || !ok.DryRun || ok.Verb != "approve" || ok.Result != audit.ResultOK ||
+		!no.DryRun || no.Result != audit.ResultDenied {
+		t.Errorf("audit records %+v, want a dry-run approval of %s and a dry-run refusal of %s", lines, name, refused)
 	}
 }
 
