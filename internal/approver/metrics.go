@@ -6,11 +6,10 @@ import (
 	"strings"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 )
