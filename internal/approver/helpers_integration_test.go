@@ -56,7 +56,9 @@ func approverConfig(t *testing.T, ns string) *rest.Config {
 	for _, o := range testcluster.ReadManifests(t, "../../deploy/approver/approver.yaml") {
 		switch o.GetKind() {
 		case "ClusterRole", "ClusterRoleBinding":
-			// Shared by the tests, as in a cluster: the shipped text, replaced.
+			// The shipped text (replacing what an earlier run left), deleted
+			// at the end: "who approves" pages and tests on the same cluster
+			// would otherwise meet the approver among a signer's approvers.
 			res, err := ap.Create(ctx, o, false)
 			if apierrors.IsAlreadyExists(err) {
 				res, err = replace(ctx, admin, o)
@@ -64,6 +66,14 @@ func approverConfig(t *testing.T, ns string) *rest.Config {
 			if err != nil {
 				t.Fatalf("%s %s: %v (%v)", o.GetKind(), o.GetName(), err, res)
 			}
+			kind, name := o.GetKind(), o.GetName()
+			t.Cleanup(func() {
+				if kind == "ClusterRole" {
+					_ = cs.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
+				} else {
+					_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
+				}
+			})
 		case "Role", "RoleBinding":
 			o.SetNamespace(ns)
 			if _, err := ap.Create(ctx, o, false); err != nil {
