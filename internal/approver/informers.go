@@ -8,6 +8,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -47,8 +48,9 @@ type Approver struct {
 	ctrl    *Controller
 	cfg     Config
 	client  kubernetes.Interface
+	dynamic dynamic.Interface
 	factory informers.SharedInformerFactory
-	dynamic dynamicinformer.DynamicSharedInformerFactory
+	dynInf  dynamicinformer.DynamicSharedInformerFactory
 	synced  []cache.InformerSynced
 }
 
@@ -81,9 +83,9 @@ func New(cfg Config) (*Approver, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Approver{cfg: cfg, client: client}
+	a := &Approver{cfg: cfg, client: client, dynamic: dyn}
 	a.factory = informers.NewSharedInformerFactory(client, cfg.Resync)
-	a.dynamic = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+	a.dynInf = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
 		o.LabelSelector = sel.String()
 	})
 
@@ -101,7 +103,7 @@ func New(cfg Config) (*Approver, error) {
 	}); err != nil {
 		return nil, err
 	}
-	polInf := a.dynamic.ForResource(kube.CSRApprovalPolicyResource)
+	polInf := a.dynInf.ForResource(kube.CSRApprovalPolicyResource)
 
 	policies := NewPolicies(func() ([]*unstructured.Unstructured, error) {
 		objs, err := polInf.Lister().List(labels.Everything())
@@ -181,8 +183,17 @@ func (a *Approver) policiesChanged(p *Policies) {
 
 // Start starts the informers and waits until their caches are filled.
 func (a *Approver) Start(ctx context.Context) error {
+	// An informer whose LIST fails retries for ever, saying so only in
+	// client-go's log: a missing CRD or a missing grant is an error here.
+	_, err := a.dynamic.Resource(kube.CSRApprovalPolicyResource).List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("approver: the CSRApprovalPolicy CRD is not installed (deploy/base/csrapprovalpolicies.yaml): %w", err)
+	case err != nil:
+		return fmt.Errorf("approver: listing the CSRApprovalPolicies: %w", err)
+	}
 	a.factory.Start(ctx.Done())
-	a.dynamic.Start(ctx.Done())
+	a.dynInf.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), a.synced...) {
 		return fmt.Errorf("approver: the caches did not fill: %w", context.Cause(ctx))
 	}
