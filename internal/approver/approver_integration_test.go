@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/clusterdesk/clusterdesk/internal/approvers"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
@@ -95,6 +96,16 @@ func TestApproverDecidesWhatItsPoliciesDecide(t *testing.T) {
 		if len(got) != 1 || got[0].Type != want.typ || got[0].Reason != kube.ReasonPolicy ||
 			got[0].Message != "policy "+want.policy+": test policy "+want.policy {
 			t.Errorf("%s: conditions %+v, want one %s by %s with reason %s", name, got, want.typ, want.policy, kube.ReasonPolicy)
+		}
+	}
+	// "Who approves" and the agreement page name the approver as the decider.
+	for _, name := range []string{approved, denied} {
+		c, err := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if by := approvers.DecidedBy(c); by != FieldManager {
+			t.Errorf("%s: decided by %q, want %s", name, by, FieldManager)
 		}
 	}
 	for name, why := range left {
