@@ -2,11 +2,13 @@ package main
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/clusterdesk/clusterdesk/internal/approver"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
@@ -203,5 +206,41 @@ func TestDeployApproverGrantsTheSignersItsPoliciesName(t *testing.T) {
 	slices.Sort(policySigners)
 	if !slices.Equal(slices.Compact(granted), slices.Compact(policySigners)) {
 		t.Errorf("approve granted on %v, the example policies name %v", granted, policySigners)
+	}
+}
+
+// TestDeployApproverAlertsOnMetricsItServes: the example PrometheusRule names
+// only metrics the approver serves, so a rename cannot leave it silently
+// matching nothing.
+func TestDeployApproverAlertsOnMetricsItServes(t *testing.T) {
+	csr := &certificatesv1.CertificateSigningRequest{Spec: certificatesv1.CertificateSigningRequestSpec{SignerName: "kubernetes.io/kubelet-serving"}}
+	m := approver.NewMetrics(func() ([]*certificatesv1.CertificateSigningRequest, error) {
+		return []*certificatesv1.CertificateSigningRequest{csr}, nil
+	}, func() map[string]bool { return nil })
+	mfs, err := m.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, mf := range mfs {
+		served[mf.GetName()] = true
+	}
+	rules := testcluster.ReadManifests(t, "../../deploy/approver/prometheusrule.yaml")
+	groups, _, _ := unstructured.NestedSlice(rules[0].Object, "spec", "groups")
+	n := 0
+	for _, g := range groups {
+		rs, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+		for _, r := range rs {
+			expr, _, _ := unstructured.NestedString(r.(map[string]any), "expr")
+			for _, name := range regexp.MustCompile(`clusterdesk_approver_[a-z_]+`).FindAllString(expr, -1) {
+				n++
+				if !served[name] {
+					t.Errorf("the rule %q names %s, which the approver does not serve", expr, name)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("the PrometheusRule names no approver metric")
 	}
 }
