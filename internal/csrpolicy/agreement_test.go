@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	corev1 "k8s.io/api/core/v1"
 )
 
 func TestCompareWithPastDecisions(t *testing.T) {
