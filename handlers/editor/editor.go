@@ -101,5 +101,5 @@ func (h *Handlers) Register(mutating *echo.Group, ofKind, crds echo.MiddlewareFu
 // editorCase is the editor's use case for this request's user: its writes are
 // audited under their name.
 func (h *Handlers) editorCase(c echo.Context) *editing.Service {
-	return &editing.Service{API: h.d.Editor, Cache: h.d.Cluster, Audit: h.d.Audit(c)}
+	return &editing.Service{API: h.d.Editor, Cache: h.d.Cluster, Audit: h.d.Audit(c), Check: checkPolicy}
 }

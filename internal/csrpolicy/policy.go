@@ -1,6 +1,8 @@
 package csrpolicy
 
 import (
+	"regexp"
+	"strconv"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +50,24 @@ type CompileError struct {
 
 func (e *CompileError) Error() string {
 	return fmt.Sprintf("policy %s: %s: %s", e.Policy, e.Field, e.Issues)
+}
+
+// celPosition is where CEL's issues text places its first issue
+// ("ERROR: <input>:2:15: ...").
+var celPosition = regexp.MustCompile(`<input>:(\d+):(\d+)`)
+
+// ExpressionLine is the 1-based line within the expression of the first
+// issue CEL reports (0: none, or not the expression's error).
+func (e *CompileError) ExpressionLine() int {
+	if e.Field != "expression" {
+		return 0
+	}
+	m := celPosition.FindStringSubmatch(e.Issues)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // Program is a compiled policy.

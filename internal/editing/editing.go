@@ -63,6 +63,19 @@ type Service struct {
 	API   API
 	Cache Cache
 	Audit Auditor
+	// Check refuses, before anything is sent, what the API server cannot
+	// refuse for a kind: a CSRApprovalPolicy whose CEL does not compile is
+	// valid to its CRD's schema, and would only fail where it runs (nil:
+	// nothing checked).
+	Check func(k kube.Kind, obj *unstructured.Unstructured, text string) error
+}
+
+// check runs the service's Check, if any.
+func (s *Service) check(k kube.Kind, obj *unstructured.Unstructured, text string) error {
+	if s.Check == nil {
+		return nil
+	}
+	return s.Check(k, obj, text)
 }
 
 // Conflict is what a stale update meets: the object as it is now on the API

@@ -55,6 +55,9 @@ func (s *Service) Update(ctx context.Context, c Change) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if err := s.check(k, obj, c.Text); err != nil {
+		return Outcome{}, err
+	}
 	if c.Apply {
 		return s.apply(ctx, c, obj)
 	}
@@ -122,6 +125,9 @@ func (s *Service) Create(ctx context.Context, c Change) (Outcome, error) {
 	c.ResourceVersion, c.BaseText = "", ""
 	obj, err := edit.Parse(c.Text, edit.Target{APIVersion: apiVersion(k), Kind: k.Singular})
 	if err != nil {
+		return Outcome{}, err
+	}
+	if err := s.check(k, obj, c.Text); err != nil {
 		return Outcome{}, err
 	}
 	if c.Namespaced {
