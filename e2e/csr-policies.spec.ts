@@ -23,3 +23,35 @@ test('a kubelet-serving CSR\'s page shows the demo policy\'s verdict, and the po
   await policy.getByRole('link', { name: 'kubelet-serving-own-addresses' }).click();
   await expect(page.getByTestId('detail-name')).toHaveText('kubelet-serving-own-addresses');
 });
+
+test('the editor refuses a policy whose CEL does not compile, at the expression\'s line', async ({ page }) => {
+  const name = `e2e-broken-policy-${Date.now().toString(36)}`;
+  const text = [
+    'apiVersion: clusterdesk.io/v1alpha1',
+    'kind: CSRApprovalPolicy',
+    'metadata:',
+    `  name: ${name}`,
+    'spec:',
+    '  signerNames: [example.com/e2e-editor]',
+    '  decision: Deny',
+    '  reason: E2eEditor',
+    '  expression: |',
+    "    request.username != '' &&",
+    '    request.nosuch()',
+    '',
+  ].join('\n');
+  await page.goto('/crds/csrapprovalpolicies.clusterdesk.io/instances/new');
+  const code = page.getByTestId('editor-code');
+  await expect(code).toBeVisible();
+  // As typing or pasting would (not fill(): see edit.spec.ts's setText).
+  await code.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  await page.getByTestId('editor-apply').click();
+  const problem = page.getByTestId('editor-problem');
+  await expect(problem.getByTestId('editor-problem-title')).toHaveText('The policy would not run');
+  await expect(problem.getByTestId('editor-problem-message')).toContainText('nosuch');
+  await expect(problem.getByTestId('editor-problem-line')).toHaveAttribute('data-line', '11');
+  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'csr-policy-editor-cel-error.png'), fullPage: true });
+});
