@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -213,5 +214,27 @@ func TestLiveCSRViewBound(t *testing.T) {
 	q, sel, _ = csrViewOf("q=x3")
 	if _, _, ok := lv.openCSRView("q=x3", q, sel); !ok {
 		t.Error("a tab of an open view was refused")
+	}
+}
+
+// A view the page never asks for is refused, and so is any view to a user
+// who may not list CSRs: views are computed only for what a person may open.
+func TestEventsRefuseViewsThePageDoesNotOffer(t *testing.T) {
+	ls := newStreamServer(t, allowKinds{"certificatesigningrequests": true})
+	sess := ls.session(t)
+	for _, view := range []string{"sort%3Dsecret", "state%3Dpending%26state%3Ddenied", "page%3D0", "selector%3Da%2Bin%2B%28", "other%3D1"} {
+		if resp := ls.get(t, "/events?kinds=csrs&rows=csrs&view="+view, nil, sess); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("view=%s: status %d, want 400", view, resp.StatusCode)
+		}
+	}
+	if resp := ls.get(t, "/events?kinds=csrs&view=state%3Dpending", nil, sess); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a view without the queue's rows: status %d, want 403", resp.StatusCode)
+	}
+	other := newStreamServer(t, allowKinds{"customresourcedefinitions": true})
+	if resp := other.get(t, "/events?kinds=csrs,crds&rows=csrs&view=state%3Dpending", nil, other.session(t)); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a view of a queue the user may not list: status %d, want 403", resp.StatusCode)
+	}
+	if len(ls.lv.csrViews)+len(other.lv.csrViews) != 0 {
+		t.Error("a refused view was kept")
 	}
 }
