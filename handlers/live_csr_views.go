@@ -177,6 +177,7 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 	default:
 		ops := csrqueue.DiffPage(v.rows, after)
 		changed := !reflect.DeepEqual(counts, v.counts)
+		u.PagerChanged = !reflect.DeepEqual(counts.Pager, v.counts.Pager)
 		if len(ops) == 0 && !changed {
 			send = false
 			break

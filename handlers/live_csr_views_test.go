@@ -105,7 +105,7 @@ func TestLiveCSRViewOps(t *testing.T) {
 	if d.Find(`tr[id]`).Length() != 1 {
 		t.Errorf("rows other than the new one sent: %s", m.Data)
 	}
-	if got := d.Find(`[data-csr-view-counts] [data-testid="tab-pending"] [data-testid="tab-count"]`).Text(); got != "6" {
+	if got := d.Find(`[data-csr-view-counts] [data-tab="pending"]`).Text(); got != "6" {
 		t.Errorf("pending count %q, want 6: %s", got, m.Data)
 	}
 	if got := d.Find(`[data-csr-view-ops]`).AttrOr("data-hash", ""); got != csrPageHash(lv.csrViews[view].rows) || got == "" {

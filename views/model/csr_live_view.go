@@ -15,8 +15,11 @@ type CSRViewUpdate struct {
 	// keys each followed by a line feed): a tab whose rows differ after the
 	// ops fetches the view again.
 	Hash string
-	// Counts is set when the tabs, the count line or the pager changed.
+	// Counts is set when the tabs' counts or the count line changed: the
+	// badges and the line only (the tabs' links stay what the view has).
 	Counts *CSRViewCounts
+	// PagerChanged sends Counts.Pager's links (none when one page holds all).
+	PagerChanged bool
 }
 
 // CSRViewOp is one change of the page (csrqueue.PageOp): Op is remove,

@@ -148,19 +148,22 @@ function pageHash(tbody) {
   return h.toString(16);
 }
 
-// setCounts puts the view's tabs, count line and pager in place.
+// setCounts puts the view's tab counts, count line and (when sent) pager in place.
 function setCounts(table, counts) {
-  const tabs = counts.querySelector('[data-testid="csr-tabs"]');
-  const curTabs = table.querySelector('[data-testid="csr-tabs"]');
-  if (tabs && curTabs) {
-    curTabs.replaceWith(tabs);
-    htmx.process(tabs);
+  for (const t of counts.querySelectorAll('[data-tab]')) {
+    const badge = table.querySelector(`[data-testid="tab-${t.dataset.tab}"] [data-testid="tab-count"]`);
+    if (badge) {
+      badge.className = t.className;
+      badge.textContent = t.textContent;
+    }
   }
   // The count line is a live region: its node stays, its words change.
   const line = counts.querySelector('[data-testid="list-count"]');
   const curLine = table.querySelector('[data-testid="list-count"]');
   if (line && curLine) curLine.replaceChildren(...line.childNodes);
-  const pager = counts.querySelector('[data-testid="pager"]');
+  const sent = counts.querySelector('[data-csr-view-pager]');
+  if (!sent) return;
+  const pager = sent.querySelector('[data-testid="pager"]');
   const curPager = table.querySelector('[data-testid="pager"]');
   if (curPager && pager) curPager.replaceWith(pager);
   else if (curPager) curPager.remove();
