@@ -71,12 +71,19 @@ type queueRound struct {
 	refetchP50, refMax time.Duration
 	rssBefore, rssPeak int64
 	rssAfter           int64
+	ended              int // tabs whose stream ended before the round did
+}
+
+// writes is one CSR's writes in order (its create, then its approval).
+type writes struct {
+	mu   sync.Mutex
+	list []write
 }
 
 type queueBench struct {
 	hc     *http.Client
 	base   string
-	board  sync.Map // CSR name → *write
+	board  sync.Map // CSR name → *writes
 	refMu  sync.Mutex
 	refLat []time.Duration
 	refN   atomic.Int64
@@ -249,6 +256,13 @@ func queueRun(ctx context.Context, cs kubernetes.Interface, f *fleet.Fleet, tabs
 		t.mu.Unlock()
 	}
 	r.got = len(all)
+	for _, t := range ts {
+		select {
+		case <-t.done:
+			r.ended++ // evicted (fell behind) or cut off: a browser would reconnect and resync
+		default:
+		}
+	}
 	r.p50, r.p99, r.max = percentiles(all)
 	r.refetches = qb.refN.Load()
 	qb.refMu.Lock()
@@ -346,7 +360,9 @@ func (qb *queueBench) get(ctx context.Context, path, user string, fragment bool)
 	return string(b), err
 }
 
-// count records, for each CSR row the event names, the write it answers.
+// count records, for each CSR row the event names, the writes of that CSR
+// it is the first event after (an event late enough to follow the CSR's
+// next write answers both).
 func (qb *queueBench) count(t *queueTab, ev sseclient.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -355,13 +371,26 @@ func (qb *queueBench) count(t *queueTab, ev sseclient.Event) {
 		if !ok {
 			continue
 		}
-		w := v.(*write)
-		if w.seq <= t.seen[m[1]] || ev.At.Before(w.at) {
-			continue
+		ws := v.(*writes)
+		ws.mu.Lock()
+		for _, w := range ws.list {
+			if w.seq <= t.seen[m[1]] || ev.At.Before(w.at) {
+				continue
+			}
+			t.seen[m[1]] = w.seq
+			t.lat = append(t.lat, ev.At.Sub(w.at))
 		}
-		t.seen[m[1]] = w.seq
-		t.lat = append(t.lat, ev.At.Sub(w.at))
+		ws.mu.Unlock()
 	}
+}
+
+// record puts a write of name on the board just before it is sent.
+func (qb *queueBench) record(name string, seq int64) {
+	v, _ := qb.board.LoadOrStore(name, &writes{})
+	ws := v.(*writes)
+	ws.mu.Lock()
+	ws.list = append(ws.list, write{seq: seq, at: time.Now()})
+	ws.mu.Unlock()
 }
 
 // refetch fetches the tab's view again after 100–500 ms, as live.js does,
@@ -519,9 +548,9 @@ func (qb *queueBench) drive(ctx context.Context, cs kubernetes.Interface, prefix
 		case <-tick.C:
 		}
 		seq++
-		if n%2 == 0 || len(pending) < 10 {
+		if n%2 == 0 || len(pending) < 40 {
 			name := fmt.Sprintf("%s-c-%05d", prefix, seq)
-			qb.board.Store(name+"-00", &write{seq: seq, at: time.Now()}) // createCSRs's name
+			qb.record(name+"-00", seq) // createCSRs's name
 			got, err := createCSRs(ctx, cs, name, 1)
 			names = append(names, got...)
 			if err != nil {
@@ -529,8 +558,9 @@ func (qb *queueBench) drive(ctx context.Context, cs kubernetes.Interface, prefix
 			}
 			pending = append(pending, got...)
 		} else {
-			// The fifth newest: on the first page, not the one just created.
-			i := len(pending) - 5
+			// The 40th newest: on the first page, and written long enough
+			// after its create that the create's events are out.
+			i := len(pending) - 40
 			name := pending[i]
 			pending = slices.Delete(pending, i, i+1)
 			c, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
@@ -539,7 +569,7 @@ func (qb *queueBench) drive(ctx context.Context, cs kubernetes.Interface, prefix
 			}
 			c.Status.Conditions = append(c.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 				Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Bench", Message: "approved by the queue-tabs bench"})
-			qb.board.Store(name, &write{seq: seq, at: time.Now()})
+			qb.record(name, seq)
 			if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, name, c, metav1.UpdateOptions{}); err != nil {
 				return n, names, err
 			}
@@ -580,15 +610,15 @@ func reportQueue(w io.Writer, binary string, rounds []queueRound, rate int, d ti
 	fmt.Fprintf(w, "\nCSR queue tabs (%s, one console behind HAProxy, 12 tabs per person, /csrs?%s): %d writes/s (half creates, half approvals) for %v; load average %s at the start, %s at the end\n",
 		binary, queueView, rate, d, load, loadAverage())
 	fmt.Fprintf(w, "latency = the write leaving the driver → an event naming its row read by a tab; bytes = event data the tabs read while the driver ran\n\n")
-	fmt.Fprintf(w, "| tabs | all connected s | changes got/expected | p50 ms | p99 ms | max ms | bytes per change per tab | refetches (p50 / max ms) | RSS MiB before → peak (after) |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| tabs | all connected s | changes got/expected | p50 ms | p99 ms | max ms | bytes per change per tab | refetches (p50 / max ms) | RSS MiB before → peak (after) | streams ended early |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rounds {
 		per := 0.0
 		if r.writes > 0 {
 			per = float64(r.bytes) / float64(r.writes*r.tabs)
 		}
-		fmt.Fprintf(w, "| %d | %.1f | %d/%d | %s | %s | %s | %.0f | %d (%s / %s) | %.0f → %.0f (%.0f) |\n",
+		fmt.Fprintf(w, "| %d | %.1f | %d/%d | %s | %s | %s | %.0f | %d (%s / %s) | %.0f → %.0f (%.0f) | %d |\n",
 			r.tabs, r.connectAll.Seconds(), r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), per,
-			r.refetches, ms(r.refetchP50), ms(r.refMax), mib(r.rssBefore), mib(r.rssPeak), mib(r.rssAfter))
+			r.refetches, ms(r.refetchP50), ms(r.refMax), mib(r.rssBefore), mib(r.rssPeak), mib(r.rssAfter), r.ended)
 	}
 }
