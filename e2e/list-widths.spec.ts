@@ -2,7 +2,8 @@
 // sideways scrolling of the page or of any table, the primary columns
 // visible, and the worst real shapes present while it is measured: a CSR
 // with a 253-character name and 200 SANs, a webhook configuration with a
-// 253-character name. Also: a 200-SAN CSR shows 5 SANs and "195 more",
+// 253-character name, a CSR asked by a node whose name is one 63-character
+// label without dots (GKE and EKS name nodes like that: nothing to wrap at). Also: a 200-SAN CSR shows 5 SANs and "195 more",
 // which opens to all of them, on its page and in the queue. Screenshots of
 // the CSR queue, FlowSchemas, webhooks and CRDs at both widths:
 // e2e/artifacts/screenshots/width-*.png.
@@ -31,6 +32,9 @@ function longName(prefix: string): string {
 const CSR_NAME = longName(`${RUN}-csr`);
 const WEBHOOK_NAME = longName(`${RUN}-webhook`);
 const ISSUER_NAME = `${RUN}-issuer`;
+// A node name that is one DNS label of the longest length, no dot to break at.
+const NODE_NAME = `gke-${RUN}-default-pool-`.padEnd(63, 'a1b2c3d4');
+const NODE_CSR = `${RUN}-node-csr`;
 const SANS = Array.from({ length: 200 }, (_, i) => `san-${String(i).padStart(3, '0')}.${RUN}.example.com`);
 const WEBHOOK_API = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const ISSUERS_API = '/apis/cert-manager.io/v1/namespaces/default/issuers';
@@ -56,6 +60,9 @@ async function created(res: Promise<{ status: number; json: any }>, what: string
 
 test.beforeAll(async () => {
   await createCSR(CSR_NAME, 'example.com/lw19-signer', `${RUN}.example.com`, SANS);
+  // The admin impersonates the node (only the requester's name matters here).
+  await createCSR(NODE_CSR, 'example.com/lw19-signer', `system:node:${NODE_NAME}`, [NODE_NAME],
+    { user: `system:node:${NODE_NAME}`, groups: ['system:masters', 'system:nodes', 'system:authenticated'] });
   await created(call('POST', WEBHOOK_API, {
     apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration',
     metadata: { name: WEBHOOK_NAME },
@@ -75,6 +82,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await deleteCSR(CSR_NAME);
+  await deleteCSR(NODE_CSR);
   await call('DELETE', `${WEBHOOK_API}/${WEBHOOK_NAME}`);
   await call('DELETE', `${ISSUERS_API}/${ISSUER_NAME}`);
 });
@@ -85,7 +93,16 @@ async function overflow(page: Page): Promise<{ doc: number; win: number; tables:
     const tables: string[] = [];
     document.querySelectorAll('table').forEach((t, i) => {
       const box = t.parentElement!;
-      if (t.scrollWidth > box.clientWidth + 1) tables.push(`table ${i}: ${t.scrollWidth} > ${box.clientWidth}`);
+      if (t.scrollWidth <= box.clientWidth + 1) return;
+      // Name the widest cell of each column, so a failure says what to fix.
+      const widest = new Map<string, { w: number; text: string }>();
+      t.querySelectorAll('tbody tr > *').forEach((c) => {
+        const key = (c as HTMLElement).dataset.column || `#${(c as HTMLTableCellElement).cellIndex}`;
+        const w = (c as HTMLElement).getBoundingClientRect().width;
+        if (w > (widest.get(key)?.w ?? 0)) widest.set(key, { w: Math.round(w), text: (c.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80) });
+      });
+      const cols = [...widest].map(([k, v]) => `${k} ${v.w}px "${v.text}"`).join('; ');
+      tables.push(`table ${i}: ${t.scrollWidth} > ${box.clientWidth}; widest cells: ${cols}`);
     });
     return { doc: document.documentElement.scrollWidth, win: window.innerWidth, tables };
   });

@@ -68,15 +68,6 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 		Organizations: []string{"system:nodes"}, DNSNames: []string{node}, IPs: []string{"10.9.8.7"}, Usages: serving, Client: kubelet})
 	foreign := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "foreign", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node,
 		Organizations: []string{"system:nodes"}, DNSNames: []string{node, "evil.example.com"}, Usages: serving, Client: kubelet})
-	// CreateCSR deletes a request with the client that made it, and a node may
-	// not delete CSRs: the admin deletes the node's requests (left behind, their
-	// dotless 46-character requester widened the queue past 1,280 px in the
-	// browser tests that run after this).
-	t.Cleanup(func() {
-		for _, name := range []string{own, foreign} {
-			_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
-		}
-	})
 	sneaky := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "sneaky", CommonName: "system:node:" + node, Organizations: []string{"it"}})
 
 	ls := newLiveServer(t, testcluster.Admin, false)
@@ -146,14 +137,19 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 	t.Cleanup(func() {
 		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), own2, metav1.DeleteOptions{})
 	})
+	// A decision clusterdesk approver made (its reason) is no person's: the
+	// policy is not compared with it, even where it would disagree.
+	own3 := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "own3", Signer: certificatesv1.KubeletServingSignerName, CommonName: "system:node:" + node,
+		Organizations: []string{"system:nodes"}, DNSNames: []string{node}, Usages: serving, Client: kubelet})
 	decide(own, certificatesv1.CertificateApproved, kube.ReasonApproved)
 	decide(own2, certificatesv1.CertificateDenied, kube.ReasonDenied)
+	decide(own3, certificatesv1.CertificateDenied, kube.ReasonPolicy)
 	decide(foreign, certificatesv1.CertificateDenied, "KubectlDeny")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, err := ls.cache.CSR(foreign)
 		if err == nil && len(c.Status.Conditions) > 0 {
-			if c2, err := ls.cache.CSR(own2); err == nil && len(c2.Status.Conditions) > 0 {
+			if c2, err := ls.cache.CSR(own2); err == nil && len(c2.Status.Conditions) > 0 && decidedInCache(ls, own3) {
 				break
 			}
 		}
@@ -175,8 +171,13 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 	agreement.Find(`[data-testid="disagreement"]`).Each(func(_ int, s *goquery.Selection) { rows = append(rows, strings.Join(strings.Fields(s.Text()), " ")) })
 	if !slices.ContainsFunc(rows, func(r string) bool {
 		return strings.Contains(r, own2) && strings.Contains(r, "Denied by clusterdesk") && strings.Contains(r, "would approve")
-	}) || slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, foreign) || strings.Contains(r, own+":") }) {
-		t.Errorf("disagreements %q: want %s (denied by clusterdesk, the policy would approve) and neither %s nor %s", rows, own2, own, foreign)
+	}) || slices.ContainsFunc(rows, func(r string) bool {
+		return strings.Contains(r, foreign) || strings.Contains(r, own+":") || strings.Contains(r, own3)
+	}) {
+		t.Errorf("disagreements %q: want %s (denied by clusterdesk, the policy would approve) and neither %s, %s nor %s (the approver's)", rows, own2, own, foreign, own3)
+	}
+	if note := strings.Join(strings.Fields(agreement.Find(`[data-testid="agreement-note"]`).Text()), " "); !strings.Contains(note, "decided by clusterdesk approver") {
+		t.Errorf("the note says the approver's decisions are left out: %q", note)
 	}
 	if code, _, _ := ls.get(t, sess, urls.CSRPolicy("it-no-such-policy")); code != http.StatusNotFound {
 		t.Errorf("a missing policy: status %d", code)
@@ -188,4 +189,10 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 	if note := doc.Find(`[data-testid="csr-policies-note"]`).Text(); !strings.Contains(note, "may not list CSRApprovalPolicies") {
 		t.Errorf("auditor: %q", note)
 	}
+}
+
+// decidedInCache reports whether the live server's cache holds name decided.
+func decidedInCache(ls *liveServer, name string) bool {
+	c, err := ls.cache.CSR(name)
+	return err == nil && len(c.Status.Conditions) > 0
 }

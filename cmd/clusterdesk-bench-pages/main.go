@@ -69,6 +69,7 @@ func run(args []string) error {
 	fs.IntVar(&o.shapes.CSRs, "shape-csrs", 50000, "CSRs in the shapes cluster, the storm included")
 	fs.IntVar(&o.shapes.Decided, "shape-decided", 45000, "of them approved or denied")
 	fs.IntVar(&o.shapes.Storm, "shape-storm", 5000, "of them a retry storm: pending, one subject, 253-character names")
+	fs.IntVar(&o.shapes.RequesterStorm, "shape-requester-storm", 3000, "and besides them, pending requests of one service account, every subject different")
 	fs.IntVar(&o.shapes.SANs, "shape-sans", 20, "of them requests with 200 DNS names")
 	fs.IntVar(&o.shapes.CRDs, "shape-crds", 2000, "CRDs in the shapes cluster: the real schemas under generated groups, the largest first")
 	fs.IntVar(&o.shapes.ManyVersionCRDs, "shape-many-version-crds", 5, "CRDs with 30 versions")
@@ -80,7 +81,7 @@ func run(args []string) error {
 	}
 	if o.quick {
 		o.counts = seedCounts{CSRs: 20, FlowSchemas: 5, Webhooks: 3}
-		o.shapes = shapeCounts{CSRs: 30, Decided: 15, Storm: 10, SANs: 2, CRDs: 4, ManyVersionCRDs: 1}
+		o.shapes = shapeCounts{CSRs: 30, Decided: 15, Storm: 10, RequesterStorm: 12, SANs: 2, CRDs: 4, ManyVersionCRDs: 1}
 		o.requests, o.limit = 3, 10*time.Second
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench-pages: "+format+"\n", args...) }

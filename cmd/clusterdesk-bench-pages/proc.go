@@ -38,13 +38,13 @@ var loginLine = regexp.MustCompile(`^clusterdesk: open (http://[^/\s]+)(/login\?
 // gctrace makes the runtime print the live heap after every collection, which
 // is how the Go heap is read without a debug endpoint in the product. The
 // console's log goes to logPath.
-func startConsole(ctx context.Context, binary, kubeconfig, logPath string) (*console, error) {
+func startConsole(ctx context.Context, binary, kubeconfig, logPath string, env ...string) (*console, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, binary, "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig)
-	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+	cmd.Env = append(append(os.Environ(), "GODEBUG=gctrace=1"), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

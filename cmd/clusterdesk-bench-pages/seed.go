@@ -49,6 +49,9 @@ type seeder struct {
 	keyMu sync.Once
 	// workers is how many creates run at once (0: 16).
 	workers int
+	// as is a client of the same API server acting as user in groups (the
+	// admin impersonating them); nil: the seeder's own client for everyone.
+	as func(user string, groups ...string) (kubernetes.Interface, error)
 }
 
 // seed brings the cluster to want, creating only missing objects, and checks

@@ -23,13 +23,58 @@ import (
 
 // shapesResult is what the shapes case adds to the report.
 type shapesResult struct {
-	Counts                 shapeCounts
-	CSRs, CRDs             int           // in the cluster when measured
-	SeedTime               time.Duration // how long this run's seeding took
+	Counts     shapeCounts
+	CSRs, CRDs int           // in the cluster when measured
+	SeedTime   time.Duration // how long this run's seeding took
+	// Limited is the console run with deploy/'s GOMEMLIMIT, Unlimited
+	// without (the pages are measured on it).
+	Limited, Unlimited memoryReading
+	Rows               []row
+}
+
+// memoryReading is one console's start-up and memory on the shapes.
+type memoryReading struct {
 	Ready, First           time.Duration // console start to synced, and to the first /csrs page
 	RSSSynced, RSSViewed   int64         // after sync, and after pageViews page views
 	HeapSynced, HeapViewed int           // live heap at the last GC then (MiB)
-	Rows                   []row
+}
+
+// deployGOMEMLIMIT is the soft limit deploy/base/clusterdesk.yaml gives the
+// console (TestDeployGOMEMLIMIT holds them equal).
+const deployGOMEMLIMIT = "400MiB"
+
+// readMemory signs in to the started console, waits for it to sync, and
+// reads its memory then and after pageViews views of pages.
+func readMemory(con *console, pages []page, logf func(string, ...any)) (memoryReading, error) {
+	var m memoryReading
+	if err := con.signIn(); err != nil {
+		return m, err
+	}
+	ready, err := con.waitFor("/readyz", 5*time.Minute)
+	if err != nil {
+		return m, err
+	}
+	m.Ready = ready.Sub(con.started)
+	first, err := con.waitFor("/csrs", 2*time.Minute)
+	if err != nil {
+		return m, err
+	}
+	m.First = first.Sub(con.started)
+	if m.RSSSynced, err = con.rss(); err != nil {
+		return m, err
+	}
+	m.HeapSynced, _ = con.heap()
+	logf("shapes: %d page views", pageViews)
+	for i := range pageViews {
+		if _, err := get(con.client, con.baseURL+pages[i%len(pages)].page, nil); err != nil {
+			return m, err
+		}
+	}
+	if m.RSSViewed, err = con.rss(); err != nil {
+		return m, err
+	}
+	m.HeapViewed, _ = con.heap()
+	return m, nil
 }
 
 // pageViews is how many page views the "after the views" memory reading follows.
@@ -61,7 +106,12 @@ func runShapes(ctx context.Context, o options, dir, fixtures string, logf func(s
 	if err != nil {
 		return nil, err
 	}
-	if err := seedShapeCSRs(ctx, &seeder{k8s: k8s, log: logf, workers: o.workers}, o.shapes); err != nil {
+	as := func(user string, groups ...string) (kubernetes.Interface, error) {
+		c := rest.CopyConfig(cfg)
+		c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
+		return kubernetes.NewForConfig(c)
+	}
+	if err := seedShapeCSRs(ctx, &seeder{k8s: k8s, log: logf, workers: o.workers, as: as}, o.shapes); err != nil {
 		return nil, err
 	}
 	res.SeedTime = time.Since(start)
@@ -74,41 +124,28 @@ func runShapes(ctx context.Context, o options, dir, fixtures string, logf func(s
 	}
 	res.CRDs = len(crdList.Items)
 
-	logf("shapes: starting %s on %d CSRs and %d CRDs", o.binary, res.CSRs, res.CRDs)
+	pages := shapePages(o.shapes, crds, cfg.Host, res.CSRs, res.CRDs)
+	// First the console as deploy/ runs it, under the Go heap's soft limit;
+	// then without one, the console that the pages are measured on.
+	logf("shapes: starting %s on %d CSRs and %d CRDs with GOMEMLIMIT=%s", o.binary, res.CSRs, res.CRDs, deployGOMEMLIMIT)
+	limited, err := startConsole(ctx, o.binary, kubeconfig, filepath.Join(dir, "bench-pages-clusterdesk-limited.log"), "GOMEMLIMIT="+deployGOMEMLIMIT)
+	if err != nil {
+		return nil, err
+	}
+	res.Limited, err = readMemory(limited, pages, logf)
+	limited.stop()
+	if err != nil {
+		return nil, err
+	}
+	logf("shapes: starting %s on %d CSRs and %d CRDs without GOMEMLIMIT", o.binary, res.CSRs, res.CRDs)
 	con, err := startConsole(ctx, o.binary, kubeconfig, filepath.Join(dir, "bench-pages-clusterdesk.log"))
 	if err != nil {
 		return nil, err
 	}
 	defer con.stop()
-	if err := con.signIn(); err != nil {
+	if res.Unlimited, err = readMemory(con, pages, logf); err != nil {
 		return nil, err
 	}
-	ready, err := con.waitFor("/readyz", 5*time.Minute)
-	if err != nil {
-		return nil, err
-	}
-	res.Ready = ready.Sub(con.started)
-	first, err := con.waitFor("/csrs", 2*time.Minute)
-	if err != nil {
-		return nil, err
-	}
-	res.First = first.Sub(con.started)
-	if res.RSSSynced, err = con.rss(); err != nil {
-		return nil, err
-	}
-	res.HeapSynced, _ = con.heap()
-
-	pages := shapePages(o.shapes, crds, cfg.Host, res.CSRs, res.CRDs)
-	logf("shapes: %d page views", pageViews)
-	for i := range pageViews {
-		if _, err := get(con.client, con.baseURL+pages[i%len(pages)].page, nil); err != nil {
-			return nil, err
-		}
-	}
-	if res.RSSViewed, err = con.rss(); err != nil {
-		return nil, err
-	}
-	res.HeapViewed, _ = con.heap()
 
 	raw, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -150,6 +187,7 @@ func shapePages(c shapeCounts, crds crdShapes, server string, csrs, crdCount int
 		list("/csrs?state=approved", "a decided tab"),
 		list("/csrs?q=bench-team-07", "filtered"),
 		list("/csrs?q="+stormNode, "the storm, filtered"),
+		list("/csrs?q="+stormCSRName(c.Storm / 2)[:12], "a name inside the storm"),
 		list("/csrs?page="+fmt.Sprint(max(csrs/100/2, 2)), "a deep page"),
 		{page: "/crds", note: "every CRD", what: "LIST crds", objects: crdCount, raw: []string{crdList}, target: targetList},
 		{page: "/crds?q=g0001", note: "filtered", what: "LIST crds", objects: crdCount, raw: []string{crdList}, target: targetList},
@@ -157,6 +195,9 @@ func shapePages(c shapeCounts, crds crdShapes, server string, csrs, crdCount int
 	detail := func(kindPath, apiList, name, what string) page {
 		return page{page: "/" + kindPath + "/" + url.PathEscape(name), note: what, what: "GET one", objects: 1,
 			raw: []string{apiList + "/" + url.PathEscape(name)}, target: targetDetail}
+	}
+	if c.RequesterStorm > 0 {
+		out = append(out, list("/csrs?requester="+url.QueryEscape(runawayRequester), "the requester storm, filtered"))
 	}
 	if c.Storm > 0 {
 		out = append(out, detail("csrs", csrList, stormCSRName(0), "storm member, 253-char name"))

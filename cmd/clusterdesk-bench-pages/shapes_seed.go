@@ -28,9 +28,12 @@ import (
 // thousands of CRDs with real schemas, CRDs with many versions, 253-character
 // names, 200-SAN requests and 256 KiB annotations.
 type shapeCounts struct {
-	CSRs            int // in all, the storm and the odd ones included
-	Decided         int // regular requests approved or denied (for a signer no controller serves)
-	Storm           int // pending kubelet-serving requests of one node, with 253-character names
+	CSRs    int // in all, the storm and the odd ones included
+	Decided int // regular requests approved or denied (for a signer no controller serves)
+	Storm   int // pending kubelet-serving requests of one node, with 253-character names
+	// RequesterStorm: pending requests of one service account for one signer,
+	// every subject different (automation gone wrong); on top of CSRs.
+	RequesterStorm  int
 	SANs            int // pending requests with 200 DNS names each
 	CRDs            int // real schemas from the fixtures under generated group names, the largest first
 	ManyVersionCRDs int // CRDs with manyVersions versions
@@ -39,6 +42,9 @@ type shapeCounts struct {
 const (
 	shapesValue = "shapes" // seedLabel's value on the shapes' objects
 	stormNode   = "storm-node"
+	// runawayRequester asks for the requester storm's requests (the seeder
+	// impersonates it).
+	runawayRequester = "system:serviceaccount:bench:runaway-issuer"
 	// noSigner is a signer no controller serves: an approved request stays
 	// approved, and 45,000 approvals cost the controller manager nothing.
 	noSigner      = "example.com/clusterdesk-bench"
@@ -71,7 +77,11 @@ func sanCSRName(i int) string   { return fmt.Sprintf("sans-%03d", i) }
 const annotatedCSR = "annotated-csr"
 
 // shapeCSRs: how the CSR count splits.
+// The requester storm comes on top of CSRs (added after the others were
+// first seeded, it keeps a seeded cluster's regular requests as they are).
 func (c shapeCounts) regular() int { return max(c.CSRs-c.Storm-c.SANs-1, 0) }
+
+func requesterStormCSRName(i int) string { return fmt.Sprintf("runaway-%05d", i) }
 
 // seedShapeCSRs creates the shapes' CSRs that are missing.
 func seedShapeCSRs(ctx context.Context, s *seeder, c shapeCounts) error {
@@ -131,6 +141,26 @@ func seedShapeCSRs(ctx context.Context, s *seeder, c shapeCounts) error {
 		}
 		obj.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageServerAuth}
 		_, err = csrs.Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// The requester storm: a controller gone wrong asks the API server's
+	// client signer for a new name on every retry. The seeder's admin
+	// impersonates it (as a superuser: only the requester's name matters).
+	runaway := s.k8s
+	if s.as != nil {
+		if runaway, err = s.as(runawayRequester, "system:masters", "system:serviceaccounts"); err != nil {
+			return err
+		}
+	}
+	err = s.create(ctx, "requester-storm CSRs", c.RequesterStorm, have, requesterStormCSRName, func(ctx context.Context, i int) error {
+		obj, err := newCSR(key, requesterStormCSRName(i), noSigner, pkix.Name{CommonName: fmt.Sprintf("runaway-%05d.bench.example.com", i)}, nil)
+		if err != nil {
+			return err
+		}
+		_, err = runaway.CertificatesV1().CertificateSigningRequests().Create(ctx, obj, metav1.CreateOptions{})
 		return err
 	})
 	if err != nil {

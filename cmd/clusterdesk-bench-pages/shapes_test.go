@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func TestShapePages(t *testing.T) {
 	cs := crdShapes{fixtures: []*apiextensionsv1.CustomResourceDefinition{
 		{Spec: apiextensionsv1.CustomResourceDefinitionSpec{Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "workflows"}}},
 	}}
-	ps := shapePages(shapeCounts{CSRs: 100, Storm: 10, SANs: 1, CRDs: 3, ManyVersionCRDs: 1}, cs, "https://h", 100, 3)
+	ps := shapePages(shapeCounts{CSRs: 100, Storm: 10, RequesterStorm: 12, SANs: 1, CRDs: 3, ManyVersionCRDs: 1}, cs, "https://h", 100, 3)
 	lists, details := 0, 0
 	for _, p := range ps {
 		switch p.target {
@@ -84,8 +85,9 @@ func TestShapePages(t *testing.T) {
 			t.Errorf("%s has no target", p.page)
 		}
 	}
-	// Six CSR queue views and two CRD lists; storm, SANs, annotation; three CRDs and one many-version.
-	if lists != 8 || details != 7 {
+	// Eight CSR queue views (a name inside the storm, the requester storm) and
+	// two CRD lists; storm, SANs, annotation; three CRDs and one many-version.
+	if lists != 10 || details != 7 {
 		t.Errorf("%d lists, %d details", lists, details)
 	}
 }
@@ -99,4 +101,23 @@ func TestShortenKeepsTableRowsReadable(t *testing.T) {
 	if shorten("/crds/x.y") != "/crds/x.y" {
 		t.Error("a short path must stay as it is")
 	}
+}
+
+// TestDeployGOMEMLIMIT: the shapes' memory is read under the soft limit the
+// deployment sets, so the two must not drift apart.
+func TestDeployGOMEMLIMIT(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/base/clusterdesk.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "- name: GOMEMLIMIT" && i+1 < len(lines) {
+			if got := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i+1]), "value:")); got != deployGOMEMLIMIT {
+				t.Errorf("deploy/ sets GOMEMLIMIT %q, the benchmark reads memory under %q", got, deployGOMEMLIMIT)
+			}
+			return
+		}
+	}
+	t.Fatal("deploy/base/clusterdesk.yaml sets no GOMEMLIMIT")
 }

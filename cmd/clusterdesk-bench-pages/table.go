@@ -121,18 +121,24 @@ func writeKindHeaps(w io.Writer, heaps []kindHeap) {
 func writeShapes(w io.Writer, s *shapesResult) {
 	c := s.Counts
 	writeRows(w, s.Rows)
-	fmt.Fprintf(w, "shapes: a second devcluster with %d CSRs (asked: %d, of them %d decided, a storm of %d pending kubelet-serving requests of one node with 253-character names, %d with %d SANs, 1 with a 256 KiB annotation) "+
+	fmt.Fprintf(w, "shapes: a second devcluster with %d CSRs (asked: %d, of them %d decided, a storm of %d pending kubelet-serving requests of one node with 253-character names, %d with %d SANs, 1 with a 256 KiB annotation; and %d pending of one service account, every subject different) "+
 		"and %d CRDs (asked: %d from the real schemas under generated groups, the largest first, one with a 253-character name, one with a 256 KiB annotation; %d with %d versions); seeding this run took %s\n",
-		s.CSRs, c.CSRs, min(c.Decided, c.regular()), c.Storm, c.SANs, sansPerCSR, s.CRDs, c.CRDs, c.ManyVersionCRDs, manyVersions, s.SeedTime.Round(time.Second))
+		s.CSRs, c.CSRs, min(c.Decided, c.regular()), c.Storm, c.SANs, sansPerCSR, c.RequesterStorm, s.CRDs, c.CRDs, c.ManyVersionCRDs, manyVersions, s.SeedTime.Round(time.Second))
 	rssOK := func(b int64) string {
 		if b < maxRSS {
 			return "ok"
 		}
 		return "MISS"
 	}
-	fmt.Fprintf(w, "shapes memory: console ready %s, first /csrs %s after process start; RSS %s after sync (< 300 MiB %s), %s after %d page views (< 300 MiB %s); Go heap live at the last GC %s after sync, %s after the views\n",
-		ms(s.Ready), ms(s.First), size(s.RSSSynced), rssOK(s.RSSSynced), size(s.RSSViewed), pageViews, rssOK(s.RSSViewed),
-		size(int64(s.HeapSynced)<<20), size(int64(s.HeapViewed)<<20))
+	for _, r := range []struct {
+		how string
+		m   memoryReading
+	}{{"GOMEMLIMIT=" + deployGOMEMLIMIT + " (as deploy/ runs it)", s.Limited}, {"no GOMEMLIMIT", s.Unlimited}} {
+		m := r.m
+		fmt.Fprintf(w, "shapes memory, %s: console ready %s, first /csrs %s after process start; RSS %s after sync (< 300 MiB %s), %s after %d page views (< 300 MiB %s); Go heap live at the last GC %s after sync, %s after the views\n",
+			r.how, ms(m.Ready), ms(m.First), size(m.RSSSynced), rssOK(m.RSSSynced), size(m.RSSViewed), pageViews, rssOK(m.RSSViewed),
+			size(int64(m.HeapSynced)<<20), size(int64(m.HeapViewed)<<20))
+	}
 }
 
 // shorten keeps a table row readable when its page has a 253-character name:

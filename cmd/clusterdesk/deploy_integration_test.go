@@ -65,7 +65,7 @@ func TestDeployManifestsServerDryRun(t *testing.T) {
 	})
 
 	// The sign-in mode each known variant runs; a new overlay must name one.
-	modes := map[string]string{"base": "--auth=token", "proxy": "--auth=proxy", "oidc": "--auth=oidc", "oauth2-proxy": "--auth=proxy"}
+	modes := map[string]string{"base": "--auth=token", "proxy": "--auth=proxy", "oidc": "--auth=oidc", "oauth2-proxy": "--auth=proxy", "approver": "--auth=token"}
 	dirs := overlayDirs(t)
 	for _, want := range []string{"base", "proxy", "oidc"} {
 		if !slices.Contains(dirs, want) {
@@ -79,6 +79,16 @@ func TestDeployManifestsServerDryRun(t *testing.T) {
 			kinds := map[string]bool{}
 			for _, o := range objs {
 				kinds[o.GetKind()] = true
+				if o.GetKind() == "ServiceAccount" && o.GetName() != sa.GetName() {
+					// Another process's identity (the approver's): created for
+					// real too, since a pod naming a missing one is refused.
+					if _, err := ap.Create(ctx, o, false); err != nil {
+						t.Fatalf("service account %s: %v", o.GetName(), err)
+					}
+					t.Cleanup(func() {
+						_ = cs.CoreV1().ServiceAccounts(o.GetNamespace()).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+					})
+				}
 				if o.GetKind() == "Namespace" || o.GetKind() == "ServiceAccount" {
 					continue // created for real above
 				}
@@ -130,6 +140,23 @@ func TestDeployManifestsServerDryRun(t *testing.T) {
 				}
 			}
 			checkMemLimit(t, dir, c[0].(map[string]any))
+
+			// Every other Deployment (the approver's) under the same rules.
+			for _, o := range objs {
+				if o.GetKind() != "Deployment" || o.GetName() == "clusterdesk" {
+					continue
+				}
+				other := &appsv1.Deployment{}
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, other); err != nil {
+					t.Fatal(err)
+				}
+				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: o.GetName() + "-template", Namespace: ns.GetName()}, Spec: other.Spec.Template.Spec}
+				if _, err := cs.CoreV1().Pods(ns.GetName()).Create(ctx, pod, dry); err != nil {
+					t.Errorf("Deployment %s's pod is refused in a restricted namespace: %v", o.GetName(), err)
+				}
+				oc, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+				checkMemLimit(t, dir+"/"+o.GetName(), oc[0].(map[string]any))
+			}
 		})
 	}
 }

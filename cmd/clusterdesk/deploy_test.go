@@ -2,18 +2,24 @@ package main
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/clusterdesk/clusterdesk/internal/approver"
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
 // TestDeployBaseRunsAsATeamService checks what the base renders for replicas:
@@ -154,4 +160,87 @@ func typedDeployment(t *testing.T, objs []*unstructured.Unstructured) *appsv1.De
 		t.Fatalf("the Deployment's first container is not the console: %+v", dep.Spec.Template.Spec.Containers)
 	}
 	return dep
+}
+
+// TestDeployApproverGrantsTheSignersItsPoliciesName checks the approver's
+// overlay: its own Deployment of two replicas running `clusterdesk approver`
+// in dry-run first, and `approve` granted on exactly the signers the shipped
+// example policies name: a policy for a signer not granted is refused by the
+// API server, a grant no policy needs is a right nobody uses.
+func TestDeployApproverGrantsTheSignersItsPoliciesName(t *testing.T) {
+	objs := renderOverlay(t, "approver")
+	dep := &appsv1.Deployment{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(find(t, objs, "Deployment", "clusterdesk-approver").Object, dep); err != nil {
+		t.Fatal(err)
+	}
+	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != 2 {
+		t.Errorf("the approver runs %v replicas, want 2 (one leads, one waits)", dep.Spec.Replicas)
+	}
+	c := dep.Spec.Template.Spec.Containers[0]
+	if len(c.Args) == 0 || c.Args[0] != "approver" || !slices.Contains(c.Args, "--dry-run") {
+		t.Errorf("the approver's args %q: want the approver subcommand, in dry run until someone removes it", c.Args)
+	}
+	if dep.Spec.Template.Spec.ServiceAccountName != "clusterdesk-approver" {
+		t.Errorf("the approver runs as %q, want its own service account", dep.Spec.Template.Spec.ServiceAccountName)
+	}
+
+	var policySigners []string
+	for _, p := range testcluster.ReadManifests(t, "../../devcluster/internal/seed/demo/csrapprovalpolicies-demo.yaml") {
+		s, _, _ := unstructured.NestedStringSlice(p.Object, "spec", "signerNames")
+		policySigners = append(policySigners, s...)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(find(t, objs, "ClusterRole", "clusterdesk-approver").Object, role); err != nil {
+		t.Fatal(err)
+	}
+	var granted []string
+	for _, r := range role.Rules {
+		if slices.Contains(r.Resources, "signers") && slices.Contains(r.Verbs, "approve") {
+			if len(r.ResourceNames) == 0 {
+				t.Errorf("approve on every signer: %+v", r)
+			}
+			granted = append(granted, r.ResourceNames...)
+		}
+	}
+	slices.Sort(granted)
+	slices.Sort(policySigners)
+	if !slices.Equal(slices.Compact(granted), slices.Compact(policySigners)) {
+		t.Errorf("approve granted on %v, the example policies name %v", granted, policySigners)
+	}
+}
+
+// TestDeployApproverAlertsOnMetricsItServes: the example PrometheusRule names
+// only metrics the approver serves, so a rename cannot leave it silently
+// matching nothing.
+func TestDeployApproverAlertsOnMetricsItServes(t *testing.T) {
+	csr := &certificatesv1.CertificateSigningRequest{Spec: certificatesv1.CertificateSigningRequestSpec{SignerName: "kubernetes.io/kubelet-serving"}}
+	m := approver.NewMetrics(func() ([]*certificatesv1.CertificateSigningRequest, error) {
+		return []*certificatesv1.CertificateSigningRequest{csr}, nil
+	}, func() map[string]bool { return nil })
+	mfs, err := m.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, mf := range mfs {
+		served[mf.GetName()] = true
+	}
+	rules := testcluster.ReadManifests(t, "../../deploy/approver/prometheusrule.yaml")
+	groups, _, _ := unstructured.NestedSlice(rules[0].Object, "spec", "groups")
+	n := 0
+	for _, g := range groups {
+		rs, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+		for _, r := range rs {
+			expr, _, _ := unstructured.NestedString(r.(map[string]any), "expr")
+			for _, name := range regexp.MustCompile(`clusterdesk_approver_[a-z_]+`).FindAllString(expr, -1) {
+				n++
+				if !served[name] {
+					t.Errorf("the rule %q names %s, which the approver does not serve", expr, name)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("the PrometheusRule names no approver metric")
+	}
 }

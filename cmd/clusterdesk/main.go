@@ -1,4 +1,5 @@
-// Command clusterdesk serves the console: it reads flags and environment,
+// Command clusterdesk serves the console (and, as `clusterdesk approver`, runs
+// the CSR approval policies alone: approver.go): it reads flags and environment,
 // builds every dependency, starts the informers and then the HTTP server.
 package main
 
@@ -110,6 +111,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "approver" {
+		return runApprover(args[1:])
+	}
 	cfg, err := parseFlags(args)
 	if err != nil {
 		return err

@@ -34,8 +34,14 @@ export function bearerToken(identity: string): string {
   return readKubeconfig(path.resolve(dir, 'kubeconfigs', `${identity}.kubeconfig`)).token;
 }
 
-/** Calls the devcluster API server as admin. */
-export async function call(method: string, apiPath: string, body?: unknown): Promise<{ status: number; json: any }> {
+/** Who a call is made as: the admin impersonating a user and groups. */
+export interface ActAs {
+  user: string;
+  groups: string[];
+}
+
+/** Calls the devcluster API server as admin (or as whom the admin impersonates). */
+export async function call(method: string, apiPath: string, body?: unknown, as?: ActAs): Promise<{ status: number; json: any }> {
   const c = readKubeconfig(adminKubeconfig());
   const url = new URL(apiPath, c.server);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -46,6 +52,7 @@ export async function call(method: string, apiPath: string, body?: unknown): Pro
       headers: {
         Authorization: `Bearer ${c.token}`,
         Accept: 'application/json',
+        ...(as ? { 'Impersonate-User': as.user, 'Impersonate-Group': as.groups } : {}),
         ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {}),
       },
       timeout: 10_000,
@@ -124,7 +131,7 @@ const CSR_API = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
  * Creates a pending CSR for signerName as the devcluster admin, for CN
  * commonName (default: the name; several with one CN are a storm).
  */
-export async function createCSR(name: string, signerName: string, commonName = name, dnsNames: string[] = []): Promise<void> {
+export async function createCSR(name: string, signerName: string, commonName = name, dnsNames: string[] = [], as?: ActAs): Promise<void> {
   const request = certificateRequest(commonName, 'clusterdesk-e2e', dnsNames);
   const res = await call('POST', CSR_API, {
     apiVersion: 'certificates.k8s.io/v1',
@@ -136,7 +143,7 @@ export async function createCSR(name: string, signerName: string, commonName = n
       usages: ['digital signature', 'client auth'],
       expirationSeconds: 3600,
     },
-  });
+  }, as);
   if (res.status !== 201) throw new Error(`creating CSR ${name}: HTTP ${res.status}: ${JSON.stringify(res.json).slice(0, 500)}`);
 }
 

@@ -56,28 +56,36 @@ func (h *Handlers) agreement(c echo.Context) error {
 	}
 	var a csrpolicy.Agreement
 	var past []csrpolicy.Past
-	decided := 0
+	decided, automated := 0, 0
 	if polErr == nil {
 		all, err := h.d.Cluster.CSRs()
 		if err != nil {
 			return err
 		}
-		past, decided = h.pastDecisions(ctx, pol, all)
+		past, decided, automated = h.pastDecisions(ctx, pol, all)
 		a = prg.Compare(ctx, past)
 	}
-	p := present.PolicyAgreementPage(pol, polErr, a, len(past), decided)
+	p := present.PolicyAgreementPage(pol, polErr, a, len(past), decided, automated)
 	p.Chrome = chrome
 	return page.Render(c, http.StatusOK, pages.PolicyAgreement(p))
 }
 
 // pastDecisions are the newest decided requests of the policy's signers (at
-// most maxCompared, and how many there were), decoded, with the Node each
+// most maxCompared, and how many there were) that people decided, and how
+// many `clusterdesk approver` decided (left out: a policy running alone would
+// otherwise agree with itself), decoded, with the Node each
 // kubelet request names read as the user (at most maxNodes Nodes; a request
 // naming one more sees node == null).
-func (h *Handlers) pastDecisions(ctx context.Context, pol csrpolicy.Policy, all []*certificatesv1.CertificateSigningRequest) ([]csrpolicy.Past, int) {
+func (h *Handlers) pastDecisions(ctx context.Context, pol csrpolicy.Policy, all []*certificatesv1.CertificateSigningRequest) ([]csrpolicy.Past, int, int) {
 	var decided []csrpolicy.Past
+	automated := 0
 	for _, c := range all {
-		if d := csrpolicy.DecisionOf(c); d != "" && pol.AppliesTo(c.Spec.SignerName) {
+		d := csrpolicy.DecisionOf(c)
+		switch {
+		case d == "" || !pol.AppliesTo(c.Spec.SignerName):
+		case csrpolicy.DecidedByApprover(c):
+			automated++
+		default:
 			decided = append(decided, csrpolicy.Past{Input: csrpolicy.Input{CSR: c}, Decision: d})
 		}
 	}
@@ -103,5 +111,5 @@ func (h *Handlers) pastDecisions(ctx context.Context, pol csrpolicy.Policy, all 
 			in.Node = node
 		}
 	}
-	return past, n
+	return past, n, automated
 }

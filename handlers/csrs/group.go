@@ -1,6 +1,7 @@
 package csrs
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -27,7 +28,10 @@ func (h *Handlers) csrStorm(c echo.Context) (*csrqueue.Storm, error) {
 	if _, err := h.csrKind(); err != nil {
 		return nil, err
 	}
-	if !csrqueue.ValidGroupID(id) || !strings.HasPrefix(id, "s-") {
+	// Storms have actions ("s-" retry storms, "r-" requester storms); a
+	// duplicate set ("d-") is only a filter: its requests come from
+	// different requesters, each to be decided on its own.
+	if !csrqueue.ValidGroupID(id) || strings.HasPrefix(id, "d-") {
 		return nil, echo.NewHTTPError(http.StatusNotFound, "There is no such group of requests.")
 	}
 	st := h.d.Queue.Storms().ByID(id)
@@ -49,6 +53,9 @@ func (h *Handlers) csrGroupPreview(c echo.Context) error {
 		return err
 	}
 	p, err := present.CSRGroupPreviewPage(st, c.QueryParam("action"), maxBulk, time.Now())
+	if errors.Is(err, csrqueue.ErrApproveNewestOfMany) {
+		return echo.NewHTTPError(http.StatusBadRequest, "Not offered for this group: "+err.Error()+".")
+	}
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, `Choose "approve-newest" or "deny-all".`)
 	}

@@ -89,13 +89,15 @@ func Deciders(csrs []*certificatesv1.CertificateSigningRequest, signer string) [
 // client: kube-controller-manager's CSR approver (kubernetes
 // pkg/controller/certificates/approver/sarapprove.go), kubectl certificate
 // approve/deny (staging/src/k8s.io/kubectl/pkg/cmd/certificates/
-// certificates.go) and this console (internal/kube's writer).
+// certificates.go), this console (internal/kube's writer) and its approver
+// (internal/approver, deciding for CSR approval policies).
 var knownReasons = map[string]string{
 	"AutoApproved":      "kube-controller-manager",
 	"KubectlApprove":    "kubectl",
 	"KubectlDeny":       "kubectl",
 	kube.ReasonApproved: "clusterdesk",
 	kube.ReasonDenied:   "clusterdesk",
+	kube.ReasonPolicy:   "clusterdesk-approver",
 }
 
 // DecidedBy names the client that decided c: its approval managedFields

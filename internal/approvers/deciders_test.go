@@ -57,7 +57,9 @@ func TestDecidedBy(t *testing.T) {
 		"kubectl":                 decidedCSR("x/y", certificatesv1.CertificateApproved, "AutoApproved", now, "kubectl"),
 		"kube-controller-manager": decidedCSR("x/y", certificatesv1.CertificateApproved, "AutoApproved", now),
 		"unknown":                 decidedCSR("x/y", certificatesv1.CertificateDenied, "Whatever", now),
-		"":                        {},
+		// clusterdesk approver's reason, for a request created without apply
+		"clusterdesk-approver": decidedCSR("x/y", certificatesv1.CertificateDenied, "ClusterdeskPolicy", now),
+		"":                     {},
 	} {
 		if got := DecidedBy(c); got != want {
 			t.Errorf("DecidedBy = %q, want %q", got, want)

@@ -87,6 +87,12 @@ func (g *propGen) csr() *certificatesv1.CertificateSigningRequest {
 	g.next++
 	name := fmt.Sprintf("csr-%03d", g.next)
 	user := g.pick(propUsers)
+	signer := g.pick(propSigners)
+	if g.r.IntN(3) == 0 {
+		// A runaway client: one requester, one signer, any subject, so that
+		// its pending requests cross RequesterStormMin and fall below it.
+		user, signer = "system:serviceaccount:ops:automation", clientSigner
+	}
 	body := g.bodies[g.pick(propSubjects)]
 	if g.r.IntN(12) == 0 {
 		body = g.bodies["bad"]
@@ -96,7 +102,7 @@ func (g *propGen) csr() *certificatesv1.CertificateSigningRequest {
 			// Few distinct times: ties are broken by the name.
 			CreationTimestamp: metav1.NewTime(g.now.Add(-time.Duration(g.r.IntN(8)) * 37 * time.Minute)),
 			Labels:            map[string]string{"team": g.pick([]string{"a", "b"})}},
-		Spec: certificatesv1.CertificateSigningRequestSpec{Request: body, SignerName: g.pick(propSigners), Username: user,
+		Spec: certificatesv1.CertificateSigningRequestSpec{Request: body, SignerName: signer, Username: user,
 			Groups: []string{"system:authenticated", "team-" + user}},
 	}
 	if g.r.IntN(3) == 0 {
@@ -230,6 +236,14 @@ func TestIndexedQueueMatchesTheOracle(t *testing.T) {
 	if testing.Short() {
 		seeds = 4
 	}
+	// The random sets must hold the shapes whose changes are hardest to
+	// follow: requester storms that form and that fall apart.
+	var formed, fellApart int
+	defer func() {
+		if !t.Failed() && (formed == 0 || fellApart == 0) {
+			t.Errorf("no requester storm formed (%d rounds) or fell apart (%d): the generator no longer covers them", formed, fellApart)
+		}
+	}()
 	for seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			g := newPropGen(t, uint64(seed))
@@ -260,6 +274,12 @@ func TestIndexedQueueMatchesTheOracle(t *testing.T) {
 				}
 				if got := describeChange(ch); got != want {
 					t.Fatalf("round %d: live following changes of %v:\n%s\nthe oracle:\n%s", round, changed, got, want)
+				}
+				if requesterStorms(oracle.storms) > 0 {
+					formed++
+				}
+				if requesterStorms(oracle.before) > requesterStorms(oracle.storms) {
+					fellApart++
 				}
 				for range 12 {
 					q := g.query(oracle.storms)
@@ -321,4 +341,16 @@ func (g *propGen) change(src *gettingSource) []string {
 		src.change(kube.CSRs, n)
 	}
 	return names
+}
+
+func requesterStorms(s *Storms) int {
+	n := 0
+	if s != nil {
+		for _, st := range s.storms {
+			if st.ByRequester {
+				n++
+			}
+		}
+	}
+	return n
 }

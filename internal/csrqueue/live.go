@@ -52,42 +52,61 @@ func (c *Cache) live(names []string, env Env) Change {
 	out := Change{Total: len(x.byName), Counts: x.stateCounts()}
 
 	sent := map[string]bool{} // storm IDs whose row is in out
-	// stormOf is the storm a changed request was in before, from its own
-	// fields when it is still there (signer, subject and requester never
-	// change), else from the index before.
-	stormOf := func(name string, e *entry) string {
+	// sendStorm puts the storm's group row in out, once.
+	sendStorm := func(st *Storm, rep *entry) {
+		if sent[st.ID] {
+			return
+		}
+		sent[st.ID] = true
+		if rep == nil {
+			rep = x.byName[st.Oldest().Name]
+		}
+		if rep != nil {
+			it := &Item{CSR: rep.obj, State: Pending, f: rep.f, v: v, Storm: st}
+			it.ChecksOf = it
+			out.Rows = append(out.Rows, it)
+		}
+	}
+	// stormsOf are the storms a changed request can be in, before or now:
+	// from its own fields when it is still there (signer, subject and
+	// requester never change; a request moves between its retry storm and
+	// its requester's storm as the requester's count crosses
+	// RequesterStormMin), else from the index before.
+	stormsOf := func(name string, e *entry) []string {
 		if e != nil {
 			if req, _ := e.f.request(e.obj, env.Checks); req != nil {
 				c := e.obj
-				return StormID(StormKey{Signer: c.Spec.SignerName, Subject: req.Subject, Requester: c.Spec.Username})
+				ids := IDsOf(c.Spec.SignerName, req.Subject, c.Spec.Username)
+				return ids[:]
 			}
-			return ""
+			return nil
 		}
 		if st := before.Of(name); st != nil {
-			return st.ID
+			return []string{st.ID}
 		}
-		return ""
+		return nil
 	}
 	for _, name := range names {
 		e := x.byName[name]
-		if id := stormOf(name, e); id != "" && !sent[id] {
-			sent[id] = true
+		for _, id := range stormsOf(name, e) {
+			if sent[id] {
+				continue
+			}
 			if st := storms.ByID(id); st != nil {
-				rep := e
-				if rep == nil {
-					rep = x.byName[st.Oldest().Name]
-				}
-				if rep != nil {
-					it := &Item{CSR: rep.obj, State: Pending, f: rep.f, v: v, Storm: st}
-					it.ChecksOf = it
-					out.Rows = append(out.Rows, it)
-				}
+				sendStorm(st, e)
 			} else if old := before.ByID(id); old != nil {
 				// A storm no more: its row goes, and what is left of it is a
-				// row of its own again.
+				// row of its own again, or a row of the storm it is in now.
+				sent[id] = true
 				out.Removed = append(out.Removed, Removal{Group: true, ID: id})
 				for _, m := range old.Members {
-					if j := x.byName[m.Name]; j != nil && storms.UID(m.Name) != "" && !slices.Contains(names, m.Name) {
+					j := x.byName[m.Name]
+					if j == nil || storms.UID(m.Name) == "" || slices.Contains(names, m.Name) {
+						continue
+					}
+					if now := storms.Of(m.Name); now != nil {
+						sendStorm(now, nil)
+					} else {
 						out.Rows = append(out.Rows, v.item(j.obj, j.f))
 					}
 				}

@@ -303,23 +303,6 @@ func oracleLive(items []*certificatesv1.CertificateSigningRequest, names []strin
 		}
 	}
 
-	sent := map[string]bool{} // storm IDs whose row is in out
-	// stormOf is the storm a changed request was in before, from its own
-	// fields when it is still there (signer, subject and requester never
-	// change), else from the index before.
-	stormOf := func(name string, i int) string {
-		if i >= 0 {
-			c, f := items[i], facts[i]
-			if f.decoded(c, env.Checks).req != nil {
-				return StormID(StormKey{Signer: c.Spec.SignerName, Subject: f.req.Subject, Requester: c.Spec.Username})
-			}
-			return ""
-		}
-		if st := before.Of(name); st != nil {
-			return st.ID
-		}
-		return ""
-	}
 	index := map[string]int{} // the items found by name beyond names, for storms that lost requests
 	find := func(name string) int {
 		if i, ok := byName[name]; ok && i >= 0 {
@@ -336,26 +319,59 @@ func oracleLive(items []*certificatesv1.CertificateSigningRequest, names []strin
 		}
 		return -1
 	}
+	sent := map[string]bool{} // storm IDs whose row is in out
+	sendStorm := func(st *Storm, rep int) {
+		if sent[st.ID] {
+			return
+		}
+		sent[st.ID] = true
+		if rep < 0 {
+			rep = find(st.Oldest().Name)
+		}
+		if rep >= 0 {
+			it := &Item{CSR: items[rep], State: Pending, f: facts[rep], v: v, Storm: st}
+			it.ChecksOf = it
+			out.Rows = append(out.Rows, it)
+		}
+	}
+	// stormsOf are the storms a changed request can be in, before or now
+	// (its requester's and its retry storm), from its own fields when it is
+	// still there, else from the index before.
+	stormsOf := func(name string, i int) []string {
+		if i >= 0 {
+			c, f := items[i], facts[i]
+			if f.decoded(c, env.Checks).req != nil {
+				ids := IDsOf(c.Spec.SignerName, f.req.Subject, c.Spec.Username)
+				return ids[:]
+			}
+			return nil
+		}
+		if st := before.Of(name); st != nil {
+			return []string{st.ID}
+		}
+		return nil
+	}
 	for _, name := range names {
 		i := byName[name]
-		if id := stormOf(name, i); id != "" && !sent[id] {
-			sent[id] = true
+		for _, id := range stormsOf(name, i) {
+			if sent[id] {
+				continue
+			}
 			if st := storms.ByID(id); st != nil {
-				rep := i
-				if rep < 0 {
-					rep = find(st.Oldest().Name)
-				}
-				if rep >= 0 {
-					it := &Item{CSR: items[rep], State: Pending, f: facts[rep], v: v, Storm: st}
-					it.ChecksOf = it
-					out.Rows = append(out.Rows, it)
-				}
+				sendStorm(st, i)
 			} else if old := before.ByID(id); old != nil {
 				// A storm no more: its row goes, and what is left of it is a
-				// row of its own again.
+				// row of its own again, or its new storm's row.
+				sent[id] = true
 				out.Removed = append(out.Removed, Removal{Group: true, ID: id})
 				for _, m := range old.Members {
-					if j := find(m.Name); j >= 0 && storms.UID(m.Name) != "" && !slices.Contains(names, m.Name) {
+					j := find(m.Name)
+					if j < 0 || storms.UID(m.Name) == "" || slices.Contains(names, m.Name) {
+						continue
+					}
+					if now := storms.Of(m.Name); now != nil {
+						sendStorm(now, -1)
+					} else {
 						out.Rows = append(out.Rows, v.item(items[j], facts[j]))
 					}
 				}

@@ -147,11 +147,11 @@ func ageMatches(limit time.Duration, created, now time.Time) bool {
 	return true
 }
 
-// ValidGroupID reports whether id has the shape Storms gives IDs ("s-" or
-// "d-" and 12 hex digits), so nothing else travels in the queue's links and
+// ValidGroupID reports whether id has the shape Storms gives IDs ("s-", "r-"
+// or "d-" and 12 hex digits), so nothing else travels in the queue's links and
 // paths.
 func ValidGroupID(id string) bool {
-	if len(id) != 14 || (id[:2] != "s-" && id[:2] != "d-") {
+	if len(id) != 14 || (id[:2] != "s-" && id[:2] != "r-" && id[:2] != "d-") {
 		return false
 	}
 	for _, ch := range id[2:] {

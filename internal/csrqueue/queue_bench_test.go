@@ -15,10 +15,12 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
@@ -40,8 +42,9 @@ var (
 // benchCluster is the shape of issue 27 scaled to n CSRs: 90% decided (issued
 // and denied, by 300 users), 10% pending, of which 80% are one node's storm
 // (one request body, as a kubelet reusing its key sends) and the rest each
-// its own subject. Every request but the storm's has its own body, as in a
-// real cluster (a body shared by thousands would hide what decoding keeps);
+// its own subject; and on top, 6% (3,000 at 50,000) pending from one
+// service account, each its own subject (a requester storm). Every request
+// but the storm's has its own body, as in a real cluster (a body shared by thousands would hide what decoding keeps);
 // one in 50 carries 200 SANs and one in 10 a 253-character name. Built once
 // per test binary: signing 50,000 requests takes seconds.
 func benchCluster(tb testing.TB) []*certificatesv1.CertificateSigningRequest {
@@ -89,6 +92,11 @@ func buildBenchCluster(tb testing.TB, n int) []*certificatesv1.CertificateSignin
 		c.Spec.Groups = []string{"system:nodes", "system:authenticated"}
 		out = append(out, c)
 	}
+	for i := range n * 6 / 100 {
+		c := mk(name("runaway", i), clientSigner, benchRunaway, request(fmt.Sprintf("runaway-%d", i), i), now.Add(-time.Duration(i)*time.Second))
+		c.Spec.Groups = []string{"system:serviceaccounts", "system:authenticated"}
+		out = append(out, c)
+	}
 	for i := range pendingN - stormN {
 		user := fmt.Sprintf("user-%03d", i%300)
 		out = append(out, mk(name("pending", i), clientSigner, user, request(fmt.Sprintf("pending-%d", i), i), now.Add(-time.Duration(i)*time.Minute)))
@@ -110,6 +118,9 @@ func buildBenchCluster(tb testing.TB, n int) []*certificatesv1.CertificateSignin
 }
 
 var benchNow = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+
+// benchRunaway asks for the bench cluster's requester storm.
+const benchRunaway = "system:serviceaccount:bench:runaway"
 
 // benchWords words the rows as plainly as the presenter does: the static
 // text, the findings' labels and messages.
@@ -145,6 +156,7 @@ var benchViews = []struct {
 	{"pending", Query{State: Pending}},
 	{"all", Query{}},
 	{"storm-name", Query{Filter: "storm-00001"}},
+	{"requester-storm", Query{Requester: "bench:runaway"}},
 }
 
 func benchEnv(q *Queue) Env {
@@ -180,6 +192,53 @@ func BenchmarkQueueView(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkQueueViewAfterChange is the time of the pending tab's view after
+// one more request joins the node's storm, as under a kubelet retrying: the
+// change is applied (one CSR read again) and the storm index, which changed,
+// grouped again. The request is removed again after each view, so every
+// round changes the same cluster.
+func BenchmarkQueueViewAfterChange(b *testing.B) {
+	items := benchCluster(b)
+	src := &changingSource{source: source{items: items}, byName: map[string]*certificatesv1.CertificateSigningRequest{}}
+	for _, c := range items {
+		src.byName[c.Name] = c
+	}
+	q := New(src)
+	benchView(b, q, &src.source, Query{State: Pending})
+	extra := items[0].DeepCopy()
+	extra.Name, extra.UID = "storm-extra", "uid-storm-extra"
+	b.ReportAllocs()
+	in := false
+	for b.Loop() {
+		if in {
+			delete(src.byName, extra.Name)
+		} else {
+			src.byName[extra.Name] = extra
+		}
+		in = !in
+		src.change(kube.CSRs, extra.Name)
+		if res := benchView(b, q, &src.source, Query{State: Pending}); len(res.Items) == 0 {
+			b.Fatal("no rows")
+		}
+	}
+	if src.lists != 1 {
+		b.Errorf("the queue listed %d times; its changes are read by name", src.lists)
+	}
+}
+
+// changingSource reports changes and reads one CSR by name, as kube.Cache.
+type changingSource struct {
+	source
+	byName map[string]*certificatesv1.CertificateSigningRequest
+}
+
+func (s *changingSource) CSR(name string) (*certificatesv1.CertificateSigningRequest, error) {
+	if c, ok := s.byName[name]; ok {
+		return c, nil
+	}
+	return nil, apierrors.NewNotFound(certificatesv1.Resource("certificatesigningrequests"), name)
 }
 
 // BenchmarkQueueHeap reports the heap after runtime.GC() with the bench

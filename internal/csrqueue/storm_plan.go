@@ -1,12 +1,21 @@
 package csrqueue
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Group actions, as the preview's action parameter names them.
 const (
 	StormApproveNewest = "approve-newest" // approve the newest request, deny the others
 	StormDenyAll       = "deny-all"
 )
+
+// ErrApproveNewestOfMany refuses "approve the newest" on a requester storm:
+// its requests name different subjects, so the newest is not the one a
+// retrying client waits for but one of many different certificates, and
+// approving it while denying the others is never what was meant.
+var ErrApproveNewestOfMany = errors.New("these requests name different subjects: approving the newest would issue one of them and deny the others. Open the group and approve the ones you mean, or deny all")
 
 // StormPlan is what one step of a group action decides: at most one request
 // to approve (the storm's newest) and the requests to deny, oldest first.
@@ -25,6 +34,9 @@ func PlanStorm(st *Storm, action string, limit int) (StormPlan, error) {
 	limit = max(limit, 1)
 	switch action {
 	case StormApproveNewest:
+		if st.ByRequester {
+			return StormPlan{}, ErrApproveNewestOfMany
+		}
 		if n <= limit {
 			newest := st.Newest()
 			return StormPlan{Approve: &newest, Deny: st.Members[:n-1]}, nil

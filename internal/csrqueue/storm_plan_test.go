@@ -58,3 +58,26 @@ func TestPlanStorm(t *testing.T) {
 		t.Error("an unknown action is refused")
 	}
 }
+
+// TestPlanRequesterStorm: a requester storm is denied in steps like a retry
+// storm, and "approve the newest" is refused: its newest is one certificate
+// among many different ones.
+func TestPlanRequesterStorm(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	ms := make([]Member, RequesterStormMin+2)
+	for i := range ms {
+		ms[i] = Member{Name: fmt.Sprintf("auto-%02d", i), UID: fmt.Sprintf("uid-%d", i), Signer: clientSigner,
+			Subject: fmt.Sprintf("CN=svc-%d", i), Requester: "system:serviceaccount:certs:issuer", Created: now.Add(time.Duration(i) * time.Second)}
+	}
+	st := GroupStorms(ms).Of("auto-00")
+	if st == nil || !st.ByRequester {
+		t.Fatalf("a requester storm: %+v", st)
+	}
+	if _, err := PlanStorm(st, StormApproveNewest, 500); err != ErrApproveNewestOfMany {
+		t.Errorf("approve newest of a requester storm: %v", err)
+	}
+	p, err := PlanStorm(st, StormDenyAll, 5)
+	if err != nil || p.Approve != nil || len(p.Deny) != 5 || p.Deny[0].Name != "auto-00" || p.Left != len(ms)-5 {
+		t.Errorf("deny all in steps, oldest first: %+v %v", p, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -25,11 +26,43 @@ type StormKey struct {
 	Signer, Subject, Requester string
 }
 
-// Storm is the pending requests of one StormKey, two or more.
+// RequesterStormMin is how many pending requests one machine identity must
+// have for one signer, with two or more subjects, to be one requester storm:
+// automation gone wrong (a controller asking for a new name on every retry, a
+// bootstrap token shared by a fleet) makes thousands. Below it each request
+// keeps its own row: a handful of different certificates asked by one client
+// (an operator issuing for several services, a few nodes joining with one
+// token) is ordinary work a person decides request by request.
+const RequesterStormMin = 10
+
+// machineRequester reports whether username is an identity the API server
+// gives to software: a service account, a node, a bootstrap token (their
+// authenticators fix these prefixes). Only those make requester storms: a
+// person (an administrator with kubectl, a user signed in through an IdP) who
+// asks for fifty client certificates for fifty colleagues asked for each on
+// purpose, and each stays a row of its own. A retry storm is anyone's.
+func machineRequester(username string) bool {
+	return strings.HasPrefix(username, "system:serviceaccount:") || strings.HasPrefix(username, "system:node:") ||
+		strings.HasPrefix(username, "system:bootstrap:")
+}
+
+// Storm is the pending requests of one StormKey, two or more; or, for a
+// requester storm (ByRequester), every pending request of one requester for
+// one signer, RequesterStormMin or more with two subjects or more, from a
+// machine identity (machineRequester).
 type Storm struct {
+	// Key is the storm's signer, subject and requester; Subject is "" in a
+	// requester storm (its requests differ in it).
 	Key StormKey
-	// ID names the storm in URLs ("s-" and a hash of the key): stable while
-	// the key is, short whatever the subject's length.
+	// ByRequester marks a requester storm: one requester, one signer, many
+	// subjects. A retry storm's requests share the subject as well.
+	ByRequester bool
+	// Subjects is how many different subjects the requests name (1 for a
+	// retry storm).
+	Subjects int
+	// ID names the storm in URLs ("s-" for a retry storm, "r-" for a
+	// requester storm, and a hash of the key): stable while the key is,
+	// short whatever the subject's length.
 	ID string
 	// Members are oldest first (the name breaks ties), so the newest is last.
 	Members []Member
@@ -56,20 +89,35 @@ type Storms struct {
 	pending  int
 }
 
-// GroupStorms groups pending requests: O(n) in their number, whatever the shape.
+// GroupStorms groups pending requests: O(n) in their number, whatever the
+// shape. A machine identity with RequesterStormMin or more pending requests
+// for one signer, under two subjects or more, is one requester storm holding all of
+// them (its retry storms included: one row for the runaway client, not one
+// per name it tried); otherwise requests sharing signer, subject and requester
+// are one retry storm.
 func GroupStorms(pending []Member) *Storms {
+	// The maps are sized for the worst case (every request its own subject,
+	// as in a requester storm) once, not grown: growing them step by step
+	// was half of this function's time at 8,000 pending requests, and it
+	// runs after every change to the pending requests.
+	n := len(pending)
 	s := &Storms{
 		storms:   map[string]*Storm{},
-		byName:   map[string]*Storm{},
-		dupID:    make(map[string]string, len(pending)),
-		uids:     make(map[string]string, len(pending)),
-		dupCount: map[string]int{},
-		pending:  len(pending),
+		byName:   make(map[string]*Storm, n),
+		dupID:    make(map[string]string, n),
+		uids:     make(map[string]string, n),
+		dupCount: make(map[string]int, n),
+		pending:  n,
 	}
-	// Hash each distinct key once: a storm of 5,000 shares one.
-	ids := map[StormKey]string{}
-	dups := map[[2]string]string{}
-	byKey := map[StormKey]*Storm{}
+	dups := make(map[[2]string]string, n)
+	byKey := make(map[StormKey]*Storm, n)
+	// byRequester counts, per signer and requester, the requests and the
+	// retry-storm keys (one per subject) they fall in.
+	type requesterTally struct {
+		requests int
+		keys     []StormKey
+	}
+	byRequester := map[[2]string]*requesterTally{}
 	for _, p := range pending {
 		k := StormKey{p.Signer, p.Subject, p.Requester}
 		d := [2]string{p.Signer, p.Subject}
@@ -83,15 +131,33 @@ func GroupStorms(pending []Member) *Storms {
 		s.dupCount[did]++
 		st := byKey[k]
 		if st == nil {
-			id, ok := ids[k]
-			if !ok {
-				id = StormID(k)
-				ids[k] = id
-			}
-			st = &Storm{Key: k, ID: id}
+			// Its ID is hashed only if it is kept (two requests or more):
+			// a requester storm of 3,000 subjects hashes none of them.
+			st = &Storm{Key: k, Subjects: 1}
 			byKey[k] = st
+			r := [2]string{p.Signer, p.Requester}
+			if byRequester[r] == nil {
+				byRequester[r] = &requesterTally{}
+			}
+			byRequester[r].keys = append(byRequester[r].keys, k)
 		}
 		st.Members = append(st.Members, p)
+		byRequester[[2]string{p.Signer, p.Requester}].requests++
+	}
+	// A requester storm takes the retry storms (and single requests) of its
+	// requester and signer into one.
+	for r, t := range byRequester {
+		if t.requests < RequesterStormMin || len(t.keys) < 2 || !machineRequester(r[1]) {
+			continue
+		}
+		k := StormKey{Signer: r[0], Requester: r[1]}
+		rs := &Storm{Key: k, ByRequester: true, Subjects: len(t.keys), ID: RequesterStormID(r[0], r[1]),
+			Members: make([]Member, 0, t.requests)}
+		for _, sk := range t.keys {
+			rs.Members = append(rs.Members, byKey[sk].Members...)
+			delete(byKey, sk)
+		}
+		byKey[k] = rs
 	}
 	for _, st := range byKey {
 		if len(st.Members) < 2 {
@@ -100,6 +166,9 @@ func GroupStorms(pending []Member) *Storms {
 		slices.SortFunc(st.Members, func(a, b Member) int {
 			return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
 		})
+		if st.ID == "" {
+			st.ID = StormID(st.Key)
+		}
 		s.storms[st.ID] = st
 		for _, m := range st.Members {
 			s.byName[m.Name] = st
@@ -108,8 +177,21 @@ func GroupStorms(pending []Member) *Storms {
 	return s
 }
 
-// StormID is the ID of the storm with the key.
+// StormID is the ID of the retry storm with the key.
 func StormID(k StormKey) string { return "s-" + keyHash(k.Signer, k.Subject, k.Requester) }
+
+// RequesterStormID is the ID of the requester storm of requester for signer.
+func RequesterStormID(signer, requester string) string {
+	return "r-" + keyHash(signer, requester)
+}
+
+// IDsOf are the IDs of the storms a pending request with signer, subject and
+// requester can be in: its requester's storm and its retry storm (the live
+// renderer looks both up, before and after a change: a request moves from
+// one to the other when its requester crosses RequesterStormMin).
+func IDsOf(signer, subject, requester string) [2]string {
+	return [2]string{RequesterStormID(signer, requester), StormID(StormKey{signer, subject, requester})}
+}
 
 // keyHash is 12 hex digits of SHA-256 over the parts: 48 bits, so two keys in
 // one cluster collide with odds far below one in a million; a collision would

@@ -22,6 +22,9 @@ import (
 const (
 	ReasonApproved = "ClusterdeskApproved"
 	ReasonDenied   = "ClusterdeskDenied"
+	// ReasonPolicy is the reason of a decision `clusterdesk approver` made
+	// for a CSR approval policy (internal/approver), whose message names it.
+	ReasonPolicy = "ClusterdeskPolicy"
 )
 
 // Writer sends writes to the API server as one identity (the signed-in user's) and

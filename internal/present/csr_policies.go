@@ -66,7 +66,7 @@ func verdictError(err error) string {
 
 // PolicyAgreementPage presents a policy's comparison with past decisions:
 // compared of the decided requests of its signers, the newest of decided.
-func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreement, compared, decided int) model.PolicyAgreementPage {
+func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreement, compared, decided, automated int) model.PolicyAgreementPage {
 	p := model.PolicyAgreementPage{Policy: pol.Name, PolicyHref: urls.CRInstance(csrpolicy.CRD, "", pol.Name),
 		Signers: strings.Join(pol.Signers, ", "), Decision: string(pol.Decision)}
 	if polErr != nil {
@@ -76,6 +76,9 @@ func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreeme
 	p.Note = fmt.Sprintf("Compared with the %d decided %s of its signers still in the cluster", compared, plural(compared, "request", "requests"))
 	if decided > compared {
 		p.Note += fmt.Sprintf(" (the newest %d of %d)", compared, decided)
+	}
+	if automated > 0 {
+		p.Note += fmt.Sprintf("; %d decided by clusterdesk approver %s left out (a policy running alone would agree with itself)", automated, plural(automated, "is", "are"))
 	}
 	p.Note += "; the controller-manager deletes decided requests an hour after the decision."
 	p.Checked, p.Agreed, p.Undecided, p.Errors = a.Checked, a.Agreed, a.Undecided, a.Errors

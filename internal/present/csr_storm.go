@@ -21,6 +21,9 @@ func groupRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 	src := it.ChecksOf
 	req, err := it.Request()
 	subject, _, _ := csrSubject(req, err)
+	if st.ByRequester {
+		subject = strconv.Itoa(st.Subjects) + " different subjects"
+	}
 	oldest, _ := ageCell(metav1.NewTime(st.Oldest().Created), env.Now)
 	newest, _ := ageCell(metav1.NewTime(st.Newest().Created), env.Now)
 	dur, _ := requestedDuration(src.CSR)
@@ -47,21 +50,25 @@ func groupRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 // row's item (nil outside the row).
 func groupModel(st *csrqueue.Storm, rep *csrqueue.Item, env CSRQueueEnv) *model.CSRGroup {
 	g := &model.CSRGroup{
-		ID:         st.ID,
-		Count:      len(st.Members),
-		Title:      strconv.Itoa(len(st.Members)) + " requests from " + orDash(st.Key.Requester),
-		Signer:     st.Key.Signer,
-		Subject:    st.Key.Subject,
-		Requester:  st.Key.Requester,
-		NewestName: st.Newest().Name,
-		OldestName: st.Oldest().Name,
-		Href:       urls.CSRQueueGroup(st.ID),
+		ID:          st.ID,
+		Count:       len(st.Members),
+		Title:       strconv.Itoa(len(st.Members)) + " requests from " + orDash(st.Key.Requester),
+		Signer:      st.Key.Signer,
+		Subject:     st.Key.Subject,
+		Requester:   st.Key.Requester,
+		ByRequester: st.ByRequester,
+		Subjects:    st.Subjects,
+		NewestName:  st.Newest().Name,
+		OldestName:  st.Oldest().Name,
+		Href:        urls.CSRQueueGroup(st.ID),
 	}
 	if rep != nil && rep.ChecksOf != nil {
 		g.ChecksOf = rep.ChecksOf.CSR.Name
 	}
 	if env.MayDecide != nil && env.MayDecide(st.Key.Signer) {
-		g.ApproveHref = urls.CSRGroup(st.ID, csrqueue.StormApproveNewest)
+		if !st.ByRequester {
+			g.ApproveHref = urls.CSRGroup(st.ID, csrqueue.StormApproveNewest)
+		}
 		g.DenyHref = urls.CSRGroup(st.ID, csrqueue.StormDenyAll)
 	}
 	return g
@@ -96,7 +103,11 @@ func CSRGroupPreviewPage(st *csrqueue.Storm, action string, limit int, now time.
 	}
 	item := func(m csrqueue.Member, approve bool) model.CSRGroupDecision {
 		a, _ := ageCell(metav1.NewTime(m.Created), now)
-		return model.CSRGroupDecision{Name: m.Name, UID: m.UID, Href: urls.CSR(m.Name), Age: a.Text, Approve: approve}
+		d := model.CSRGroupDecision{Name: m.Name, UID: m.UID, Href: urls.CSR(m.Name), Age: a.Text, Approve: approve}
+		if st.ByRequester {
+			d.Subject = m.Subject // each its own: the person sees what each denial refuses
+		}
+		return d
 	}
 	if plan.Approve != nil {
 		p.Items = append(p.Items, item(*plan.Approve, true))

@@ -72,8 +72,12 @@ func CreateCSR(t testing.TB, s CSR) string {
 	if err != nil {
 		t.Fatalf("create CSR %s: %v", name, err)
 	}
+	// The admin deletes it: the client that made it may not delete CSRs (a
+	// node or a bootstrap token may only create and read its own), and a
+	// request left behind shows in every later test's queue.
+	admin := kubernetes.NewForConfigOrDie(RestConfig(t, Admin))
 	t.Cleanup(func() {
-		_ = cs.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = admin.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	return name
 }

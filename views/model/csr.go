@@ -102,20 +102,27 @@ type CSRRow struct {
 	Group *CSRGroup
 }
 
-// CSRGroup is a storm of pending requests: one signer, subject and requester.
+// CSRGroup is a storm of pending requests: one signer, subject and requester
+// (a client retrying), or one signer and requester asking for many subjects
+// (ByRequester: automation gone wrong).
 type CSRGroup struct {
-	ID         string // csrqueue.Storm ID, in URLs
-	Count      int
-	Title      string // "5000 requests from system:node:w"
-	Signer     string
-	Subject    string
-	Requester  string
-	NewestName string
-	OldestName string
-	ChecksOf   string // the request whose findings the row shows
-	Href       string // the queue filtered to the storm
+	ID        string // csrqueue.Storm ID, in URLs
+	Count     int
+	Title     string // "5000 requests from system:node:w"
+	Signer    string
+	Subject   string // "" for a requester storm
+	Requester string
+	// ByRequester: the requests name Subjects different subjects.
+	ByRequester bool
+	Subjects    int
+	NewestName  string
+	OldestName  string
+	ChecksOf    string // the request whose findings the row shows
+	Href        string // the queue filtered to the storm
 	// ApproveHref and DenyHref preview "approve the newest, deny the rest" and
-	// "deny all"; "" when the user may not decide for the signer.
+	// "deny all"; "" when the user may not decide for the signer. A requester
+	// storm has no ApproveHref: its newest is one certificate among many
+	// different ones (csrqueue.ErrApproveNewestOfMany).
 	ApproveHref string
 	DenyHref    string
 }
@@ -233,6 +240,9 @@ type CSRGroupDecision struct {
 	Href    string
 	Age     string
 	Approve bool
+	// Subject is the request's, shown when the group's requests differ in it
+	// (a requester storm); "" otherwise.
+	Subject string
 }
 
 // SelectValue is the decision's "<uid>/<name>", as the bulk form's boxes carry.

@@ -111,6 +111,10 @@ function actOnGroup(doc, action) {
   const row = currentRow(doc);
   if (!row || !('csrGroup' in row.dataset) || ticked(doc).length) return false;
   const href = action === 'approve' ? row.dataset.approveHref : row.dataset.denyHref;
+  if (!href && action === 'approve' && 'byRequester' in row.dataset && row.dataset.denyHref) {
+    say(doc, 'These requests name different subjects: open the group (Enter) and tick the ones to approve.');
+    return true;
+  }
   if (!href) {
     say(doc, 'You may not decide requests of this signer.');
     return true;

@@ -41,7 +41,7 @@ function queueView(table) {
 function replaceRow(cur, row) {
   // A storm's group row: its actions, like a selection box, only where the
   // page offered them.
-  if ('csrGroup' in row.dataset && !cur.dataset.approveHref) {
+  if ('csrGroup' in row.dataset && !cur.dataset.denyHref) {
     row.querySelectorAll('[data-testid="group-approve-newest"], [data-testid="group-deny-all"]').forEach((a) => a.parentElement.remove());
     delete row.dataset.approveHref;
     delete row.dataset.denyHref;

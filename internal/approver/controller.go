@@ -1,0 +1,250 @@
+package approver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	certlisters "k8s.io/client-go/listers/certificates/v1"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/clusterdesk/clusterdesk/internal/audit"
+	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+)
+
+// Options are what the decide loop reads and writes through.
+type Options struct {
+	CSRs certlisters.CertificateSigningRequestLister
+	// Node returns what policies see of the Node name, nil when there is none.
+	Node     func(name string) *csrpolicy.Node
+	Policies *Policies
+	Decider  Decider
+	// DryRun evaluates, logs, counts and audits what would be decided, once
+	// per request, and writes nothing: the Decider sends the decision as the
+	// API server's dry run (dryRun=All), which answers as it would for real,
+	// a signer not granted included.
+	DryRun  bool
+	Metrics *Metrics
+	Audit   *audit.Recorder // nil records nothing
+	User    string          // the approver's identity, in the audit records
+	Log     *slog.Logger
+	// EvalTimeout bounds the policies' evaluation of one request (default 1 s).
+	EvalTimeout time.Duration
+}
+
+// Controller is the decide loop: a rate-limited queue of request names and
+// the workers that evaluate and decide them.
+type Controller struct {
+	o     Options
+	queue workqueue.TypedRateLimitingInterface[string]
+
+	mu sync.Mutex
+	// reported is, per pending request, the last outcome logged and counted
+	// without a write (a dry run's verdict, a conflict, an error): requests
+	// are evaluated again on every policy change and resync, and would
+	// otherwise be counted again each time. Entries go when the request is
+	// decided or deleted, so it is bounded by the pending requests.
+	reported map[types.UID]string
+}
+
+// errRequeue asks for another try after the queue's backoff.
+var errRequeue = errors.New("requeue")
+
+// NewController builds the loop; Run starts its workers.
+func NewController(o Options) *Controller {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.EvalTimeout <= 0 {
+		o.EvalTimeout = time.Second
+	}
+	return &Controller{
+		o: o,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusterdesk-approver"}),
+		reported: map[types.UID]string{},
+	}
+}
+
+// Enqueue adds a request to the queue; names already queued are queued once.
+func (c *Controller) Enqueue(name string) { c.queue.Add(name) }
+
+// Forget drops what was remembered of a deleted request.
+func (c *Controller) Forget(uid types.UID) {
+	c.mu.Lock()
+	delete(c.reported, uid)
+	c.mu.Unlock()
+}
+
+// Run works the queue with workers goroutines until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c.next(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+func (c *Controller) next(ctx context.Context) bool {
+	name, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(name)
+	switch err := c.Sync(ctx, name); {
+	case err == nil:
+		c.queue.Forget(name)
+	case ctx.Err() != nil:
+		// Stopping: the next leader evaluates the request again.
+	default:
+		c.queue.AddRateLimited(name)
+	}
+	return true
+}
+
+// Sync evaluates one request and decides it when its policies agree. An
+// error means: try again after a backoff, on the request as the cache then
+// holds it.
+func (c *Controller) Sync(ctx context.Context, name string) error {
+	obj, err := c.o.CSRs.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if csrpolicy.DecisionOf(obj) != "" {
+		// Decided, by a person, another replica or this one: a decision is
+		// final, and never made twice.
+		c.Forget(obj.UID)
+		return nil
+	}
+	programs := c.o.Policies.For(obj.Spec.SignerName)
+	if len(programs) == 0 {
+		return nil
+	}
+	out := Combine(c.evaluate(ctx, obj, programs))
+	switch {
+	case len(out.Errors) > 0:
+		if c.firstReport(obj.UID, "error") {
+			for _, v := range out.Errors {
+				c.o.Log.Warn("approver: a policy could not run; the request is left to people", "csr", name, "policy", v.Policy, "err", v.Err)
+				c.o.Metrics.error(ErrEvaluation)
+			}
+			c.o.Metrics.undecided.WithLabelValues("error").Inc()
+		}
+		return nil
+	case out.Conflict:
+		if c.firstReport(obj.UID, "conflict") {
+			c.o.Log.Warn("approver: the policies disagree; the request is left to people", "csr", name)
+			c.o.Metrics.undecided.WithLabelValues("conflict").Inc()
+		}
+		return nil
+	case !out.Decide:
+		return nil
+	}
+	v := out.Verdict
+	// A dry run leaves the request pending, to be evaluated again at each
+	// policy change and resync: its would-be decision is sent and reported
+	// once.
+	if c.o.DryRun && !c.firstReport(obj.UID, "dry-run "+string(v.Decision)+" "+v.Policy) {
+		return nil
+	}
+	stored, err := c.o.Decider.Decide(ctx, obj, v)
+	if ctx.Err() != nil && err != nil {
+		return err // stopped mid-write: no verdict on what happened, nothing recorded
+	}
+	c.audit(obj, stored, v, err)
+	switch {
+	case err == nil && c.o.DryRun:
+		c.o.Metrics.decided(v.Policy, v.Decision, true)
+		c.o.Log.Info("approver (dry run): would decide", "csr", name, "decision", v.Decision, "policy", v.Policy)
+		return nil
+	case err == nil:
+		c.Forget(obj.UID)
+		c.o.Metrics.decided(v.Policy, v.Decision, false)
+		c.o.Log.Info("approver: decided", "csr", name, "decision", v.Decision, "policy", v.Policy)
+		return nil
+	case apierrors.IsConflict(err):
+		// The request changed since the cache read it (decided meanwhile, or
+		// relabelled): evaluate again once the cache holds the change.
+		c.o.Metrics.error(ErrConflict)
+		c.Forget(obj.UID) // a dry run reports it again then
+		return errRequeue
+	case apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsForbidden(err):
+		// Not granted `approve` on this signer: trying again at once would be
+		// refused the same way. The next resync, policy change or change of
+		// the request tries again.
+		c.o.Metrics.error(ErrForbidden)
+		c.o.Log.Error("approver: the API server refused the decision; grant the approver `approve` on this signer (its ClusterRole's signers resourceNames)",
+			"csr", name, "signer", obj.Spec.SignerName, "policy", v.Policy, "err", err)
+		return nil
+	default:
+		c.Forget(obj.UID)
+		c.o.Metrics.error(ErrWrite)
+		c.o.Log.Error("approver: decision failed", "csr", name, "policy", v.Policy, "err", err)
+		return fmt.Errorf("deciding %s: %w", name, err)
+	}
+}
+
+// evaluate runs every policy on the request, the request decoded once and
+// its Node read once.
+func (c *Controller) evaluate(ctx context.Context, obj *certificatesv1.CertificateSigningRequest, programs []*csrpolicy.Program) []csrpolicy.Verdict {
+	in := csrpolicy.Input{CSR: obj}
+	if req, err := csr.Decode(obj.Spec.Request); err == nil {
+		in.Request = req
+	}
+	if node := csrpolicy.NodeName(in.Request); node != "" && c.o.Node != nil {
+		in.Node = c.o.Node(node)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.o.EvalTimeout)
+	defer cancel()
+	verdicts := make([]csrpolicy.Verdict, len(programs))
+	for i, pr := range programs {
+		verdicts[i] = pr.Evaluate(ctx, in)
+	}
+	return verdicts
+}
+
+// firstReport reports whether outcome is new for the request.
+func (c *Controller) firstReport(uid types.UID, outcome string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reported[uid] == outcome {
+		return false
+	}
+	c.reported[uid] = outcome
+	return true
+}
+
+// audit records one decision (or, in a dry run, the decision it would be)
+// in the console's audit format.
+func (c *Controller) audit(before, after *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict, err error) {
+	rec := audit.Record{
+		User: c.o.User, Verb: "approve", APIVersion: certificatesv1.SchemeGroupVersion.String(),
+		Kind: "CertificateSigningRequest", Name: before.Name, UID: string(before.UID),
+		Reason: Condition(v).Message, RVBefore: before.ResourceVersion, DryRun: c.o.DryRun,
+	}
+	if v.Decision == csrpolicy.Deny {
+		rec.Verb = "deny"
+	}
+	if after != nil {
+		rec.RVAfter = after.ResourceVersion
+	}
+	rec.Finish(err)
+	c.o.Audit.Record(rec)
+}

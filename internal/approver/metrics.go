@@ -1,0 +1,156 @@
+package approver
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	certificatesv1 "k8s.io/api/certificates/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+)
+
+// The bounds of the metrics' free labels (see boundedLabels).
+const (
+	maxPolicyLabels = 100
+	maxSignerLabels = 50
+)
+
+// The kinds of errors the approver counts.
+const (
+	ErrForbidden  = "forbidden"  // the API server refused the decision (403): a signer not granted
+	ErrConflict   = "conflict"   // the request changed since the cache read it: re-evaluated
+	ErrWrite      = "write"      // any other failed decision
+	ErrEvaluation = "evaluation" // a policy could not run on a request
+	ErrPolicy     = "policy"     // a policy object does not compile or read
+)
+
+// Metrics are the approver's Prometheus metrics, in a registry of their own.
+type Metrics struct {
+	reg       *prometheus.Registry
+	decisions *prometheus.CounterVec
+	undecided *prometheus.CounterVec
+	errors    *prometheus.CounterVec
+	leader    prometheus.Gauge
+	policies  *boundedLabels
+	signers   *boundedLabels
+}
+
+// NewMetrics registers the approver's metrics. pending lists the requests
+// for the pending gauges, read at each scrape; signers is the set of signers
+// the running policies name, whose requests get a label of their own.
+func NewMetrics(pending func() ([]*certificatesv1.CertificateSigningRequest, error), signers func() map[string]bool) *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clusterdesk_approver_decisions_total",
+			Help: "Requests the approver decided (dry_run: would have decided), by policy and verdict (approve, deny).",
+		}, []string{"policy", "verdict", "dry_run"}),
+		undecided: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clusterdesk_approver_undecided_total",
+			Help: "Requests a policy named but the approver left to people: conflict (matching policies disagree) or error (a policy could not run).",
+		}, []string{"reason"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clusterdesk_approver_errors_total",
+			Help: "Errors by kind: forbidden (a decision refused with 403), conflict (the request changed; re-evaluated), write, evaluation, policy.",
+		}, []string{"kind"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "clusterdesk_approver_is_leader",
+			Help: "1 while this replica holds the approver's Lease and decides, else 0.",
+		}),
+		policies: newBoundedLabels(maxPolicyLabels),
+		signers:  newBoundedLabels(maxSignerLabels),
+	}
+	for _, k := range []string{ErrForbidden, ErrConflict, ErrWrite, ErrEvaluation, ErrPolicy} {
+		m.errors.WithLabelValues(k)
+	}
+	m.reg.MustRegister(m.decisions, m.undecided, m.errors, m.leader,
+		&pendingCollector{list: pending, signers: signers, label: m.signerLabel},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves /metrics.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Gatherer is the registry, for tests.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+
+func (m *Metrics) decided(policy string, d csrpolicy.Decision, dryRun bool) {
+	verdict := "approve"
+	if d == csrpolicy.Deny {
+		verdict = "deny"
+	}
+	m.decisions.WithLabelValues(m.policies.Label(policy), verdict, strconv.FormatBool(dryRun)).Inc()
+}
+
+func (m *Metrics) error(kind string) { m.errors.WithLabelValues(kind).Inc() }
+
+func (m *Metrics) setLeader(on bool) {
+	if on {
+		m.leader.Set(1)
+	} else {
+		m.leader.Set(0)
+	}
+}
+
+// signerLabel is the signer when a running policy names it (exactly or by
+// its domain) or Kubernetes defines it, within the bound, else OtherLabel:
+// requesters choose signer names, admins choose what policies name.
+func (m *Metrics) signerLabel(signer string, named map[string]bool) string {
+	domain, _, _ := strings.Cut(signer, "/")
+	if !named[signer] && !named[domain+"/*"] && domain != "kubernetes.io" {
+		return OtherLabel
+	}
+	return m.signers.Label(signer)
+}
+
+// pendingCollector reports, at each scrape, the pending requests and the age
+// of the oldest per signer label, from the informer's cache (no API call).
+type pendingCollector struct {
+	list    func() ([]*certificatesv1.CertificateSigningRequest, error)
+	signers func() map[string]bool
+	label   func(signer string, named map[string]bool) string
+}
+
+var (
+	pendingDesc = prometheus.NewDesc("clusterdesk_approver_pending_requests",
+		"Pending requests (neither approved nor denied) in the approver's cache, by signer (signers no policy names and Kubernetes does not define are \"other\").", []string{"signer"}, nil)
+	oldestDesc = prometheus.NewDesc("clusterdesk_approver_oldest_pending_seconds",
+		"Age of the oldest pending request, by signer.", []string{"signer"}, nil)
+)
+
+func (p *pendingCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- pendingDesc
+	ch <- oldestDesc
+}
+
+func (p *pendingCollector) Collect(ch chan<- prometheus.Metric) {
+	csrs, err := p.list()
+	if err != nil {
+		return
+	}
+	named := p.signers()
+	count, oldest := map[string]int{}, map[string]time.Time{}
+	for _, c := range csrs {
+		if csrpolicy.DecisionOf(c) != "" {
+			continue
+		}
+		l := p.label(c.Spec.SignerName, named)
+		count[l]++
+		if t := c.CreationTimestamp.Time; oldest[l].IsZero() || t.Before(oldest[l]) {
+			oldest[l] = t
+		}
+	}
+	now := time.Now()
+	for l, n := range count {
+		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(n), l)
+		ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, now.Sub(oldest[l]).Seconds(), l)
+	}
+}
