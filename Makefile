@@ -108,7 +108,7 @@ E2E_RUN = npm run --silent e2e
 # BENCH_ROUNDS: short rounds of the three benchmark drivers, timing nothing.
 BENCH_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
 	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages && \
-	$(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && { $(BENCH_PAGES_QUICK); }
+	$(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && $(BENCH_QUEUE_SHORT) && { $(BENCH_PAGES_QUICK); }
 
 # BENCH_SHORT is a short round of the live-update benchmark, run by make test so
 # that a change breaking it fails CI: 50 tabs (each its own session) for 5 s; it
@@ -121,6 +121,12 @@ BENCH_SHORT = $(BIN)/clusterdesk-bench -clients 50 -duration 5s -stalled=false
 # 5 s; it fails when a tab does not subscribe or an event misses a tab. No timing
 # is asserted. About 20 s.
 BENCH_REPLICAS_SHORT = $(BIN)/clusterdesk-bench -replicas 3 -clients 60 -duration 5s -binary bin/clusterdesk
+
+# BENCH_QUEUE_SHORT is a short round of the CSR queue tabs (issue 27): 20 tabs
+# of bin/clusterdesk's Pending tab, newest first, doing what live-csr.js does,
+# while CSRs are created and approved 10 times a second for 5 s; it fails when
+# a change misses a tab. Refetches are counted, not asserted. About 15 s.
+BENCH_QUEUE_SHORT = $(BIN)/clusterdesk-bench -queue-tabs 20 -rate 10 -duration 5s -binary bin/clusterdesk
 
 # COMPAT_RUN starts a second devcluster with kube-apiserver v1.28.15 (demo data,
 # no fixtures) and runs the FlowSchema integration tests on it (scripts/test-compat.sh).

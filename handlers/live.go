@@ -57,6 +57,22 @@ func (h *Handlers) events(c echo.Context) error {
 			granted = append(granted, k)
 		}
 	}
+	// A queue tab names its view: it then receives that view's ops instead of
+	// the changed rows of the unfiltered queue (live_csr_views.go).
+	viewTopic := ""
+	if q.Has("view") {
+		cq, sel, ok := csrViewOf(q.Get("view"))
+		if !ok {
+			return echo.NewHTTPError(http.StatusBadRequest, "The event stream serves the views the queue's page offers only.")
+		}
+		if !slices.Contains(rowsWanted, kube.CSRs) || !slices.ContainsFunc(granted, func(g kube.Kind) bool { return g.ID == kube.CSRs }) {
+			return echo.NewHTTPError(http.StatusForbidden, "A view of the CertificateSigningRequest queue needs the right to list them.")
+		}
+		if topic, release, ok := lv.openCSRView(q.Get("view"), cq, sel); ok {
+			defer release()
+			viewTopic = topic
+		}
+	}
 	sub := live.Subscription{Topics: []string{statusTopic}, Until: until}
 	var names []string
 	metrics := false // the stream carries load cells (metricsRowsTopic)
@@ -67,6 +83,12 @@ func (h *Handlers) events(c echo.Context) error {
 			// A user who may read /metrics sees load columns in the list
 			// (kindPages.listMetrics): the rows that replace its rows carry them.
 			topic := rowsTopic(k.ID)
+			if k.ID == kube.CSRs && viewTopic != "" {
+				// Any CSR batch since the page's cursor resyncs it as before.
+				sub.Topics = append(sub.Topics, viewTopic)
+				sub.Resync = append(sub.Resync, topic)
+				continue
+			}
 			if lv.hasMetricsRows(k.ID) {
 				if shown, err := h.metricsShown(r.Context()); shown && err == nil {
 					topic, metrics = metricsRowsTopic(k.ID), true

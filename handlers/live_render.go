@@ -78,6 +78,8 @@ type LiveUpdates struct {
 	lostAt map[kube.KindID]time.Time // kinds whose watch is lost, since when
 	counts map[kube.KindID]string    // the count last published per kind
 	status []byte                    // the status fragment last published
+	// csrViews are the open views of the CSR queue, by their query (live_csr_views.go).
+	csrViews map[string]*csrView
 }
 
 // NewLiveUpdates returns the renderer and stream server for live updates.
@@ -161,9 +163,15 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 		if l.hasMetricsRows(kind) {
 			msgs = append(msgs, live.Message{Topic: metricsRowsTopic(kind), Event: live.ResyncEvent, Data: []byte(rowsTopic(kind))})
 		}
+		if kind == kube.CSRs {
+			msgs = append(msgs, l.csrViewMessages(now, true)...)
+		}
 	case len(names) > 0 && pagesByKind[kind].liveRows != nil:
 		if m, ok := pagesByKind[kind].liveRows(l, names, now); ok {
 			msgs = append(msgs, m)
+		}
+		if kind == kube.CSRs {
+			msgs = append(msgs, l.csrViewMessages(now, false)...)
 		}
 	case len(names) > 0:
 		plain := model.LiveRows{Kind: string(kind), Total: st.Count}

@@ -217,6 +217,7 @@ type streamServer struct {
 	*httptest.Server
 	token   string
 	streams *live.Streams
+	lv      *LiveUpdates
 }
 
 func newStreamServer(t *testing.T, access Access) *streamServer {
@@ -225,6 +226,7 @@ func newStreamServer(t *testing.T, access Access) *streamServer {
 	ls := &streamServer{streams: live.NewStreams(live.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})}
 	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
 	lv := NewLiveUpdates(cl, ls.streams)
+	ls.lv = lv
 	ls.streams.Publish(lv.Render(kube.CSRs, nil, true)...)
 	e := New(Deps{
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: access,

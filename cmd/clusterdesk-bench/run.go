@@ -58,7 +58,8 @@ func run(args []string) error {
 	withStalled := fs.Bool("stalled", true, "repeat the last round with a client that reads nothing")
 	profile := fs.String("profile", "", "write a CPU profile of the server during the largest round to this file")
 	replicas := fs.String("replicas", "", "instead: run -binary as this many replicas behind HAProxy, one round per count (e.g. 1,3), each with the first -clients count of tabs spread over them")
-	binary := fs.String("binary", "bin/clusterdesk", "with -replicas: the console binary")
+	binary := fs.String("binary", "bin/clusterdesk", "with -replicas or -queue-tabs: the console binary")
+	queueTabs := fs.String("queue-tabs", "", "instead: the CSR queue round, one per count of tabs (e.g. 200,1000) on the Pending tab of -binary, -rate writes/s (creates and approvals) for -duration")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,6 +83,21 @@ func run(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	if *queueTabs != "" {
+		var qs []int
+		for _, f := range strings.Split(*queueTabs, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+				return fmt.Errorf("-queue-tabs: %q", f)
+			}
+			qs = append(qs, n)
+		}
+		cfg.QPS, cfg.Burst = float32(*rate*3), *rate*3 // an approval reads, then writes
+		if cs, err = kubernetes.NewForConfig(cfg); err != nil {
+			return err
+		}
+		return runQueueTabs(ctx, cs, *binary, qs, *rate, *duration)
+	}
 	if *replicas != "" {
 		var rs []int
 		for _, f := range strings.Split(*replicas, ",") {

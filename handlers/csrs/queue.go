@@ -85,6 +85,8 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	if selErr != nil {
 		qp.Filter.SelectorError = selErr.Error()
 		qp.Empty = "Correct the label selector to see CertificateSigningRequests."
+	} else {
+		liveView(&qp, res.Signers, env) // queue_live.go
 	}
 	return qp, http.StatusOK, nil
 }

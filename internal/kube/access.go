@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -31,6 +33,12 @@ type Access struct {
 
 	mu      sync.Mutex
 	answers map[accessKey]accessAnswer
+	// asking shares one review among the requests that ask the same question
+	// at once: a person opening a dozen tabs, each page asking a dozen
+	// questions, would otherwise send the API server twelve times as many
+	// reviews through the identity's rate limit, and every page would wait
+	// for all of them.
+	asking singleflight.Group
 }
 
 type accessKey struct{ verb, namespace, group, resource, subresource, name, url string }
@@ -135,10 +143,11 @@ func (a *Access) cached(ctx context.Context, key accessKey, ask func() (bool, er
 		return ans.allowed, nil
 	}
 
-	allowed, err := ask()
+	v, err, _ := a.asking.Do(fmt.Sprintf("%q", key), func() (any, error) { return ask() })
 	if err != nil {
 		return false, err
 	}
+	allowed := v.(bool)
 
 	a.mu.Lock()
 	defer a.mu.Unlock()

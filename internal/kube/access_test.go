@@ -3,6 +3,8 @@ package kube
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,5 +62,34 @@ func TestAccessCachesAnswers(t *testing.T) {
 	fail = false
 	if !can("get") || len(asked) != 3 {
 		t.Fatalf("errors must not be cached; reviews sent: %d", len(asked))
+	}
+}
+
+// Pages asking the same question at once (a person's tabs opening together)
+// share one review.
+func TestAccessAsksOnceForConcurrentQuestions(t *testing.T) {
+	var asked atomic.Int32
+	release := make(chan struct{})
+	access := newReviewAccess(func(context.Context, *authorizationv1.ResourceAttributes) (bool, error) {
+		asked.Add(1)
+		<-release
+		return true, nil
+	})
+	var wg sync.WaitGroup
+	for range 12 {
+		wg.Go(func() {
+			if ok, err := access.Can(context.Background(), "list", "", "csidrivers", "", ""); !ok || err != nil {
+				t.Errorf("Can: %v %v", ok, err)
+			}
+		})
+	}
+	for asked.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // the others join the review under way
+	close(release)
+	wg.Wait()
+	if n := asked.Load(); n != 1 {
+		t.Errorf("%d reviews for one question asked by 12 pages at once, want 1", n)
 	}
 }

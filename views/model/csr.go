@@ -38,6 +38,18 @@ type CSRQueuePage struct {
 	Return string
 	// Group is the storm this view is filtered to (group=), if it is one.
 	Group *CSRGroup
+	// LiveView is this view's query as its live updates name it, and LiveURL
+	// the event stream of this view (as of this render): a tab whose table
+	// shows another view than its stream connects again (web/js/live.js).
+	// "" when live updates are off or the view cannot be followed.
+	LiveView, LiveURL string
+	// DecideSigners are the signers the user may decide for, among the
+	// queue's: a row a live update adds keeps its selection box (a storm's
+	// row its actions) only for those.
+	DecideSigners []string
+	// MayDelete: a decided row a live update adds keeps its selection box
+	// (on a decided state's tab the boxes tick requests to delete).
+	MayDelete bool
 }
 
 // CSRFilter is what the queue is narrowed by.

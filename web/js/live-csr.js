@@ -1,10 +1,16 @@
-// Live updates of the CSR approval queue. The server renders each change once
-// for every open queue (pages.CSRQueueLiveRows): the changed rows as the queue
-// renders them, removed rows as empty <tr data-live-removed>, and per state tab
-// its count badge and the count line of that tab unfiltered. This file puts
-// them in place where the page can tell where they go, and otherwise says the
-// view must be fetched again (only the server knows the position of a new row
-// or of one whose state moved it within the view).
+// Live updates of the CSR approval queue, in two forms:
+//   - onQueueView: the tab's stream follows its view (handlers/live_csr_views.go):
+//     the server computes the view once per batch for all its tabs and sends
+//     the ops that turn the page into the page now (pages.CSRQueueViewUpdate):
+//     remove, insert after, move after, replace, with the rows they carry, and
+//     the tabs, count line and pager when they changed. The view is fetched
+//     again only when the server says so or the rows differ afterwards.
+//   - onQueueRows: a stream beyond the server's bound of open views gets, as
+//     every queue did before, the changed rows of the unfiltered queue
+//     (pages.CSRQueueLiveRows): removed rows as empty <tr data-live-removed>,
+//     and per state tab its count badge and the count line of that tab
+//     unfiltered. They are put in place where the page can tell where they go;
+//     otherwise the view must be fetched again.
 import htmx from './htmx.js';
 
 const FILTERS = ['q', 'signer', 'requester', 'age', 'group', 'selector'];
@@ -109,4 +115,109 @@ export function onQueueRows(table, frag) {
     else document.dispatchEvent(new Event('htmx:afterSettle'));
   }
   return stale;
+}
+
+// mayOffer strips from a row new on the page what this page's user may not
+// use: the selection box and a storm's actions are rendered for any user;
+// the table names the signers its user may decide for (data-decide-signers)
+// and whether they may delete (data-may-delete: a decided row's box).
+function mayOffer(table, row, signer) {
+  const decide = (table.dataset.decideSigners || '').split(' ').includes(signer);
+  if ('csrGroup' in row.dataset) {
+    if (!decide) {
+      row.querySelectorAll('[data-testid="group-approve-newest"], [data-testid="group-deny-all"]').forEach((a) => a.parentElement.remove());
+      delete row.dataset.approveHref;
+      delete row.dataset.denyHref;
+    }
+    return;
+  }
+  const box = row.querySelector(SELECT);
+  const keep = row.dataset.state === 'pending' ? decide : 'mayDelete' in table.dataset;
+  if (box && !keep) box.remove();
+}
+
+// pageHash is the server's csrPageHash over the table's rows: FNV-1a (32 bits)
+// of each row id and a line feed (ids are ASCII).
+function pageHash(tbody) {
+  let h = 0x811c9dc5;
+  const add = (c) => { h = Math.imul(h ^ c, 0x01000193) >>> 0; };
+  for (const tr of tbody.rows) {
+    for (let i = 0; i < tr.id.length; i++) add(tr.id.charCodeAt(i));
+    add(10);
+  }
+  return h.toString(16);
+}
+
+// setCounts puts the view's tab counts, count line and (when sent) pager in place.
+function setCounts(table, counts) {
+  for (const t of counts.querySelectorAll('[data-tab]')) {
+    const badge = table.querySelector(`[data-testid="tab-${t.dataset.tab}"] [data-testid="tab-count"]`);
+    if (badge) {
+      badge.className = t.className;
+      badge.textContent = t.textContent;
+    }
+  }
+  // The count line is a live region: its node stays, its words change.
+  const line = counts.querySelector('[data-testid="list-count"]');
+  const curLine = table.querySelector('[data-testid="list-count"]');
+  if (line && curLine) curLine.replaceChildren(...line.childNodes);
+  const sent = counts.querySelector('[data-csr-view-pager]');
+  if (!sent) return;
+  const pager = sent.querySelector('[data-testid="pager"]');
+  const curPager = table.querySelector('[data-testid="pager"]');
+  if (curPager && pager) curPager.replaceWith(pager);
+  else if (curPager) curPager.remove();
+  else if (pager) table.querySelector('[data-testid="data-table"]')?.after(pager);
+  if (pager) htmx.process(pager);
+}
+
+// onQueueView applies one update of the tab's view and reports whether the
+// page must fetch its view again.
+export function onQueueView(table, frag) {
+  const ops = frag.querySelector('[data-csr-view-ops]');
+  const tbody = table.querySelector('tbody');
+  if (!ops || ops.hasAttribute('data-refetch')) return true;
+  const rows = new Map([...frag.querySelectorAll('tr[id]')].map((r) => [r.id, r]));
+  let left = false;
+  for (const li of ops.children) {
+    const { op, key, after, signer } = li.dataset;
+    const cur = tbody && tbody.querySelector(`tr[id="${CSS.escape(key)}"]`);
+    if (op === 'remove') {
+      if (cur) {
+        cur.remove();
+        left = true;
+      }
+      continue;
+    }
+    if (!tbody) return true;
+    let el = cur;
+    const row = rows.get(key);
+    if (row && cur) {
+      replaceRow(cur, row);
+      el = row;
+    } else if (row) {
+      mayOffer(table, row, signer);
+      el = row;
+    } else if (!cur) {
+      return true; // a move of a row this page does not have
+    }
+    if (op === 'replace') continue;
+    if (after) {
+      const anchor = tbody.querySelector(`tr[id="${CSS.escape(after)}"]`);
+      if (!anchor) return true;
+      anchor.after(el);
+    } else {
+      tbody.prepend(el);
+    }
+    if (el === row && !cur) htmx.process(row);
+  }
+  const counts = frag.querySelector('[data-csr-view-counts]');
+  if (counts) setCounts(table, counts);
+  if (left) {
+    // The bulk form counts the ticked rows (csr-queue.js recounts on a box's change).
+    const box = table.querySelector('input[type=checkbox][name=names]');
+    if (box) box.dispatchEvent(new Event('change', { bubbles: true }));
+    else document.dispatchEvent(new Event('htmx:afterSettle'));
+  }
+  return !tbody ? ops.children.length > 0 : pageHash(tbody) !== ops.dataset.hash;
 }

@@ -4,6 +4,7 @@
 //   <kind>          nav count and list total: replace the elements with the same ids
 //   status          the stale-data banner slot (#live-status)
 //   <kind>-rows     changed rows of a list: swap by row id, insert, remove
+//   csrs-view       the ops of the CSR queue's view this tab shows (live-csr.js)
 //   resync          the page may have missed changes: fetch the list fragment again
 //   session-expired the session is over: show the banner it carries, stop
 //   too-many-streams this user has the most tabs with live updates (or the server
@@ -13,7 +14,7 @@
 // htmx-ext-sse is not used for the connection: it logs every reconnect as a
 // console error and offers no hook to tell a resync from a plain swap.
 import htmx from './htmx.js';
-import { onQueueRows } from './live-csr.js';
+import { onQueueRows, onQueueView } from './live-csr.js';
 
 const TABLE_ID = 'list-table';
 
@@ -59,7 +60,10 @@ function listURL(form) {
 // refetch asks the server for the list fragment of the page's view (its filter
 // and sort), as the filter form does. A short random delay spreads the
 // requests of many tabs; a filter request under way is left to finish first.
+// The view's updates that arrive while the fragment is on its way wait for it
+// (viewQueue) and are applied to it: it may be older than some of them.
 let refetchTimer = 0;
+let viewQueue = null;
 function refetch() {
   if (refetchTimer) return;
   refetchTimer = setTimeout(() => {
@@ -73,8 +77,16 @@ function refetch() {
     // A selection (ticked rows of the CSR queue) survives the new fragment.
     const ticked = [...document.querySelectorAll(`#${TABLE_ID} input[type=checkbox]:checked`)]
       .map((b) => [b.name, b.value]);
+    viewQueue = viewQueue || [];
     htmx.ajax('GET', listURL(form), {
       target: '#' + TABLE_ID, select: '#' + TABLE_ID, swap: 'outerHTML',
+    }).finally(() => {
+      const waiting = viewQueue || [];
+      viewQueue = null;
+      const table = document.getElementById(TABLE_ID);
+      let stale = false;
+      for (const frag of waiting) stale = table ? onQueueView(table, frag) : false;
+      if (stale) refetch();
     }).then(() => {
       for (const box of document.querySelectorAll(`#${TABLE_ID} input[type=checkbox]`)) {
         if (!box.checked && !box.disabled && ticked.some(([n, v]) => n === box.name && v === box.value)) {
@@ -170,6 +182,16 @@ function onRows(kind, html) {
   if (stale) refetch();
 }
 
+// onView applies the ops of the CSR queue's view (live-csr.js), or keeps them
+// for the fragment on its way.
+function onView(html) {
+  const frag = parse(html);
+  const table = document.getElementById(TABLE_ID);
+  if (!table || !table.hasAttribute('data-csr-queue')) return;
+  if (viewQueue) viewQueue.push(frag);
+  else if (onQueueView(table, frag)) refetch();
+}
+
 function onResync(topic) {
   const kind = topic.replace(/-rows(-metrics)?$/, '');
   const table = document.getElementById(TABLE_ID);
@@ -178,13 +200,13 @@ function onResync(topic) {
 }
 
 function connect(body) {
-  const url = body.dataset.liveUrl;
   const kinds = (body.dataset.liveKinds || '').split(' ').filter(Boolean);
   const rowsKind = body.dataset.liveRows;
   let source = null;
   let retry = 1000;
   let ended = false;
 
+  let url = body.dataset.liveUrl;
   const open = () => {
     const es = new EventSource(url);
     source = es;
@@ -204,6 +226,7 @@ function connect(body) {
     for (const k of kinds) es.addEventListener(k, (e) => replaceById(e.data));
     es.addEventListener('status', (e) => replaceById(e.data));
     if (rowsKind) es.addEventListener(rowsKind + '-rows', (e) => onRows(rowsKind, e.data));
+    es.addEventListener('csrs-view', (e) => onView(e.data));
     es.addEventListener('resync', (e) => onResync(e.data));
     for (const ev of ['session-expired', 'too-many-streams']) {
       es.addEventListener(ev, (e) => {
@@ -215,6 +238,19 @@ function connect(body) {
     }
   };
   open();
+  // The CSR queue's stream names the view its table shows: when a filter, tab,
+  // sort or page link swapped in another view, the stream follows it (from
+  // the cursor the new table was rendered at).
+  document.addEventListener('htmx:afterSettle', () => {
+    const table = document.getElementById(TABLE_ID);
+    const next = table && table.dataset.liveUrl;
+    if (!next || ended || !source) return;
+    const view = (u) => new URL(u, window.location.origin).searchParams.get('view');
+    if (view(next) === view(url)) return;
+    url = next;
+    source.close();
+    open();
+  });
   // Leaving the page (or entering the back/forward cache) ends the stream; a
   // page restored from that cache connects again and resyncs.
   window.addEventListener('pagehide', () => { if (source) source.close(); });

@@ -1,0 +1,49 @@
+// The CSR queue's live updates follow each tab's view (its state tab,
+// filters, sort and page): the server computes every open view once per
+// batch and sends its tabs the ops, so a filtered, sorted, paged tab puts a
+// new request in its place without fetching its view again.
+import { expect, test } from './support/fixtures';
+import { createCSR, deleteCSR } from './support/kube';
+import { listCount, rowNames } from './support/pages';
+
+const PAGE_SIZE = 100;
+
+test('a filtered, sorted, paged queue tab gets a new matching request in its place without a refetch', async ({ page }) => {
+  test.setTimeout(120_000);
+  const id = Date.now().toString(36);
+  const signer = `example.com/clusterdesk-e2e-view-${id}`;
+  // Each its own subject (its name): no storm. Oldest first, page 2 holds the
+  // two newest; the new one comes last on page 2.
+  const names = Array.from({ length: PAGE_SIZE + 2 }, (_, i) => `e2e-view-${id}-${String(i).padStart(3, '0')}`);
+  const fresh = `e2e-view-${id}-999`;
+  try {
+    for (const n of names) await createCSR(n, signer);
+    const view = `/csrs?dir=desc&page=2&q=${id}&signer=${encodeURIComponent(signer)}&sort=age&state=pending`;
+    await expect.poll(async () => {
+      await page.goto(view);
+      return (await rowNames(page)).length;
+    }, { message: 'page 2 of the view shows the two newest', timeout: 20_000 }).toBe(2);
+    await expect(page.locator('body')).toHaveAttribute('data-live-state', 'connected');
+    await expect(page.locator('#list-table')).toHaveAttribute('data-live-view', /page=2/);
+    const before = await rowNames(page);
+    const fetches: string[] = [];
+    page.on('request', (r) => { if (new URL(r.url()).pathname === '/csrs') fetches.push(r.url()); });
+
+    await createCSR(fresh, signer);
+    await expect.poll(() => rowNames(page), { message: 'the new request comes last on page 2', timeout: 10_000 })
+      .toEqual([...before, fresh]);
+    await expect(page.locator(`[id="row-csrs-${fresh}"]`).getByTestId('row-select'), 'the admin may decide for the signer: the new row has its box').toHaveCount(1);
+    await expect(page.getByTestId('page-range')).toContainText(`rows ${PAGE_SIZE + 1}–${PAGE_SIZE + 3} on page 2 of 2`);
+    expect(await listCount(page)).toMatchObject({ shown: PAGE_SIZE + 3 });
+    await expect(page.getByTestId('tab-pending').getByTestId('tab-count')).toHaveText(String(PAGE_SIZE + 3));
+
+    // The oldest, on page 1, is deleted: the first row of page 2 moves up to page 1.
+    await deleteCSR(names[0]);
+    await expect.poll(() => rowNames(page), { message: 'page 2 lost its first row to page 1', timeout: 10_000 })
+      .toEqual([...before.slice(1), fresh]);
+    await page.waitForTimeout(600); // a refetch would be scheduled within 500 ms
+    expect(fetches, 'the tab fetched its view instead of applying the ops').toEqual([]);
+  } finally {
+    for (const n of [...names, fresh]) await deleteCSR(n);
+  }
+});

@@ -1,0 +1,41 @@
+package csrs
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// liveView makes the page's live updates follow its view (handlers'
+// live_csr_views.go): the stream names the view the table shows, and the
+// table says what rows a live update adds may offer this user. signers are
+// the queue's signers (csrqueue.Result.Signers).
+func liveView(qp *model.CSRQueuePage, signers map[string]int, env present.CSRQueueEnv) {
+	if qp.Chrome.Live.URL == "" {
+		return // live updates are off
+	}
+	u, err := url.Parse(qp.Chrome.Live.URL)
+	if err != nil {
+		return
+	}
+	view := strings.TrimPrefix(strings.TrimPrefix(qp.View, urls.CSRs), "?")
+	v := u.Query()
+	v.Set("view", view)
+	u.RawQuery = v.Encode()
+	qp.LiveView, qp.LiveURL = view, u.String()
+	qp.Chrome.Live.URL = qp.LiveURL
+	qp.MayDelete = env.MayDelete
+	if env.MayDecide == nil {
+		return
+	}
+	for s := range signers {
+		if env.MayDecide(s) {
+			qp.DecideSigners = append(qp.DecideSigners, s)
+		}
+	}
+	slices.Sort(qp.DecideSigners)
+}

@@ -1,0 +1,233 @@
+package handlers
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/fnv"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/views/pages"
+)
+
+// Open views of the CSR queue. A queue tab names on its stream the view it
+// shows (view=, its tab, filters, sort and page); the tabs showing one view
+// share it: per batch of CSR changes each open view's page is computed once
+// from the queue's index, compared with the page its tabs show, and the ops
+// between the two are rendered once and sent to all of them
+// (pages.CSRQueueViewUpdate, applied by web/js/live-csr.js). No tab fetches
+// its view again because a row came, went or moved.
+//
+// What a view shows does not depend on who looks, once they may list CSRs
+// (the events handler checks that): the rows are rendered with every
+// selection box and storm action a user could have, and each page keeps only
+// those it offered (replaced rows) or its user may use (new rows, by the
+// signers the page says its user may decide for).
+
+// maxCSRViews bounds the distinct views computed per batch: each costs a
+// view of the index and the wording of its page's rows per batch. A tab
+// beyond it gets the changed rows of the unfiltered queue as before (the
+// csrs-rows topic) and fetches its view when it cannot place them.
+const maxCSRViews = 128
+
+// csrViewEvent names the events carrying a view's ops.
+const csrViewEvent = "csrs-view"
+
+// csrView is one open view and the page its tabs show, under LiveUpdates.mu.
+type csrView struct {
+	key    string // the view's canonical query (csrViewOf)
+	query  csrqueue.Query
+	labels labels.Selector
+	topic  string
+	tabs   int
+	known  bool // rows and counts are what the tabs show
+	rows   []csrqueue.PageRow
+	counts model.CSRViewCounts
+}
+
+// csrViewOf reads the view a queue tab names (the query of the page's
+// data-live-view). It must be exactly what the page writes for a view it
+// serves: parameters the queue knows, each once, in their canonical form,
+// the page only past the first, a label selector that parses. Anything else
+// (a sort or state the page does not offer, a parameter twice) is refused:
+// only views a person can open get computed and kept.
+func csrViewOf(s string) (csrqueue.Query, labels.Selector, bool) {
+	v, err := url.ParseQuery(s)
+	if err != nil {
+		return csrqueue.Query{}, nil, false
+	}
+	q := csrqueue.ParseQuery(v)
+	canon := q.Values()
+	if q.Page > 1 {
+		canon.Set("page", strconv.Itoa(q.Page))
+	}
+	if canon.Encode() != v.Encode() || canon.Encode() != s {
+		return csrqueue.Query{}, nil, false
+	}
+	sel, err := present.ParseSelector(q.Selector)
+	if err != nil {
+		return csrqueue.Query{}, nil, false
+	}
+	return q, sel, true
+}
+
+// csrViewTopic is the topic of a view's ops: named by a hash of the view, so
+// a topic says nothing of the filters typed.
+func csrViewTopic(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return rowsTopic(kube.CSRs) + "-view-" + hex.EncodeToString(h[:8])
+}
+
+// openCSRView opens (or joins) the view key for one tab: its topic, and the
+// release the tab's stream calls when it ends. ok is false when maxCSRViews
+// other views are open.
+func (l *LiveUpdates) openCSRView(key string, q csrqueue.Query, sel labels.Selector) (topic string, release func(), ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v := l.csrViews[key]
+	if v == nil {
+		if len(l.csrViews) >= maxCSRViews {
+			return "", nil, false
+		}
+		if l.csrViews == nil {
+			l.csrViews = map[string]*csrView{}
+		}
+		v = &csrView{key: key, query: q, labels: sel, topic: csrViewTopic(key)}
+		// The page the tab was rendered with is as of its cursor; a batch
+		// published since makes the stream resync the tab (the csrs-rows
+		// topic), so this page is the one the tab shows from then on.
+		l.csrViewUpdate(v, l.now(), false)
+		l.csrViews[key] = v
+	}
+	v.tabs++
+	return v.topic, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if v.tabs--; v.tabs == 0 && l.csrViews[key] == v {
+			delete(l.csrViews, key)
+		}
+	}, true
+}
+
+// csrViewMessages are the ops of every open view for one batch of CSR
+// changes; resync (after a lost watch, or a batch too large to send as rows)
+// tells every view's tabs to fetch their view instead.
+func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message {
+	keys := make([]string, 0, len(l.csrViews))
+	for k := range l.csrViews {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var msgs []live.Message
+	for _, k := range keys {
+		v := l.csrViews[k]
+		if resync {
+			l.csrViewUpdate(v, now, false)
+			msgs = append(msgs, live.Message{Topic: v.topic, Event: live.ResyncEvent, Data: []byte(rowsTopic(kube.CSRs))})
+			continue
+		}
+		if m, ok := l.csrViewUpdate(v, now, true); ok {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
+// csrViewUpdate computes v's page now and, when send is set and something
+// its tabs show changed, the message that tells them what. v then holds the
+// page now.
+func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.Message, bool) {
+	env := present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks(), Labels: v.labels}
+	if !l.readOnly {
+		// Every box and action a user could have: each page keeps its own.
+		env.MayDecide = func(string) bool { return true }
+		env.MayDelete = true
+	}
+	res, err := l.csrQueue.Run(v.query, env.Engine())
+	if err != nil {
+		v.known = false // not synced or not readable: the tabs fetch it once it is
+		return live.Message{}, false
+	}
+	p := present.CSRQueueOf(res, v.query, env)
+	after := make([]csrqueue.PageRow, len(p.Rows))
+	signers := make(map[string]string, len(p.Rows))
+	for i, r := range p.Rows {
+		after[i] = csrqueue.PageRow{Key: r.ID, Stamp: csrRowStamp(res.Items[i], r)}
+		signers[r.ID] = res.Items[i].CSR.Spec.SignerName
+	}
+	counts := model.CSRViewCounts{Tabs: p.Tabs, Matched: p.Matched, Total: p.Total, Pager: p.Pager}
+	u := model.CSRViewUpdate{Columns: p.Columns, Hash: csrPageHash(after)}
+	switch {
+	case !send:
+	case !v.known || (len(v.rows) == 0) != (len(after) == 0):
+		// The server renders an empty view's state, and the queue was not
+		// readable before: the tabs fetch the view.
+		u.Refetch = true
+	default:
+		ops := csrqueue.DiffPage(v.rows, after)
+		changed := !reflect.DeepEqual(counts, v.counts)
+		u.PagerChanged = !reflect.DeepEqual(counts.Pager, v.counts.Pager)
+		if len(ops) == 0 && !changed {
+			send = false
+			break
+		}
+		at := make(map[string]int, len(p.Rows))
+		for i, r := range p.Rows {
+			at[r.ID] = i
+		}
+		for _, op := range ops {
+			o := model.CSRViewOp{Op: string(op.Kind), Key: op.Key, After: op.After}
+			if op.Content {
+				u.Rows = append(u.Rows, p.Rows[at[op.Key]])
+				o.Signer = signers[op.Key]
+			}
+			u.Ops = append(u.Ops, o)
+		}
+		if changed {
+			u.Counts = &counts
+		}
+	}
+	v.known, v.rows, v.counts = true, after, counts
+	if !send {
+		return live.Message{}, false
+	}
+	return live.Message{Topic: v.topic, Event: csrViewEvent, Data: mustRender(pages.CSRQueueViewUpdate(u))}, true
+}
+
+// csrRowStamp changes whenever what a row shows changes, but for its age:
+// a request's row with its object (resourceVersion) and its findings, which
+// depend on other requests too (duplicates); a storm's with its members.
+func csrRowStamp(it *csrqueue.Item, r model.CSRRow) string {
+	var b strings.Builder
+	if g := r.Group; g != nil {
+		b.WriteString(strconv.Itoa(g.Count) + "\n" + g.NewestName + "\n" + g.OldestName + "\n" + g.ChecksOf + "\n")
+	}
+	b.WriteString(string(it.CSR.UID) + "\n" + it.CSR.ResourceVersion + "\n" + r.State + "\n")
+	for _, f := range r.Findings {
+		b.WriteString(f.Check + "\t" + f.Message + "\n")
+	}
+	return b.String()
+}
+
+// csrPageHash names a page's row keys in order, as live-csr.js computes it
+// over its table: FNV-1a (32 bits) of each key followed by a line feed, over
+// the keys' UTF-8 bytes (row ids are ASCII: names and storm IDs).
+func csrPageHash(rows []csrqueue.PageRow) string {
+	h := fnv.New32a()
+	for _, r := range rows {
+		h.Write([]byte(r.Key))
+		h.Write([]byte{'\n'})
+	}
+	return strconv.FormatUint(uint64(h.Sum32()), 16)
+}

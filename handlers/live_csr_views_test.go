@@ -1,0 +1,240 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	certificatesv1 "k8s.io/api/certificates/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
+)
+
+// A view names exactly what the queue page writes for it; anything a page
+// does not offer is refused, so only views a person can open are kept.
+func TestCSRViewOf(t *testing.T) {
+	for _, s := range []string{"", "state=pending", "dir=desc&sort=age&state=pending", "page=2&sort=signer", "q=node&requester=system%3Anode%3Aw1&signer=kubernetes.io%2Fkubelet-serving", "selector=app%3Dx"} {
+		if _, _, ok := csrViewOf(s); !ok {
+			t.Errorf("csrViewOf(%q) refused a view the page offers", s)
+		}
+	}
+	for _, s := range []string{"sort=secret", "state=everything", "state=pending&state=denied", "q=+x", "page=1", "page=-3",
+		"sort=age&dir=desc&state=pending", "selector=a+in+%28", "other=1", "group=s-nothex", "%zz"} {
+		if _, _, ok := csrViewOf(s); ok {
+			t.Errorf("csrViewOf(%q) took a view the page never asks for", s)
+		}
+	}
+}
+
+// queueCluster is a live cluster of n pending requests created a minute
+// apart, csr-000 the oldest, each from a requester of its own (no storms).
+func queueCluster(t testing.TB, n int) *liveCluster {
+	cl := newLiveCluster()
+	now := time.Now()
+	for i := range n {
+		name := fmt.Sprintf("csr-%03d", i)
+		cl.csrs[name] = fakeCSR(t, name, apiClientSigner, fmt.Sprintf("user-%d", i), now.Add(-time.Duration(n-i)*time.Minute))
+		cl.csrs[name].ResourceVersion = "1"
+	}
+	return cl
+}
+
+// viewOps reads a view's update: its ops as "op key after", the rows it carries.
+func viewOps(t *testing.T, m live.Message) ([]string, *goquery.Document) {
+	t.Helper()
+	d := doc(t, m.Data)
+	var ops []string
+	d.Find(`[data-csr-view-ops] li`).Each(func(_ int, li *goquery.Selection) {
+		ops = append(ops, strings.TrimSpace(li.AttrOr("data-op", "")+" "+li.AttrOr("data-key", "")+" "+li.AttrOr("data-after", "")))
+	})
+	return ops, d
+}
+
+// pageKeys is the row keys of a view's page as the server holds it.
+func pageKeys(lv *LiveUpdates, view string) []string {
+	var keys []string
+	for _, r := range lv.csrViews[view].rows {
+		keys = append(keys, r.Key)
+	}
+	return keys
+}
+
+// The tabs of one view get, per batch, the ops of that view once: a new
+// request at its place, rows that leave, the counts only when they changed;
+// no message when the batch does not touch the view.
+func TestLiveCSRViewOps(t *testing.T) {
+	cl := queueCluster(t, 5)
+	lv := NewLiveUpdates(cl, nil)
+	const view = "sort=age&state=pending" // youngest first
+	q, sel, ok := csrViewOf(view)
+	if !ok {
+		t.Fatal("view refused")
+	}
+	topic, release, ok := lv.openCSRView(view, q, sel)
+	if !ok {
+		t.Fatal("view not opened")
+	}
+	// Another tab of the same view shares it.
+	topic2, release2, _ := lv.openCSRView(view, q, sel)
+	if topic2 != topic || len(lv.csrViews) != 1 {
+		t.Fatalf("two tabs of one view: topics %s and %s, %d views", topic, topic2, len(lv.csrViews))
+	}
+
+	// A new request: the newest, first on the page.
+	cl.csrs["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
+	msgs := lv.Render(kube.CSRs, []string{"csr-new"}, false)
+	m, ok := byEvent(msgs)[csrViewEvent]
+	if !ok || m.Topic != topic {
+		t.Fatalf("no view update on %s in %+v", topic, msgs)
+	}
+	if _, ok := byEvent(msgs)["csrs-rows"]; !ok {
+		t.Error("the unfiltered queue's rows (streams beyond the bound, detail pages) are no longer sent")
+	}
+	ops, d := viewOps(t, m)
+	if !slices.Equal(ops, []string{"insert row-csrs-csr-new"}) {
+		t.Errorf("ops %v, want the new request inserted first", ops)
+	}
+	if d.Find(`tr#row-csrs-csr-new [data-testid="row-select"]`).Length() != 1 || d.Find(`[data-csr-view-ops] li[data-signer="`+apiClientSigner+`"]`).Length() != 1 {
+		t.Errorf("the new row must carry its selection box and its signer (the page keeps it by its user's rights): %s", m.Data)
+	}
+	if d.Find(`tr[id]`).Length() != 1 {
+		t.Errorf("rows other than the new one sent: %s", m.Data)
+	}
+	if got := d.Find(`[data-csr-view-counts] [data-tab="pending"]`).Text(); got != "6" {
+		t.Errorf("pending count %q, want 6: %s", got, m.Data)
+	}
+	if got := d.Find(`[data-csr-view-ops]`).AttrOr("data-hash", ""); got != csrPageHash(lv.csrViews[view].rows) || got == "" {
+		t.Errorf("hash %q, want the page's", got)
+	}
+
+	// The oldest is approved: it leaves the pending tab.
+	cl.csrs["csr-000"] = fakeCSR(t, "csr-000", apiClientSigner, "user-0", time.Now().Add(-5*time.Minute), certificatesv1.CertificateApproved)
+	ops, _ = viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"csr-000"}, false))[csrViewEvent])
+	if !slices.Equal(ops, []string{"remove row-csrs-csr-000"}) {
+		t.Errorf("ops %v, want the approved request removed", ops)
+	}
+
+	// A change the view does not show: no update for it.
+	cl.csrs["csr-000"].ResourceVersion = "9"
+	if m, ok := byEvent(lv.Render(kube.CSRs, []string{"csr-000"}, false))[csrViewEvent]; ok {
+		t.Errorf("an update for a change the view does not show: %s", m.Data)
+	}
+
+	release()
+	release2()
+	if len(lv.csrViews) != 0 {
+		t.Errorf("the view outlived its last tab")
+	}
+}
+
+// A paged view: a request decided on page 1 brings the first row of page 2
+// up, and page 2 takes the first row of page 3 at its end.
+func TestLiveCSRViewPaged(t *testing.T) {
+	cl := queueCluster(t, 2*100+3) // page size 100: three pages
+	lv := NewLiveUpdates(cl, nil)
+	const view = "dir=desc&page=2&sort=age&state=pending" // oldest first
+	q, sel, _ := csrViewOf(view)
+	if _, _, ok := lv.openCSRView(view, q, sel); !ok {
+		t.Fatal("view not opened")
+	}
+	before := pageKeys(lv, view)
+	if len(before) != 100 || before[0] != "row-csrs-csr-100" {
+		t.Fatalf("page 2 starts with %v (%d rows)", before[:1], len(before))
+	}
+	cl.csrs["csr-005"] = fakeCSR(t, "csr-005", apiClientSigner, "user-5", time.Now().Add(-time.Hour), certificatesv1.CertificateApproved)
+	ops, d := viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"csr-005"}, false))[csrViewEvent])
+	want := []string{"remove row-csrs-csr-100", "insert row-csrs-csr-200 row-csrs-csr-199"}
+	if !slices.Equal(ops, want) {
+		t.Errorf("ops %v, want %v", ops, want)
+	}
+	if d.Find(`tr#row-csrs-csr-200`).Length() != 1 {
+		t.Errorf("the row entering the page is not carried")
+	}
+	if got := pageKeys(lv, view); got[0] != "row-csrs-csr-101" || got[99] != "row-csrs-csr-200" {
+		t.Errorf("page 2 now %s…%s", got[0], got[99])
+	}
+}
+
+// Requests of one requester and subject become one storm row; when the
+// storm falls apart, its last request is a row of its own again.
+func TestLiveCSRViewStorm(t *testing.T) {
+	cl := queueCluster(t, 2)
+	for _, n := range []string{"storm-a", "storm-b"} {
+		cl.csrs[n] = fakeCSR(t, n, apiClientSigner, "retrying", time.Now().Add(-time.Second))
+	}
+	lv := NewLiveUpdates(cl, nil)
+	const view = "state=pending"
+	q, sel, _ := csrViewOf(view)
+	lv.openCSRView(view, q, sel)
+	group := ""
+	for _, k := range pageKeys(lv, view) {
+		if strings.HasPrefix(k, "row-csrs-group-") {
+			group = k
+		}
+	}
+	if group == "" {
+		t.Fatalf("no storm row on %v", pageKeys(lv, view))
+	}
+	// It grows: one op, its row with the new count.
+	cl.csrs["storm-c"] = fakeCSR(t, "storm-c", apiClientSigner, "retrying", time.Now())
+	ops, d := viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"storm-c"}, false))[csrViewEvent])
+	if !slices.Equal(ops, []string{"replace " + group}) || d.Find(`[data-testid="group-count"]`).Text() != "3" {
+		t.Errorf("storm grew: ops %v, count %q", ops, d.Find(`[data-testid="group-count"]`).Text())
+	}
+	// It falls apart: its row goes, its last request comes.
+	delete(cl.csrs, "storm-a")
+	delete(cl.csrs, "storm-b")
+	ops, _ = viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"storm-a", "storm-b"}, false))[csrViewEvent])
+	if len(ops) != 2 || ops[0] != "remove "+group || !strings.HasPrefix(ops[1], "insert row-csrs-storm-c") {
+		t.Errorf("storm fell apart: ops %v", ops)
+	}
+}
+
+// Beyond maxCSRViews distinct views a tab gets no view of its own (the
+// events handler then subscribes it to the unfiltered queue's rows).
+func TestLiveCSRViewBound(t *testing.T) {
+	lv := NewLiveUpdates(queueCluster(t, 1), nil)
+	for i := range maxCSRViews {
+		view := fmt.Sprintf("q=x%d", i)
+		q, sel, _ := csrViewOf(view)
+		if _, _, ok := lv.openCSRView(view, q, sel); !ok {
+			t.Fatalf("view %d refused", i)
+		}
+	}
+	q, sel, _ := csrViewOf("q=one-more")
+	if _, _, ok := lv.openCSRView("q=one-more", q, sel); ok {
+		t.Error("a view beyond the bound was opened")
+	}
+	// An open view is joined whatever the bound.
+	q, sel, _ = csrViewOf("q=x3")
+	if _, _, ok := lv.openCSRView("q=x3", q, sel); !ok {
+		t.Error("a tab of an open view was refused")
+	}
+}
+
+// A view the page never asks for is refused, and so is any view to a user
+// who may not list CSRs: views are computed only for what a person may open.
+func TestEventsRefuseViewsThePageDoesNotOffer(t *testing.T) {
+	ls := newStreamServer(t, allowKinds{"certificatesigningrequests": true})
+	sess := ls.session(t)
+	for _, view := range []string{"sort%3Dsecret", "state%3Dpending%26state%3Ddenied", "page%3D0", "selector%3Da%2Bin%2B%28", "other%3D1"} {
+		if resp := ls.get(t, "/events?kinds=csrs&rows=csrs&view="+view, nil, sess); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("view=%s: status %d, want 400", view, resp.StatusCode)
+		}
+	}
+	if resp := ls.get(t, "/events?kinds=csrs&view=state%3Dpending", nil, sess); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a view without the queue's rows: status %d, want 403", resp.StatusCode)
+	}
+	other := newStreamServer(t, allowKinds{"customresourcedefinitions": true})
+	if resp := other.get(t, "/events?kinds=csrs,crds&rows=csrs&view=state%3Dpending", nil, other.session(t)); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a view of a queue the user may not list: status %d, want 403", resp.StatusCode)
+	}
+	if len(ls.lv.csrViews)+len(other.lv.csrViews) != 0 {
+		t.Error("a refused view was kept")
+	}
+}
