@@ -1,11 +1,11 @@
 package csrpolicy
 
 import (
-	"regexp"
-	"strconv"
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
