@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/approvers"
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
@@ -83,7 +84,7 @@ func (h *Handlers) pastDecisions(ctx context.Context, pol csrpolicy.Policy, all 
 		d := csrpolicy.DecisionOf(c)
 		switch {
 		case d == "" || !pol.AppliesTo(c.Spec.SignerName):
-		case csrpolicy.DecidedByApprover(c):
+		case approvers.ByPolicyApprover(c):
 			automated++
 		default:
 			decided = append(decided, csrpolicy.Past{Input: csrpolicy.Input{CSR: c}, Decision: d})

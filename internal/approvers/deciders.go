@@ -117,6 +117,14 @@ func DecidedBy(c *certificatesv1.CertificateSigningRequest) string {
 	return "unknown"
 }
 
+// ByPolicyApprover reports whether `clusterdesk approver` made c's decision
+// (its condition's reason, kube.ReasonPolicy): the agreement page compares a
+// policy with people's decisions, never with its own.
+func ByPolicyApprover(c *certificatesv1.CertificateSigningRequest) bool {
+	_, reason, _, ok := decided(c)
+	return ok && reason == kube.ReasonPolicy
+}
+
 // decided returns the request's decision (Approved or Denied, whichever
 // condition is true), its reason and time.
 func decided(c *certificatesv1.CertificateSigningRequest) (certificatesv1.RequestConditionType, string, time.Time, bool) {

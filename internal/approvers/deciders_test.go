@@ -8,6 +8,8 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 func decidedCSR(signer string, decision certificatesv1.RequestConditionType, reason string, at time.Time, managers ...string) *certificatesv1.CertificateSigningRequest {
@@ -64,5 +66,17 @@ func TestDecidedBy(t *testing.T) {
 		if got := DecidedBy(c); got != want {
 			t.Errorf("DecidedBy = %q, want %q", got, want)
 		}
+	}
+}
+
+func TestByPolicyApprover(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	for _, decision := range []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved, certificatesv1.CertificateDenied} {
+		if !ByPolicyApprover(decidedCSR("s", decision, kube.ReasonPolicy, at)) {
+			t.Errorf("%s with the approver's reason is the approver's", decision)
+		}
+	}
+	if ByPolicyApprover(decidedCSR("s", certificatesv1.CertificateApproved, kube.ReasonApproved, at)) || ByPolicyApprover(&certificatesv1.CertificateSigningRequest{}) {
+		t.Error("a person's decision, or none, is not the approver's")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 // Past is a request people already decided, as the policy sees it.
@@ -69,16 +67,4 @@ func DecisionOf(c *certificatesv1.CertificateSigningRequest) Decision {
 		}
 	}
 	return d
-}
-
-// DecidedByApprover reports whether `clusterdesk approver` made c's decision
-// (its condition's reason, kube.ReasonPolicy): a policy's own decisions are
-// not people's to compare a policy with.
-func DecidedByApprover(c *certificatesv1.CertificateSigningRequest) bool {
-	for _, cond := range c.Status.Conditions {
-		if (cond.Type == certificatesv1.CertificateApproved || cond.Type == certificatesv1.CertificateDenied) && cond.Status != "False" {
-			return cond.Reason == kube.ReasonPolicy
-		}
-	}
-	return false
 }

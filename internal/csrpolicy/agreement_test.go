@@ -6,8 +6,6 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 func TestCompareWithPastDecisions(t *testing.T) {
@@ -43,19 +41,5 @@ func TestCompareWithPastDecisions(t *testing.T) {
 	c.Status.Conditions = append(c.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue})
 	if DecisionOf(c) != Deny {
 		t.Error("both conditions: Denied wins, as in the queue")
-	}
-}
-
-func TestDecidedByApprover(t *testing.T) {
-	decided := func(typ certificatesv1.RequestConditionType, reason string) *certificatesv1.CertificateSigningRequest {
-		c := &certificatesv1.CertificateSigningRequest{}
-		c.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: typ, Status: "True", Reason: reason}}
-		return c
-	}
-	if !DecidedByApprover(decided(certificatesv1.CertificateApproved, kube.ReasonPolicy)) || !DecidedByApprover(decided(certificatesv1.CertificateDenied, kube.ReasonPolicy)) {
-		t.Error("the approver's decisions carry its reason")
-	}
-	if DecidedByApprover(decided(certificatesv1.CertificateApproved, kube.ReasonApproved)) || DecidedByApprover(&certificatesv1.CertificateSigningRequest{}) {
-		t.Error("a person's decision, or none, is not the approver's")
 	}
 }
