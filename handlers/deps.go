@@ -9,6 +9,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
@@ -63,6 +64,9 @@ type Deps struct {
 	// Activity is what the console observed of changes (handlers/activity); nil
 	// leaves the activity pages without watch history.
 	Activity *activity.Store
+	// Ledger is the durable history of changes (internal/ledger, issue 29):
+	// the auditor's ledger pages read it; nil when the console runs without one.
+	Ledger ledger.Store
 	// APFLoad is the live load of API Priority and Fairness, read as the
 	// console and shown to users who may get /metrics (URLAccess); nil for
 	// either leaves the load out of the pages.
