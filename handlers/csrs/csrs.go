@@ -101,6 +101,7 @@ func (h *Handlers) RegisterReads(e *echo.Echo, listed, ofKind echo.MiddlewareFun
 	e.GET(urls.CSRGroupRoute, h.csrGroupPreview, ofKind)
 	e.GET(urls.CSRCertificateRoute, h.csrCertificate, ofKind)
 	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, ofKind)
+	e.GET(urls.CSRSANsRoute, h.csrSANs, ofKind)
 }
 
 // RegisterDecisions adds to mutating (the read-only mode's group), behind

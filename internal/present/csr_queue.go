@@ -157,14 +157,14 @@ func (queueWords) Moment(c *certificatesv1.CertificateSigningRequest, state stri
 }
 
 // csrSubject is the decoded subject line (or the decoding error), the row's
-// shorter line and the SANs it puts behind "N more".
-func csrSubject(req *csr.Request, decodeErr error) (subject, short string, more []string) {
+// shorter line and how many SANs it puts behind "N more".
+func csrSubject(req *csr.Request, decodeErr error) (subject, short string, more int) {
 	if req == nil {
 		msg := "Bad request"
 		if decodeErr != nil {
 			msg += ": " + decodeErr.Error()
 		}
-		return msg, msg, nil
+		return msg, msg, 0
 	}
 	short, more = subjectLine(req)
 	return subjectSummary(req), short, more
@@ -195,7 +195,10 @@ func queueRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 	if len(c.Spec.Groups) > 0 {
 		requester.Title = "groups: " + strings.Join(c.Spec.Groups, ", ")
 	}
-	row := &model.CSRRow{State: it.State, Subject: short, MoreSANs: more, SubjectBad: req == nil, UID: string(c.UID)}
+	row := &model.CSRRow{State: it.State, Subject: short, SubjectBad: req == nil, UID: string(c.UID)}
+	if more > 0 {
+		row.MoreSANs = model.MoreValues{Count: more, Href: urls.CSRSANs(c.Name, string(c.UID)), PageHref: urls.CSR(c.Name)}
+	}
 	row.Findings = findingModels(it.Findings())
 	linkDuplicates(row.Findings, it.DuplicatesID())
 	row.Row = model.Row{

@@ -20,29 +20,45 @@ func collapsed(values []string, shown int) (string, []string) {
 }
 
 // subjectLine is the queue's subject line: subjectSummary with at most
-// SANsShown subject alternative names; the others ("DNS x", "IP y") are
-// returned for the row's "N more".
-func subjectLine(r *csr.Request) (string, []string) {
+// SANsShown subject alternative names, and how many it leaves out. The row
+// shows only that count ("195 more"); the names themselves are fetched when
+// the row's disclosure opens (MoreSANs): a page of 200-SAN requests would
+// otherwise carry 15 KB of names per row that nobody opened.
+func subjectLine(r *csr.Request) (string, int) {
 	total := len(r.DNSNames) + len(r.IPAddresses) + len(r.EmailAddresses) + len(r.URIs)
 	if total <= SANsShown {
-		return subjectSummary(r), nil
+		return subjectSummary(r), 0
 	}
 	short := *r
 	left := SANsShown
-	var more []string
-	take := func(label string, vs []string) []string {
+	take := func(vs []string) []string {
 		n := min(left, len(vs))
 		left -= n
-		for _, v := range vs[n:] {
-			more = append(more, label+" "+v)
-		}
 		return vs[:n]
 	}
-	short.DNSNames = take("DNS", r.DNSNames)
-	short.IPAddresses = take("IP", r.IPAddresses)
-	short.EmailAddresses = take("email", r.EmailAddresses)
-	short.URIs = take("URI", r.URIs)
-	return subjectSummary(&short), more
+	short.DNSNames = take(r.DNSNames)
+	short.IPAddresses = take(r.IPAddresses)
+	short.EmailAddresses = take(r.EmailAddresses)
+	short.URIs = take(r.URIs)
+	return subjectSummary(&short), total - SANsShown
+}
+
+// MoreSANs is what subjectLine leaves out, each labelled ("DNS x", "IP y"),
+// in the order the line shows them: DNS names, IPs, emails, URIs.
+func MoreSANs(r *csr.Request) []string {
+	skip := SANsShown
+	var more []string
+	for _, group := range []struct {
+		label  string
+		values []string
+	}{{"DNS", r.DNSNames}, {"IP", r.IPAddresses}, {"email", r.EmailAddresses}, {"URI", r.URIs}} {
+		n := min(skip, len(group.values))
+		skip -= n
+		for _, v := range group.values[n:] {
+			more = append(more, group.label+" "+v)
+		}
+	}
+	return more
 }
 
 // sanField is a field of SANs: the first SANsShown, then "N more".

@@ -152,14 +152,15 @@ func TestSubjectLineShowsFiveSANs(t *testing.T) {
 	for i := range 199 {
 		r.DNSNames = append(r.DNSNames, fmt.Sprintf("n%03d.example.com", i))
 	}
-	line, more := subjectLine(r)
+	line, count := subjectLine(r)
 	if !strings.Contains(line, "n003.example.com") || strings.Contains(line, "n005.example.com") || strings.Contains(line, "10.0.0.1") {
 		t.Errorf("line %q: want the first five SANs only", line)
 	}
-	if len(more) != 195 || more[0] != "DNS n005.example.com" || more[194] != "IP 10.0.0.1" {
-		t.Errorf("%d more, first %q, last %q", len(more), more[0], more[len(more)-1])
+	more := MoreSANs(r)
+	if count != 195 || len(more) != 195 || more[0] != "DNS n005.example.com" || more[194] != "IP 10.0.0.1" {
+		t.Errorf("%d (%d) more, first %q, last %q", count, len(more), more[0], more[len(more)-1])
 	}
-	if line, more := subjectLine(&csr.Request{CommonName: "x", DNSNames: []string{"a", "b"}}); len(more) != 0 || !strings.Contains(line, "DNS a, b") {
+	if line, more := subjectLine(&csr.Request{CommonName: "x", DNSNames: []string{"a", "b"}}); more != 0 || !strings.Contains(line, "DNS a, b") {
 		t.Errorf("two SANs: %q, %v", line, more)
 	}
 	f := sanField("DNS names", r.DNSNames)

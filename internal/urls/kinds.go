@@ -10,6 +10,7 @@ const (
 	CSRBulk             = CSRs + "/bulk"
 	CSRCertificateRoute = CSRs + "/:name/certificate"
 	CSRNodeCheckRoute   = CSRs + "/:name/node-check"
+	CSRSANsRoute        = CSRs + "/:name/sans"
 	CSRPoliciesRoute    = CSRs + "/:name/policies"
 	CSRApproveRoute     = CSRs + "/:name/approve"
 	CSRDenyRoute        = CSRs + "/:name/deny"
@@ -33,6 +34,12 @@ func CSR(name string) string { return CSRs + "/" + Segment(name) }
 
 // CSRCertificate is the issued certificate of the CSR name, as a download.
 func CSRCertificate(name string) string { return CSR(name) + "/certificate" }
+
+// CSRSANs is the SANs of the CSR name that its queue row leaves out, as
+// the row's disclosure fetches them; uid is the request the row showed.
+func CSRSANs(name, uid string) string {
+	return CSR(name) + "/sans?" + url.Values{"uid": {uid}}.Encode()
+}
 
 // CSRNodeCheck is the comparison of a kubelet-serving CSR with its Node.
 func CSRNodeCheck(name string) string { return CSR(name) + "/node-check" }

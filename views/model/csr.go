@@ -88,9 +88,9 @@ type CSROption struct {
 // selection fields); Findings fill the checks column.
 type CSRRow struct {
 	Row
-	Subject    string   // decoded subject and the first SANs in one line, or why the request does not decode
-	MoreSANs   []string // the other SANs ("DNS x"), behind "N more"
-	SubjectBad bool     // Subject is a decode error
+	Subject    string     // decoded subject and the first SANs in one line, or why the request does not decode
+	MoreSANs   MoreValues // the other SANs, behind "N more", fetched when opened
+	SubjectBad bool       // Subject is a decode error
 	Findings   []CSRFinding
 	State      string // the state key, as in CSRFilter.State
 	UID        string // metadata.uid of the CSR shown: a decision is refused for any other object

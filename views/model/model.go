@@ -181,6 +181,14 @@ type DetailPage struct {
 	MayUpdate, MayDelete bool
 }
 
+// MoreValues is the rest of a long list that a row counts ("195 more") and
+// fetches only when opened: Href answers the values as a fragment, PageHref
+// is the page that shows them all (the disclosure's content without script).
+type MoreValues struct {
+	Count          int
+	Href, PageHref string
+}
+
 // Field is one key/value fact.
 type Field struct {
 	Label  string
