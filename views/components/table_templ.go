@@ -1170,7 +1170,7 @@ func rowFacts(cells []model.Cell) templ.Component {
 }
 
 func cellClass(first, mono bool) string {
-	c := "border-b border-line-muted px-3 py-1.5 text-left align-top font-normal group-last/row:border-b-0"
+	c := "cell" // web/css/main.css
 	// The name column does not wrap: a long name is cut short (rowLink).
 	if first {
 		c += " whitespace-nowrap"

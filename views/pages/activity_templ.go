@@ -1066,7 +1066,7 @@ func activityHead(label string) templ.Component {
 }
 
 func activityCell() string {
-	return "border-b border-line-muted px-3 py-1.5 text-left align-top font-normal group-last/row:border-b-0"
+	return "cell" // web/css/main.css
 }
 
 func activityOperation(r model.ActivityRow) string {

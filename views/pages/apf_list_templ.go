@@ -334,7 +334,7 @@ func FlowSchemaTable(p model.FlowSchemaListPage) templ.Component {
 	})
 }
 
-const fsCell = "border-b border-line-muted px-3 py-1.5 text-left align-top font-normal group-last/row:border-b-0"
+const fsCell = "cell" // web/css/main.css
 
 func flowSchemaRow(r model.FlowSchemaRow, loadShown, ticks bool, cols []model.Column) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -1067,7 +1067,7 @@ func csrTable(p model.CSRQueuePage) templ.Component {
 	})
 }
 
-const csrCell = "border-b border-line-muted px-3 py-1.5 text-left align-top font-normal group-last/row:border-b-0"
+const csrCell = "cell" // web/css/main.css
 
 // csrRow renders one CSR: the request cell (selection, link, decoded subject),
 // then one cell per column; the checks column lists the findings. Every cell
