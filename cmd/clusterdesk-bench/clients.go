@@ -175,27 +175,8 @@ func (c *client) close() {
 // connect opens n clients, each a browser of its own, a few at a time, and
 // waits until each is subscribed.
 func connect(hc *http.Client, base string, sign signer, b *board, n int) ([]*client, error) {
-	clients := make([]*client, n)
-	errs := make(chan error, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := dial(hc, base, sign, b)
-			if err != nil {
-				errs <- err
-				return
-			}
-			clients[i] = c
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	clients, err := openAll(n, func(int) (*client, error) { return dial(hc, base, sign, b) })
+	if err != nil {
 		closeAll(clients)
 		return nil, err
 	}
@@ -277,4 +258,32 @@ func queued(conn net.Conn) (send, recv int64, err error) {
 		}
 	}
 	return send, recv, nil
+}
+
+// openAll opens n connections, 32 at a time (as many browsers starting at
+// once would, without one dial per goroutine all at the same instant), and
+// returns them in order with the first error. On an error the slice holds
+// the ones that opened (nil elsewhere), for the caller to close.
+func openAll[T any](n int, open func(i int) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			v, err := open(i)
+			if err != nil {
+				errs <- err
+				return
+			}
+			out[i] = v
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return out, <-errs
 }

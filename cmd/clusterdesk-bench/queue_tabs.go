@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -155,26 +154,7 @@ func queueRun(ctx context.Context, cs kubernetes.Interface, f *fleet.Fleet, tabs
 	r.rssBefore, _ = replicaRSS(ctx, rep)
 
 	start := time.Now()
-	ts := make([]*queueTab, tabs)
-	errs := make(chan error, tabs)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	for i := range tabs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			t, err := qb.open(fmt.Sprintf("bench-q-%d", i/12))
-			if err != nil {
-				errs <- err
-				return
-			}
-			ts[i] = t
-		}()
-	}
-	wg.Wait()
-	close(errs)
+	ts, err := openAll(tabs, func(i int) (*queueTab, error) { return qb.open(fmt.Sprintf("bench-q-%d", i/12)) })
 	defer func() {
 		for _, t := range ts {
 			if t != nil {
@@ -183,7 +163,7 @@ func queueRun(ctx context.Context, cs kubernetes.Interface, f *fleet.Fleet, tabs
 			}
 		}
 	}()
-	if err := <-errs; err != nil {
+	if err != nil {
 		return r, err
 	}
 	for _, t := range ts {
@@ -581,29 +561,8 @@ func (qb *queueBench) drive(ctx context.Context, cs kubernetes.Interface, prefix
 
 // replicaRSS is the console's resident memory (its process collector).
 func replicaRSS(ctx context.Context, r *fleet.Replica) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.MetricsURL, nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	s := bufio.NewScanner(resp.Body)
-	s.Buffer(make([]byte, 64<<10), 1<<20)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "process_resident_memory_bytes "); ok {
-			var f float64
-			if _, err := fmt.Sscan(v, &f); err != nil {
-				return 0, err
-			}
-			return int64(f), nil
-		}
-	}
-	return 0, fmt.Errorf("no process_resident_memory_bytes")
+	v, err := r.Metric(ctx, "process_resident_memory_bytes")
+	return int64(v), err
 }
 
 func reportQueue(w io.Writer, binary string, rounds []queueRound, rate int, d time.Duration, load string) {

@@ -428,6 +428,13 @@ var errNoHAProxy = errors.New("fleet: HAProxy exited")
 // Streams returns how many event streams the console serves now (its
 // clusterdesk_sse_connections gauge): which replica holds a tab's stream.
 func (r *Replica) Streams(ctx context.Context) (int, error) {
+	n, err := r.Metric(ctx, "clusterdesk_sse_connections")
+	return int(n), err
+}
+
+// Metric reads the unlabelled sample name from the console's /metrics now
+// (a gauge such as process_resident_memory_bytes).
+func (r *Replica) Metric(ctx context.Context, name string) (float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.MetricsURL, nil)
@@ -442,16 +449,16 @@ func (r *Replica) Streams(ctx context.Context) (int, error) {
 	s := bufio.NewScanner(resp.Body)
 	s.Buffer(make([]byte, 64<<10), 1<<20)
 	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "clusterdesk_sse_connections "); ok {
+		if v, ok := strings.CutPrefix(s.Text(), name+" "); ok {
 			var n float64
 			if _, err := fmt.Sscan(v, &n); err != nil {
 				return 0, err
 			}
-			return int(n), nil
+			return n, nil
 		}
 	}
 	if err := s.Err(); err != nil {
 		return 0, err
 	}
-	return 0, errors.New("fleet: no clusterdesk_sse_connections in " + r.MetricsURL)
+	return 0, errors.New("fleet: no " + name + " in " + r.MetricsURL)
 }
