@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // memStore is a small in-memory ledger.Store for the views' unit tests (the
@@ -24,6 +25,7 @@ type memStore struct {
 	exportErr error // returned by Export after the first entry
 	retention time.Duration
 	queries   []ledger.Query // every Query asked, for assertions
+	csr       testfixtures.CSRStory
 }
 
 func (m *memStore) Append(_ context.Context, es []ledger.Entry) (int, error) {

@@ -160,7 +160,7 @@ func bound(s, field string, now time.Time) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, bad("%s: %v", field, err)
 	}
-	if !t.IsZero() && (t.Before(earliest) || t.After(now.Add(24*time.Hour))) {
+	if s != "" && (t.Before(earliest) || t.After(now.Add(24*time.Hour))) {
 		return time.Time{}, bad("%s: %s is outside the ledger's time (2014 until tomorrow)", field, clip(s))
 	}
 	return t, nil

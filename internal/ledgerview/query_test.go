@@ -56,6 +56,7 @@ func TestParseFilterRefusesHostileInput(t *testing.T) {
 		"unknown result":        {"result": {"maybe"}},
 		"unknown source":        {"source": {"kubectl"}},
 		"year 1900":             {"since": {"1900-01-01"}},
+		"year 1":                {"since": {"0001-01-01"}},
 		"year 9999":             {"until": {"9999-12-31"}},
 		"a million days":        {"since": {"1000000d"}},
 		"overflowing duration":  {"since": {"99999999999999999999h"}},
