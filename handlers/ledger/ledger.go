@@ -50,10 +50,10 @@ type Deps struct {
 const DefaultTimeout = 5 * time.Second
 
 // OffMessage is what the pages say when the console runs without a ledger.
-const OffMessage = "This console runs without a ledger, so it keeps no history beyond what the Activity page " +
-	"observed since it started. Start clusterdesk with a ledger database (the --ledger flags: an embedded SQLite " +
-	"file, or PostgreSQL for replicas) and point the API server's audit webhook at it; the README's \"Ledger\" " +
-	"section says how."
+const OffMessage = "This console runs with --ledger off, so it keeps no history beyond what the Activity page " +
+	"observed since it started. Start it with --ledger sqlite:<path> (embedded, the default) or --ledger " +
+	"postgres://… (one ledger for every replica), and point the API server's audit webhook at it " +
+	"(--audit-webhook-config-file of kube-apiserver); the README's ledger section says how."
 
 // Handlers serves the ledger routes.
 type Handlers struct{ d Deps }
