@@ -11,7 +11,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -117,12 +116,6 @@ const (
 	DefaultLimit = 50
 	MaxLimit     = 500
 )
-
-// ErrBadCursor is what Query returns (wrapped or not: errors.Is) for a
-// Query.After that the store did not write or cannot read. A cursor comes
-// back in a URL, so anyone can send one: the views answer it with 400, and
-// any other Query error as the database failing.
-var ErrBadCursor = errors.New("ledger: malformed page cursor")
 
 // Page is one page of a query.
 type Page struct {
