@@ -45,3 +45,19 @@ func (c *counters) snapshot() Counts {
 	}
 	return s
 }
+
+// EventCounts and RefusedBatches are the receiver's metrics
+// (metrics.LedgerWebhookSource).
+func (rc *Receiver) EventCounts() (received, stored, duplicate, ignored int64) {
+	return rc.c.received.Load(), rc.c.stored.Load(), rc.c.duplicate.Load(), rc.c.ignored.Load()
+}
+
+// RefusedBatches is how many batches were refused for reason.
+func (rc *Receiver) RefusedBatches(reason string) int64 {
+	for i, r := range RefusedReasons {
+		if r == reason {
+			return rc.c.refused[i].Load()
+		}
+	}
+	return 0
+}
