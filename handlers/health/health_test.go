@@ -26,7 +26,9 @@ func (syncedCluster) Ready() bool                 { return true }
 // downLedger is a ledger whose database does not answer; the probe only pings.
 type downLedger struct{ ledger.Store }
 
-func (downLedger) Ping(context.Context) error { return errors.New("dial tcp 10.0.0.9:5432: connect: connection refused") }
+func (downLedger) Ping(context.Context) error {
+	return errors.New("dial tcp 10.0.0.9:5432: connect: connection refused")
+}
 
 type upLedger struct{ ledger.Store }
 
