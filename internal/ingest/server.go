@@ -21,6 +21,9 @@ type Server struct {
 
 // Listen binds addr with the serving pair certFile/keyFile for rc.
 func Listen(addr, certFile, keyFile string, rc *Receiver, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return nil, err
