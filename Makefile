@@ -70,7 +70,7 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 # on a second devcluster. Each layer also runs alone; test-integration and e2e
 # then start their own devcluster.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps ## Everything, each test once: test-unit, then test-integration and e2e on one devcluster, then test-compat
+test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit, then test-integration and e2e on one devcluster, then test-compat
 	$(TEST_UNIT)
 	rm -rf $(CACHE)/devcluster-test
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
@@ -78,7 +78,7 @@ test: build devcluster devcluster-compat e2e-deps ## Everything, each test once:
 	$(COMPAT_RUN)
 
 .PHONY: test-unit
-test-unit: assets ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
+test-unit: assets postgres ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
 	$(TEST_UNIT)
 
 .PHONY: test-integration
@@ -168,6 +168,11 @@ e2e-deps: deps haproxy oauth2-proxy ## Install Debian's Chromium (browser tests)
 
 # The failover tests and the replicas bench run consoles behind a real HAProxy
 # (internal/fleet): Debian's, as a team would deploy it.
+.PHONY: postgres
+postgres: ## Install Debian's PostgreSQL when it is missing (internal/testpg starts a throwaway server for the ledger's tests)
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "installing postgresql from Debian"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
 .PHONY: haproxy
 haproxy: ## Install Debian's HAProxy when it is missing (the failover tests' balancer)
 	@command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || { echo "installing haproxy from Debian"; \
