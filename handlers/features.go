@@ -107,7 +107,7 @@ func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
 
 // healthFeature is the probes (handlers/health).
 func healthFeature(h *Handlers) *health.Handlers {
-	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate})
+	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate, Ledger: h.deps.Ledger})
 }
 
 // searchFeature is the search by name across kinds (handlers/search).
