@@ -52,12 +52,13 @@ devcluster-compat: devcluster ## Build kube-apiserver v1.28.15 into .cache/bin/v
 ## ---- run ------------------------------------------------------------------
 
 .PHONY: run
-run: build ## Run the console: on your kubeconfig's cluster, or on a seeded local devcluster (no kubeconfig, or DEMO=1)
+run: build ## Run the console: on your kubeconfig's cluster, or on a seeded local devcluster (no kubeconfig, or DEMO=1) as its audit webhook, the ledger kept in .cache/run-data
 	@if [ -n "$${DEMO:-}" ] || { [ -z "$${KUBECONFIG:-}" ] && [ ! -f "$$HOME/.kube/config" ]; }; then \
 	  $(MAKE) --no-print-directory devcluster; \
 	  echo "make run: starting a local devcluster with demo data (no kubeconfig given, or DEMO=1)"; \
 	  FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-run --seed \
-	    bash -c 'exec bin/clusterdesk --listen $(LISTEN) --kubeconfig "$$DEVCLUSTER_DIR/kubeconfigs/admin.kubeconfig"'; \
+	    bash -c 'exec bin/clusterdesk --listen $(LISTEN) --kubeconfig "$$DEVCLUSTER_DIR/kubeconfigs/admin.kubeconfig" \
+	      --data-dir $(CACHE)/run-data $$(scripts/devcluster-audit-webhook.sh "$$DEVCLUSTER_DIR")'; \
 	else \
 	  exec bin/clusterdesk --listen $(LISTEN); \
 	fi

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -25,11 +26,22 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
-// webhookUnderTest serves rc as the devcluster API server's audit webhook
-// backend, at the address and with the key material of ready.json.
-func webhookUnderTest(t *testing.T, store *memStore, o Options) (*Receiver, testcluster.AuditWebhook) {
+// webhookUnderTest serves a receiver with the key material of ready.json:
+// as the devcluster API server's audit webhook backend (at ready.json's
+// address) when asAPIServers, else on a port of its own, where the test is
+// the only sender (the API server's own batches would take slots and add
+// entries).
+func webhookUnderTest(t *testing.T, store ledger.Store, o Options, asAPIServers bool) (*Receiver, testcluster.AuditWebhook) {
 	t.Helper()
 	w := testcluster.RequireAuditWebhook(t)
+	if !asAPIServers {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Listen = l.Addr().String()
+		l.Close()
+	}
 	pem, err := os.ReadFile(w.ClientCAFile)
 	if err != nil {
 		t.Fatal(err)
@@ -91,20 +103,40 @@ func postTo(t *testing.T, c *http.Client, addr string, body []byte) int {
 }
 
 // waitEntry waits until the store holds an entry that match accepts.
-func waitEntry(t *testing.T, store *memStore, what string, match func(ledger.Entry) bool) ledger.Entry {
+func waitEntry(t *testing.T, store ledger.Store, what string, match func(ledger.Entry) bool) ledger.Entry {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		for _, e := range store.all() {
-			if match(e) {
-				return e
+		var found *ledger.Entry
+		n := 0
+		if err := store.Export(context.Background(), ledger.Query{}, func(e ledger.Entry) error {
+			n++
+			if found == nil && match(e) {
+				found = &e
 			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if found != nil {
+			return *found
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s in the ledger after 60 s (%d entries)", what, len(store.all()))
+			t.Fatalf("no %s in the ledger after 60 s (%d entries)", what, n)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// sqliteLedger is the real embedded ledger in a temporary file.
+func sqliteLedger(t *testing.T) ledger.Store {
+	t.Helper()
+	store, err := ledger.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
 }
 
 func decide(t *testing.T, cs kubernetes.Interface, name string, typ certificatesv1.RequestConditionType, reason, message string) {
@@ -126,8 +158,8 @@ func decide(t *testing.T, cs kubernetes.Interface, name string, typ certificates
 // them, reach the ledger through the API server's audit webhook with who
 // made them and why; so does the controller manager's certificate.
 func TestWebhookRecordsDecisionsMadeWithAPlainClient(t *testing.T) {
-	store := newMemStore()
-	rc, _ := webhookUnderTest(t, store, Options{})
+	store := sqliteLedger(t)
+	rc, _ := webhookUnderTest(t, store, Options{}, true)
 	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
 	approver := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Approver))
 	approved := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "approved"})
@@ -157,8 +189,8 @@ func TestWebhookRecordsDecisionsMadeWithAPlainClient(t *testing.T) {
 // The same EventList posted twice is stored once (the API server retries a
 // batch whose answer it did not get).
 func TestWebhookStoresARetriedBatchOnce(t *testing.T) {
-	store := newMemStore()
-	_, w := webhookUnderTest(t, store, Options{})
+	store := sqliteLedger(t)
+	_, w := webhookUnderTest(t, store, Options{}, false)
 	c := senderClient(t, w.ClientCertFile, w.ClientKeyFile)
 	body := eventsBody(t)
 	for i := range 2 {
@@ -167,10 +199,13 @@ func TestWebhookStoresARetriedBatchOnce(t *testing.T) {
 		}
 	}
 	n := 0
-	for _, e := range store.all() {
+	if err := store.Export(context.Background(), ledger.Query{Source: ledger.SourceAPIServer}, func(e ledger.Entry) error {
 		if e.ID == "50660f61-79bc-4144-a25b-5f8e9a65a73a" {
 			n++
 		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	if n != 1 {
 		t.Errorf("the approval is stored %d times, want once", n)
@@ -182,7 +217,7 @@ func TestWebhookStoresARetriedBatchOnce(t *testing.T) {
 // 401, nothing stored. A body over the limit is 413.
 func TestWebhookRefusesOthers(t *testing.T) {
 	store := newMemStore()
-	rc, w := webhookUnderTest(t, store, Options{MaxBody: 1 << 20})
+	rc, w := webhookUnderTest(t, store, Options{MaxBody: 1 << 20}, false)
 	dir := os.Getenv(testcluster.EnvDir)
 	body := eventsBody(t)
 	for _, tc := range []struct {
@@ -216,7 +251,7 @@ func TestWebhookFloodIsRefusedWithBoundedMemory(t *testing.T) {
 	store := newMemStore()
 	store.gate = make(chan struct{}) // the ledger is slow: every Append waits
 	const inFlight, flood = 4, 200
-	rc, w := webhookUnderTest(t, store, Options{InFlight: inFlight})
+	rc, w := webhookUnderTest(t, store, Options{InFlight: inFlight}, false)
 	// A batch of 400 CSR approval events as captured (about 1.2 MiB).
 	batch := floodBatch(t, 400)
 	heap := func() uint64 {
