@@ -141,6 +141,7 @@ test('an auditor finds the three-step history of a CSR the cluster no longer hol
   await expect(page.getByTestId('page-title')).toHaveText(`What ${approver} did`);
   await expect(row.getByTestId('ledger-reason')).toContainText(reason);
   await expect(row.getByTestId('ledger-signer-link')).toHaveText(API_CLIENT_SIGNER);
+  await screenshot(page, 'ledger-user-1280.png');
 
   // The request's history: gone from the cluster, every step kept.
   await row.getByTestId('ledger-history-link').click();

@@ -66,3 +66,11 @@ func TestLedgerCSRListsManySANsBehindMore(t *testing.T) {
 		t.Errorf("%d behind more", len(f.More))
 	}
 }
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 10 * time.Minute: "10m", 45 * time.Second: "45s", 24 * time.Hour: "24h"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
