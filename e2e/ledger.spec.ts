@@ -14,6 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, signInWithToken, test as base } from './support/fixtures';
 import { API_CLIENT_SIGNER, REPO_ROOT, SCREENSHOTS_DIR, adminKubeconfig } from './support/env';
@@ -88,7 +89,20 @@ async function screenshot(page: Page, file: string) {
   expect(overflow, `${file}: horizontal overflow`).toBeLessThanOrEqual(0);
 }
 
+/** axe finds no serious or critical violation, in the light and the dark scheme. */
+async function expectAccessible(page: Page, what: string) {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const results = await new AxeBuilder({ page }).analyze();
+    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    expect(bad, `${what} (${colorScheme})`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
+
 test('an auditor finds the three-step history of a CSR the cluster no longer holds', async ({ page }) => {
+  test.setTimeout(90_000); // axe on two pages in two schemes
   const stamp = Date.now().toString(36);
   const name = `e2e-ledger-${stamp}`;
   // Two people no other test is: the requester and the approver (the admin
@@ -142,6 +156,7 @@ test('an auditor finds the three-step history of a CSR the cluster no longer hol
   await expect(row.getByTestId('ledger-reason')).toContainText(reason);
   await expect(row.getByTestId('ledger-signer-link')).toHaveText(API_CLIENT_SIGNER);
   await screenshot(page, 'ledger-user-1280.png');
+  await expectAccessible(page, 'the ledger page');
 
   // The request's history: gone from the cluster, every step kept.
   await row.getByTestId('ledger-history-link').click();
@@ -170,6 +185,7 @@ test('an auditor finds the three-step history of a CSR the cluster no longer hol
   expect(pageTime(await page.getByTestId('ledger-csr-not-before').innerText()).getTime()).toBe(new Date(certificate!.validFrom).getTime());
   expect(pageTime(await page.getByTestId('ledger-csr-not-after').innerText()).getTime()).toBe(new Date(certificate!.validTo).getTime());
   await screenshot(page, 'ledger-history-1280.png');
+  await expectAccessible(page, "the CSR's history");
 
   // Nothing on the page writes: no form but the sign-out's.
   await expect(page.locator('form[method="post"]:not([action="/logout"])')).toHaveCount(0);
