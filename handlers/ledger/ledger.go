@@ -56,7 +56,10 @@ const OffMessage = "This console runs with --ledger off, so it keeps no history 
 	"(--audit-webhook-config-file of kube-apiserver); the README's ledger section says how."
 
 // Handlers serves the ledger routes.
-type Handlers struct{ d Deps }
+type Handlers struct {
+	d     Deps
+	stats statsMemo
+}
 
 // New builds the ledger views' handlers.
 func New(d Deps) *Handlers {

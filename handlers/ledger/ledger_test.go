@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -479,4 +480,32 @@ func TestPageAtTenThousandEntries(t *testing.T) {
 		t.Errorf("a page of %d bytes", len(rec.Body.Bytes()))
 	}
 	t.Logf("page of 10,000 entries (in memory): %v, %d bytes", time.Since(start), len(rec.Body.Bytes()))
+}
+
+// countingStore counts the Stats it is asked.
+type countingStore struct {
+	*memStore
+	stats int
+}
+
+func (c *countingStore) Stats(ctx context.Context) (ledger.Stats, error) {
+	c.stats++
+	return c.memStore.Stats(ctx)
+}
+
+func TestStatsAreReusedForAFewSeconds(t *testing.T) {
+	c := &countingStore{memStore: filled(t, 0)}
+	var m statsMemo
+	now := time.Now()
+	for _, at := range []time.Duration{0, time.Second, statsFor - time.Millisecond} {
+		if _, err := m.get(context.Background(), c, now.Add(at)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.stats != 1 {
+		t.Fatalf("%d Stats within %v", c.stats, statsFor)
+	}
+	if _, err := m.get(context.Background(), c, now.Add(statsFor)); err != nil || c.stats != 2 {
+		t.Fatalf("after %v: %d Stats, %v", statsFor, c.stats, err)
+	}
 }

@@ -63,7 +63,7 @@ func (h *Handlers) status(ctx context.Context) (model.LedgerAbout, string) {
 	if err := h.d.Store.Ping(ctx); err != nil {
 		return model.LedgerAbout{}, err.Error()
 	}
-	st, err := h.d.Store.Stats(ctx)
+	st, err := h.stats.get(ctx, h.d.Store, time.Now())
 	if err != nil {
 		return model.LedgerAbout{}, err.Error()
 	}
