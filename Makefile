@@ -52,12 +52,13 @@ devcluster-compat: devcluster ## Build kube-apiserver v1.28.15 into .cache/bin/v
 ## ---- run ------------------------------------------------------------------
 
 .PHONY: run
-run: build ## Run the console: on your kubeconfig's cluster, or on a seeded local devcluster (no kubeconfig, or DEMO=1)
+run: build ## Run the console: on your kubeconfig's cluster, or on a seeded local devcluster (no kubeconfig, or DEMO=1) as its audit webhook, the ledger kept in .cache/run-data
 	@if [ -n "$${DEMO:-}" ] || { [ -z "$${KUBECONFIG:-}" ] && [ ! -f "$$HOME/.kube/config" ]; }; then \
 	  $(MAKE) --no-print-directory devcluster; \
 	  echo "make run: starting a local devcluster with demo data (no kubeconfig given, or DEMO=1)"; \
 	  FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-run --seed \
-	    bash -c 'exec bin/clusterdesk --listen $(LISTEN) --kubeconfig "$$DEVCLUSTER_DIR/kubeconfigs/admin.kubeconfig"'; \
+	    bash -c 'exec bin/clusterdesk --listen $(LISTEN) --kubeconfig "$$DEVCLUSTER_DIR/kubeconfigs/admin.kubeconfig" \
+	      --data-dir $(CACHE)/run-data $$(scripts/devcluster-audit-webhook.sh "$$DEVCLUSTER_DIR")'; \
 	else \
 	  exec bin/clusterdesk --listen $(LISTEN); \
 	fi
@@ -70,7 +71,7 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 # on a second devcluster. Each layer also runs alone; test-integration and e2e
 # then start their own devcluster.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps ## Everything, each test once: test-unit, then test-integration and e2e on one devcluster, then test-compat
+test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit, then test-integration and e2e on one devcluster, then test-compat
 	$(TEST_UNIT)
 	rm -rf $(CACHE)/devcluster-test
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
@@ -78,7 +79,7 @@ test: build devcluster devcluster-compat e2e-deps ## Everything, each test once:
 	$(COMPAT_RUN)
 
 .PHONY: test-unit
-test-unit: assets ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
+test-unit: assets postgres ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
 	$(TEST_UNIT)
 
 .PHONY: test-integration
@@ -168,6 +169,11 @@ e2e-deps: deps haproxy oauth2-proxy ## Install Debian's Chromium (browser tests)
 
 # The failover tests and the replicas bench run consoles behind a real HAProxy
 # (internal/fleet): Debian's, as a team would deploy it.
+.PHONY: postgres
+postgres: ## Install Debian's PostgreSQL when it is missing (internal/testpg starts a throwaway server for the ledger's tests)
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "installing postgresql from Debian"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
 .PHONY: haproxy
 haproxy: ## Install Debian's HAProxy when it is missing (the failover tests' balancer)
 	@command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || { echo "installing haproxy from Debian"; \
@@ -209,8 +215,16 @@ BENCH_PAGES_QUICK = main="$$DEVCLUSTER_DIR"; rm -rf $(CACHE)/devcluster-test-sha
 	scripts/with-devcluster.sh $(CACHE)/devcluster-test-shapes env DEVCLUSTER_DIR="$$main" \
 	  $(BIN)/clusterdesk-bench-pages --quick --binary bin/clusterdesk --shapes-dir $(CACHE)/devcluster-test-shapes
 
+# LEDGER_BENCH_RECORDS is the size of the ledger's benchmark (internal/ledger,
+# BenchmarkLedger); make test runs it once with its default of 2,000 entries.
+LEDGER_BENCH_RECORDS ?= 1000000
+
+.PHONY: bench-ledger
+bench-ledger: postgres ## The ledger's store on SQLite and PostgreSQL: LEDGER_BENCH_RECORDS (1,000,000) worst-shape entries, then one object's history, filtered and per-signer pages, ingestion in batches of 400, bytes per record, start-up
+	LEDGER_BENCH_RECORDS=$(LEDGER_BENCH_RECORDS) go test -count=1 -run '^$$' -bench BenchmarkLedger -timeout 90m ./internal/ledger
+
 .PHONY: bench
-bench: build devcluster haproxy bench-pages ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
+bench: build devcluster haproxy bench-pages bench-ledger ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench \

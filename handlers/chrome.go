@@ -37,6 +37,8 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	}
 	// The auditor's activity page (handlers/activity), after the kinds.
 	ch.Nav = append(ch.Nav, model.NavItem{Label: "Activity", Href: urls.Activity, Active: c.Path() == urls.Activity})
+	// The durable ledger (handlers/ledger).
+	ch.Nav = append(ch.Nav, model.NavItem{Label: "Ledger", Href: urls.Ledger, Active: c.Path() == urls.Ledger})
 	ch.Live = h.liveChrome(c, active)
 	if !ready && !h.deps.Cluster.Ready() {
 		ch.Banners = append(ch.Banners, clusterBanner(h.deps.Cluster.Statuses()))

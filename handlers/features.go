@@ -15,6 +15,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
+	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
@@ -106,7 +107,7 @@ func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
 
 // healthFeature is the probes (handlers/health).
 func healthFeature(h *Handlers) *health.Handlers {
-	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate})
+	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate, Ledger: h.deps.Ledger})
 }
 
 // searchFeature is the search by name across kinds (handlers/search).
@@ -126,6 +127,17 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 			return k, err
 		},
 		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
+	})
+}
+
+// ledgerFeature is the auditor's views of the durable ledger (handlers/ledger).
+func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
+	return ledgerpages.New(ledgerpages.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Ledger, MayList: h.mayList, Timeout: lookupTimeout,
+		Kind: func(c echo.Context) (kube.Kind, error) {
+			k, _, err := h.kindFor(c)
+			return k, err
+		},
 	})
 }
 

@@ -95,6 +95,10 @@ func New(deps Deps) *echo.Echo {
 	// The auditor's views (handlers/activity): what the console observed, its
 	// exports, and one object's history. Read routes: they work in --read-only.
 	activityFeature(h).Register(e, ofKind)
+	// The durable ledger (handlers/ledger): every change from every client,
+	// its exports, and one object's history whether or not it exists. GET
+	// only: nobody edits or deletes history through the console.
+	ledgerFeature(h).Register(e, ofKind)
 	e.GET(urls.YAMLRoute, h.objectYAML, ofKind) // a large object's YAML, loaded on demand (detail_yaml.go)
 	e.GET(urls.ListRoute, h.list, listOfKind)
 	e.GET(urls.ObjectRoute, h.detail, ofKind)

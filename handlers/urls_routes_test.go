@@ -122,6 +122,15 @@ func builtURLs() []builtURL {
 		{"EditorOf", get, crEd.Delete, urls.CRDeleteRoute, cr},
 		{"EditorOf", post, crEd.Delete, urls.CRDeleteRoute, cr},
 
+		{"Ledger", get, urls.Ledger, urls.Ledger, nil},
+		{"LedgerCSV", get, urls.LedgerCSV, urls.LedgerCSV, nil},
+		{"LedgerNDJSON", get, urls.LedgerNDJSON, urls.LedgerNDJSON, nil},
+		{"LedgerUser", get, urls.LedgerUser("system:serviceaccount:kube-system:a b&c"), urls.Ledger, nil},
+		{"LedgerSigner", get, urls.LedgerSigner("example.com/a b&c"), urls.Ledger, nil},
+		{"LedgerObject", get, urls.LedgerObject("csrs", longName, ""), urls.LedgerObjectRoute, csr},
+		{"LedgerObject", get, urls.LedgerObject(kind, longName, "0b6c-uid"), urls.LedgerObjectRoute, obj},
+		{"LedgerObject", get, urls.LedgerObject("csrs", "history", ""), urls.LedgerObjectRoute, map[string]string{"kind": "csrs", "name": "history"}},
+
 		{"Intercept", get, urls.Intercept + "?resource=pods", urls.Intercept, nil},
 	}
 }
@@ -243,7 +252,8 @@ func routePattern(t *testing.T, name string) string {
 	t.Helper()
 	patterns := map[string]string{
 		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
-		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
+		"LedgerObjectRoute": urls.LedgerObjectRoute,
+		"YAMLRoute":         urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,
 		"CSRCertificateRoute": urls.CSRCertificateRoute, "CSRNodeCheckRoute": urls.CSRNodeCheckRoute,

@@ -52,6 +52,8 @@ type config struct {
 	signIn signInConfig
 	// audit is where the audit trail goes (audit.go).
 	audit auditConfig
+	// ledger is the durable ledger and its audit webhook (ledger.go).
+	ledger ledgerConfig
 	// trustedProxies: whose X-Forwarded-For names the client (trusted_proxies.go).
 	trustedProxies []netip.Prefix
 }
@@ -72,6 +74,7 @@ func parseFlags(args []string) (config, error) {
 	maxStreams := fs.String("max-streams", env("MAX_STREAMS", strconv.Itoa(live.DefaultMaxStreams)), "live-update connections (one per open tab) this replica serves at once, all users together; one more is told to try later. Each idle one costs about 60 KiB of memory: the default suits the 512 MiB limit of deploy/. Each user has at most "+strconv.Itoa(live.DefaultMaxPerUser)+" on a replica")
 	c.signIn.register(fs)
 	c.audit.register(fs)
+	retention := c.ledger.register(fs)
 	trustedProxies := registerTrustedProxies(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -91,6 +94,9 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("--cleanup-progress-after (CLUSTERDESK_CLEANUP_PROGRESS_AFTER) must be a positive duration such as 2s, not %q", *progressAfter)
 	}
 	c.cleanupProgressAfter = d
+	if err := c.ledger.finish(*retention); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
@@ -177,6 +183,12 @@ func run(args []string) error {
 	reg.RegisterAudit(trail.recorder)
 	trail.start(ctx)
 	defer trail.close()
+	// The ledger observes the recorder: before the server records anything.
+	ledgerRun, err := startLedger(ctx, cfg.ledger, trail.recorder, reg, log)
+	if err != nil {
+		return err
+	}
+	defer ledgerRun.close()
 	go hub.Run(ctx)
 	go cache.Run(ctx)
 
@@ -228,7 +240,7 @@ func run(args []string) error {
 		Issuer: kube.UserWriter{Users: si.users}, Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI, present.DocTree),
 		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review, Users: si.users,
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
-		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity,
+		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity, Ledger: ledgerRun.Store(),
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
 		PublicOrigin: si.public.origin,
 		SignInLimit:  handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies

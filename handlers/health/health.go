@@ -1,16 +1,20 @@
 // Package health is the probes: /healthz (the process serves) and /readyz
 // (every kind the console may list is synced, and, with replicas, the
-// sign-outs are current). Both are public routes (handlers/route_path.go).
+// sign-outs are current; the ledger's state is reported, never a reason to be
+// unready). Both are public routes (handlers/route_path.go).
 package health
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -20,6 +24,8 @@ type Deps struct {
 	// Gate's session revoker, when shared by replicas, says whether it has
 	// kept up with the cluster's sign-outs.
 	Gate *auth.Gate
+	// Ledger is the durable history (nil: none); /readyz says whether it answers.
+	Ledger ledger.Store
 }
 
 // Handlers serves the probes.
@@ -56,6 +62,17 @@ func (h *Handlers) readyz(c echo.Context) error {
 		b.WriteString("sign-outs: " + rv.Status() + "\n")
 		ready = ready && rv.Ready()
 	}
+	// The ledger is reported, never a reason to be unready. Replicas share
+	// one PostgreSQL: were its outage to make them unready, it would take
+	// every replica out of the Service at once, and with them the writes
+	// people make through the console, which need only the API server (the
+	// decision is the API server's; the ledger catches up from the audit
+	// stream, whose batches the API server retries while the webhook
+	// answers 503). The pages say the ledger is unreachable; /readyz says
+	// why, for the operator.
+	if h.d.Ledger != nil {
+		b.WriteString("ledger: " + h.ledgerState(c.Request().Context()) + "\n")
+	}
 	if !ready {
 		return c.String(http.StatusServiceUnavailable, "not ready\n"+b.String())
 	}
@@ -76,4 +93,18 @@ func (h *Handlers) signOuts() (signOutsStatus, bool) {
 	}
 	rv, ok := h.d.Gate.Sessions.Revocations.(signOutsStatus)
 	return rv, ok
+}
+
+// ledgerPingTimeout bounds the ledger's ping, well within a probe's timeout
+// (1 s by default in Kubernetes).
+const ledgerPingTimeout = 500 * time.Millisecond
+
+// ledgerState is "ok" or why the ledger does not answer.
+func (h *Handlers) ledgerState(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, ledgerPingTimeout)
+	defer cancel()
+	if err := h.d.Ledger.Ping(ctx); err != nil {
+		return "unreachable (" + err.Error() + "); writes through the console go on, the API server retries its audit batches"
+	}
+	return "ok"
 }

@@ -51,6 +51,11 @@ func ParseQuery(v url.Values, now time.Time) (Query, []string) {
 	return q, problems
 }
 
+// ParseTime reads one since or until value as ParseQuery does: "" is the
+// zero time, a duration is that long before now, else a time in UTC. The
+// ledger's views (internal/ledgerview) take the same input.
+func ParseTime(s string, now time.Time) (time.Time, error) { return parseTime(s, now) }
+
 func parseTime(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil

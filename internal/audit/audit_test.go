@@ -219,6 +219,10 @@ func TestRecorderWritesLinesEventsAndObservers(t *testing.T) {
 	if len(observed) != 1 || observed[0].Result != ResultDenied {
 		t.Fatalf("observed %+v", observed)
 	}
+	// The record's ID (the ledger's key) is in the line and what observers see.
+	if id, _ := line["id"].(string); len(id) != 32 || observed[0].ID != id {
+		t.Fatalf("line id %q, observed id %q", line["id"], observed[0].ID)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for events.count() == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -25,6 +25,9 @@ const (
 // and free text (the approver's reason, error messages) is scrubbed of anything
 // that looks like a bearer token.
 type Record struct {
+	// ID is random, set by the Recorder: it names the record in the ledger
+	// (internal/ledger, SourceConsole), so a record stored twice is stored once.
+	ID         string    `json:"id"`
 	Time       time.Time `json:"time"`
 	User       string    `json:"user"`
 	Groups     []string  `json:"groups,omitempty"`

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -80,6 +82,9 @@ func (r *Recorder) Record(rec Record) {
 	if r == nil {
 		return
 	}
+	if rec.ID == "" {
+		rec.ID = newID()
+	}
 	if rec.Time.IsZero() {
 		rec.Time = r.now()
 	}
@@ -109,6 +114,14 @@ func (r *Recorder) Record(rec Record) {
 		return
 	}
 	r.enqueue(rec)
+}
+
+// newID is 128 random bits in hex: unique without coordination between
+// replicas that share one ledger.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
 }
 
 // wrote reports whether rec is a write the API server made: accepted, and

@@ -42,7 +42,9 @@ type console struct {
 	token string // the next one-time login token
 }
 
-func startConsole(t *testing.T, cfg *rest.Config) *console {
+// startConsole starts the console on cfg; with, when given, adds to its
+// dependencies (a ledger, an audit recorder).
+func startConsole(t *testing.T, cfg *rest.Config, with ...func(*handlers.Deps)) *console {
 	t.Helper()
 	logs := &logRecorder{}
 	// Debug keeps client-go's reflector messages (its V(4) is slog's Debug).
@@ -72,11 +74,15 @@ func startConsole(t *testing.T, cfg *rest.Config) *console {
 	go cache.Run(ctx)
 
 	c := &console{cache: cache, logs: logs}
-	h := handlers.New(handlers.Deps{
+	deps := handlers.Deps{
 		Log: log, Cluster: cache, Access: access, Writer: writer, Editor: editor,
 		Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { c.mu.Lock(); c.token = tok; c.mu.Unlock() }),
 		User: testcluster.Admin, Live: updates,
-	})
+	}
+	for _, w := range with {
+		w(&deps)
+	}
+	h := handlers.New(deps)
 	c.srv = httptest.NewServer(h)
 	t.Cleanup(func() {
 		c.srv.CloseClientConnections()

@@ -283,7 +283,7 @@ var testOnly = []string{
 	"testing", "net/http/httptest", "github.com/PuerkitoBio/goquery", "github.com/stretchr/testify",
 	// Not k8s.io/client-go/testing: client-go's own gentype links it in every client.
 	"k8s.io/client-go/kubernetes/fake", "k8s.io/client-go/dynamic/fake",
-	module + "/internal/testcluster", module + "/internal/testfixtures", module + "/views/internal/viewtest",
+	module + "/internal/testcluster", module + "/internal/testfixtures", module + "/internal/testpg", module + "/views/internal/viewtest",
 }
 
 // binaries are the programs an admin runs; the bench programs are tools

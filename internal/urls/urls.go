@@ -28,6 +28,15 @@ const (
 	Activity     = "/activity"
 	ActivityCSV  = Activity + ".csv"
 	ActivityJSON = Activity + ".json"
+	// Ledger is the durable ledger of changes (handlers/ledger, issue 29),
+	// filtered by its query; LedgerCSV and LedgerNDJSON export the same
+	// filter, one JSON object per line.
+	Ledger       = "/ledger"
+	LedgerCSV    = Ledger + ".csv"
+	LedgerNDJSON = Ledger + ".ndjson"
+	// LedgerObjectRoute is one object's history in the ledger, whether or
+	// not it still exists (?uid= narrows it to one incarnation of a name).
+	LedgerObjectRoute = Ledger + "/:kind/:name"
 )
 
 // Sub-paths of an object's page. A console kind's object (/:kind/:name) and a
@@ -93,6 +102,22 @@ func Object[K ~string](kind K, name string) string { return List(kind) + "/" + S
 
 // History is an object's observed versions (handlers/activity).
 func History[K ~string](kind K, name string) string { return Object(kind, name) + historySuffix }
+
+// LedgerObject is the ledger's history of the object name of kind; uid, when
+// not "", narrows it to one object of a name that was deleted and created again.
+func LedgerObject[K ~string](kind K, name, uid string) string {
+	p := Ledger + List(kind) + "/" + Segment(name)
+	if uid != "" {
+		p += "?" + url.Values{"uid": {uid}}.Encode()
+	}
+	return p
+}
+
+// LedgerUser is the ledger page of what user did.
+func LedgerUser(user string) string { return WithQuery(Ledger, url.Values{"user": {user}}) }
+
+// LedgerSigner is the ledger page of the decisions and writes on a signer's requests.
+func LedgerSigner(signer string) string { return WithQuery(Ledger, url.Values{"signer": {signer}}) }
 
 // YAML is an object's YAML, loaded on demand by its detail page.
 func YAML[K ~string](kind K, name string) string { return Object(kind, name) + yamlSuffix }

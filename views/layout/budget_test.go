@@ -44,6 +44,8 @@ func pageTypes() map[string]templ.Component {
 		"search":          pages.Search(model.SearchPage{Chrome: ch, Query: "x"}),
 		"error":           pages.Error(model.ErrorPage{Chrome: ch, Status: 404}),
 		"login":           pages.Login(model.LoginPage{}),
+		"ledger":          pages.Ledger(model.LedgerPage{Chrome: ch}),
+		"ledger history":  pages.LedgerHistory(model.LedgerHistoryPage{Chrome: ch}),
 	}
 }
 

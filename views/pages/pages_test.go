@@ -29,11 +29,13 @@ func errorPage() model.ErrorPage {
 // fullPages are every page rendered with sample models.
 func fullPages() map[string]templ.Component {
 	return map[string]templ.Component{
-		"home":   Home(homePage()),
-		"list":   List(viewtest.ListPage()),
-		"detail": Detail(viewtest.DetailPage()),
-		"error":  Error(errorPage()),
-		"login":  Login(model.LoginPage{Title: "Sign in", Message: viewtest.XSS}),
+		"home":           Home(homePage()),
+		"list":           List(viewtest.ListPage()),
+		"detail":         Detail(viewtest.DetailPage()),
+		"error":          Error(errorPage()),
+		"login":          Login(model.LoginPage{Title: "Sign in", Message: viewtest.XSS}),
+		"ledger":         Ledger(ledgerPage()),
+		"ledger history": LedgerHistory(ledgerHistoryPage()),
 	}
 }
 

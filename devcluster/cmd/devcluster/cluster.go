@@ -43,6 +43,8 @@ type cluster struct {
 	caPEM       []byte
 	users       []access.User
 	outage      bool // kube-apiserver stopped on purpose (SIGUSR1)
+	// auditWebhookListen is the address the API server sends audit batches to.
+	auditWebhookListen string
 }
 
 func (c *cluster) readyPath() string { return filepath.Join(c.dir, "ready.json") }
@@ -53,12 +55,16 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	if err := c.prepare(); err != nil {
 		return err
 	}
-	ports, err := freePorts(5)
+	ports, err := freePorts(6)
 	if err != nil {
 		return err
 	}
 	etcdClientPort, etcdPeerPort, apiPort, kcmPort, oidcPort := ports[0], ports[1], ports[2], ports[3], ports[4]
 	c.server = plane.ServerURL(apiPort)
+	// Nobody listens there until a console runs as the audit webhook
+	// backend; meanwhile the API server retries and drops its batches.
+	c.auditWebhookListen = fmt.Sprintf("127.0.0.1:%d", ports[5])
+	c.layout.AuditWebhook = "https://" + c.auditWebhookListen
 
 	// The provider comes first: kube-apiserver fetches its discovery
 	// document when it starts (and retries meanwhile, refusing every ID
@@ -114,6 +120,12 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 		Kubeconfigs: kubeconfigs,
 		Etcd:        c.etcd.ClientURL,
 		OIDC:        c.oidcDetails,
+		AuditWebhook: &ready.AuditWebhook{
+			Listen:       c.auditWebhookListen,
+			CertFile:     c.layout.PKI.AuditServingCert,
+			KeyFile:      c.layout.PKI.AuditServingKey,
+			ClientCAFile: c.layout.PKI.AuditClientCACert,
+		},
 	}); err != nil {
 		return err
 	}

@@ -45,7 +45,20 @@ type PKI struct {
 	SAPub, SAKey            string // service-account token signing pair
 	OIDCCert, OIDCKey       string // OpenID provider serving pair (loopback)
 	OIDCSigningKey          string // OpenID provider ID-token signing key (RSA)
+	// The audit webhook (issue 29): a console serving on 127.0.0.1 as the
+	// API server's audit webhook backend, with a serving pair from the CA
+	// above, and the API server's client pair as webhook client from a CA
+	// of its own (AuditClientCA). Not from the cluster CA: that CA also
+	// signs every approved CSR, so any holder of an issued certificate
+	// could then post audit events.
+	AuditServingCert, AuditServingKey   string
+	AuditClientCACert, AuditClientCAKey string
+	AuditClientCert, AuditClientKey     string
 }
+
+// AuditWebhookClientUser is the identity in the API server's client
+// certificate as audit webhook client.
+const AuditWebhookClientUser = "kube-apiserver-audit-webhook"
 
 func layout(dir string) PKI {
 	f := func(name string) string { return filepath.Join(dir, name) }
@@ -55,7 +68,10 @@ func layout(dir string) PKI {
 		KCMCert: f("controller-manager.crt"), KCMKey: f("controller-manager.key"),
 		SAPub: f("sa.pub"), SAKey: f("sa.key"),
 		OIDCCert: f("oidc.crt"), OIDCKey: f("oidc.key"),
-		OIDCSigningKey: f("oidc-signing.key"),
+		OIDCSigningKey:   f("oidc-signing.key"),
+		AuditServingCert: f("audit-webhook.crt"), AuditServingKey: f("audit-webhook.key"),
+		AuditClientCACert: f("audit-client-ca.crt"), AuditClientCAKey: f("audit-client-ca.key"),
+		AuditClientCert: f("audit-client.crt"), AuditClientKey: f("audit-client.key"),
 	}
 }
 
@@ -67,7 +83,7 @@ func Ensure(dir string) (PKI, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return p, err
 	}
-	ca, caKey, err := p.ensureCA()
+	ca, caKey, err := ensureCA(p.CACert, p.CAKey, "devcluster-ca")
 	if err != nil {
 		return p, fmt.Errorf("CA: %w", err)
 	}
@@ -107,12 +123,45 @@ func Ensure(dir string) (PKI, error) {
 	if err := ensureRSAKey(p.OIDCSigningKey); err != nil {
 		return p, fmt.Errorf("OpenID provider signing key: %w", err)
 	}
+	if err := p.ensureAuditWebhook(ca, caKey); err != nil {
+		return p, fmt.Errorf("audit webhook: %w", err)
+	}
 	return p, nil
 }
 
-func (p PKI) ensureCA() (*x509.Certificate, crypto.Signer, error) {
-	if cert, err := ReadCert(p.CACert); err == nil {
-		key, err := ReadKey(p.CAKey)
+// ensureAuditWebhook creates the audit webhook's serving pair (loopback,
+// from the cluster CA, which the API server's webhook kubeconfig trusts)
+// and the API server's client pair from the audit client CA.
+func (p PKI) ensureAuditWebhook(ca *x509.Certificate, caKey crypto.Signer) error {
+	serving := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "clusterdesk-audit-webhook"},
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if err := p.ensureLeaf(p.AuditServingCert, p.AuditServingKey, serving, ca, caKey); err != nil {
+		return fmt.Errorf("serving certificate: %w", err)
+	}
+	clientCA, clientCAKey, err := ensureCA(p.AuditClientCACert, p.AuditClientCAKey, "devcluster-audit-client-ca")
+	if err != nil {
+		return fmt.Errorf("client CA: %w", err)
+	}
+	client := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: AuditWebhookClientUser},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if err := p.ensureLeaf(p.AuditClientCert, p.AuditClientKey, client, clientCA, clientCAKey); err != nil {
+		return fmt.Errorf("client certificate: %w", err)
+	}
+	return nil
+}
+
+// ensureCA reads the CA at certPath and keyPath, or creates it.
+func ensureCA(certPath, keyPath, name string) (*x509.Certificate, crypto.Signer, error) {
+	if cert, err := ReadCert(certPath); err == nil {
+		key, err := ReadKey(keyPath)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -125,7 +174,7 @@ func (p PKI) ensureCA() (*x509.Certificate, crypto.Signer, error) {
 		return nil, nil, err
 	}
 	tmpl := &x509.Certificate{
-		Subject:               pkix.Name{CommonName: "devcluster-ca"},
+		Subject:               pkix.Name{CommonName: name},
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
@@ -134,10 +183,10 @@ func (p PKI) ensureCA() (*x509.Certificate, crypto.Signer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := writeKey(p.CAKey, key); err != nil {
+	if err := writeKey(keyPath, key); err != nil {
 		return nil, nil, err
 	}
-	return cert, key, writeCert(p.CACert, cert)
+	return cert, key, writeCert(certPath, cert)
 }
 
 func (p PKI) ensureLeaf(certPath, keyPath string, tmpl, ca *x509.Certificate, caKey crypto.Signer) error {

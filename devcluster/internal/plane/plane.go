@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/access"
 	"github.com/clusterdesk/clusterdesk/devcluster/internal/pki"
 	"github.com/clusterdesk/clusterdesk/devcluster/internal/procs"
 )
@@ -26,7 +29,16 @@ type Layout struct {
 	// AuthenticationConfig is kube-apiserver's --authentication-config file
 	// (the OpenID provider's JWT authenticator); empty runs without one.
 	AuthenticationConfig string
+	// AuditWebhook is the audit webhook backend's address
+	// (https://127.0.0.1:PORT), where a console serves as the API server's
+	// audit webhook (issue 29); the API server sends its batches there.
+	AuditWebhook string
 }
+
+// AuditWebhookConfig is the kubeconfig kube-apiserver's
+// --audit-webhook-config-file reads: the backend's address, the CA of its
+// serving certificate, and the API server's client certificate.
+func (l Layout) AuditWebhookConfig() string { return filepath.Join(l.Dir, "audit-webhook.kubeconfig") }
 
 // AuditLog is where the API server writes its audit events, one JSON object per line.
 func (l Layout) AuditLog() string { return filepath.Join(l.Dir, "audit.log") }
@@ -34,20 +46,72 @@ func (l Layout) AuditLog() string { return filepath.Join(l.Dir, "audit.log") }
 // AuditPolicy is the audit policy file the API server is started with.
 func (l Layout) AuditPolicy() string { return filepath.Join(l.Dir, "audit-policy.yaml") }
 
-// auditPolicy records who did what to which object for every request
-// (Metadata), without bodies; RequestReceived is dropped because every request
-// has a ResponseComplete event with the same metadata and the outcome.
+// auditPolicy serves both backends, the log and the webhook (a policy is the
+// API server's, not a backend's). Rules match in order:
+//   - reads (get, list, watch) are not recorded: nobody reads them in the log
+//     (tests look for writes), and the webhook would otherwise receive every
+//     informer's watch and every page's lookup;
+//   - writes of CustomResourceDefinitions at Metadata: their schemas reach a
+//     megabyte, and a 400-event batch of them must not be a gigabyte body;
+//   - writes of the console's other kinds, the CSR's approval and status
+//     subresources included, at RequestResponse: the ledger keeps the object
+//     as the write left it (a decision's reason, the issued certificate);
+//   - everything else at Metadata: who did what to which object.
+//
+// RequestReceived is dropped because every request has a ResponseComplete
+// event with the same metadata and the outcome.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
+- level: None
+  verbs: ["get", "list", "watch"]
+- level: Metadata
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+  resources:
+  - group: apiextensions.k8s.io
+    resources: ["customresourcedefinitions", "customresourcedefinitions/status"]
+- level: RequestResponse
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+  resources:
+  - group: certificates.k8s.io
+    resources: ["certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status"]
+  - group: flowcontrol.apiserver.k8s.io
+    resources: ["flowschemas", "prioritylevelconfigurations"]
+  - group: admissionregistration.k8s.io
+    resources: ["validatingwebhookconfigurations", "mutatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicybindings"]
+  - group: storage.k8s.io
+    resources: ["csidrivers"]
 - level: Metadata
 `
+
+// writeAuditWebhookConfig writes the kubeconfig of the audit webhook: the
+// backend at l.AuditWebhook, trusted through the cluster CA, and the API
+// server's client certificate from the audit client CA.
+func writeAuditWebhookConfig(l Layout) error {
+	ca, err := os.ReadFile(l.PKI.CACert)
+	if err != nil {
+		return err
+	}
+	cert, err := os.ReadFile(l.PKI.AuditClientCert)
+	if err != nil {
+		return err
+	}
+	key, err := os.ReadFile(l.PKI.AuditClientKey)
+	if err != nil {
+		return err
+	}
+	return access.WriteKubeconfig(l.AuditWebhookConfig(), l.AuditWebhook, ca, pki.AuditWebhookClientUser,
+		&clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key})
+}
 
 // APIServer returns kube-apiserver serving on 127.0.0.1:port with etcdURL as storage.
 func APIServer(l Layout, etcdURL string, port int) (*procs.Proc, error) {
 	if err := os.WriteFile(l.AuditPolicy(), []byte(auditPolicy), 0o644); err != nil {
 		return nil, err
+	}
+	if err := writeAuditWebhookConfig(l); err != nil {
+		return nil, fmt.Errorf("audit webhook kubeconfig: %w", err)
 	}
 	args := []string{
 		"--bind-address=127.0.0.1",
@@ -72,6 +136,14 @@ func APIServer(l Layout, etcdURL string, port int) (*procs.Proc, error) {
 		"--audit-log-path=" + l.AuditLog(),
 		"--audit-log-maxsize=100",
 		"--audit-log-maxbackup=2",
+		// The console as audit webhook backend (the ledger, issue 29), in
+		// batches; a short wait so tests see events within a second or two.
+		// The API server retries a batch the backend refuses with a 429 or
+		// 5xx, and drops events when its buffer is full: it never blocks
+		// requests on the backend.
+		"--audit-webhook-config-file=" + l.AuditWebhookConfig(),
+		"--audit-webhook-mode=batch",
+		"--audit-webhook-batch-max-wait=1s",
 		// Close open watches when asked to stop. Without it the server waits
 		// up to a minute for watching clients (the controller manager, the
 		// console) to go away, and SIGUSR1 or Ctrl-C end in a SIGKILL.

@@ -23,6 +23,20 @@ type Info struct {
 	// issuer, CA file, clients and secrets, users and passwords); empty when
 	// the release runs without one.
 	OIDC string `json:"oidc,omitempty"`
+	// AuditWebhook is what a console needs to serve as the API server's
+	// audit webhook backend.
+	AuditWebhook *AuditWebhook `json:"auditWebhook,omitempty"`
+}
+
+// AuditWebhook is where the API server sends its audit batches and the key
+// material of the backend's side: its serving pair for 127.0.0.1 (from the
+// cluster CA the API server trusts) and the CA of the API server's client
+// certificate.
+type AuditWebhook struct {
+	Listen       string `json:"listen"` // 127.0.0.1:PORT
+	CertFile     string `json:"certFile"`
+	KeyFile      string `json:"keyFile"`
+	ClientCAFile string `json:"clientCAFile"`
 }
 
 // Write stores info at path atomically: readers see either no file or the

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/audit"
+	"github.com/clusterdesk/clusterdesk/internal/ingest"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+	"github.com/clusterdesk/clusterdesk/internal/metrics"
+)
+
+// ledgerConfig is the durable ledger (issue 29): where it is kept, how long,
+// and the audit webhook that feeds it the API server's events.
+type ledgerConfig struct {
+	dsn       string // sqlite:<path>, postgres://…, or off
+	dataDir   string
+	retention time.Duration
+	webhook   webhookConfig
+}
+
+// webhookConfig is the audit webhook's listener.
+type webhookConfig struct {
+	listen, certFile, keyFile, clientCAFile, tokenFile string
+}
+
+// DefaultLedgerRetention keeps a little over a year: an auditor's question
+// ("who approved this three weeks ago?") and a yearly audit both fit.
+const DefaultLedgerRetention = 400 * 24 * time.Hour
+
+func (l *ledgerConfig) register(fs *flag.FlagSet) (retention *string) {
+	fs.StringVar(&l.dataDir, "data-dir", env("DATA_DIR", defaultDataDir()), "directory of the embedded ledger's SQLite file (the --ledger default)")
+	fs.StringVar(&l.dsn, "ledger", env("LEDGER", ""), "the durable ledger of every change: sqlite:<path> (embedded; default <data-dir>/ledger.db), postgres://… (replicas share one; put the URL in a Secret), or off")
+	retention = fs.String("ledger-retention", env("LEDGER_RETENTION", DefaultLedgerRetention.String()), "how long the ledger keeps entries (pruned daily); 0 keeps them forever")
+	fs.StringVar(&l.webhook.listen, "audit-webhook-listen", env("AUDIT_WEBHOOK_LISTEN", ""), "address of the audit webhook that receives the API server's audit events into the ledger (TLS; empty: none)")
+	fs.StringVar(&l.webhook.certFile, "audit-webhook-tls-cert", env("AUDIT_WEBHOOK_TLS_CERT", ""), "the audit webhook's serving certificate (PEM)")
+	fs.StringVar(&l.webhook.keyFile, "audit-webhook-tls-key", env("AUDIT_WEBHOOK_TLS_KEY", ""), "the audit webhook's serving key (PEM)")
+	fs.StringVar(&l.webhook.clientCAFile, "audit-webhook-client-ca", env("AUDIT_WEBHOOK_CLIENT_CA", ""), "CA of the API server's client certificate (mutual TLS); a CA that signs nothing else, never the cluster CA")
+	fs.StringVar(&l.webhook.tokenFile, "audit-webhook-token-file", env("AUDIT_WEBHOOK_TOKEN_FILE", ""), "file holding the bearer token the API server sends (with or instead of a client certificate)")
+	return retention
+}
+
+// finish checks the flags once parsed.
+func (l *ledgerConfig) finish(retention string) error {
+	d, err := time.ParseDuration(retention)
+	if err != nil || d < 0 {
+		return fmt.Errorf("--ledger-retention (CLUSTERDESK_LEDGER_RETENTION) must be a duration such as 9600h, or 0 for ever, not %q", retention)
+	}
+	l.retention = d
+	if l.dsn == "" {
+		l.dsn = "sqlite:" + filepath.Join(l.dataDir, "ledger.db")
+	}
+	w := l.webhook
+	if w.listen != "" {
+		if l.dsn == "off" {
+			return errors.New("--audit-webhook-listen needs a ledger (--ledger is off)")
+		}
+		if w.certFile == "" || w.keyFile == "" {
+			return errors.New("--audit-webhook-listen needs --audit-webhook-tls-cert and --audit-webhook-tls-key: the API server sends request and response bodies")
+		}
+		if w.clientCAFile == "" && w.tokenFile == "" {
+			return errors.New("--audit-webhook-listen needs --audit-webhook-client-ca or --audit-webhook-token-file: anybody could write the ledger")
+		}
+	}
+	return nil
+}
+
+// defaultDataDir is $XDG_STATE_HOME/clusterdesk, else ~/.local/state/clusterdesk:
+// the ledger is state, kept between runs.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "clusterdesk")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "clusterdesk")
+	}
+	return "clusterdesk-data"
+}
+
+// ledgerRun is the open ledger and what feeds it.
+type ledgerRun struct {
+	store   ledger.Store
+	console *ingest.ConsoleFeed
+	webhook *ingest.Server
+	// feeding counts the console feed and the webhook, which end with stop.
+	feeding sync.WaitGroup
+	stop    context.CancelFunc
+}
+
+// startLedger opens the ledger, feeds it the console's records (through
+// recorder) and, when configured, the API server's audit events, and
+// prunes it daily. An off ledger returns a nil run.
+func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, reg *metrics.Registry, log *slog.Logger) (*ledgerRun, error) {
+	if l.dsn == "off" {
+		return nil, nil
+	}
+	if path, ok := strings.CutPrefix(l.dsn, "sqlite:"); ok {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("--ledger: %w", err)
+		}
+	}
+	opts := ledger.Options{Retention: l.retention}
+	store, err := ledger.Open(ctx, l.dsn, opts)
+	switch {
+	case err != nil && isShared(l.dsn):
+		// Replicas restarting while the shared database is down must still
+		// serve: the ledger opens when it answers (ledger_late.go).
+		log.Error("ledger: the database does not answer; serving without it until it does", "err", err)
+		store = openLate(ctx, l.dsn, opts, err, log)
+	case err != nil:
+		return nil, fmt.Errorf("--ledger: %w", err)
+	}
+	run := &ledgerRun{store: store, console: ingest.NewConsoleFeed(store, 0, log)}
+	ctx, run.stop = context.WithCancel(ctx)
+	recorder.OnRecord(run.console.Record)
+	run.feeding.Go(func() { run.console.Run(ctx) })
+	go prune(ctx, store, l.retention, log)
+
+	var webhook metrics.LedgerWebhookSource
+	if l.webhook.listen != "" {
+		rc, err := newReceiver(l.webhook, store, log)
+		if err != nil {
+			run.stop()
+			store.Close()
+			return nil, err
+		}
+		if run.webhook, err = ingest.Listen(l.webhook.listen, l.webhook.certFile, l.webhook.keyFile, rc, log); err != nil {
+			run.stop()
+			store.Close()
+			return nil, fmt.Errorf("--audit-webhook-listen: %w", err)
+		}
+		webhook = rc
+		run.feeding.Go(func() {
+			if err := run.webhook.Serve(ctx); err != nil {
+				log.Error("audit webhook stopped", "err", err)
+			}
+		})
+		log.Info("serving the audit webhook", "addr", run.webhook.Addr())
+	}
+	reg.RegisterLedger(webhook, ingest.RefusedReasons, run.console)
+	log.Info("ledger open", "dsn", redactDSN(l.dsn), "retention", l.retention)
+	return run, nil
+}
+
+func newReceiver(w webhookConfig, store ledger.Store, log *slog.Logger) (*ingest.Receiver, error) {
+	var senders ingest.Senders
+	if w.clientCAFile != "" {
+		pem, err := os.ReadFile(w.clientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-webhook-client-ca: %w", err)
+		}
+		senders.ClientCAs = x509.NewCertPool()
+		if !senders.ClientCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--audit-webhook-client-ca: no certificate in %s", w.clientCAFile)
+		}
+	}
+	if w.tokenFile != "" {
+		raw, err := os.ReadFile(w.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-webhook-token-file: %w", err)
+		}
+		if senders.Token = strings.TrimSpace(string(raw)); len(senders.Token) < 16 {
+			return nil, errors.New("--audit-webhook-token-file: the token is shorter than 16 characters")
+		}
+	}
+	return ingest.NewReceiver(ingest.Options{Store: store, Senders: senders, Log: log})
+}
+
+// prune deletes what is older than the retention at start and then daily.
+func prune(ctx context.Context, store ledger.Store, retention time.Duration, log *slog.Logger) {
+	if retention == 0 {
+		return
+	}
+	t := time.NewTicker(24 * time.Hour)
+	defer t.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		n, err := store.Prune(pctx, time.Now().Add(-retention))
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			log.Warn("ledger: prune failed; tried again tomorrow", "err", err)
+		} else if n > 0 {
+			log.Info("ledger: pruned entries past the retention", "entries", n, "retention", retention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// close stops the feeds, waits for the webhook's batches in flight and the
+// console's queued records (a few seconds at most), then closes the store.
+func (r *ledgerRun) close() {
+	if r == nil {
+		return
+	}
+	r.stop()
+	r.feeding.Wait()
+	r.store.Close()
+}
+
+// redactDSN drops a URL's password before it reaches the log.
+func redactDSN(dsn string) string {
+	scheme, rest, ok := strings.Cut(dsn, "://")
+	if !ok {
+		return dsn
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		return scheme + "://…@" + rest[at+1:]
+	}
+	return dsn
+}
+
+// Store is the ledger for handlers.Deps: nil (none) when the ledger is off.
+func (r *ledgerRun) Store() ledger.Store {
+	if r == nil {
+		return nil
+	}
+	return r.store
+}
+
+// isShared tells a PostgreSQL ledger (a server that can be down for a
+// while) from the embedded file (which fails for good: a wrong path).
+func isShared(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}

@@ -1,0 +1,108 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+	"github.com/clusterdesk/clusterdesk/internal/ledgerview"
+)
+
+// The export formats.
+const (
+	formatCSV    = "csv"
+	formatNDJSON = "ndjson"
+)
+
+// flushEvery is how many rows go out between flushes: the download moves
+// (and a client that left is noticed) without a write per row.
+const flushEvery = 256
+
+func (h *Handlers) exportCSV(c echo.Context) error    { return h.exportFiltered(c, formatCSV) }
+func (h *Handlers) exportNDJSON(c echo.Context) error { return h.exportFiltered(c, formatNDJSON) }
+
+// exportFiltered exports every entry the ledger page's filter selects.
+func (h *Handlers) exportFiltered(c echo.Context, format string) error {
+	f, err := parseFilter(c)
+	if err != nil {
+		return err
+	}
+	q := f.Query(h.viewableKinds(c).ids, 0)
+	q.After = "" // an export holds every match, not the rest of a page
+	return h.export(c, format, "clusterdesk-ledger", q)
+}
+
+// export streams the entries q selects as CSV or NDJSON, row by row from
+// Store.Export: nothing holds the whole result, so there is no cap; the
+// request's context ends the export when the client leaves. A database
+// failing before the first byte is a 503; failing midway, the status is
+// already sent, so the file ends with a row saying it was cut short.
+func (h *Handlers) export(c echo.Context, format, basename string, q ledger.Query) error {
+	if h.d.Store == nil {
+		return echo.NewHTTPError(http.StatusNotFound, OffMessage)
+	}
+	ctx := c.Request().Context()
+	pingCtx, cancel := context.WithTimeout(ctx, h.d.Timeout)
+	err := h.d.Store.Ping(pingCtx)
+	cancel()
+	if err != nil {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "The ledger's database is unreachable: "+err.Error())
+	}
+
+	res := c.Response()
+	name := fmt.Sprintf("%s-%s.%s", safeFilename(basename), time.Now().UTC().Format("20060102T150405Z"), format)
+	res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
+	var write func(ledger.Entry) error
+	var cut func(error)
+	switch format {
+	case formatCSV:
+		res.Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+		res.WriteHeader(http.StatusOK)
+		cw, err := ledgerview.NewCSVWriter(res)
+		if err != nil {
+			return nil // the client left
+		}
+		defer cw.Flush()
+		write = cw.Write
+		cut = func(err error) { _ = cw.WriteCut(err) }
+	default:
+		res.Header().Set(echo.HeaderContentType, "application/x-ndjson; charset=utf-8")
+		res.WriteHeader(http.StatusOK)
+		nw := ledgerview.NewNDJSONWriter(res)
+		write = nw.Write
+		cut = func(err error) { _ = nw.WriteCut(err) }
+	}
+	if len(q.Kinds) == 0 {
+		return nil // the viewer may list no kind: the header alone
+	}
+	n := 0
+	err = h.d.Store.Export(ctx, q, func(e ledger.Entry) error {
+		if err := write(e); err != nil {
+			return err
+		}
+		if n++; n%flushEvery == 0 {
+			res.Flush()
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		h.d.Log.Warn("ledger export cut short", "rows", n, "err", err)
+		cut(err)
+	}
+	return nil
+}
+
+// safeFilename keeps letters, digits, '-', '_' and '.' of a download's name.
+func safeFilename(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,199 @@
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/audit"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+)
+
+// DefaultConsoleQueue bounds the console's records waiting for the ledger.
+const DefaultConsoleQueue = 4096
+
+// consoleBatch is how many queued records one Append takes at most.
+const consoleBatch = 128
+
+// ConsoleFeed appends the console's own write records (audit.Record, with
+// the diff and the approver's reason) to the ledger as SourceConsole
+// entries. Record never blocks the request that made the write: a full
+// queue drops the record and counts it, since the API server's audit stream
+// still has the write itself. A ledger that fails keeps the batch in hand
+// and retries it while new records queue behind it.
+type ConsoleFeed struct {
+	store ledger.Store
+	log   *slog.Logger
+	queue chan ledger.Entry
+
+	stored, dropped, failed atomic.Int64
+}
+
+// NewConsoleFeed returns a feed with a queue of size records (default
+// DefaultConsoleQueue); call Run to append them.
+func NewConsoleFeed(store ledger.Store, size int, log *slog.Logger) *ConsoleFeed {
+	if size <= 0 {
+		size = DefaultConsoleQueue
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &ConsoleFeed{store: store, log: log, queue: make(chan ledger.Entry, size)}
+}
+
+// Record queues rec; it is an audit.Recorder observer (OnRecord).
+func (f *ConsoleFeed) Record(rec audit.Record) {
+	select {
+	case f.queue <- ConsoleEntry(rec):
+	default:
+		if f.dropped.Add(1) == 1 {
+			f.log.Warn("ledger: the console's record queue is full, dropping records (the API server's audit events still reach the ledger)")
+		}
+	}
+}
+
+// Stored, Dropped and Failed count records appended, dropped on a full
+// queue, and failed Appends (each retried).
+func (f *ConsoleFeed) Stored() int64  { return f.stored.Load() }
+func (f *ConsoleFeed) Dropped() int64 { return f.dropped.Load() }
+func (f *ConsoleFeed) Failed() int64  { return f.failed.Load() }
+
+// Run appends queued records until ctx ends, then what is queued for up to
+// 5 s more.
+func (f *ConsoleFeed) Run(ctx context.Context) {
+	batch := make([]ledger.Entry, 0, consoleBatch)
+	backoff := time.Second
+	for {
+		if len(batch) == 0 {
+			select {
+			case <-ctx.Done():
+				f.drain()
+				return
+			case e := <-f.queue:
+				batch = append(batch, e)
+			}
+		}
+		batch = f.fill(batch)
+		if err := f.append(ctx, batch); err != nil {
+			if f.failed.Add(1) == 1 {
+				f.log.Warn("ledger: cannot store the console's records; retrying", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				f.drain()
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 30*time.Second)
+			continue
+		}
+		backoff = time.Second
+		batch = batch[:0]
+	}
+}
+
+// fill adds what is queued to batch, up to consoleBatch, without waiting.
+func (f *ConsoleFeed) fill(batch []ledger.Entry) []ledger.Entry {
+	for len(batch) < consoleBatch {
+		select {
+		case e := <-f.queue:
+			batch = append(batch, e)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (f *ConsoleFeed) append(ctx context.Context, batch []ledger.Entry) error {
+	actx, cancel := context.WithTimeout(ctx, appendTimeout)
+	defer cancel()
+	if _, err := f.store.Append(actx, batch); err != nil {
+		return err
+	}
+	f.stored.Add(int64(len(batch)))
+	return nil
+}
+
+func (f *ConsoleFeed) drain() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		batch := f.fill(make([]ledger.Entry, 0, consoleBatch))
+		if len(batch) == 0 || f.append(ctx, batch) != nil {
+			return
+		}
+	}
+}
+
+// kindBySingular maps the API kind a record names to the console's kind.
+var kindBySingular = func() map[string]kube.Kind {
+	m := map[string]kube.Kind{}
+	for _, k := range kube.AllKinds() {
+		m[k.Singular] = k
+	}
+	return m
+}()
+
+// ConsoleEntry maps one of the console's write records to a ledger entry.
+func ConsoleEntry(rec audit.Record) ledger.Entry {
+	e := ledger.Entry{
+		Source: ledger.SourceConsole,
+		ID:     rec.ID,
+		Time:   rec.Time.UTC(),
+		User:   rec.User,
+		Groups: rec.Groups,
+		Name:   rec.Name,
+		UID:    rec.UID,
+		Result: rec.Result,
+		Reason: rec.Reason,
+		DryRun: rec.DryRun,
+		Diff:   rec.Diff,
+		Code:   rec.Status,
+	}
+	if k, ok := kindBySingular[rec.Kind]; ok {
+		e.Kind, e.APIGroup, e.Resource = string(k.ID), k.Group, k.Resource
+	}
+	if _, v, ok := cutLast(rec.APIVersion, '/'); ok {
+		e.APIVersion = v
+	} else {
+		e.APIVersion = rec.APIVersion
+	}
+	// The record's verb is the console's word; the entry keeps the API verb
+	// and the subresource it went through, and the word as its Action.
+	switch rec.Verb {
+	case "approve", "deny":
+		e.Verb, e.Subresource, e.Action = "update", "approval", rec.Verb
+	case "issue":
+		e.Verb, e.Subresource, e.Action = "update", "status", ledger.ActionIssue
+	case "create", "delete":
+		e.Verb, e.Action = rec.Verb, rec.Verb
+	default:
+		e.Verb, e.Action = rec.Verb, ledger.ActionUpdate
+	}
+	if e.Code == 0 && e.Result == ledger.ResultOK {
+		e.Code = 200
+	}
+	if rec.Result != audit.ResultOK && rec.Error != "" {
+		e.Reason = joinReason(rec.Reason, rec.Error)
+	}
+	return e
+}
+
+func cutLast(s string, sep byte) (before, after string, found bool) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == sep {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func joinReason(reason, msg string) string {
+	if reason == "" {
+		return msg
+	}
+	return reason + " — " + msg
+}

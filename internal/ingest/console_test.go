@@ -1,0 +1,66 @@
+package ingest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/audit"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+)
+
+func TestConsoleEntry(t *testing.T) {
+	now := time.Date(2026, 11, 28, 13, 0, 0, 0, time.FixedZone("X", 3600))
+	for _, tc := range []struct {
+		rec                                 audit.Record
+		verb, sub, action, kind, group, res string
+		code                                int
+		reason                              string
+	}{
+		{audit.Record{ID: "a", Time: now, User: "alice", Verb: "approve", APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: "x", UID: "u", Reason: "ticket OPS-1", Result: audit.ResultOK},
+			"update", "approval", ledger.ActionApprove, "csrs", "certificates.k8s.io", "certificatesigningrequests", 200, "ticket OPS-1"},
+		{audit.Record{ID: "b", Time: now, User: "bob", Verb: "deny", Kind: "CertificateSigningRequest", Name: "x", Reason: "unknown host", Result: audit.ResultDenied, Status: 403, Error: "forbidden"},
+			"update", "approval", ledger.ActionDeny, "csrs", "certificates.k8s.io", "certificatesigningrequests", 403, "unknown host — forbidden"},
+		{audit.Record{ID: "c", Time: now, User: "carol", Verb: "update", APIVersion: "flowcontrol.apiserver.k8s.io/v1", Kind: "FlowSchema", Name: "fs", Result: audit.ResultOK, Diff: "-a\n+b\n"},
+			"update", "", ledger.ActionUpdate, "flowschemas", "flowcontrol.apiserver.k8s.io", "flowschemas", 200, ""},
+		{audit.Record{ID: "d", Time: now, User: "dan", Verb: "issue", Kind: "CertificateSigningRequest", Name: "x", Result: audit.ResultOK},
+			"update", "status", ledger.ActionIssue, "csrs", "certificates.k8s.io", "certificatesigningrequests", 200, ""},
+	} {
+		e := ConsoleEntry(tc.rec)
+		if e.Source != ledger.SourceConsole || e.ID != tc.rec.ID || !e.Time.Equal(now) || e.Time.Location() != time.UTC ||
+			e.Verb != tc.verb || e.Subresource != tc.sub || e.Action != tc.action || e.Kind != tc.kind ||
+			e.APIGroup != tc.group || e.Resource != tc.res || e.Code != tc.code || e.Reason != tc.reason || e.Diff != tc.rec.Diff {
+			t.Errorf("%s: %+v", tc.rec.ID, e)
+		}
+	}
+}
+
+// Records never wait for the ledger: a full queue drops and counts; a
+// failing ledger is retried, and what was queued arrives once it is back.
+func TestConsoleFeedDropsWhenFullAndRetries(t *testing.T) {
+	store := newMemStore()
+	store.setDown(true)
+	f := NewConsoleFeed(store, 2, nil)
+	for _, id := range []string{"1", "2", "3"} {
+		f.Record(audit.Record{ID: id, Verb: "create", Kind: "CSIDriver", Result: audit.ResultOK})
+	}
+	if f.Dropped() != 1 {
+		t.Fatalf("dropped %d, want 1", f.Dropped())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for f.Failed() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	store.setDown(false)
+	for f.Stored() < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if got := len(store.all()); got != 2 || f.Failed() == 0 {
+		t.Errorf("stored %d, failed %d; want 2 stored after a failure", got, f.Failed())
+	}
+}

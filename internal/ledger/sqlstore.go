@@ -1,0 +1,222 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// sqlStore is the Store of both backends over database/sql: the SQL is
+// written once, the dialect binds its parameters.
+type sqlStore struct {
+	d dialect
+	// w takes the writes and r the reads. SQLite: two pools of one file, w
+	// with one connection (SQLite has one writer; queueing in database/sql
+	// beats failing on a busy lock) and r with several (WAL readers never
+	// block the writer, so an Export streaming to a slow client holds up no
+	// Append). PostgreSQL: one pool, both.
+	w, r      *sql.DB
+	retention time.Duration
+	// insert is "INSERT … ON CONFLICT DO NOTHING" of one entry.
+	insert string
+}
+
+func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
+	return &sqlStore{
+		d: d, w: w, r: r, retention: o.Retention,
+		insert: d.bind("INSERT INTO ledger_entries (" + columnList + ") VALUES " + placeholder +
+			" ON CONFLICT (source, id) DO NOTHING"),
+	}
+}
+
+// Append stores the entries in one transaction; the conflict clause skips an
+// entry already stored, and rows affected counts the new ones.
+func (s *sqlStore) Append(ctx context.Context, entries []Entry) (added int, err error) {
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	args := make([][]any, len(entries))
+	for i, e := range entries {
+		if args[i], err = entryArgs(e); err != nil {
+			return 0, err
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: append: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	stmt, err := tx.PrepareContext(ctx, s.insert)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: append: %w", err)
+	}
+	defer stmt.Close()
+	for _, a := range args {
+		res, err := stmt.ExecContext(ctx, a...)
+		if err != nil {
+			return 0, fmt.Errorf("ledger: append: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("ledger: append: %w", err)
+		}
+		added += int(n)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("ledger: append: commit: %w", err)
+	}
+	return added, nil
+}
+
+// Query reads one page by keyset: limit+1 rows tell whether there is another.
+func (s *sqlStore) Query(ctx context.Context, q Query) (Page, error) {
+	limit := q.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultLimit
+	case limit > MaxLimit:
+		limit = MaxLimit
+	}
+	var after *cursor
+	if q.After != "" {
+		c, err := decodeCursor(q.After, q.Oldest)
+		if err != nil {
+			return Page{}, err
+		}
+		after = &c
+	}
+	sel := selectFor(q, after)
+	if sel.none {
+		return Page{}, nil
+	}
+	query, args := sel.sql(limit + 1)
+	rows, err := s.r.QueryContext(ctx, s.d.bind(query), args...)
+	if err != nil {
+		return Page{}, fmt.Errorf("ledger: query: %w", err)
+	}
+	defer rows.Close()
+	var (
+		page Page
+		last cursor
+	)
+	for rows.Next() {
+		e, seq, err := scanEntry(rows)
+		if err != nil {
+			return Page{}, fmt.Errorf("ledger: query: %w", err)
+		}
+		if len(page.Entries) == limit {
+			page.Next = last.encode()
+			break
+		}
+		page.Entries = append(page.Entries, e)
+		last = cursor{oldest: q.Oldest, timeNS: e.Time.UnixNano(), seq: seq}
+	}
+	if err := rows.Err(); err != nil {
+		return Page{}, fmt.Errorf("ledger: query: %w", err)
+	}
+	return page, nil
+}
+
+// Export streams every selected entry, row by row, to each.
+func (s *sqlStore) Export(ctx context.Context, q Query, each func(Entry) error) error {
+	q.After = ""
+	sel := selectFor(q, nil)
+	if sel.none {
+		return nil
+	}
+	query, args := sel.sql(0)
+	rows, err := s.r.QueryContext(ctx, s.d.bind(query), args...)
+	if err != nil {
+		return fmt.Errorf("ledger: export: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e, _, err := scanEntry(rows)
+		if err != nil {
+			return fmt.Errorf("ledger: export: %w", err)
+		}
+		if err := each(e); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ledger: export: %w", err)
+	}
+	return ctx.Err()
+}
+
+// pruneChunk bounds one prune transaction: a million old rows go in many
+// short transactions, so Appends interleave and no transaction grows huge.
+const pruneChunk = 5000
+
+// Prune deletes the entries older than before, oldest first, in chunks.
+func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {
+	del := s.d.bind("DELETE FROM ledger_entries WHERE seq IN (SELECT seq FROM ledger_entries WHERE time_ns < ? ORDER BY time_ns LIMIT ?)")
+	var total int64
+	for {
+		res, err := s.w.ExecContext(ctx, del, before.UnixNano(), pruneChunk)
+		if err != nil {
+			return total, fmt.Errorf("ledger: prune: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("ledger: prune: %w", err)
+		}
+		total += n
+		if n < pruneChunk {
+			return total, nil
+		}
+	}
+}
+
+// Stats counts the entries and finds the oldest and newest. The count is
+// exact on SQLite; on PostgreSQL it is the planner's estimate once the table
+// is large (see countPostgres): an exact count(*) reads the whole table.
+func (s *sqlStore) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{Backend: s.d.name, Retention: s.retention}
+	var err error
+	if s.d.name == postgresName {
+		st.Entries, err = countPostgres(ctx, s.r)
+	} else {
+		err = s.r.QueryRowContext(ctx, "SELECT count(*) FROM ledger_entries").Scan(&st.Entries)
+	}
+	if err != nil {
+		return Stats{}, fmt.Errorf("ledger: stats: %w", err)
+	}
+	var oldest, newest sql.NullInt64
+	err = s.r.QueryRowContext(ctx, "SELECT (SELECT min(time_ns) FROM ledger_entries), (SELECT max(time_ns) FROM ledger_entries)").Scan(&oldest, &newest)
+	if err != nil {
+		return Stats{}, fmt.Errorf("ledger: stats: %w", err)
+	}
+	if oldest.Valid {
+		st.Oldest = time.Unix(0, oldest.Int64).UTC()
+	}
+	if newest.Valid {
+		st.Newest = time.Unix(0, newest.Int64).UTC()
+	}
+	return st, nil
+}
+
+func (s *sqlStore) Ping(ctx context.Context) error {
+	if err := s.r.PingContext(ctx); err != nil {
+		return fmt.Errorf("ledger: %s: %w", s.d.name, err)
+	}
+	return nil
+}
+
+func (s *sqlStore) Close() error {
+	err := s.w.Close()
+	if s.r != s.w {
+		err = errors.Join(err, s.r.Close())
+	}
+	return err
+}

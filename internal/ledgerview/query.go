@@ -1,0 +1,212 @@
+// Package ledgerview is what the auditor's ledger views compute without HTTP:
+// the filter read from the URL (so the pages work without script and an
+// export link carries the same view), the CSV and NDJSON rows of the
+// exports, and a CSR's story told by its entries. The store is
+// internal/ledger; the pages are handlers/ledger.
+package ledgerview
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/activity"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+)
+
+// Bounds of the filter's text. Nothing an auditor types is longer: a user
+// name from a certificate or an OIDC claim stays well under MaxText, a signer
+// name is a domain (253) and a path; an object name is a DNS subdomain (253).
+// A longer value is refused rather than sent to the database.
+const (
+	MaxText   = 1024
+	MaxName   = 253
+	MaxCursor = 1024
+	// maxDays bounds a duration in days ("7d"): a century is more than any
+	// retention, and days*24h must not overflow.
+	maxDays = 36500
+)
+
+// earliest is the earliest time a bound may name: nothing in a ledger is older
+// than Kubernetes.
+var earliest = time.Date(2014, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// The actions and results the filter offers, in the order the form lists them.
+var (
+	Actions = []string{ledger.ActionCreate, ledger.ActionUpdate, ledger.ActionDelete, ledger.ActionApprove,
+		ledger.ActionDeny, ledger.ActionIssue, ledger.ActionStatus}
+	Results = []string{ledger.ResultOK, ledger.ResultDenied, ledger.ResultFailed}
+	Sources = []string{ledger.SourceAPIServer, ledger.SourceConsole}
+)
+
+// Filter is the ledger page's filter as typed, and the store query it means.
+type Filter struct {
+	Kinds   []string // kind ids; none: every kind the viewer may list
+	User    string
+	Signer  string
+	Actions []string
+	Result  string
+	Source  string
+	// SinceText and UntilText are the bounds as typed, for the form and links.
+	SinceText, UntilText string
+	Since, Until         time.Time
+	After                string // the cursor of the page to continue from
+}
+
+// ErrBadFilter wraps every reason ParseFilter refuses a URL: the handlers
+// answer it with 400 and its message.
+var ErrBadFilter = errors.New("bad filter")
+
+func bad(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadFilter, fmt.Sprintf(format, a...))
+}
+
+// ParseFilter reads kind and action (repeatable), user, signer, result,
+// source, since, until and after. since and until take what the activity page
+// takes (a duration back from now, "7d", or a time in UTC). Unlike the
+// activity page, which ignores a value it cannot read, the ledger refuses it:
+// an auditor's export must never hold more than the filter said.
+func ParseFilter(v url.Values, now time.Time) (Filter, error) {
+	f := Filter{
+		User: strings.TrimSpace(v.Get("user")), Signer: strings.TrimSpace(v.Get("signer")),
+		SinceText: strings.TrimSpace(v.Get("since")), UntilText: strings.TrimSpace(v.Get("until")),
+		After: v.Get("after"),
+	}
+	for field, val := range map[string]string{"user": f.User, "signer": f.Signer, "since": f.SinceText, "until": f.UntilText} {
+		if len(val) > MaxText {
+			return Filter{}, bad("%s is %d characters long; at most %d are read", field, len(val), MaxText)
+		}
+	}
+	if len(f.After) > MaxCursor || strings.IndexFunc(f.After, notCursor) >= 0 {
+		return Filter{}, bad("the page cursor (after) is not one this console wrote; start from the first page")
+	}
+	var err error
+	if f.Kinds, err = distinct(v["kind"], "kind", func(k string) bool { return len(k) <= 63 && k != "" }); err != nil {
+		return Filter{}, err
+	}
+	if f.Actions, err = distinct(v["action"], "action", func(a string) bool { return slices.Contains(Actions, a) }); err != nil {
+		return Filter{}, err
+	}
+	if f.Result, err = oneOf(v.Get("result"), "result", Results); err != nil {
+		return Filter{}, err
+	}
+	if f.Source, err = oneOf(v.Get("source"), "source", Sources); err != nil {
+		return Filter{}, err
+	}
+	if f.Since, err = bound(f.SinceText, "since", now); err != nil {
+		return Filter{}, err
+	}
+	if f.Until, err = bound(f.UntilText, "until", now); err != nil {
+		return Filter{}, err
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return Filter{}, bad("since (%s) is not before until (%s)", f.SinceText, f.UntilText)
+	}
+	return f, nil
+}
+
+// ParseHistory reads an object history's uid (one incarnation of the name)
+// and after (the page cursor), refusing what no store or object wrote.
+func ParseHistory(v url.Values) (uid, after string, err error) {
+	uid, after = strings.TrimSpace(v.Get("uid")), v.Get("after")
+	if len(uid) > 128 || strings.IndexFunc(uid, notCursor) >= 0 {
+		return "", "", bad("uid %q is not an object's uid", clip(uid))
+	}
+	if len(after) > MaxCursor || strings.IndexFunc(after, notCursor) >= 0 {
+		return "", "", bad("the page cursor (after) is not one this console wrote; start from the first page")
+	}
+	return uid, after, nil
+}
+
+// notCursor is a character no cursor or uid holds: cursors are printable
+// ASCII without spaces.
+func notCursor(r rune) bool { return r < 0x21 || r > 0x7e }
+
+func distinct(vals []string, field string, ok func(string) bool) ([]string, error) {
+	var out []string
+	for _, s := range vals {
+		if s = strings.TrimSpace(s); s == "" || slices.Contains(out, s) {
+			continue
+		}
+		if !ok(s) {
+			return nil, bad("%s %q is not one this ledger knows", field, clip(s))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func oneOf(s, field string, known []string) (string, error) {
+	if s = strings.TrimSpace(s); s == "" || slices.Contains(known, s) {
+		return s, nil
+	}
+	return "", bad("%s %q is not one of %s", field, clip(s), strings.Join(known, ", "))
+}
+
+// bound reads since or until, refusing times before Kubernetes or more than a
+// day ahead: those are typing mistakes, and a database asked for year 99999
+// answers with an error, not an empty page.
+func bound(s, field string, now time.Time) (time.Time, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		if days, err := strconv.Atoi(n); err == nil && days > maxDays {
+			return time.Time{}, bad("%s: %s days is more than a century", field, n)
+		}
+	}
+	t, err := activity.ParseTime(s, now)
+	if err != nil {
+		return time.Time{}, bad("%s: %v", field, err)
+	}
+	if s != "" && (t.Before(earliest) || t.After(now.Add(24*time.Hour))) {
+		return time.Time{}, bad("%s: %s is outside the ledger's time (2014 until tomorrow)", field, clip(s))
+	}
+	return t, nil
+}
+
+// clip shortens a refused value for the message that quotes it.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+// Query is the store query of the filter, limited to kinds (the kinds the
+// viewer may list: never nil, so that a viewer who may list none sees none).
+func (f Filter) Query(kinds []string, limit int) ledger.Query {
+	q := ledger.Query{User: f.User, Signer: f.Signer, Actions: f.Actions, Result: f.Result, Source: f.Source,
+		Since: f.Since, Until: f.Until, After: f.After, Limit: limit, Kinds: []string{}}
+	for _, k := range kinds {
+		if len(f.Kinds) == 0 || slices.Contains(f.Kinds, k) {
+			q.Kinds = append(q.Kinds, k)
+		}
+	}
+	return q
+}
+
+// Values is the filter as URL parameters, without the cursor: the export
+// links and the first page carry it.
+func (f Filter) Values() url.Values {
+	v := url.Values{}
+	for _, k := range f.Kinds {
+		v.Add("kind", k)
+	}
+	for _, a := range f.Actions {
+		v.Add("action", a)
+	}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set("user", f.User)
+	set("signer", f.Signer)
+	set("result", f.Result)
+	set("source", f.Source)
+	set("since", f.SinceText)
+	set("until", f.UntilText)
+	return v
+}

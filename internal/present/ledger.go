@@ -1,0 +1,219 @@
+package present
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+	"github.com/clusterdesk/clusterdesk/internal/ledgerview"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// LedgerAbout words the ledger's Stats for the pages' header.
+func LedgerAbout(s ledger.Stats) model.LedgerAbout {
+	a := model.LedgerAbout{Backend: s.Backend, Entries: thousands(int(s.Entries)) + " entries", Oldest: "none yet",
+		Retention: "kept forever"}
+	switch s.Backend {
+	case "sqlite":
+		a.Backend = "SQLite (embedded)"
+	case "postgres":
+		a.Backend = "PostgreSQL"
+	}
+	if s.Entries == 1 {
+		a.Entries = "1 entry"
+	}
+	if !s.Oldest.IsZero() {
+		a.Oldest = ActivityTime(s.Oldest)
+	}
+	if s.Retention > 0 {
+		a.Retention = "kept " + retention(s.Retention)
+	}
+	return a
+}
+
+// retention words a retention period in whole days, or hours below a day.
+func retention(d time.Duration) string {
+	if d < 24*time.Hour {
+		h := int(d.Hours())
+		if h <= 1 {
+			return "1 hour"
+		}
+		return strconv.Itoa(h) + " hours"
+	}
+	days := int(d / (24 * time.Hour))
+	if days == 1 {
+		return "1 day"
+	}
+	return thousands(days) + " days"
+}
+
+// LedgerRow presents one entry. kind is the kind's singular title ("" when
+// the console does not know the kind: the resource is shown).
+func LedgerRow(e ledger.Entry, kind string) model.LedgerRow {
+	r := model.LedgerRow{
+		Time: ActivityTime(e.Time), User: e.User, Impersonator: e.Impersonator, Action: e.Action, DryRun: e.DryRun,
+		KindID: e.Kind, Kind: kind, Name: e.Name, Signer: e.Signer, Reason: e.Reason,
+		Result: strings.TrimSpace(e.Result + " " + code(e.Code)),
+	}
+	if r.Kind == "" {
+		r.Kind = e.Resource
+	}
+	if r.Action == "" {
+		r.Action = e.Verb
+	}
+	if !e.Time.IsZero() {
+		r.TimeISO = e.Time.UTC().Format(time.RFC3339Nano)
+	}
+	if e.User != "" {
+		r.UserHref = urls.LedgerUser(e.User)
+	}
+	if e.Signer != "" {
+		r.SignerHref = urls.LedgerSigner(e.Signer)
+	}
+	if e.Kind != "" && e.Name != "" {
+		r.HistoryHref = urls.LedgerObject(e.Kind, e.Name, "")
+	}
+	switch e.Source {
+	case ledger.SourceAPIServer:
+		r.Source = "API server"
+	case ledger.SourceConsole:
+		r.Source = "console"
+	default:
+		r.Source = e.Source
+	}
+	switch e.Result {
+	case ledger.ResultOK:
+		r.ResultTone = model.ToneOK
+	case ledger.ResultDenied:
+		r.ResultTone = model.ToneError
+	case ledger.ResultFailed:
+		r.ResultTone = model.ToneWarning
+	default:
+		r.ResultTone = model.ToneNeutral
+	}
+	r.ActionTone = actionTone(e.Action)
+	return r
+}
+
+func code(c int) string {
+	if c == 0 {
+		return ""
+	}
+	return strconv.Itoa(c)
+}
+
+func actionTone(a string) model.Tone {
+	switch a {
+	case ledger.ActionCreate, ledger.ActionApprove, ledger.ActionIssue:
+		return model.ToneOK
+	case ledger.ActionDelete, ledger.ActionDeny:
+		return model.ToneError
+	case ledger.ActionUpdate, ledger.ActionStatus:
+		return model.TonePending
+	}
+	return model.ToneNeutral
+}
+
+// LedgerHeading is the ledger page's heading and introduction: a page of one
+// user or one signer says so.
+func LedgerHeading(f ledgerview.Filter) (heading, intro string) {
+	switch {
+	case f.User != "" && f.Signer != "":
+		return "What " + f.User + " did to requests for " + f.Signer, "Every change this user made, or tried, to the signer's requests."
+	case f.User != "":
+		return "What " + f.User + " did", "Every change this user made or tried, through the console or any other client."
+	case f.Signer != "":
+		return "Decisions for signer " + f.Signer, "Every request for this signer: created, approved, denied, issued, deleted."
+	}
+	return "Ledger", "Every change to the kinds clusterdesk shows, from every client, kept in the console's database."
+}
+
+// LedgerOptions are the filter form's choices with the filter's ticked.
+func LedgerOptions(f ledgerview.Filter) (actions, results, sources []model.Option) {
+	for _, a := range ledgerview.Actions {
+		actions = append(actions, model.Option{Value: a, Label: a, Selected: slices.Contains(f.Actions, a)})
+	}
+	results = []model.Option{{Value: "", Label: "Any result", Selected: f.Result == ""}}
+	for _, r := range ledgerview.Results {
+		results = append(results, model.Option{Value: r, Label: r, Selected: f.Result == r})
+	}
+	sources = []model.Option{{Value: "", Label: "Every client", Selected: f.Source == ""},
+		{Value: ledger.SourceAPIServer, Label: "API server audit", Selected: f.Source == ledger.SourceAPIServer},
+		{Value: ledger.SourceConsole, Label: "The console's writes", Selected: f.Source == ledger.SourceConsole}}
+	return actions, results, sources
+}
+
+// LedgerStep presents one step of an object's history, with the console's
+// diff when it recorded one.
+func LedgerStep(e ledger.Entry, kind string) model.LedgerStep {
+	s := model.LedgerStep{Row: LedgerRow(e, kind)}
+	if e.Diff != "" {
+		d := model.Diff{Title: "The console's diff", From: "before", To: "after"}
+		d.Lines, d.Added, d.Removed = UnifiedLines(e.Diff)
+		s.Diff = &d
+	}
+	return s
+}
+
+// LedgerCSR words a CSR's story: the request decoded, the decisions, the
+// certificates issued.
+func LedgerCSR(s ledgerview.CSRStory) *model.LedgerCSR {
+	out := &model.LedgerCSR{RequestErr: s.RequestErr}
+	if r := s.Request; r != nil {
+		out.Request = []model.Field{{Label: "Subject", Value: orDash(r.Subject), Mono: true}}
+		sans := append(append(append(append([]string{}, r.DNSNames...), r.IPAddresses...), r.EmailAddresses...), r.URIs...)
+		out.Request = append(out.Request, listField("Subject alternative names", sans))
+		out.Request = append(out.Request, model.Field{Label: "Key", Value: orDash(r.PublicKey)})
+	}
+	out.Request = append(out.Request, listField("Usages", s.Usages),
+		model.Field{Label: "Signer", Value: orDash(s.Signer), Mono: true},
+		model.Field{Label: "Requester", Value: orDash(s.Requester), Mono: true})
+	if s.ExpirationSeconds > 0 {
+		out.Request = append(out.Request, model.Field{Label: "Requested validity",
+			Value: shortDuration(time.Duration(s.ExpirationSeconds) * time.Second)})
+	}
+	for _, d := range s.Decisions {
+		out.Decisions = append(out.Decisions, LedgerRow(d, ""))
+	}
+	for _, c := range s.Certificates {
+		lc := model.LedgerCertificate{Time: ActivityTime(c.Entry.Time), Serial: c.Serial, Subject: c.Subject,
+			Issuer: c.Issuer, Err: c.Err}
+		if c.Err == "" {
+			lc.NotBefore, lc.NotAfter = ActivityTime(c.NotBefore), ActivityTime(c.NotAfter)
+		}
+		out.Issued = append(out.Issued, lc)
+	}
+	return out
+}
+
+// maxListed is how many values a field lists before "N more" (a request may
+// carry hundreds of SANs).
+const maxListed = 10
+
+func listField(label string, vals []string) model.Field {
+	f := model.Field{Label: label, Value: "—", Mono: true}
+	if len(vals) == 0 {
+		return f
+	}
+	shown := vals
+	if len(shown) > maxListed {
+		shown, f.More = vals[:maxListed], vals[maxListed:]
+	}
+	f.Value = strings.Join(shown, ", ")
+	return f
+}
+
+// shortDuration drops a duration's zero tail: "1h", "90m" → "1h30m".
+func shortDuration(d time.Duration) string {
+	t := d.String()
+	if strings.HasSuffix(t, "m0s") {
+		t = strings.TrimSuffix(t, "0s")
+	}
+	if strings.HasSuffix(t, "h0m") {
+		t = strings.TrimSuffix(t, "0m")
+	}
+	return t
+}
