@@ -100,6 +100,19 @@ type CSRRow struct {
 	// one signer, subject and requester (a client retrying). Name is then the
 	// storm's ID, Href its filtered view, Findings the checks of one request.
 	Group *CSRGroup
+	// Verdicts are the CSR approval policies' verdicts on a pending request
+	// (shadow mode): one chip per policy that matches or cannot run.
+	Verdicts []CSRVerdict
+}
+
+// CSRVerdict is one policy's verdict on a pending request, as a chip.
+type CSRVerdict struct {
+	Policy  string
+	Verdict string // "approve", "deny" or "error" (the queue's verdict= values)
+	Label   string // "approve: node-client"
+	Reason  string // the reason and message the condition would carry, or the error
+	Tone    Tone
+	Href    string // the queue filtered to this policy's verdict
 }
 
 // CSRGroup is a storm of pending requests: one signer, subject and requester

@@ -1398,6 +1398,10 @@ func csrOneRow(r model.CSRRow, cols []model.Column) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
+				templ_7745c5c3_Err = components.CSRVerdicts(r.Verdicts).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 118, "</td>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1428,7 +1432,7 @@ func csrOneRow(r model.CSRRow, cols []model.Column) templ.Component {
 				var templ_7745c5c3_Var69 string
 				templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(col.Key)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 336, Col: 26}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 337, Col: 26}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
 				if templ_7745c5c3_Err != nil {
@@ -1446,7 +1450,7 @@ func csrOneRow(r model.CSRRow, cols []model.Column) templ.Component {
 					var templ_7745c5c3_Var70 string
 					templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(r.Cells[i].Title)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 338, Col: 30}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 339, Col: 30}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 					if templ_7745c5c3_Err != nil {
@@ -1474,7 +1478,7 @@ func csrOneRow(r model.CSRRow, cols []model.Column) templ.Component {
 						var templ_7745c5c3_Var71 string
 						templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(r.Cells[i].Text)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 344, Col: 70}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 345, Col: 70}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 						if templ_7745c5c3_Err != nil {
@@ -1546,7 +1550,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 		var templ_7745c5c3_Var73 string
 		templ_7745c5c3_Var73, templ_7745c5c3_Err = templ.JoinStringErrs(r.ID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 364, Col: 11}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 365, Col: 11}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var73))
 		if templ_7745c5c3_Err != nil {
@@ -1559,7 +1563,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 		var templ_7745c5c3_Var74 string
 		templ_7745c5c3_Var74, templ_7745c5c3_Err = templ.JoinStringErrs(g.ID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 368, Col: 23}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 369, Col: 23}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var74))
 		if templ_7745c5c3_Err != nil {
@@ -1572,7 +1576,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 		var templ_7745c5c3_Var75 string
 		templ_7745c5c3_Var75, templ_7745c5c3_Err = templ.JoinStringErrs(r.Name)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 369, Col: 20}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 370, Col: 20}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var75))
 		if templ_7745c5c3_Err != nil {
@@ -1585,7 +1589,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 		var templ_7745c5c3_Var76 string
 		templ_7745c5c3_Var76, templ_7745c5c3_Err = templ.JoinStringErrs(r.State)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 370, Col: 22}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 371, Col: 22}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var76))
 		if templ_7745c5c3_Err != nil {
@@ -1598,7 +1602,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 		var templ_7745c5c3_Var77 string
 		templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Count))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 371, Col: 36}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 372, Col: 36}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var77))
 		if templ_7745c5c3_Err != nil {
@@ -1622,7 +1626,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 			var templ_7745c5c3_Var78 string
 			templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(g.ApproveHref)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 376, Col: 36}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 377, Col: 36}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var78))
 			if templ_7745c5c3_Err != nil {
@@ -1641,7 +1645,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 			var templ_7745c5c3_Var79 string
 			templ_7745c5c3_Var79, templ_7745c5c3_Err = templ.JoinStringErrs(g.DenyHref)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 379, Col: 30}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 380, Col: 30}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var79))
 			if templ_7745c5c3_Err != nil {
@@ -1683,7 +1687,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var82 string
 				templ_7745c5c3_Var82, templ_7745c5c3_Err = templ.JoinStringErrs(col.Key)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 384, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 385, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var82))
 				if templ_7745c5c3_Err != nil {
@@ -1696,7 +1700,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var83 templ.SafeURL
 				templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL(g.Href))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 387, Col: 31}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 388, Col: 31}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var83))
 				if templ_7745c5c3_Err != nil {
@@ -1709,7 +1713,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var84 string
 				templ_7745c5c3_Var84, templ_7745c5c3_Err = templ.JoinStringErrs(g.Href)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 390, Col: 22}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 391, Col: 22}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var84))
 				if templ_7745c5c3_Err != nil {
@@ -1722,7 +1726,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var85 string
 				templ_7745c5c3_Var85, templ_7745c5c3_Err = templ.JoinStringErrs("#" + components.ListTableID)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 391, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 392, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var85))
 				if templ_7745c5c3_Err != nil {
@@ -1735,7 +1739,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var86 string
 				templ_7745c5c3_Var86, templ_7745c5c3_Err = templ.JoinStringErrs("#" + components.ListTableID)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 392, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 393, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var86))
 				if templ_7745c5c3_Err != nil {
@@ -1748,7 +1752,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var87 string
 				templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Count))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 396, Col: 62}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 397, Col: 62}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 				if templ_7745c5c3_Err != nil {
@@ -1761,7 +1765,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var88 string
 				templ_7745c5c3_Var88, templ_7745c5c3_Err = templ.JoinStringErrs(g.Requester)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 396, Col: 99}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 397, Col: 99}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var88))
 				if templ_7745c5c3_Err != nil {
@@ -1774,7 +1778,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var89 string
 				templ_7745c5c3_Var89, templ_7745c5c3_Err = templ.JoinStringErrs(r.Subject)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 398, Col: 112}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 399, Col: 112}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var89))
 				if templ_7745c5c3_Err != nil {
@@ -1797,7 +1801,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var90 string
 				templ_7745c5c3_Var90, templ_7745c5c3_Err = templ.JoinStringErrs(g.NewestName)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 402, Col: 72}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 403, Col: 72}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var90))
 				if templ_7745c5c3_Err != nil {
@@ -1810,7 +1814,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var91 string
 				templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(g.NewestName)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 402, Col: 120}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 403, Col: 120}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var91))
 				if templ_7745c5c3_Err != nil {
@@ -1837,7 +1841,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 						var templ_7745c5c3_Var92 templ.SafeURL
 						templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL(g.ApproveHref))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 407, Col: 43}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 408, Col: 43}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 						if templ_7745c5c3_Err != nil {
@@ -1855,7 +1859,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 					var templ_7745c5c3_Var93 templ.SafeURL
 					templ_7745c5c3_Var93, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL(g.DenyHref))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 409, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 410, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var93))
 					if templ_7745c5c3_Err != nil {
@@ -1896,7 +1900,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var96 string
 				templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(col.Key)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 415, Col: 82}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 416, Col: 82}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var96))
 				if templ_7745c5c3_Err != nil {
@@ -1915,7 +1919,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 						var templ_7745c5c3_Var97 string
 						templ_7745c5c3_Var97, templ_7745c5c3_Err = templ.JoinStringErrs(g.ChecksOf)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 418, Col: 102}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 419, Col: 102}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var97))
 						if templ_7745c5c3_Err != nil {
@@ -1933,7 +1937,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 						var templ_7745c5c3_Var98 string
 						templ_7745c5c3_Var98, templ_7745c5c3_Err = templ.JoinStringErrs(g.ChecksOf)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 420, Col: 90}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 421, Col: 90}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 						if templ_7745c5c3_Err != nil {
@@ -1955,6 +1959,10 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
+				}
+				templ_7745c5c3_Err = components.CSRVerdicts(r.Verdicts).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
 				}
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 170, "</td>")
 				if templ_7745c5c3_Err != nil {
@@ -1986,7 +1994,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 				var templ_7745c5c3_Var101 string
 				templ_7745c5c3_Var101, templ_7745c5c3_Err = templ.JoinStringErrs(col.Key)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 432, Col: 26}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 434, Col: 26}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var101))
 				if templ_7745c5c3_Err != nil {
@@ -2004,7 +2012,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 					var templ_7745c5c3_Var102 string
 					templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(r.Cells[i].Title)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 434, Col: 30}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 436, Col: 30}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var102))
 					if templ_7745c5c3_Err != nil {
@@ -2032,7 +2040,7 @@ func csrGroupRow(r model.CSRRow, g model.CSRGroup, cols []model.Column) templ.Co
 						var templ_7745c5c3_Var103 string
 						templ_7745c5c3_Var103, templ_7745c5c3_Err = templ.JoinStringErrs(r.Cells[i].Text)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 440, Col: 70}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 442, Col: 70}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var103))
 						if templ_7745c5c3_Err != nil {
@@ -2101,7 +2109,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 		var templ_7745c5c3_Var105 string
 		templ_7745c5c3_Var105, templ_7745c5c3_Err = templ.JoinStringErrs(g.ID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 456, Col: 121}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 458, Col: 121}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var105))
 		if templ_7745c5c3_Err != nil {
@@ -2114,7 +2122,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 		var templ_7745c5c3_Var106 string
 		templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Count))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 458, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 460, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 		if templ_7745c5c3_Err != nil {
@@ -2127,7 +2135,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 		var templ_7745c5c3_Var107 string
 		templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(g.Requester)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 458, Col: 123}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 460, Col: 123}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var107))
 		if templ_7745c5c3_Err != nil {
@@ -2140,7 +2148,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 		var templ_7745c5c3_Var108 string
 		templ_7745c5c3_Var108, templ_7745c5c3_Err = templ.JoinStringErrs("for")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 459, Col: 10}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 461, Col: 10}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var108))
 		if templ_7745c5c3_Err != nil {
@@ -2153,7 +2161,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 		var templ_7745c5c3_Var109 string
 		templ_7745c5c3_Var109, templ_7745c5c3_Err = templ.JoinStringErrs(g.Signer)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 459, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 461, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var109))
 		if templ_7745c5c3_Err != nil {
@@ -2170,7 +2178,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 		var templ_7745c5c3_Var110 string
 		templ_7745c5c3_Var110, templ_7745c5c3_Err = templ.JoinStringErrs(".")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 461, Col: 8}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 463, Col: 8}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var110))
 		if templ_7745c5c3_Err != nil {
@@ -2188,7 +2196,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 			var templ_7745c5c3_Var111 templ.SafeURL
 			templ_7745c5c3_Var111, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL(g.ApproveHref))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 464, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 466, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var111))
 			if templ_7745c5c3_Err != nil {
@@ -2207,7 +2215,7 @@ func csrGroupBanner(g model.CSRGroup) templ.Component {
 			var templ_7745c5c3_Var112 templ.SafeURL
 			templ_7745c5c3_Var112, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL(g.DenyHref))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 467, Col: 34}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 469, Col: 34}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var112))
 			if templ_7745c5c3_Err != nil {
@@ -2267,7 +2275,7 @@ func groupSubjects(g model.CSRGroup) templ.Component {
 			var templ_7745c5c3_Var114 string
 			templ_7745c5c3_Var114, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Subjects))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 486, Col: 63}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 488, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var114))
 			if templ_7745c5c3_Err != nil {
@@ -2285,7 +2293,7 @@ func groupSubjects(g model.CSRGroup) templ.Component {
 			var templ_7745c5c3_Var115 string
 			templ_7745c5c3_Var115, templ_7745c5c3_Err = templ.JoinStringErrs(g.Subject)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 488, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 490, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var115))
 			if templ_7745c5c3_Err != nil {
@@ -2351,7 +2359,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 		var templ_7745c5c3_Var119 string
 		templ_7745c5c3_Var119, templ_7745c5c3_Err = templ.JoinStringErrs(returnURL)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 498, Col: 136}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 500, Col: 136}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var119))
 		if templ_7745c5c3_Err != nil {
@@ -2364,7 +2372,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 		var templ_7745c5c3_Var120 string
 		templ_7745c5c3_Var120, templ_7745c5c3_Err = templ.JoinStringErrs(components.BannerRole(bulkTone(b)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 498, Col: 221}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 500, Col: 221}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var120))
 		if templ_7745c5c3_Err != nil {
@@ -2407,7 +2415,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 		var templ_7745c5c3_Var123 string
 		templ_7745c5c3_Var123, templ_7745c5c3_Err = templ.JoinStringErrs(bulkSummary(b))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 503, Col: 72}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 505, Col: 72}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var123))
 		if templ_7745c5c3_Err != nil {
@@ -2425,7 +2433,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 			var templ_7745c5c3_Var124 string
 			templ_7745c5c3_Var124, templ_7745c5c3_Err = templ.JoinStringErrs(it.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 507, Col: 139}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 509, Col: 139}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var124))
 			if templ_7745c5c3_Err != nil {
@@ -2438,7 +2446,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 			var templ_7745c5c3_Var125 string
 			templ_7745c5c3_Var125, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatBool(it.OK))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 507, Col: 177}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 509, Col: 177}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var125))
 			if templ_7745c5c3_Err != nil {
@@ -2451,7 +2459,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 			var templ_7745c5c3_Var126 string
 			templ_7745c5c3_Var126, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatBool(it.Replaced))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 507, Col: 227}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 509, Col: 227}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var126))
 			if templ_7745c5c3_Err != nil {
@@ -2494,7 +2502,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 			var templ_7745c5c3_Var129 string
 			templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(components.ToneLabel(itemTone(it)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 512, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 514, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var129))
 			if templ_7745c5c3_Err != nil {
@@ -2507,7 +2515,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 			var templ_7745c5c3_Var130 templ.SafeURL
 			templ_7745c5c3_Var130, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL(it.Href))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 513, Col: 34}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 515, Col: 34}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var130))
 			if templ_7745c5c3_Err != nil {
@@ -2520,7 +2528,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 			var templ_7745c5c3_Var131 string
 			templ_7745c5c3_Var131, templ_7745c5c3_Err = templ.JoinStringErrs(it.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 513, Col: 90}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 515, Col: 90}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var131))
 			if templ_7745c5c3_Err != nil {
@@ -2533,7 +2541,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 			var templ_7745c5c3_Var132 string
 			templ_7745c5c3_Var132, templ_7745c5c3_Err = templ.JoinStringErrs(it.Message)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 514, Col: 87}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 516, Col: 87}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var132))
 			if templ_7745c5c3_Err != nil {
@@ -2551,7 +2559,7 @@ func csrBulkResults(b model.CSRBulkResult, returnURL string) templ.Component {
 				var templ_7745c5c3_Var133 string
 				templ_7745c5c3_Var133, templ_7745c5c3_Err = templ.JoinStringErrs(w)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 516, Col: 74}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/csr_queue.templ`, Line: 518, Col: 74}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var133))
 				if templ_7745c5c3_Err != nil {
