@@ -85,7 +85,8 @@ func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSR
 	page := model.CSRQueuePage{
 		Title:   "CertificateSigningRequests",
 		Action:  action,
-		Filter:  model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector},
+		Filter:  model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector,
+			Policy: q.Policy, Verdict: q.Verdict},
 		Sort:    cmp.Or(q.Sort, csrqueue.SortQueue),
 		Desc:    q.Desc,
 		Total:   res.Total,
@@ -120,6 +121,7 @@ func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSR
 	page.Tabs = csrTabs(q, res.Counts, action)
 	page.Signers = csrSignerOptions(q.Signer, res.Signers)
 	page.Ages = csrAgeOptions(q.Age)
+	policyFilter(&page, q, env)
 	page.Columns = csrQueueHeaders(q, page.Sort, action)
 	switch {
 	case res.Total == 0:

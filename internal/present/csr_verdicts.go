@@ -40,3 +40,26 @@ func verdictReason(v csrpolicy.Verdict) string {
 	}
 	return r
 }
+
+// policyFilter lays out the policy filter's choices, when the user sees
+// policies, and the bulk "approve everything the policy approves" preview
+// link on a view filtered to a policy the user may decide for (RBAC decides
+// again per request on the preview and the write).
+func policyFilter(page *model.CSRQueuePage, q CSRQueueQuery, env CSRQueueEnv) {
+	if env.Policies == nil || len(env.Policies.Policies) == 0 {
+		return
+	}
+	page.Policies = []model.CSROption{{Value: "", Label: "Any policy", Selected: q.Policy == ""}}
+	for _, name := range env.Policies.Names() {
+		page.Policies = append(page.Policies, model.CSROption{Value: name, Label: name, Selected: name == q.Policy})
+	}
+	page.Verdicts = []model.CSROption{{Value: "", Label: "Matches", Selected: q.Verdict == ""}}
+	for _, v := range []struct{ key, label string }{
+		{csrqueue.VerdictApprove, "Approves"}, {csrqueue.VerdictDeny, "Denies"}, {csrqueue.VerdictError, "Cannot run"},
+	} {
+		page.Verdicts = append(page.Verdicts, model.CSROption{Value: v.key, Label: v.label, Selected: v.key == q.Verdict})
+	}
+	if _, known := env.Policies.Lookup(q.Policy); known && env.MayDecide != nil {
+		page.PolicyApproveHref = urls.CSRPolicyApprove(q.Policy)
+	}
+}

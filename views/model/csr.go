@@ -11,6 +11,13 @@ type CSRQueuePage struct {
 	Tabs    []CSRTab
 	Signers []CSROption // signer filter choices; the first is "any"
 	Ages    []CSROption // age filter choices; the first is "any"
+	// Policies and Verdicts are the policy filter's choices (the first is
+	// "any"); none when the user sees no policies.
+	Policies []CSROption
+	Verdicts []CSROption
+	// PolicyApproveHref previews "approve everything this policy approves"
+	// (the policy filter's policy); "" when not offered.
+	PolicyApproveHref string
 	Sort    string
 	Desc    bool
 	Columns []Column
@@ -61,6 +68,8 @@ type CSRFilter struct {
 	Age       string // "", lt1h, lt24h, gt1h, gt24h, gt7d
 	Group     string // a storm's or duplicate set's ID: only its pending requests
 	Selector  string // label selector, kubectl -l syntax, as typed
+	Policy    string // a CSR approval policy's name: the pending requests it matches
+	Verdict   string // "", approve, deny, error: the policies' verdict kept
 	// SelectorError says why Selector is not one (the page answers 400, no rows).
 	SelectorError string
 }
