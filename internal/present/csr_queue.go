@@ -83,9 +83,9 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
 	const action = urls.CSRs
 	page := model.CSRQueuePage{
-		Title:   "CertificateSigningRequests",
-		Action:  action,
-		Filter:  model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector,
+		Title:  "CertificateSigningRequests",
+		Action: action,
+		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector,
 			Policy: q.Policy, Verdict: q.Verdict},
 		Sort:    cmp.Or(q.Sort, csrqueue.SortQueue),
 		Desc:    q.Desc,

@@ -18,12 +18,12 @@ type CSRQueuePage struct {
 	// PolicyApproveHref previews "approve everything this policy approves"
 	// (the policy filter's policy); "" when not offered.
 	PolicyApproveHref string
-	Sort    string
-	Desc    bool
-	Columns []Column
-	Rows    []CSRRow
-	Total   int    // CSRs in the cache
-	NewHref string // the "New" button's create page; "" hides it
+	Sort              string
+	Desc              bool
+	Columns           []Column
+	Rows              []CSRRow
+	Total             int    // CSRs in the cache
+	NewHref           string // the "New" button's create page; "" hides it
 	// CleanupHref previews deleting what the queue's filters match, and
 	// CleanupTickedURL is where "Delete selected" posts the ticked rows; ""
 	// hides both (read-only mode).
