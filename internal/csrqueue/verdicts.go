@@ -92,3 +92,26 @@ func VerdictKey(v csrpolicy.Verdict) string {
 	}
 	return VerdictApprove
 }
+
+// Matching returns the pending requests to which policy gives verdict
+// (Item.policyMatches), one by one (a storm's members each), in queue order:
+// at most limit of those may(signer) allows, and how many it allows in all.
+// The confirm page of "approve everything policy X approves" lists them.
+func (q *Queue) Matching(policy, verdict string, pol *csrpolicy.Compiled, may func(signer string) bool, limit int) ([]*certificatesv1.CertificateSigningRequest, int, error) {
+	var out []*certificatesv1.CertificateSigningRequest
+	n := 0
+	checks := q.Checks()
+	err := q.with(checks, func(c *Cache) {
+		v := &view{checks: checks, policies: pol}
+		cur := c.index().order(SortQueue)[slotOf(Pending)].cursor(false)
+		for e := cur.next(); e != nil; e = cur.next() {
+			if e.bad || may == nil || !may(e.obj.Spec.SignerName) || !v.entryItem(e).policyMatches(policy, verdict) {
+				continue
+			}
+			if n++; len(out) < limit {
+				out = append(out, e.obj)
+			}
+		}
+	})
+	return out, n, err
+}

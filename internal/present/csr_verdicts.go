@@ -3,6 +3,11 @@ package present
 import (
 	"net/url"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/decide"
+
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -62,4 +67,25 @@ func policyFilter(page *model.CSRQueuePage, q CSRQueueQuery, env CSRQueueEnv) {
 	if _, known := env.Policies.Lookup(q.Policy); known && env.MayDecide != nil {
 		page.PolicyApproveHref = urls.CSRPolicyApprove(q.Policy)
 	}
+}
+
+// CSRPolicyApprovePage lays out the preview of "approve everything policy
+// approves" for the requests it lists (total: how many it approves in all
+// that the user may decide); decode reads each request's subject.
+func CSRPolicyApprovePage(policy, user string, items []*certificatesv1.CertificateSigningRequest, total int, decode func([]byte) (*csr.Request, error)) model.CSRPolicyApprovePage {
+	_, _, msg := decide.Condition(user, true, decide.PolicyText(policy))
+	p := model.CSRPolicyApprovePage{
+		Title: "Approve everything " + policy + " approves", Policy: policy, Reason: msg,
+		Action:   urls.CSRPolicyApprove(policy),
+		BackHref: urls.CSRs + "?" + url.Values{"policy": {policy}, "verdict": {csrqueue.VerdictApprove}}.Encode(),
+		More:     total - len(items),
+		Empty:    "Policy " + policy + " approves no pending request you may approve.",
+	}
+	for _, c := range items {
+		req, err := decode(c.Spec.Request)
+		_, short, _ := csrSubject(req, err)
+		p.Rows = append(p.Rows, model.CSRPolicyApproveRow{Name: c.Name, Href: urls.CSR(c.Name), Subject: short,
+			Requester: c.Spec.Username, Value: c.ResourceVersion + "/" + string(c.UID) + "/" + c.Name})
+	}
+	return p
 }

@@ -269,3 +269,25 @@ type CSRGroupDecision struct {
 
 // SelectValue is the decision's "<uid>/<name>", as the bulk form's boxes carry.
 func (d CSRGroupDecision) SelectValue() string { return CSRSelectValue(d.UID, d.Name) }
+
+// CSRPolicyApprovePage previews "approve everything policy X approves": the
+// pending requests the policy approves now, each carried by the confirm form
+// with its UID and resourceVersion, so that a request that changed before
+// the click is skipped, never approved.
+type CSRPolicyApprovePage struct {
+	Chrome   Chrome
+	Title    string
+	Policy   string
+	Reason   string // the condition's message the approvals will carry
+	Action   string // the confirm form's URL
+	BackHref string // the queue filtered to the policy
+	Rows     []CSRPolicyApproveRow
+	More     int    // requests beyond this step (approved in a next step)
+	Empty    string // why nothing is listed
+}
+
+// CSRPolicyApproveRow is one request of the preview.
+type CSRPolicyApproveRow struct {
+	Name, Href, Subject, Requester string
+	Value                          string // "<resourceVersion>/<uid>/<name>", the confirm form's field r
+}
