@@ -108,6 +108,7 @@ func (c *Compiled) Names() []string {
 // signers (for each request, when its signers cannot be read either).
 func (c *Compiled) Evaluate(ctx context.Context, in Input) []Verdict {
 	var out []Verdict
+	var vars map[string]any // built once, for the first policy that runs
 	signer := in.CSR.Spec.SignerName
 	for _, e := range c.Policies {
 		if len(e.Policy.Signers) > 0 && !e.Policy.AppliesTo(signer) {
@@ -117,7 +118,14 @@ func (c *Compiled) Evaluate(ctx context.Context, in Input) []Verdict {
 			out = append(out, Verdict{Policy: e.Policy.Name, Err: e.Err})
 			continue
 		}
-		if v := e.Program.Evaluate(ctx, in); v.Matched || v.Err != nil {
+		if in.Request == nil {
+			out = append(out, Verdict{Policy: e.Policy.Name, Err: ErrUndecodable})
+			continue
+		}
+		if vars == nil {
+			vars = in.vars()
+		}
+		if v := e.Program.evaluate(ctx, vars); v.Matched || v.Err != nil {
 			out = append(out, v)
 		}
 	}
