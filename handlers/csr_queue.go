@@ -6,12 +6,18 @@ import "github.com/clusterdesk/clusterdesk/internal/csrqueue"
 // when given, else those of its live updates, so that pages and live rows
 // share one index as they share the informer cache, else its own.
 // Each server has its own (csrqueue.Queue), never a process-wide one.
+// The queue reads deps.Policies' verdicts.
 func csrQueueOf(deps Deps) *csrqueue.Queue {
-	if deps.CSRQueue != nil {
-		return deps.CSRQueue
+	q := deps.CSRQueue
+	switch {
+	case q != nil:
+	case deps.Live != nil:
+		q = deps.Live.csrQueue
+	default:
+		q = csrqueue.New(deps.Cluster)
 	}
-	if deps.Live != nil {
-		return deps.Live.csrQueue
+	if deps.Policies != nil {
+		q.UsePolicies(deps.Policies)
 	}
-	return csrqueue.New(deps.Cluster)
+	return q
 }

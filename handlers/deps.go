@@ -10,6 +10,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
@@ -88,4 +89,9 @@ type Deps struct {
 	// CSRQueue is the CSR queue's caches; nil: Live's, else New builds them
 	// (csr_queue.go, csrQueueOf).
 	CSRQueue *csrqueue.Queue
+	// Policies are the CSR approval policies compiled from the shared
+	// policy cache (kube.PolicyCache), read by the queue's rows and filter,
+	// a CSR page's policies panel and the agreement page; nil: the queue
+	// shows no verdicts and the panels list the policies as the user.
+	Policies *csrpolicy.Set
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -102,6 +103,7 @@ func approversFeature(h *Handlers) *approverspage.Handlers {
 func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
 	return csrpolicies.New(csrpolicies.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		Policies: h.policies(), Access: h.deps.Access,
 	})
 }
 
@@ -241,4 +243,13 @@ func (k cleanupKinds) Candidates(id kube.KindID) (func() ([]cleanup.Candidate, e
 func (k cleanupKinds) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
 	kind, namespaced, crumbs, err := editorFeature(k.h).CustomResources(c)
 	return cleanuppages.CustomResources{Kind: kind, Namespaced: namespaced, Crumbs: crumbs}, err
+}
+
+// policies are the compiled CSR approval policies of Deps.Policies, through
+// the queue (which shares them); nil without.
+func (h *Handlers) policies() func() *csrpolicy.Compiled {
+	if h.deps.Policies == nil {
+		return nil
+	}
+	return h.deps.Policies.Current
 }

@@ -149,6 +149,11 @@ func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message
 // page now.
 func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.Message, bool) {
 	env := present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks(), Labels: v.labels}
+	if pol := l.csrQueue.Policies(); pol != nil && pol.Err == nil {
+		// Shared by every tab of the view: the verdicts are shown to those
+		// who may list CSRs, as the rows are (see the note above).
+		env.Policies = pol
+	}
 	if !l.readOnly {
 		// Every box and action a user could have: each page keeps its own.
 		env.MayDecide = func(string) bool { return true }
@@ -216,6 +221,9 @@ func csrRowStamp(it *csrqueue.Item, r model.CSRRow) string {
 	b.WriteString(string(it.CSR.UID) + "\n" + it.CSR.ResourceVersion + "\n" + r.State + "\n")
 	for _, f := range r.Findings {
 		b.WriteString(f.Check + "\t" + f.Message + "\n")
+	}
+	for _, v := range r.Verdicts { // a policy change changes the row
+		b.WriteString(v.Label + "\t" + v.Reason + "\n")
 	}
 	return b.String()
 }

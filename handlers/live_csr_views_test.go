@@ -18,13 +18,15 @@ import (
 // A view names exactly what the queue page writes for it; anything a page
 // does not offer is refused, so only views a person can open are kept.
 func TestCSRViewOf(t *testing.T) {
-	for _, s := range []string{"", "state=pending", "dir=desc&sort=age&state=pending", "page=2&sort=signer", "q=node&requester=system%3Anode%3Aw1&signer=kubernetes.io%2Fkubelet-serving", "selector=app%3Dx"} {
+	for _, s := range []string{"", "state=pending", "dir=desc&sort=age&state=pending", "page=2&sort=signer", "q=node&requester=system%3Anode%3Aw1&signer=kubernetes.io%2Fkubelet-serving", "selector=app%3Dx",
+		"policy=node-client&state=pending&verdict=approve", "verdict=deny"} {
 		if _, _, ok := csrViewOf(s); !ok {
 			t.Errorf("csrViewOf(%q) refused a view the page offers", s)
 		}
 	}
 	for _, s := range []string{"sort=secret", "state=everything", "state=pending&state=denied", "q=+x", "page=1", "page=-3",
-		"sort=age&dir=desc&state=pending", "selector=a+in+%28", "other=1", "group=s-nothex", "%zz"} {
+		"sort=age&dir=desc&state=pending", "selector=a+in+%28", "other=1", "group=s-nothex", "%zz",
+		"policy=Bad_Name", "verdict=maybe", "verdict=approve&policy=x"} {
 		if _, _, ok := csrViewOf(s); ok {
 			t.Errorf("csrViewOf(%q) took a view the page never asks for", s)
 		}

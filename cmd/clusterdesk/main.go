@@ -23,6 +23,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
@@ -191,6 +192,14 @@ func run(args []string) error {
 	defer ledgerRun.close()
 	go hub.Run(ctx)
 	go cache.Run(ctx)
+	// The CSR approval policies: one more watch per replica, compiled once
+	// per change for the queue and the policy pages (kube.PolicyCache).
+	policyCache, err := kube.NewPolicyCache(restCfg, log)
+	if err != nil {
+		return err
+	}
+	go policyCache.Run(ctx)
+	policies := csrpolicy.NewSet(policyCache)
 
 	// Who people are and which clients act for them (signin.go): every
 	// per-user dependency picks its client from the request's identity.
@@ -242,8 +251,8 @@ func run(args []string) error {
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
 		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity, Ledger: ledgerRun.Store(),
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
-		PublicOrigin: si.public.origin,
-		SignInLimit:  handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies
+		PublicOrigin: si.public.origin, Policies: policies,
+		SignInLimit: handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.

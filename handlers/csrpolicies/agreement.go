@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/approvers"
@@ -42,19 +41,15 @@ func (h *Handlers) agreement(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), h.d.LookupTimeout)
 	defer cancel()
-	objs, err := h.d.Lookup.CSRApprovalPolicies(ctx)
+	compiled, err := h.compiled(ctx)
 	if err != nil {
 		return err // NotFound (no CRD), Forbidden: the error page says which
 	}
-	i := slices.IndexFunc(objs, func(o unstructured.Unstructured) bool { return o.GetName() == name })
-	if i < 0 {
+	e, found := compiled.Lookup(name)
+	if !found {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("There is no CSRApprovalPolicy %q.", name))
 	}
-	pol, polErr := csrpolicy.FromObject(&objs[i])
-	var prg *csrpolicy.Program
-	if polErr == nil {
-		prg, polErr = csrpolicy.Compile(pol)
-	}
+	pol, prg, polErr := e.Policy, e.Program, e.Err
 	var a csrpolicy.Agreement
 	var past []csrpolicy.Past
 	decided, automated := 0, 0

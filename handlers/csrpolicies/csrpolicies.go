@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
@@ -31,6 +32,11 @@ type Deps struct {
 	Cluster       ports.Cluster
 	Lookup        ports.Lookup // nil: no direct reads; the panel says so
 	LookupTimeout time.Duration
+	// Policies are the policies compiled from the shared policy cache; nil:
+	// they are listed as the user on each view. Access then says whether
+	// the user may list them (the shared cache is read for them only then).
+	Policies func() *csrpolicy.Compiled
+	Access   ports.Access
 }
 
 // Handlers serves the panel.
@@ -69,7 +75,7 @@ func (h *Handlers) panel(ctx context.Context, signer string, in csrpolicy.Input)
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.d.LookupTimeout)
 	defer cancel()
-	objs, err := h.d.Lookup.CSRApprovalPolicies(ctx)
+	compiled, err := h.compiled(ctx)
 	switch {
 	case apierrors.IsNotFound(err):
 		return model.CSRPoliciesPanel{Note: "The CSRApprovalPolicy CRD is not installed (deploy/base/csrapprovalpolicies.yaml)."}
@@ -93,22 +99,46 @@ func (h *Handlers) panel(ctx context.Context, signer string, in csrpolicy.Input)
 	}
 	var outcomes []present.PolicyOutcome
 	others := 0
-	for i := range objs {
-		pol, err := csrpolicy.FromObject(&objs[i])
-		if err == nil && !pol.AppliesTo(signer) {
+	for _, e := range compiled.Policies {
+		if e.Err == nil && !e.Policy.AppliesTo(signer) {
 			others++
 			continue
 		}
-		o := present.PolicyOutcome{Policy: pol, Err: err}
-		if err == nil {
-			prg, cerr := csrpolicy.Compile(pol)
-			if cerr != nil {
-				o.Err = cerr
-			} else {
-				o.Verdict = prg.Evaluate(ctx, in)
-			}
+		o := present.PolicyOutcome{Policy: e.Policy, Err: e.Err}
+		if e.Err == nil {
+			o.Verdict = e.Program.Evaluate(ctx, in)
 		}
 		outcomes = append(outcomes, o)
 	}
 	return present.CSRPoliciesPanel(outcomes, others)
+}
+
+// compiled returns the policies compiled: from the shared cache when the
+// user may list them (Forbidden otherwise; NotFound while their CRD is not
+// served), else listed as the user and compiled for this view.
+func (h *Handlers) compiled(ctx context.Context) (*csrpolicy.Compiled, error) {
+	if h.d.Policies == nil {
+		objs, err := h.d.Lookup.CSRApprovalPolicies(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ptrs := make([]*unstructured.Unstructured, len(objs))
+		for i := range objs {
+			ptrs[i] = &objs[i]
+		}
+		return csrpolicy.CompileAll(1, ptrs), nil
+	}
+	gr := kube.CSRApprovalPolicyResource.GroupResource()
+	ok, err := h.d.Access.Can(ctx, "list", gr.Group, gr.Resource, "", "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apierrors.NewForbidden(gr, "", errors.New("you may not list them"))
+	}
+	c := h.d.Policies()
+	if c.Err != nil {
+		return nil, apierrors.NewNotFound(gr, "")
+	}
+	return c, nil
 }

@@ -102,6 +102,7 @@ func (h *Handlers) RegisterReads(e *echo.Echo, listed, ofKind echo.MiddlewareFun
 	e.GET(urls.CSRCertificateRoute, h.csrCertificate, ofKind)
 	e.GET(urls.CSRNodeCheckRoute, h.csrNodeCheck, ofKind)
 	e.GET(urls.CSRSANsRoute, h.csrSANs, ofKind)
+	e.GET(urls.CSRPolicyApproveRoute, h.csrPolicyApprovePreview, ofKind)
 }
 
 // RegisterDecisions adds to mutating (the read-only mode's group), behind
@@ -114,4 +115,5 @@ func (h *Handlers) RegisterDecisions(mutating *echo.Group, ofKind echo.Middlewar
 	mutating.POST(urls.CSRIssueRoute, h.issueCSR, ofKind)
 	mutating.POST(urls.CSRBulk, h.bulkDecideCSRs, ofKind)
 	mutating.POST(urls.CSRGroupDecideRoute, h.csrGroupDecide, ofKind)
+	mutating.POST(urls.CSRPolicyApproveRoute, h.csrPolicyApprove, ofKind)
 }

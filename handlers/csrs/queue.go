@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -37,6 +38,22 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 	qp.NewHref = h.d.Lists.NewHref(c, kube.CSRs) // handlers/list_new.go; none for htmx
 	qp.CleanupHref, qp.CleanupTickedURL = h.d.Lists.CleanupHref(c, q)
 	return page.RenderPage(c, status, pages.CSRQueue(qp), pages.CSRQueueTable(qp))
+}
+
+// policies are the CSR approval policies whose verdicts the user's queue
+// shows: those of the shared cache, when the user may list them (the access
+// review is kept 30 s); nil when there are none or they may not.
+func (h *Handlers) policies(c echo.Context) *csrpolicy.Compiled {
+	pol := h.d.Queue.Policies()
+	if pol == nil || pol.Err != nil {
+		return nil
+	}
+	gr := kube.CSRApprovalPolicyResource.GroupResource()
+	ok, err := h.d.Access.Can(c.Request().Context(), "list", gr.Group, gr.Resource, "", "")
+	if err != nil || !ok {
+		return nil
+	}
+	return pol
 }
 
 // csrQueuePage builds the queue for q, pre-selecting the named CSRs. A user who
@@ -66,6 +83,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 		Selected:  selected,
 		Labels:    sel,
 		MayDelete: h.d.Lists.MayDeleteAll(c, kube.CSRs),
+		Policies:  h.policies(c),
 	}
 	// The queue reads its index, kept per change of the informer cache; it
 	// lists the cache only for its first view (then the cache's errors).

@@ -162,12 +162,17 @@ var ErrUndecodable = errors.New("spec.request does not decode")
 
 // Evaluate runs the policy on one request. The caller checks AppliesTo first.
 func (pr *Program) Evaluate(ctx context.Context, in Input) Verdict {
-	v := Verdict{Policy: pr.Name}
 	if in.Request == nil {
-		v.Err = ErrUndecodable
-		return v
+		return Verdict{Policy: pr.Name, Err: ErrUndecodable}
 	}
-	out, _, err := pr.prg.ContextEval(ctx, in.vars())
+	return pr.evaluate(ctx, in.vars())
+}
+
+// evaluate runs the policy on a request's variables (Input.vars), which
+// several policies may share: converting 200 SANs is paid once per request.
+func (pr *Program) evaluate(ctx context.Context, vars map[string]any) Verdict {
+	v := Verdict{Policy: pr.Name}
+	out, _, err := pr.prg.ContextEval(ctx, vars)
 	if err != nil {
 		v.Err = err
 		return v

@@ -55,6 +55,8 @@ type facts struct {
 	noFindings  bool          // the checks found nothing (nothing to work out again)
 	findingText string        // the findings as the row shows them, lower-cased, for the filter
 	rank        int           // checksRank of the findings, for the sort by checks
+
+	policy policyVerdicts // pending: the policies' verdicts (verdicts.go)
 }
 
 // index returns the cache's index (c.mu held).

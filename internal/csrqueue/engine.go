@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 )
 
 // Env is what a view of the queue needs besides the CSRs and the query.
@@ -31,6 +32,9 @@ type Env struct {
 	// Labels keeps only the CSRs whose labels it selects (nil: every CSR;
 	// labels.Nothing() for a selector that did not parse).
 	Labels labels.Selector
+	// Policies are the CSR approval policies whose verdicts the pending rows
+	// show and the policy filter reads (nil: none, the filter keeps nothing).
+	Policies *csrpolicy.Compiled
 }
 
 // Result is one view of the queue.
@@ -91,6 +95,8 @@ type view struct {
 	checks Checks
 	words  Words
 	storms *Storms
+	// policies are Env.Policies.
+	policies *csrpolicy.Compiled
 }
 
 func (v *view) item(c *certificatesv1.CertificateSigningRequest, f *facts) *Item {

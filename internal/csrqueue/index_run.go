@@ -18,14 +18,15 @@ import (
 func (c *Cache) run(q Query, env Env) Result {
 	x := c.index()
 	storms := c.stormsNow()
-	v := &view{checks: env.Checks, words: env.Words, storms: storms}
+	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies}
 	res := Result{Total: len(x.byName), Signers: x.signerCounts(), Storms: storms, Decidable: x.decidable(env.MayDecide)}
 	sortKey := cmp.Or(q.Sort, SortQueue)
 	limit, _ := ageLimit(q.Age)
 	needle := strings.ToLower(q.Filter)
 	requester := strings.ToLower(q.Requester)
 	byLabels := env.Labels != nil && !env.Labels.Empty()
-	if !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == "" {
+	byPolicy := q.Policy != "" || q.Verdict != ""
+	if !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == "" && !byPolicy {
 		if q.Signer == "" && sortKey != SortChecks {
 			return c.runOrdered(x, q, env, v, res)
 		}
@@ -33,12 +34,12 @@ func (c *Cache) run(q Query, env Env) Result {
 	tab := tabSlots(q.State)
 	// Only a signer filter: the other tabs' counts are the sizes of the
 	// signer's sets, and only the tab's CSRs are read.
-	bySignerOnly := q.Signer != "" && !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == ""
+	bySignerOnly := q.Signer != "" && !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == "" && !byPolicy
 	// each calls fn with the candidates of a state tab: every CSR the filters
 	// may keep is among them.
 	each := func(slot int, fn func(*entry)) {
 		switch {
-		case q.Group != "": // only pending requests are in storms and duplicate sets
+		case q.Group != "" || byPolicy: // only pending requests are in storms and duplicate sets, and have verdicts
 			if slot != slotOf(Pending) {
 				return
 			}
@@ -103,6 +104,9 @@ func (c *Cache) run(q Query, env Env) Result {
 			}
 			slab = append(slab, Item{CSR: c, State: e.f.state, Decided: e.f.decided, Bad: e.bad, f: e.f, v: v})
 			it := &slab[len(slab)-1]
+			if byPolicy && !it.policyMatches(q.Policy, q.Verdict) {
+				return
+			}
 			if needle != "" && !it.matches(needle, env.Now) {
 				return
 			}

@@ -48,7 +48,7 @@ func (c *Cache) live(names []string, env Env) Change {
 	x := c.index()
 	storms := c.stormsNow()
 	before := c.before
-	v := &view{checks: env.Checks, words: env.Words, storms: storms}
+	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies}
 	out := Change{Total: len(x.byName), Counts: x.stateCounts()}
 
 	sent := map[string]bool{} // storm IDs whose row is in out

@@ -22,6 +22,10 @@ type Query struct {
 	// Selector is the label selector as typed (selector=, kubectl -l syntax);
 	// the handler parses it into Env.Labels.
 	Selector string
+	// Policy keeps the pending requests a CSR approval policy matches
+	// (policy=, its name), Verdict those with that verdict (verdict=:
+	// approve, deny or error; alone: of any policy).
+	Policy, Verdict string
 }
 
 // Sort keys: the queue's columns, in order. SortQueue, the first, is the
@@ -68,6 +72,8 @@ func ParseQuery(v url.Values) Query {
 		Sort:      v.Get("sort"),
 		Desc:      v.Get("dir") == "desc",
 		Page:      parsePage(v),
+		Policy:    v.Get("policy"),
+		Verdict:   v.Get("verdict"),
 	}
 	if !slices.Contains(States, q.State) {
 		q.State = ""
@@ -80,6 +86,12 @@ func ParseQuery(v url.Values) Query {
 	}
 	if !ValidGroupID(q.Group) {
 		q.Group = ""
+	}
+	if !validPolicyName(q.Policy) {
+		q.Policy = ""
+	}
+	if !slices.Contains([]string{VerdictApprove, VerdictDeny, VerdictError}, q.Verdict) {
+		q.Verdict = ""
 	}
 	return q
 }
@@ -109,6 +121,8 @@ func (q Query) Values() url.Values {
 	set("selector", q.Selector)
 	set("age", q.Age)
 	set("group", q.Group)
+	set("policy", q.Policy)
+	set("verdict", q.Verdict)
 	set("sort", q.Sort)
 	if q.Desc {
 		v.Set("dir", "desc")
@@ -143,6 +157,20 @@ func ageMatches(limit time.Duration, created, now time.Time) bool {
 		return age < -limit
 	case limit > 0:
 		return age > limit
+	}
+	return true
+}
+
+// validPolicyName reports whether name may be a policy's (a DNS subdomain's
+// characters and length), so nothing else travels in the queue's links.
+func validPolicyName(name string) bool {
+	if len(name) > 253 {
+		return false
+	}
+	for _, ch := range name {
+		if (ch < 'a' || ch > 'z') && (ch < '0' || ch > '9') && ch != '-' && ch != '.' {
+			return false
+		}
 	}
 	return true
 }

@@ -1,7 +1,10 @@
 package csrqueue
 
 import (
+	"sync/atomic"
+
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 )
 
 // DecodesKept is how many decoded requests a Queue remembers: above the
@@ -27,6 +30,9 @@ type Queue struct {
 	decided *csr.Memo // decided requests' decodings (Checks.Transient)
 	facts   *Cache
 	follow  *follower
+	// policies are the CSR approval policies, compiled once per change of
+	// them and shared with the pages that read them (nil: none).
+	policies atomic.Pointer[csrpolicy.Set]
 }
 
 // New returns the queue over src's CSRs; when src reports changes
@@ -48,6 +54,18 @@ func (q *Queue) ForgetDecodes() {
 // watch Nodes (one more informer over the largest objects of a big cluster),
 // so the kubelet-serving check says the Node is unknown.
 func (q *Queue) Checks() Checks { return Checks{Decode: q.decodes.Decode, Transient: q.decided.Decode} }
+
+// UsePolicies makes the queue's views read the verdicts of set's policies.
+func (q *Queue) UsePolicies(set *csrpolicy.Set) { q.policies.Store(set) }
+
+// Policies returns the policies compiled now; nil when the queue has none,
+// or Compiled.Err when they are not served (their CRD is not installed).
+func (q *Queue) Policies() *csrpolicy.Compiled {
+	if s := q.policies.Load(); s != nil {
+		return s.Current()
+	}
+	return nil
+}
 
 // Facts is the per-object cache every view of the queue shares.
 func (q *Queue) Facts() *Cache { return q.facts }

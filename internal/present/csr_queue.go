@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -57,13 +58,17 @@ type CSRQueueEnv struct {
 	// state's tab, the requests' tick boxes (elsewhere a box still means
 	// "decidable"); RBAC decides again on the preview.
 	MayDelete bool
+	// Policies are the CSR approval policies whose verdicts pending rows
+	// show (nil: none; the user may not list them, or none are served).
+	Policies *csrpolicy.Compiled
 }
 
 // Engine is the env of the queue's engine for env: the rows' wording is
 // the presenter's (the text filter searches what a row shows).
 func (env CSRQueueEnv) Engine() csrqueue.Env {
 	return csrqueue.Env{Now: env.Now, Checks: env.Checks, Words: queueWords{}, MayDecide: env.MayDecide,
-		PageSize: cmp.Or(env.PageSize, PageSize), Cache: env.Cache, Labels: env.Labels}
+		PageSize: cmp.Or(env.PageSize, PageSize), Cache: env.Cache, Labels: env.Labels,
+		Policies: env.Policies}
 }
 
 // CSRQueue lays out one view of the approval queue (csrqueue.Run decides
@@ -78,9 +83,10 @@ func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery
 func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
 	const action = urls.CSRs
 	page := model.CSRQueuePage{
-		Title:   "CertificateSigningRequests",
-		Action:  action,
-		Filter:  model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector},
+		Title:  "CertificateSigningRequests",
+		Action: action,
+		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector,
+			Policy: q.Policy, Verdict: q.Verdict},
 		Sort:    cmp.Or(q.Sort, csrqueue.SortQueue),
 		Desc:    q.Desc,
 		Total:   res.Total,
@@ -115,6 +121,7 @@ func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSR
 	page.Tabs = csrTabs(q, res.Counts, action)
 	page.Signers = csrSignerOptions(q.Signer, res.Signers)
 	page.Ages = csrAgeOptions(q.Age)
+	policyFilter(&page, q, env)
 	page.Columns = csrQueueHeaders(q, page.Sort, action)
 	switch {
 	case res.Total == 0:
@@ -201,6 +208,7 @@ func queueRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 	}
 	row.Findings = findingModels(it.Findings())
 	linkDuplicates(row.Findings, it.DuplicatesID())
+	row.Verdicts = verdictModels(it.Verdicts())
 	row.Row = model.Row{
 		ID:   "row-csrs-" + c.Name,
 		Name: c.Name,

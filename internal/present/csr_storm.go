@@ -29,6 +29,7 @@ func groupRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 	dur, _ := requestedDuration(src.CSR)
 	row := &model.CSRRow{State: CSRPending, Subject: subject, Group: g}
 	row.Findings = findingModels(src.BaseFindings())
+	row.Verdicts = verdictModels(it.Verdicts())
 	row.Row = model.Row{
 		ID:   "row-csrs-group-" + st.ID,
 		Name: st.ID,

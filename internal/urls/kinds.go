@@ -22,6 +22,9 @@ const (
 	CSRApproversRoute = CSRs + "/-/approvers"
 	// CSRPolicyRoute compares an approval policy with past decisions.
 	CSRPolicyRoute = CSRs + "/-/policies/:policy"
+	// CSRPolicyApproveRoute previews (GET) and confirms (POST) approving
+	// every pending request a policy approves.
+	CSRPolicyApproveRoute = CSRPolicyRoute + "/approve"
 )
 
 // CSRApprovers is who may approve the requests of signer.
@@ -46,6 +49,10 @@ func CSRNodeCheck(name string) string { return CSR(name) + "/node-check" }
 
 // CSRPolicy compares the approval policy name with the decisions people made.
 func CSRPolicy(name string) string { return CSRs + "/-/policies/" + Segment(name) }
+
+// CSRPolicyApprove previews approving every pending request the policy
+// name approves.
+func CSRPolicyApprove(name string) string { return CSRPolicy(name) + "/approve" }
 
 // CSRPolicies is what the approval policies would do with the CSR name.
 func CSRPolicies(name string) string { return CSR(name) + "/policies" }

@@ -11,12 +11,19 @@ type CSRQueuePage struct {
 	Tabs    []CSRTab
 	Signers []CSROption // signer filter choices; the first is "any"
 	Ages    []CSROption // age filter choices; the first is "any"
-	Sort    string
-	Desc    bool
-	Columns []Column
-	Rows    []CSRRow
-	Total   int    // CSRs in the cache
-	NewHref string // the "New" button's create page; "" hides it
+	// Policies and Verdicts are the policy filter's choices (the first is
+	// "any"); none when the user sees no policies.
+	Policies []CSROption
+	Verdicts []CSROption
+	// PolicyApproveHref previews "approve everything this policy approves"
+	// (the policy filter's policy); "" when not offered.
+	PolicyApproveHref string
+	Sort              string
+	Desc              bool
+	Columns           []Column
+	Rows              []CSRRow
+	Total             int    // CSRs in the cache
+	NewHref           string // the "New" button's create page; "" hides it
 	// CleanupHref previews deleting what the queue's filters match, and
 	// CleanupTickedURL is where "Delete selected" posts the ticked rows; ""
 	// hides both (read-only mode).
@@ -61,6 +68,8 @@ type CSRFilter struct {
 	Age       string // "", lt1h, lt24h, gt1h, gt24h, gt7d
 	Group     string // a storm's or duplicate set's ID: only its pending requests
 	Selector  string // label selector, kubectl -l syntax, as typed
+	Policy    string // a CSR approval policy's name: the pending requests it matches
+	Verdict   string // "", approve, deny, error: the policies' verdict kept
 	// SelectorError says why Selector is not one (the page answers 400, no rows).
 	SelectorError string
 }
@@ -100,6 +109,19 @@ type CSRRow struct {
 	// one signer, subject and requester (a client retrying). Name is then the
 	// storm's ID, Href its filtered view, Findings the checks of one request.
 	Group *CSRGroup
+	// Verdicts are the CSR approval policies' verdicts on a pending request
+	// (shadow mode): one chip per policy that matches or cannot run.
+	Verdicts []CSRVerdict
+}
+
+// CSRVerdict is one policy's verdict on a pending request, as a chip.
+type CSRVerdict struct {
+	Policy  string
+	Verdict string // "approve", "deny" or "error" (the queue's verdict= values)
+	Label   string // "approve: node-client"
+	Reason  string // the reason and message the condition would carry, or the error
+	Tone    Tone
+	Href    string // the queue filtered to this policy's verdict
 }
 
 // CSRGroup is a storm of pending requests: one signer, subject and requester
@@ -247,3 +269,25 @@ type CSRGroupDecision struct {
 
 // SelectValue is the decision's "<uid>/<name>", as the bulk form's boxes carry.
 func (d CSRGroupDecision) SelectValue() string { return CSRSelectValue(d.UID, d.Name) }
+
+// CSRPolicyApprovePage previews "approve everything policy X approves": the
+// pending requests the policy approves now, each carried by the confirm form
+// with its UID and resourceVersion, so that a request that changed before
+// the click is skipped, never approved.
+type CSRPolicyApprovePage struct {
+	Chrome   Chrome
+	Title    string
+	Policy   string
+	Reason   string // the condition's message the approvals will carry
+	Action   string // the confirm form's URL
+	BackHref string // the queue filtered to the policy
+	Rows     []CSRPolicyApproveRow
+	More     int    // requests beyond this step (approved in a next step)
+	Empty    string // why nothing is listed
+}
+
+// CSRPolicyApproveRow is one request of the preview.
+type CSRPolicyApproveRow struct {
+	Name, Href, Subject, Requester string
+	Value                          string // "<resourceVersion>/<uid>/<name>", the confirm form's field r
+}
