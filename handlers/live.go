@@ -68,7 +68,7 @@ func (h *Handlers) events(c echo.Context) error {
 		if !slices.Contains(rowsWanted, kube.CSRs) || !slices.ContainsFunc(granted, func(g kube.Kind) bool { return g.ID == kube.CSRs }) {
 			return echo.NewHTTPError(http.StatusForbidden, "A view of the CertificateSigningRequest queue needs the right to list them.")
 		}
-		if topic, release, ok := lv.openCSRView(q.Get("view"), cq, sel); ok {
+		if topic, release, ok := lv.openCSRView(q.Get("view"), cq, sel, h.mayListPolicies(c)); ok {
 			defer release()
 			viewTopic = topic
 		}
@@ -138,6 +138,15 @@ func (h *Handlers) objectShownIsCached(kind kube.KindID, name, rv string) bool {
 	}
 	m, err := h.deps.Cluster.Meta(kind, name)
 	return err == nil && m.GetResourceVersion() == rv
+}
+
+// mayListPolicies says whether the user may list the CSR approval policies,
+// and so see their verdicts in the queue (as handlers/csrs decides for the
+// page).
+func (h *Handlers) mayListPolicies(c echo.Context) bool {
+	gr := kube.CSRApprovalPolicyResource.GroupResource()
+	ok, err := h.deps.Access.Can(c.Request().Context(), "list", gr.Group, gr.Resource, "", "")
+	return err == nil && ok
 }
 
 // stillMayList re-checks, for a connection being served, the user's right to

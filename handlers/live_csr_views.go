@@ -30,7 +30,9 @@ import (
 // its view again because a row came, went or moved.
 //
 // What a view shows does not depend on who looks, once they may list CSRs
-// (the events handler checks that): the rows are rendered with every
+// (the events handler checks that) — but for the approval policies' verdicts,
+// shown only to those who may list the policies: a view with verdicts and
+// the same view without are two views (csrViewKey). The rows are rendered with every
 // selection box and storm action a user could have, and each page keeps only
 // those it offered (replaced rows) or its user may use (new rows, by the
 // signers the page says its user may decide for).
@@ -46,14 +48,17 @@ const csrViewEvent = "csrs-view"
 
 // csrView is one open view and the page its tabs show, under LiveUpdates.mu.
 type csrView struct {
-	key    string // the view's canonical query (csrViewOf)
-	query  csrqueue.Query
-	labels labels.Selector
-	topic  string
-	tabs   int
-	known  bool // rows and counts are what the tabs show
-	rows   []csrqueue.PageRow
-	counts model.CSRViewCounts
+	key   string // csrViewKey: the view's canonical query (csrViewOf), with or without verdicts
+	query csrqueue.Query
+	// verdicts: the rows carry the approval policies' verdicts (its tabs'
+	// users may list the policies).
+	verdicts bool
+	labels   labels.Selector
+	topic    string
+	tabs     int
+	known    bool // rows and counts are what the tabs show
+	rows     []csrqueue.PageRow
+	counts   model.CSRViewCounts
 }
 
 // csrViewOf reads the view a queue tab names (the query of the page's
@@ -82,6 +87,16 @@ func csrViewOf(s string) (csrqueue.Query, labels.Selector, bool) {
 	return q, sel, true
 }
 
+// csrViewKey names the view of the canonical query view, shown with the
+// policies' verdicts or without: users who may not list the policies never
+// share a topic with those who may.
+func csrViewKey(view string, verdicts bool) string {
+	if verdicts {
+		return view + "\n+verdicts"
+	}
+	return view
+}
+
 // csrViewTopic is the topic of a view's ops: named by a hash of the view, so
 // a topic says nothing of the filters typed.
 func csrViewTopic(key string) string {
@@ -92,7 +107,8 @@ func csrViewTopic(key string) string {
 // openCSRView opens (or joins) the view key for one tab: its topic, and the
 // release the tab's stream calls when it ends. ok is false when maxCSRViews
 // other views are open.
-func (l *LiveUpdates) openCSRView(key string, q csrqueue.Query, sel labels.Selector) (topic string, release func(), ok bool) {
+func (l *LiveUpdates) openCSRView(view string, q csrqueue.Query, sel labels.Selector, verdicts bool) (topic string, release func(), ok bool) {
+	key := csrViewKey(view, verdicts)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	v := l.csrViews[key]
@@ -103,7 +119,7 @@ func (l *LiveUpdates) openCSRView(key string, q csrqueue.Query, sel labels.Selec
 		if l.csrViews == nil {
 			l.csrViews = map[string]*csrView{}
 		}
-		v = &csrView{key: key, query: q, labels: sel, topic: csrViewTopic(key)}
+		v = &csrView{key: key, query: q, labels: sel, topic: csrViewTopic(key), verdicts: verdicts}
 		// The page the tab was rendered with is as of its cursor; a batch
 		// published since makes the stream resync the tab (the csrs-rows
 		// topic), so this page is the one the tab shows from then on.
@@ -149,9 +165,9 @@ func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message
 // page now.
 func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.Message, bool) {
 	env := present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks(), Labels: v.labels}
-	if pol := l.csrQueue.Policies(); pol != nil && pol.Err == nil {
-		// Shared by every tab of the view: the verdicts are shown to those
-		// who may list CSRs, as the rows are (see the note above).
+	if pol := l.csrQueue.Policies(); v.verdicts && pol != nil && pol.Err == nil {
+		// Shared by every tab of the view, whose users may all list the
+		// policies (csrViewKey).
 		env.Policies = pol
 	}
 	if !l.readOnly {

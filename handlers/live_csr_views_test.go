@@ -10,7 +10,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 )
@@ -77,12 +79,12 @@ func TestLiveCSRViewOps(t *testing.T) {
 	if !ok {
 		t.Fatal("view refused")
 	}
-	topic, release, ok := lv.openCSRView(view, q, sel)
+	topic, release, ok := lv.openCSRView(view, q, sel, false)
 	if !ok {
 		t.Fatal("view not opened")
 	}
 	// Another tab of the same view shares it.
-	topic2, release2, _ := lv.openCSRView(view, q, sel)
+	topic2, release2, _ := lv.openCSRView(view, q, sel, false)
 	if topic2 != topic || len(lv.csrViews) != 1 {
 		t.Fatalf("two tabs of one view: topics %s and %s, %d views", topic, topic2, len(lv.csrViews))
 	}
@@ -141,7 +143,7 @@ func TestLiveCSRViewPaged(t *testing.T) {
 	lv := NewLiveUpdates(cl, nil)
 	const view = "dir=desc&page=2&sort=age&state=pending" // oldest first
 	q, sel, _ := csrViewOf(view)
-	if _, _, ok := lv.openCSRView(view, q, sel); !ok {
+	if _, _, ok := lv.openCSRView(view, q, sel, false); !ok {
 		t.Fatal("view not opened")
 	}
 	before := pageKeys(lv, view)
@@ -172,7 +174,7 @@ func TestLiveCSRViewStorm(t *testing.T) {
 	lv := NewLiveUpdates(cl, nil)
 	const view = "state=pending"
 	q, sel, _ := csrViewOf(view)
-	lv.openCSRView(view, q, sel)
+	lv.openCSRView(view, q, sel, false)
 	group := ""
 	for _, k := range pageKeys(lv, view) {
 		if strings.HasPrefix(k, "row-csrs-group-") {
@@ -204,17 +206,17 @@ func TestLiveCSRViewBound(t *testing.T) {
 	for i := range maxCSRViews {
 		view := fmt.Sprintf("q=x%d", i)
 		q, sel, _ := csrViewOf(view)
-		if _, _, ok := lv.openCSRView(view, q, sel); !ok {
+		if _, _, ok := lv.openCSRView(view, q, sel, false); !ok {
 			t.Fatalf("view %d refused", i)
 		}
 	}
 	q, sel, _ := csrViewOf("q=one-more")
-	if _, _, ok := lv.openCSRView("q=one-more", q, sel); ok {
+	if _, _, ok := lv.openCSRView("q=one-more", q, sel, false); ok {
 		t.Error("a view beyond the bound was opened")
 	}
 	// An open view is joined whatever the bound.
 	q, sel, _ = csrViewOf("q=x3")
-	if _, _, ok := lv.openCSRView("q=x3", q, sel); !ok {
+	if _, _, ok := lv.openCSRView("q=x3", q, sel, false); !ok {
 		t.Error("a tab of an open view was refused")
 	}
 }
@@ -238,5 +240,48 @@ func TestEventsRefuseViewsThePageDoesNotOffer(t *testing.T) {
 	}
 	if len(ls.lv.csrViews)+len(other.lv.csrViews) != 0 {
 		t.Error("a refused view was kept")
+	}
+}
+
+// staticPolicies is a csrpolicy.Source that never changes.
+type staticPolicies []*unstructured.Unstructured
+
+func (s staticPolicies) List() ([]*unstructured.Unstructured, uint64, error) { return s, 1, nil }
+func (s staticPolicies) Generation() uint64                                  { return 1 }
+
+// The approval policies' verdicts are shown only to users who may list the
+// policies: their tabs and the tabs of users who may not never share a view,
+// and the rows sent to the latter carry no verdict. (A shared view once sent
+// the verdicts to every tab that may list CSRs.)
+func TestLiveCSRViewsSendVerdictsOnlyToThoseWhoMayListPolicies(t *testing.T) {
+	cl := queueCluster(t, 2)
+	lv := NewLiveUpdates(cl, nil)
+	lv.csrQueue.UsePolicies(csrpolicy.NewSet(staticPolicies{{Object: map[string]any{
+		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy", "metadata": map[string]any{"name": "everyone"},
+		"spec": map[string]any{"signerNames": []any{apiClientSigner}, "expression": "true", "decision": "Approve",
+			"reason": "PolicyApprove", "message": "approved by policy"},
+	}}}))
+	const view = "sort=age&state=pending"
+	q, sel, _ := csrViewOf(view)
+	withTopic, release, _ := lv.openCSRView(view, q, sel, true)
+	defer release()
+	withoutTopic, release2, _ := lv.openCSRView(view, q, sel, false)
+	defer release2()
+	if withTopic == withoutTopic || len(lv.csrViews) != 2 {
+		t.Fatalf("one view with and without verdicts: topics %s, %s; %d views", withTopic, withoutTopic, len(lv.csrViews))
+	}
+	cl.csrs["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
+	chips := map[string]int{}
+	for _, m := range lv.Render(kube.CSRs, []string{"csr-new"}, false) {
+		if m.Event == csrViewEvent {
+			_, d := viewOps(t, m)
+			chips[m.Topic] = d.Find(`[data-testid="verdict-chip"]`).Length()
+		}
+	}
+	if chips[withTopic] == 0 {
+		t.Errorf("the view of users who may list the policies shows no verdict: %v", chips)
+	}
+	if n, ok := chips[withoutTopic]; !ok || n != 0 {
+		t.Errorf("the view of users who may not list the policies: %d verdicts (sent: %v)", n, ok)
 	}
 }
