@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -122,6 +123,15 @@ func buildLedger(b *testing.B, s ledger.Store, n int) time.Duration {
 	return time.Since(began)
 }
 
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func heapAfterGC() float64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -201,6 +211,7 @@ func BenchmarkLedger(b *testing.B) {
 			b.Run("ingest", func(b *testing.B) {
 				before := heapAfterGC()
 				batch := make([]ledger.Entry, 400)
+				cpu := processCPU()
 				b.ResetTimer()
 				for b.Loop() {
 					for i := range batch {
@@ -213,6 +224,10 @@ func BenchmarkLedger(b *testing.B) {
 				}
 				b.StopTimer()
 				b.ReportMetric(float64(b.N*400)/b.Elapsed().Seconds(), "events/s")
+				// The machine is shared: events per second of this process's
+				// own CPU (SQLite's work is in it; PostgreSQL's is not) says
+				// what the wall clock cannot when other work takes the cores.
+				b.ReportMetric(float64(b.N*400)/(processCPU()-cpu).Seconds(), "events/cpu-s")
 				b.ReportMetric(before, "heap-before-MB")
 				b.ReportMetric(heapAfterGC(), "heap-after-MB")
 			})
