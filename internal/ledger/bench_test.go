@@ -165,6 +165,9 @@ func BenchmarkLedger(b *testing.B) {
 			}{
 				{"history", ledger.Query{Kind: midEntry.Kind, Name: midEntry.Name, Oldest: true}, 1},
 				{"filtered", ledger.Query{User: stormUser, Actions: []string{ledger.ActionApprove}, Since: week, Until: week.Add(7 * 24 * time.Hour)}, 1},
+				// The worst filter: an action the storm's user never takes,
+				// so the page reads every entry of the user in the window.
+				{"filtered-rare", ledger.Query{User: stormUser, Actions: []string{ledger.ActionDeny}, Since: week, Until: week.Add(7 * 24 * time.Hour)}, 0},
 				{"signer", ledger.Query{Signer: kubeletSigner}, ledger.DefaultLimit},
 				{"newest", ledger.Query{Kinds: []string{"csrs", "flowschemas"}}, ledger.DefaultLimit},
 			}
