@@ -168,6 +168,7 @@ func BenchmarkLedger(b *testing.B) {
 				// The worst filter: an action the storm's user never takes,
 				// so the page reads every entry of the user in the window.
 				{"filtered-rare", ledger.Query{User: stormUser, Actions: []string{ledger.ActionDeny}, Since: week, Until: week.Add(7 * 24 * time.Hour)}, 0},
+				{"filtered-two", ledger.Query{User: stormUser, Actions: []string{ledger.ActionApprove, ledger.ActionDelete}, Since: week, Until: week.Add(7 * 24 * time.Hour)}, 1},
 				{"signer", ledger.Query{Signer: kubeletSigner}, ledger.DefaultLimit},
 				{"newest", ledger.Query{Kinds: []string{"csrs", "flowschemas"}}, ledger.DefaultLimit},
 			}
