@@ -110,7 +110,7 @@ func (s *sqlStore) Query(ctx context.Context, q Query) (Page, error) {
 		}
 		after = &c
 	}
-	sel := selectFor(q, after)
+	sel := selectFor(s.d, q, after)
 	if sel.none {
 		return Page{}, nil
 	}
@@ -145,7 +145,7 @@ func (s *sqlStore) Query(ctx context.Context, q Query) (Page, error) {
 // Export streams every selected entry, row by row, to each.
 func (s *sqlStore) Export(ctx context.Context, q Query, each func(Entry) error) error {
 	q.After = ""
-	sel := selectFor(q, nil)
+	sel := selectFor(s.d, q, nil)
 	if sel.none {
 		return nil
 	}
