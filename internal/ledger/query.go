@@ -14,6 +14,8 @@ type selection struct {
 	args  []any
 	order string
 	none  bool // Kinds is empty but not nil: the viewer may see no kind
+	// indexedBy names SQLite's index when its planner would pick worse.
+	indexedBy string
 }
 
 func (s *selection) add(cond string, args ...any) {
@@ -31,9 +33,16 @@ func (s *selection) in(column string, values []string) {
 	s.add(column+" IN ("+marks+")", args...)
 }
 
-// selectFor builds the selection of q, continuing after c when not nil.
-func selectFor(q Query, c *cursor) selection {
+// selectFor builds the selection of q for dialect d, continuing after c when
+// not nil.
+func selectFor(d dialect, q Query, c *cursor) selection {
 	var s selection
+	if d.name == sqliteName && q.User != "" && len(q.Actions) == 1 {
+		// SQLite (3.49) takes the user's time index over the user's action
+		// index when it fetches whole rows: a rare action then reads every
+		// entry of the user in the window (170 ms at 1,000,000 entries).
+		s.indexedBy = " INDEXED BY ledger_entries_user_action"
+	}
 	if q.Kinds != nil && len(q.Kinds) == 0 {
 		s.none = true
 	}
@@ -52,8 +61,15 @@ func selectFor(q Query, c *cursor) selection {
 	if q.Signer != "" {
 		s.add("signer = ?", q.Signer)
 	}
-	if len(q.Actions) > 0 {
-		s.in("action", q.Actions)
+	switch len(q.Actions) {
+	case 0:
+	case 1:
+		// With a user, the user's action index walks only the page's rows.
+		s.add("action = ?", q.Actions[0])
+	default:
+		// Several actions filter the rows of the time-ordered index; as an
+		// index column they would be one walk per action and a sort.
+		s.in("action || ''", q.Actions)
 	}
 	if q.Result != "" {
 		s.add("result = ?", q.Result)
@@ -95,7 +111,7 @@ func selectFor(q Query, c *cursor) selection {
 // sql is the statement selecting the entries, limit rows when limit > 0.
 func (s selection) sql(limit int) (string, []any) {
 	var b strings.Builder
-	b.WriteString("SELECT " + selectList + " FROM ledger_entries")
+	b.WriteString("SELECT " + selectList + " FROM ledger_entries" + s.indexedBy)
 	if len(s.conds) > 0 {
 		b.WriteString(" WHERE " + strings.Join(s.conds, " AND "))
 	}
