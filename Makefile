@@ -215,8 +215,16 @@ BENCH_PAGES_QUICK = main="$$DEVCLUSTER_DIR"; rm -rf $(CACHE)/devcluster-test-sha
 	scripts/with-devcluster.sh $(CACHE)/devcluster-test-shapes env DEVCLUSTER_DIR="$$main" \
 	  $(BIN)/clusterdesk-bench-pages --quick --binary bin/clusterdesk --shapes-dir $(CACHE)/devcluster-test-shapes
 
+# LEDGER_BENCH_RECORDS is the size of the ledger's benchmark (internal/ledger,
+# BenchmarkLedger); make test runs it once with its default of 2,000 entries.
+LEDGER_BENCH_RECORDS ?= 1000000
+
+.PHONY: bench-ledger
+bench-ledger: postgres ## The ledger's store on SQLite and PostgreSQL: LEDGER_BENCH_RECORDS (1,000,000) worst-shape entries, then one object's history, filtered and per-signer pages, ingestion in batches of 400, bytes per record, start-up
+	LEDGER_BENCH_RECORDS=$(LEDGER_BENCH_RECORDS) go test -count=1 -run '^$$' -bench BenchmarkLedger -timeout 90m ./internal/ledger
+
 .PHONY: bench
-bench: build devcluster haproxy bench-pages ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
+bench: build devcluster haproxy bench-pages bench-ledger ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench \

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -122,6 +123,15 @@ func buildLedger(b *testing.B, s ledger.Store, n int) time.Duration {
 	return time.Since(began)
 }
 
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func heapAfterGC() float64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -143,7 +153,6 @@ func BenchmarkLedger(b *testing.B) {
 			}
 			defer func() { s.Close() }()
 			took := buildLedger(b, s, n)
-			b.Logf("%s: built %d entries in %s (%.0f/s)", be.name, n, took.Round(time.Millisecond), float64(n)/took.Seconds())
 			analyze(b, dsn)
 
 			mid := n / 2
@@ -156,6 +165,9 @@ func BenchmarkLedger(b *testing.B) {
 			}{
 				{"history", ledger.Query{Kind: midEntry.Kind, Name: midEntry.Name, Oldest: true}, 1},
 				{"filtered", ledger.Query{User: stormUser, Actions: []string{ledger.ActionApprove}, Since: week, Until: week.Add(7 * 24 * time.Hour)}, 1},
+				// The worst filter: an action the storm's user never takes,
+				// so the page reads every entry of the user in the window.
+				{"filtered-rare", ledger.Query{User: stormUser, Actions: []string{ledger.ActionDeny}, Since: week, Until: week.Add(7 * 24 * time.Hour)}, 0},
 				{"signer", ledger.Query{Signer: kubeletSigner}, ledger.DefaultLimit},
 				{"newest", ledger.Query{Kinds: []string{"csrs", "flowschemas"}}, ledger.DefaultLimit},
 			}
@@ -194,6 +206,7 @@ func BenchmarkLedger(b *testing.B) {
 				for b.Loop() {
 				}
 				b.ReportMetric(float64(storeBytes(b, dsn))/float64(n), "bytes/record")
+				b.ReportMetric(float64(n)/took.Seconds(), "built-records/s")
 			})
 			// Ingestion: batches of 400 (the API server's), new entries after
 			// the ledger's newest, the heap after GC before and after.
@@ -201,6 +214,7 @@ func BenchmarkLedger(b *testing.B) {
 			b.Run("ingest", func(b *testing.B) {
 				before := heapAfterGC()
 				batch := make([]ledger.Entry, 400)
+				cpu := processCPU()
 				b.ResetTimer()
 				for b.Loop() {
 					for i := range batch {
@@ -213,6 +227,10 @@ func BenchmarkLedger(b *testing.B) {
 				}
 				b.StopTimer()
 				b.ReportMetric(float64(b.N*400)/b.Elapsed().Seconds(), "events/s")
+				// The machine is shared: events per second of this process's
+				// own CPU (SQLite's work is in it; PostgreSQL's is not) says
+				// what the wall clock cannot when other work takes the cores.
+				b.ReportMetric(float64(b.N*400)/(processCPU()-cpu).Seconds(), "events/cpu-s")
 				b.ReportMetric(before, "heap-before-MB")
 				b.ReportMetric(heapAfterGC(), "heap-after-MB")
 			})

@@ -29,7 +29,6 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 		return nil, fmt.Errorf("ledger: sqlite %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
-	w.SetConnMaxIdleTime(0)
 	if err := migrate(ctx, w, sqliteDialect); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("%w (sqlite %s)", err, path)

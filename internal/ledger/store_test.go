@@ -85,12 +85,24 @@ func TestAppendStoresEveryFieldAndIgnoresWhatIsStored(t *testing.T) {
 		if n, err := s.Append(ctx, retried); err != nil || n != 1 {
 			t.Fatalf("the batch retried with one new entry = %d, %v; want 1", n, err)
 		}
+		// An entry twice in one batch (past one INSERT's rows) is stored once.
+		var twice []ledger.Entry
+		for i := range 150 {
+			twice = append(twice, entry(fmt.Sprintf("dup-%03d", i), 100))
+		}
+		twice = append(twice, twice[0], twice[149])
+		if n, err := s.Append(ctx, twice); err != nil || n != 150 {
+			t.Fatalf("a batch of 150 with two entries twice = %d, %v; want 150", n, err)
+		}
+		if n, err := s.Append(ctx, twice[100:]); err != nil || n != 0 {
+			t.Fatalf("part of it again = %d, %v; want 0", n, err)
+		}
 		// The same ID from the other source is another entry.
 		if n, err := s.Append(ctx, []ledger.Entry{entry("rec-1", 4)}); err != nil || n != 1 {
 			t.Fatalf("rec-1 from the API server = %d, %v; want 1", n, err)
 		}
 
-		got := query(t, s, ledger.Query{Oldest: true})
+		got := query(t, s, ledger.Query{Oldest: true, Until: t0.Add(100 * time.Second)})
 		want := []ledger.Entry{full, dropped, entry("ev-3", 2), entry("ev-4", 3), entry("rec-1", 4)}
 		if diff := cmp.Diff(want, got.Entries); diff != "" {
 			t.Errorf("stored entries (-want +got):\n%s", diff)

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -76,7 +75,7 @@ func (s *Server) start() error {
 	// fsync off: a test server need not survive a power cut; it makes initdb's
 	// and every commit's cost the CPU's, not the disk's.
 	opts := "-c listen_addresses='' -c unix_socket_directories=" + s.dir + " -p " + port +
-		" -c fsync=off -c synchronous_commit=on -c full_page_writes=off -c max_connections=100 -c shared_buffers=128MB"
+		" -c fsync=off -c full_page_writes=off -c max_connections=100 -c shared_buffers=128MB"
 	if out, err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.dir, "log"), "-o", opts, "-w", "-t", "60", "start"); err != nil {
 		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
 		return fmt.Errorf("testpg: pg_ctl start: %w\n%s\n%s", err, out, log)
@@ -170,6 +169,3 @@ func postgresUser() (*syscall.Credential, error) {
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
-
-// String names the server in failures.
-func (s *Server) String() string { return strings.TrimSpace("postgres in " + s.dir) }
