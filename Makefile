@@ -78,6 +78,10 @@ test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each t
 	  bash -c '$(GO_INTEGRATION) && $(E2E_RUN) && $(BENCH_ROUNDS)'
 	$(COMPAT_RUN)
 
+# The consoles the tests start keep their default ledger (--data-dir's
+# $XDG_STATE_HOME/clusterdesk) under .cache, not in the home directory.
+test test-unit test-integration e2e: export XDG_STATE_HOME = $(abspath $(CACHE))/test-state
+
 .PHONY: test-unit
 test-unit: assets postgres ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
 	$(TEST_UNIT)
