@@ -29,6 +29,10 @@ test('a filtered, sorted, paged queue tab gets a new matching request in its pla
     const fetches: string[] = [];
     page.on('request', (r) => { if (new URL(r.url()).pathname === '/csrs') fetches.push(r.url()); });
 
+    // creationTimestamp has whole seconds: created within the second of the
+    // last one, the new request would tie with it on age and go before or
+    // after it by the tie-break, not last. A new second makes it the newest.
+    await page.waitForTimeout(1_100);
     await createCSR(fresh, signer);
     await expect.poll(() => rowNames(page), { message: 'the new request comes last on page 2', timeout: 10_000 })
       .toEqual([...before, fresh]);
