@@ -147,7 +147,7 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 		log.Info("serving the audit webhook", "addr", run.webhook.Addr())
 	}
 	reg.RegisterLedger(webhook, ingest.RefusedReasons, run.console)
-	log.Info("ledger open", "dsn", redactDSN(l.dsn), "retention", l.retention)
+	log.Info("ledger open", "dsn", ledger.RedactDSN(l.dsn), "retention", l.retention)
 	return run, nil
 }
 
@@ -208,18 +208,6 @@ func (r *ledgerRun) close() {
 	r.stop()
 	r.feeding.Wait()
 	r.store.Close()
-}
-
-// redactDSN drops a URL's password before it reaches the log.
-func redactDSN(dsn string) string {
-	scheme, rest, ok := strings.Cut(dsn, "://")
-	if !ok {
-		return dsn
-	}
-	if at := strings.LastIndex(rest, "@"); at >= 0 {
-		return scheme + "://…@" + rest[at+1:]
-	}
-	return dsn
 }
 
 // Store is the ledger for handlers.Deps: nil (none) when the ledger is off.

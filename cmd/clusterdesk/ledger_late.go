@@ -34,7 +34,7 @@ func openLate(ctx context.Context, dsn string, o ledger.Options, first error, lo
 			s, err := ledger.Open(ctx, dsn, o)
 			if err == nil {
 				l.store.Store(&s)
-				log.Info("ledger open, late", "dsn", redactDSN(dsn))
+				log.Info("ledger open, late", "dsn", ledger.RedactDSN(dsn))
 				return
 			}
 			l.lastErr.Store(&err)

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
 
 func TestLedgerFlags(t *testing.T) {
@@ -32,7 +34,7 @@ func TestLedgerFlags(t *testing.T) {
 			t.Errorf("%q: %v, want an error naming %q", tc.args, err, tc.want)
 		}
 	}
-	if redactDSN("postgres://u:hunter2@db:5432/x") != "postgres://…@db:5432/x" {
-		t.Errorf("redactDSN keeps the password: %s", redactDSN("postgres://u:hunter2@db:5432/x"))
+	if ledger.RedactDSN("postgres://u:hunter2@db:5432/x") != "postgres://…@db:5432/x" {
+		t.Errorf("redactDSN keeps the password: %s", ledger.RedactDSN("postgres://u:hunter2@db:5432/x"))
 	}
 }

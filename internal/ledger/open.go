@@ -50,14 +50,15 @@ func Open(ctx context.Context, dsn string, o Options) (Store, error) {
 	case dsn == "":
 		return nil, fmt.Errorf("ledger: no database named")
 	case strings.Contains(dsn, "://"):
-		return nil, fmt.Errorf("ledger: unknown database %q (sqlite:<path> or postgres://…)", redact(dsn))
+		return nil, fmt.Errorf("ledger: unknown database %q (sqlite:<path> or postgres://…)", RedactDSN(dsn))
 	default:
 		return openSQLite(ctx, dsn, o)
 	}
 }
 
-// redact drops the password of a URL-shaped dsn before it reaches an error.
-func redact(dsn string) string {
+// RedactDSN drops the password of a URL-shaped dsn before it reaches an
+// error or a log line.
+func RedactDSN(dsn string) string {
 	scheme, rest, ok := strings.Cut(dsn, "://")
 	if !ok {
 		return dsn

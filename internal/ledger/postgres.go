@@ -15,13 +15,13 @@ const postgresConns = 8
 func openPostgres(ctx context.Context, dsn string, o Options) (Store, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: postgres %s: %w", redact(dsn), err)
+		return nil, fmt.Errorf("ledger: postgres %s: %w", RedactDSN(dsn), err)
 	}
 	db.SetMaxOpenConns(postgresConns)
 	db.SetMaxIdleConns(postgresConns)
 	if err := migrate(ctx, db, postgresDialect); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%w (postgres %s)", err, redact(dsn))
+		return nil, fmt.Errorf("%w (postgres %s)", err, RedactDSN(dsn))
 	}
 	return newSQLStore(postgresDialect, db, db, o), nil
 }
