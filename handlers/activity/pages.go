@@ -202,26 +202,15 @@ func (h *Handlers) export(c echo.Context, format, basename string, entries []act
 	switch format {
 	case "csv":
 		res.Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s.csv"`, safeFilename(basename), stamp))
+		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s.csv"`, page.SafeFilename(basename), stamp))
 		res.WriteHeader(http.StatusOK)
 		return activity.WriteCSV(res, entries)
 	default:
 		res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSONCharsetUTF8)
-		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s.json"`, safeFilename(basename), stamp))
+		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s.json"`, page.SafeFilename(basename), stamp))
 		res.WriteHeader(http.StatusOK)
 		return activity.WriteJSON(res, started, entries)
 	}
-}
-
-// safeFilename keeps letters, digits, '-', '_' and '.' of a download's name.
-func safeFilename(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 func encodeQuery(v url.Values) string {

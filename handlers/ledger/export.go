@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/ledgerview"
 )
@@ -54,7 +55,7 @@ func (h *Handlers) export(c echo.Context, format, basename string, q ledger.Quer
 	}
 
 	res := c.Response()
-	name := fmt.Sprintf("%s-%s.%s", safeFilename(basename), time.Now().UTC().Format("20060102T150405Z"), format)
+	name := fmt.Sprintf("%s-%s.%s", page.SafeFilename(basename), time.Now().UTC().Format("20060102T150405Z"), format)
 	res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
 	var write func(ledger.Entry) error
 	var cut func(error)
@@ -94,15 +95,4 @@ func (h *Handlers) export(c echo.Context, format, basename string, q ledger.Quer
 		cut(err)
 	}
 	return nil
-}
-
-// safeFilename keeps letters, digits, '-', '_' and '.' of a download's name.
-func safeFilename(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
