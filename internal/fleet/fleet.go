@@ -78,6 +78,20 @@ type Options struct {
 	// send nothing before HAProxy gives up with 504 (default 1h; proxies in
 	// front of real consoles often have 30 or 60 s).
 	ServerTimeout time.Duration
+	// AuditWebhook puts the consoles' audit webhooks behind the balancer too
+	// (see AuditWebhook).
+	AuditWebhook *AuditWebhook
+}
+
+// AuditWebhook is the API server's audit webhook in front of the replicas as
+// a Kubernetes Service puts it: HAProxy listens at Listen in TCP mode and
+// passes each connection, TLS and all, to one replica's
+// --audit-webhook-listen (a port of its own, chosen by the fleet). The
+// replicas end TLS and check the API server's client certificate
+// themselves, as pods behind a Service do; the balancer sees bytes only.
+type AuditWebhook struct {
+	Listen string   // where the API server sends its batches (ready.json's auditWebhook.listen)
+	Args   []string // the webhook's TLS flags for every replica (--audit-webhook-tls-cert …)
 }
 
 // Fleet is the running consoles and their balancer.
@@ -103,6 +117,7 @@ type Replica struct {
 	opts    Options
 	port    int
 	mport   int
+	wport   int // its --audit-webhook-listen, with Options.AuditWebhook
 	logPath string
 
 	mu   sync.Mutex
@@ -216,6 +231,17 @@ func (r *Replica) start(ctx context.Context, port int) error {
 	}
 	args := append([]string{"--listen", listen, "--kubeconfig", r.opts.Kubeconfig,
 		"--metrics-listen", fmt.Sprintf("127.0.0.1:%d", mport)}, r.opts.Args...)
+	if w := r.opts.AuditWebhook; w != nil {
+		// The port is kept across restarts: HAProxy's configuration names it.
+		if r.wport == 0 {
+			var err error
+			if r.wport, err = freePort(); err != nil {
+				return err
+			}
+		}
+		args = append(args, "--audit-webhook-listen", fmt.Sprintf("127.0.0.1:%d", r.wport))
+		args = append(args, w.Args...)
+	}
 	logFile, err := os.OpenFile(r.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err

@@ -15,8 +15,12 @@ import (
 	"time"
 )
 
-// backend is the HAProxy backend holding the consoles.
-const backend = "consoles"
+// backend is the HAProxy backend holding the consoles; webhookBackend holds
+// their audit webhooks (Options.AuditWebhook).
+const (
+	backend        = "consoles"
+	webhookBackend = "webhooks"
+)
 
 // haproxyConfig is the balancer: round robin, no stickiness, health checks on
 // /readyz. Stream timeouts are long (a tab's event stream stays open; the
@@ -77,11 +81,33 @@ backend ` + backend + `
 {{- range .Servers}}
 	server {{.Name}} 127.0.0.1:{{.Port}}
 {{- end}}
+{{- if .Webhook}}
+
+# The API server's audit webhook, as a Service passes it to pods: TCP, so the
+# TLS session (and the API server's client certificate) goes end to end to a
+# replica, which alone decides whom to trust. A connection refused by a dead
+# replica is dispatched to another one (retries, redispatch); a batch cut off
+# mid-request is the API server's to send again (it retries on errors and 5xx),
+# and the ledger stores an audit ID once.
+frontend audit_webhook
+	mode tcp
+	bind {{.Webhook.Listen}}
+	default_backend ` + webhookBackend + `
+
+backend ` + webhookBackend + `
+	mode tcp
+	balance roundrobin
+	default-server check inter 400ms fall 2 rise 2
+{{- range .Servers}}
+	server {{.Name}} 127.0.0.1:{{.WebhookPort}}
+{{- end}}
+{{- end}}
 `))
 
 type haproxyServer struct {
-	Name string
-	Port int
+	Name        string
+	Port        int
+	WebhookPort int // with Options.AuditWebhook
 }
 
 // startHAProxy writes the configuration, starts HAProxy in the foreground and
@@ -110,9 +136,12 @@ func (f *Fleet) startHAProxy(ctx context.Context, secret string) error {
 	}
 	var servers []haproxyServer
 	for _, r := range f.Replicas {
-		servers = append(servers, haproxyServer{Name: r.Name, Port: r.port})
+		servers = append(servers, haproxyServer{Name: r.Name, Port: r.port, WebhookPort: r.wport})
 	}
 	data["Servers"] = servers
+	if f.opts.AuditWebhook != nil {
+		data["Webhook"] = f.opts.AuditWebhook
+	}
 	var cfg bytes.Buffer
 	if err := haproxyConfig.Execute(&cfg, data); err != nil {
 		return err
@@ -146,13 +175,14 @@ func (f *Fleet) startHAProxy(ctx context.Context, secret string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		states, err := f.ServerStates()
+		webhooks, werr := f.WebhookStates()
 		up := 0
 		for _, r := range f.Replicas {
-			if states[r.Name] == "UP" {
+			if states[r.Name] == "UP" && (f.opts.AuditWebhook == nil || webhooks[r.Name] == "UP") {
 				up++
 			}
 		}
-		if err == nil && up == len(f.Replicas) {
+		if err == nil && werr == nil && up == len(f.Replicas) {
 			return nil
 		}
 		select {
@@ -172,14 +202,42 @@ func (f *Fleet) startHAProxy(ctx context.Context, secret string) error {
 // ServerStates returns HAProxy's view of each console: "UP", "DOWN", or a
 // transition such as "UP 1/2" (its health checks).
 func (f *Fleet) ServerStates() (map[string]string, error) {
+	return f.backendStat(backend, "status")
+}
+
+// WebhookStates is ServerStates for the replicas' audit webhooks (TCP
+// connect checks); empty without Options.AuditWebhook.
+func (f *Fleet) WebhookStates() (map[string]string, error) {
+	return f.backendStat(webhookBackend, "status")
+}
+
+// WebhookConnections returns how many connections HAProxy passes to each
+// replica's audit webhook now: which replica the API server is sending to.
+func (f *Fleet) WebhookConnections() (map[string]int, error) {
+	cur, err := f.backendStat(webhookBackend, "scur")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for name, v := range cur {
+		var n int
+		_, _ = fmt.Sscan(v, &n)
+		out[name] = n
+	}
+	return out, nil
+}
+
+// backendStat returns one column of HAProxy's statistics for each server of
+// the backend px.
+func (f *Fleet) backendStat(px, column string) (map[string]string, error) {
 	rows, err := f.showStat()
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
 	for _, row := range rows {
-		if row["pxname"] == backend && row["svname"] != "BACKEND" {
-			out[row["svname"]] = row["status"]
+		if row["pxname"] == px && row["svname"] != "BACKEND" {
+			out[row["svname"]] = row[column]
 		}
 	}
 	return out, nil
