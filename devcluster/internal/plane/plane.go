@@ -60,6 +60,9 @@ func (l Layout) AuditPolicy() string { return filepath.Join(l.Dir, "audit-policy
 //
 // RequestReceived is dropped because every request has a ResponseComplete
 // event with the same metadata and the outcome.
+//
+// deploy/audit-webhook/policy.yaml ships this policy to cluster admins;
+// TestDeployAuditPolicyIsTheDevclusters (cmd/clusterdesk) fails when the two differ.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
