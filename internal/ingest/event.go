@@ -75,7 +75,10 @@ func Entry(ev *auditv1.Event) (ledger.Entry, bool) {
 	}
 	e.Signer = first(resp.Spec.SignerName, req.Spec.SignerName)
 	e.Action = action(ev.Verb, kind, ref.Subresource, resp, req)
-	if d, ok := resp.decision(); ok && e.Result == ledger.ResultOK {
+	// A decision's reason is the decision's own: the issue step's object
+	// (and any later write's) still carries the approval's condition, which
+	// the issue did not give.
+	if d, ok := resp.decision(); ok && e.Result == ledger.ResultOK && (e.Action == ledger.ActionApprove || e.Action == ledger.ActionDeny) {
 		e.Reason = d.words()
 	}
 	// The object as the write left it; a Status (a delete's or a refusal's
