@@ -147,14 +147,16 @@ func TestAuditTrailRecordsCSRDecisions(t *testing.T) {
 		t.Logf("audit line: %s", line)
 	}
 	if r.User != testcluster.Approver || r.Verb != "approve" || r.Result != audit.ResultOK || r.Reason != "ticket OPS-1" ||
-		r.APIVersion != "certificates.k8s.io/v1" || r.UID == "" || r.RVBefore == "" || r.RVAfter == "" || r.RVBefore == r.RVAfter || r.DryRun {
+		r.APIVersion != "certificates.k8s.io/v1" || r.UID == "" || r.RVBefore == "" || r.RVAfter == "" || r.RVBefore == r.RVAfter || r.DryRun ||
+		r.Signer != "kubernetes.io/kube-apiserver-client" {
 		t.Fatalf("record %+v", r)
 	}
 	if !strings.Contains(r.Diff, "+    type: Approved") || !strings.Contains(r.Diff, "ticket OPS-1") {
 		t.Fatalf("diff does not show the approval:\n%s", r.Diff)
 	}
 	denied := ac.records(t, refused)
-	if len(denied) != 1 || denied[0].Result != audit.ResultDenied || denied[0].Status != http.StatusForbidden || denied[0].ErrorReason != "Forbidden" {
+	if len(denied) != 1 || denied[0].Result != audit.ResultDenied || denied[0].Status != http.StatusForbidden || denied[0].ErrorReason != "Forbidden" ||
+		denied[0].Signer != "example.com/custom" {
 		t.Fatalf("refused decision: %+v", denied)
 	}
 	all := ac.lines.String()

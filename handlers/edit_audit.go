@@ -3,6 +3,7 @@ package handlers
 import (
 	"log/slog"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -71,6 +72,7 @@ func (t auditTrail) record(c echo.Context, r writeRecord) {
 	rec.RVBefore = r.Before // before may have found it
 	rec.APIVersion = t.apiVersion(r)
 	rec.UID = auditUID(r.To, r.From)
+	rec.Signer = auditSigner(r.Kind, r.To, r.From)
 	if r.Err == nil && (!audit.IsNil(r.To) || r.Verb == "delete") {
 		// A refused write changed nothing: a diff would claim it did. A
 		// deletion's "after" is nothing, by design.
@@ -144,6 +146,31 @@ func auditUID(objs ...runtime.Object) string {
 		}
 		if m, ok := o.(interface{ GetUID() types.UID }); ok && m.GetUID() != "" {
 			return string(m.GetUID())
+		}
+	}
+	return ""
+}
+
+// auditSigner is a CSR's spec.signerName from the first of objs that has
+// one, "" for any other kind: the ledger's per-signer view lists the
+// console's writes by it, decisions, uploads and YAML edits alike.
+func auditSigner(kind string, objs ...runtime.Object) string {
+	if kind != "CertificateSigningRequest" {
+		return ""
+	}
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *certificatesv1.CertificateSigningRequest:
+			if o != nil && o.Spec.SignerName != "" {
+				return o.Spec.SignerName
+			}
+		case *unstructured.Unstructured:
+			if o == nil {
+				continue
+			}
+			if s, _, _ := unstructured.NestedString(o.Object, "spec", "signerName"); s != "" {
+				return s
+			}
 		}
 	}
 	return ""

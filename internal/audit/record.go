@@ -37,9 +37,12 @@ type Record struct {
 	Name       string    `json:"name"`
 	UID        string    `json:"uid,omitempty"`
 	Reason     string    `json:"reason,omitempty"` // the approver's text on a CSR decision
-	RVBefore   string    `json:"resourceVersionBefore,omitempty"`
-	RVAfter    string    `json:"resourceVersionAfter,omitempty"`
-	DryRun     bool      `json:"dryRun"`
+	// Signer is a CSR's spec.signerName: the ledger's per-signer view lists
+	// the console's writes of the signer's requests by it.
+	Signer   string `json:"signer,omitempty"`
+	RVBefore string `json:"resourceVersionBefore,omitempty"`
+	RVAfter  string `json:"resourceVersionAfter,omitempty"`
+	DryRun   bool   `json:"dryRun"`
 	// Propagation is a deletion's propagationPolicy (Background, Foreground,
 	// Orphan) as the console sent it; empty when it sent none.
 	Propagation string `json:"propagationPolicy,omitempty"`

@@ -26,6 +26,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/testpg"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // ledgerSigner is a signer nobody runs: an approved request stays as the
@@ -239,6 +240,11 @@ func TestLedgerOnReplicas(t *testing.T) {
 	for _, name := range consoleApproved {
 		expect(name, ledger.SourceAPIServer, ledger.ActionApprove)
 		expect(name, ledger.SourceConsole, ledger.ActionApprove)
+		for _, e := range byName[name] {
+			if e.Signer != ledgerSigner {
+				t.Errorf("%s: a %s %s entry names signer %q, want %s", name, e.Source, e.Action, e.Signer, ledgerSigner)
+			}
+		}
 	}
 	for _, name := range names {
 		expect(name, ledger.SourceAPIServer, ledger.ActionCreate)
@@ -248,6 +254,14 @@ func TestLedgerOnReplicas(t *testing.T) {
 	page := getPage(ctx, t, auditor, f.URL+"/ledger?kind=csrs&action=deny&signer="+url.QueryEscape(ledgerSigner), "")
 	if !strings.Contains(page.Find(`[data-testid="ledger-object"]`).Text(), denied) {
 		t.Errorf("the ledger page of denials for %s does not list %s", ledgerSigner, denied)
+	}
+	// The signer's decisions list the console's own records too (they carry
+	// the CSR's signer).
+	bySigner := getPage(ctx, t, auditor, f.URL+urls.LedgerSigner(ledgerSigner)+"&source="+ledger.SourceConsole, "").Find(`[data-testid="ledger-object"]`).Text()
+	for _, name := range consoleApproved {
+		if !strings.Contains(bySigner, name) {
+			t.Errorf("the ledger's console records for signer %s do not list %s", ledgerSigner, name)
+		}
 	}
 	for _, name := range consoleApproved {
 		history := getPage(ctx, t, auditor, f.URL+"/ledger/csrs/"+url.PathEscape(name), "")

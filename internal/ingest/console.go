@@ -149,6 +149,7 @@ func ConsoleEntry(rec audit.Record) ledger.Entry {
 		UID:    rec.UID,
 		Result: rec.Result,
 		Reason: rec.Reason,
+		Signer: rec.Signer,
 		DryRun: rec.DryRun,
 		Diff:   rec.Diff,
 		Code:   rec.Status,

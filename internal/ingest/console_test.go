@@ -17,7 +17,7 @@ func TestConsoleEntry(t *testing.T) {
 		code                                int
 		reason                              string
 	}{
-		{audit.Record{ID: "a", Time: now, User: "alice", Verb: "approve", APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: "x", UID: "u", Reason: "ticket OPS-1", Result: audit.ResultOK},
+		{audit.Record{ID: "a", Time: now, User: "alice", Verb: "approve", APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: "x", UID: "u", Reason: "ticket OPS-1", Signer: "example.com/x", Result: audit.ResultOK},
 			"update", "approval", ledger.ActionApprove, "csrs", "certificates.k8s.io", "certificatesigningrequests", 200, "ticket OPS-1"},
 		{audit.Record{ID: "b", Time: now, User: "bob", Verb: "deny", Kind: "CertificateSigningRequest", Name: "x", Reason: "unknown host", Result: audit.ResultDenied, Status: 403, Error: "forbidden"},
 			"update", "approval", ledger.ActionDeny, "csrs", "certificates.k8s.io", "certificatesigningrequests", 403, "unknown host — forbidden"},
@@ -29,7 +29,7 @@ func TestConsoleEntry(t *testing.T) {
 		e := ConsoleEntry(tc.rec)
 		if e.Source != ledger.SourceConsole || e.ID != tc.rec.ID || !e.Time.Equal(now) || e.Time.Location() != time.UTC ||
 			e.Verb != tc.verb || e.Subresource != tc.sub || e.Action != tc.action || e.Kind != tc.kind ||
-			e.APIGroup != tc.group || e.Resource != tc.res || e.Code != tc.code || e.Reason != tc.reason || e.Diff != tc.rec.Diff {
+			e.APIGroup != tc.group || e.Resource != tc.res || e.Code != tc.code || e.Reason != tc.reason || e.Diff != tc.rec.Diff || e.Signer != tc.rec.Signer {
 			t.Errorf("%s: %+v", tc.rec.ID, e)
 		}
 	}

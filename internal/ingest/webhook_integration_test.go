@@ -177,8 +177,10 @@ func TestWebhookRecordsDecisionsMadeWithAPlainClient(t *testing.T) {
 		t.Errorf("denial: %+v", deny)
 	}
 	issue := waitEntry(t, store, "issue", func(e ledger.Entry) bool { return e.Name == approved && e.Action == ledger.ActionIssue })
-	if issue.User != "system:serviceaccount:kube-system:certificate-controller" || len(issue.Object) == 0 {
-		t.Errorf("issue: user %q, object %d bytes", issue.User, len(issue.Object))
+	// The issue has no reason of its own: its object still carries the
+	// approval's condition, which is the approval's reason, not the issue's.
+	if issue.User != "system:serviceaccount:kube-system:certificate-controller" || len(issue.Object) == 0 || issue.Reason != "" {
+		t.Errorf("issue: user %q, object %d bytes, reason %q (want none)", issue.User, len(issue.Object), issue.Reason)
 	}
 	waitEntry(t, store, "creation", func(e ledger.Entry) bool { return e.Name == approved && e.Action == ledger.ActionCreate })
 	if c := rc.Counts(); c.Refused[RefusedUnauthenticated] != 0 || c.Stored == 0 {
