@@ -19,16 +19,17 @@ type Server struct {
 	ln  net.Listener
 }
 
-// Listen binds addr with the serving pair certFile/keyFile for rc.
+// Listen binds addr with the serving pair certFile/keyFile for rc. The pair
+// is read again when its files change (keypair.go): a renewal needs no restart.
 func Listen(addr, certFile, keyFile string, rc *Receiver, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	pair, err := loadKeyPair(certFile, keyFile, log)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: pair.GetCertificate}
 	if rc.o.Senders.ClientCAs != nil {
 		// Asked for, verified by the receiver (Senders.authenticated).
 		cfg.ClientAuth = tls.RequestClientCert
