@@ -5,11 +5,14 @@ package fleet_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -269,6 +272,8 @@ func TestLedgerOnReplicas(t *testing.T) {
 			t.Errorf("the ledger's history of %s does not show the console approval's message", name)
 		}
 	}
+	rate := webhookRate(t, hook, 2*time.Second)
+	t.Logf("%.0f events/s through HAProxy into the shared PostgreSQL (4 senders of 100-event batches for 2 s, as the API server's client)", rate)
 	t.Logf("replicas up (with build) in %v; %d acknowledged admin writes, %d after the kill of %s; the ledger complete %v after the last write (%d entries of csrs, %d missing, the API server dropped %.0f events); %d CSRs; whole test %v",
 		upAt.Round(time.Millisecond), len(want), len(want)-killedAt, victim.Name, ledgerDone.Round(time.Millisecond), len(entries), len(missing), dropped, len(names), time.Since(started).Round(time.Millisecond))
 }
@@ -438,4 +443,67 @@ func countIDs(entries []ledgerRecord, source string) map[string]int {
 		}
 	}
 	return n
+}
+
+// webhookRate posts batches of synthetic CSR approvals as the API server
+// (its client pair) to the balancer's webhook address for d, from 4 senders
+// as the API server's parallel batches, and returns the events per second
+// acknowledged (stored in the shared ledger).
+func webhookRate(t *testing.T, hook testcluster.AuditWebhook, d time.Duration) float64 {
+	t.Helper()
+	ca, err := os.ReadFile(filepath.Join(os.Getenv(testcluster.EnvDir), "pki", "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca)
+	pair, err := tls.LoadX509KeyPair(hook.ClientCertFile, hook.ClientKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}}}
+	const senders, batch = 4, 100
+	var mu sync.Mutex
+	acked := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for s := range senders {
+		wg.Go(func() {
+			for i := 0; time.Since(start) < d; i++ {
+				resp, err := client.Post("https://"+hook.Listen+"/", "application/json", strings.NewReader(rateBatch(fmt.Sprintf("rate-%d-%d", s, i), batch)))
+				if err != nil {
+					continue
+				}
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					mu.Lock()
+					acked += batch
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return float64(acked) / time.Since(start).Seconds()
+}
+
+// rateBatch is an EventList of n approvals of made-up CSRs, audit IDs
+// prefix-0… (a kind the ledger keeps, so each is stored).
+func rateBatch(prefix string, n int) string {
+	var b strings.Builder
+	b.WriteString(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"level":"RequestResponse","auditID":"%[1]s-%[2]d","stage":"ResponseComplete",`+
+			`"requestURI":"/apis/certificates.k8s.io/v1/certificatesigningrequests/%[1]s-%[2]d/approval","verb":"update",`+
+			`"user":{"username":"admin"},"objectRef":{"resource":"certificatesigningrequests","name":"%[1]s-%[2]d","apiGroup":"certificates.k8s.io","apiVersion":"v1","subresource":"approval"},`+
+			`"responseStatus":{"metadata":{},"code":200},`+
+			`"responseObject":{"kind":"CertificateSigningRequest","apiVersion":"certificates.k8s.io/v1","metadata":{"name":"%[1]s-%[2]d","uid":"u-%[1]s-%[2]d"},"spec":{"signerName":"example.com/rate"},"status":{"conditions":[{"type":"Approved","status":"True","reason":"Rate"}]}},`+
+			`"requestReceivedTimestamp":"2026-11-28T13:00:00.000000Z","stageTimestamp":"2026-11-28T13:00:00.001000Z"}`, prefix, i)
+	}
+	b.WriteString("]}")
+	return b.String()
 }
