@@ -170,6 +170,9 @@ test('an auditor finds the three-step history of a CSR the cluster no longer hol
   await expect(steps.nth(0).getByTestId('ledger-step-user')).toHaveText(requester);
   await expect(steps.nth(1).getByTestId('ledger-step-user')).toHaveText(approver);
   await expect(steps.nth(1).getByTestId('ledger-step-reason')).toContainText(reason);
+  // The issue has no reason of its own (its object still carries the
+  // approval's condition, which is the approval's).
+  await expect(steps.nth(2).getByTestId('ledger-step-reason')).toHaveCount(0);
 
   // What it asked for, who decided and why, what was issued.
   const request = page.getByTestId('ledger-csr-request');
