@@ -45,7 +45,7 @@ func (l *ledgerConfig) register(fs *flag.FlagSet) (retention *string) {
 	fs.StringVar(&l.webhook.certFile, "audit-webhook-tls-cert", env("AUDIT_WEBHOOK_TLS_CERT", ""), "the audit webhook's serving certificate (PEM)")
 	fs.StringVar(&l.webhook.keyFile, "audit-webhook-tls-key", env("AUDIT_WEBHOOK_TLS_KEY", ""), "the audit webhook's serving key (PEM)")
 	fs.StringVar(&l.webhook.clientCAFile, "audit-webhook-client-ca", env("AUDIT_WEBHOOK_CLIENT_CA", ""), "CA of the API server's client certificate (mutual TLS); a CA that signs nothing else, never the cluster CA")
-	fs.StringVar(&l.webhook.tokenFile, "audit-webhook-token-file", env("AUDIT_WEBHOOK_TOKEN_FILE", ""), "file holding the bearer token the API server sends (with or instead of a client certificate)")
+	fs.StringVar(&l.webhook.tokenFile, "audit-webhook-token-file", env("AUDIT_WEBHOOK_TOKEN_FILE", ""), "file of the bearer tokens the API server may send, one a line (with or instead of a client certificate); read again when it changes, so a token rotates without a restart")
 	return retention
 }
 
@@ -164,13 +164,11 @@ func newReceiver(w webhookConfig, store ledger.Store, log *slog.Logger) (*ingest
 		}
 	}
 	if w.tokenFile != "" {
-		raw, err := os.ReadFile(w.tokenFile)
+		tf, err := ingest.OpenTokenFile(w.tokenFile, log)
 		if err != nil {
 			return nil, fmt.Errorf("--audit-webhook-token-file: %w", err)
 		}
-		if senders.Token = strings.TrimSpace(string(raw)); len(senders.Token) < 16 {
-			return nil, errors.New("--audit-webhook-token-file: the token is shorter than 16 characters")
-		}
+		senders.TokenFile = tf
 	}
 	return ingest.NewReceiver(ingest.Options{Store: store, Senders: senders, Log: log})
 }

@@ -26,11 +26,16 @@ type Senders struct {
 	ClientCAs *x509.CertPool
 	// Token is the bearer token the API server sends; empty: none asked for.
 	Token string
+	// TokenFile holds the bearer tokens the API server may send, read again
+	// when it changes (a rotation without a restart); nil: none asked for.
+	TokenFile *TokenFile
 }
 
 // configured tells whether any sender check is set: a receiver without one
 // would store whatever anybody posts.
-func (s Senders) configured() bool { return s.ClientCAs != nil || s.Token != "" }
+func (s Senders) configured() bool {
+	return s.ClientCAs != nil || s.Token != "" || s.TokenFile != nil
+}
 
 // authenticated checks r against every configured check. The certificate is
 // verified here, not in the TLS handshake (tls.RequestClientCert): a
@@ -43,6 +48,12 @@ func (s Senders) authenticated(r *http.Request) bool {
 	}
 	if s.Token != "" && !s.tokenMatches(r.Header.Get("Authorization")) {
 		return false
+	}
+	if s.TokenFile != nil {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || !s.TokenFile.matches(got) {
+			return false
+		}
 	}
 	return s.configured()
 }
