@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,38 @@ func TestSamplerFallsBackWhenNoInstanceAnswers(t *testing.T) {
 	ld, _ = listFails.Latest()
 	if !strings.Contains(ld.Fallback, "cannot be listed") || !strings.Contains(ld.Fallback, "forbidden") {
 		t.Errorf("fallback %q", ld.Fallback)
+	}
+}
+
+// A webhook's health over two instances: calls and fail-opens add up, and
+// the quantiles come from the two instances' window histograms added, not
+// from either instance alone (the slow instance's calls are a share of all).
+func TestSumLoadsWebhookQuantilesFromAddedHistograms(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	key := WebhookKey{Type: TypeValidating, Name: "w"}
+	zero := hookScrape(t, 0, 0, 0, [9]int{})
+	// Instance a: 10 fast calls. Instance b: 10 calls timing out in (1, 2.5], failing open.
+	fast := hookScrape(t, 10, 0, 0, [9]int{10, 10, 10, 10, 10, 10, 10, 10, 10})
+	slow := hookScrape(t, 10, 10, 10, [9]int{0, 0, 0, 0, 0, 10, 10, 10, 10})
+	a := loadOf(&zero, t0, fast, t0.Add(10*time.Second))
+	b := loadOf(&zero, t0, slow, t0.Add(10*time.Second))
+	total := sumLoads(t0.Add(10*time.Second), []InstanceLoad{{Name: "a", Load: &a}, {Name: "b", Load: &b}, {Name: "c", Err: errors.New("timeout")}})
+	w := total.Webhooks[key]
+	if w.Calls != 20 || w.FailedOpen != 10 || w.RequestsPerSecond != 2 {
+		t.Errorf("total: %+v, want 20 calls, 10 failed open, 2/s", w)
+	}
+	// 20 calls: 10 ≤ 0.005, 10 in (1, 2.5]. p50 rank 10 is the first bucket's
+	// top; p99 rank 19.8 is 9.8/10 of the way from 1 to 2.5.
+	if want := 0.005; math.Abs(w.P50-want) > 1e-12 {
+		t.Errorf("p50 = %v, want %v", w.P50, want)
+	}
+	if want := 1 + 1.5*9.8/10; math.Abs(w.P99-want) > 1e-12 {
+		t.Errorf("p99 = %v, want %v", w.P99, want)
+	}
+	if b.Webhooks[key].P50 < 1 || a.Webhooks[key].P99 > 0.005 {
+		t.Errorf("each instance keeps its own quantiles: a %+v, b %+v", a.Webhooks[key], b.Webhooks[key])
+	}
+	if u := total.Unreachable(); len(u) != 1 || u[0] != "c" {
+		t.Errorf("unreachable = %v", u)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 )
 
@@ -47,5 +48,35 @@ func TestInstanceRatesNameTheRejectingInstance(t *testing.T) {
 	}
 	if m := (APFLoadState{Load: one}).LoadBanner().Message; !strings.Contains(m, "one API server instance's") || !strings.Contains(m, "i/o timeout") {
 		t.Errorf("fallback banner: %q", m)
+	}
+}
+
+// Webhook health has a row per instance below the webhook's total: the
+// instance that measured the slow calls, and the one that did not answer.
+func TestWebhookHealthRowPerInstance(t *testing.T) {
+	key := apfload.WebhookKey{Type: apfload.TypeValidating, Name: "w.example.com"}
+	inst := func(p99 float64) *apfload.Load {
+		return &apfload.Load{Window: 10 * time.Second, Webhooks: map[apfload.WebhookKey]apfload.WebhookLoad{key: {RequestsPerSecond: 1, Calls: 10, P50: p99 / 2, P99: p99}}}
+	}
+	ld := &apfload.Load{Window: 10 * time.Second, Webhooks: map[apfload.WebhookKey]apfload.WebhookLoad{key: {RequestsPerSecond: 2, Calls: 20, P50: 0.01, P99: 2}},
+		Instances: []apfload.InstanceLoad{
+			{Name: "10.0.0.1:6443", Load: inst(0.01)},
+			{Name: "10.0.0.2:6443", Load: inst(2)},
+			{Name: "10.0.0.3:6443", Err: errors.New("context deadline exceeded")},
+		}}
+	cfg := admission.Config{Kind: admission.Validating, Hooks: []admission.Hook{{Name: "w.example.com"}}}
+	in := WebhookHealthInsight(cfg, APFLoadState{Load: ld, Allowed: true, Interval: 10 * time.Second})
+	if !strings.Contains(in.Title, "all 3 API server instances") {
+		t.Errorf("title %q", in.Title)
+	}
+	if in.Table == nil || len(in.Table.Rows) != 4 {
+		t.Fatalf("rows: %+v, want the webhook and one per instance", in.Table)
+	}
+	slow, down := in.Table.Rows[2].Cells, in.Table.Rows[3].Cells
+	if slow[0].Text != "on 10.0.0.2" || slow[3].Text != "2.00 s" {
+		t.Errorf("second instance row: %+v", slow)
+	}
+	if down[0].Text != "on 10.0.0.3" || !strings.Contains(down[1].Text, "did not answer") {
+		t.Errorf("unreachable instance row: %+v", down)
 	}
 }
