@@ -4,6 +4,8 @@
 # with DEVCLUSTER_DIR=DIR exported, and stops the cluster however CMD ends.
 # --seed loads the demo data (and $FIXTURES, the shared real-world manifests, when present).
 # $DEVCLUSTER_APISERVER_VERSION (e.g. 1.28) runs that Kubernetes release instead of the default.
+# $DEVCLUSTER_APISERVERS (e.g. 2) runs that many kube-apiserver instances (default 1);
+# the kubeconfigs point at the first.
 # $DEVCLUSTER_TOOL and $DEVCLUSTER_BIN_DIR override the devcluster binary and the control-plane
 # binaries' directory (default: both in .cache/bin), e.g. to try a devcluster built from a branch.
 set -euo pipefail
@@ -15,6 +17,7 @@ if [ "${1:-}" = "--seed" ]; then
   if [ -n "${FIXTURES:-}" ] && [ -d "$FIXTURES" ]; then seed+=(--fixtures "$FIXTURES"); fi
 fi
 if [ -n "${DEVCLUSTER_APISERVER_VERSION:-}" ]; then seed+=(--apiserver-version "$DEVCLUSTER_APISERVER_VERSION"); fi
+if [ -n "${DEVCLUSTER_APISERVERS:-}" ]; then seed+=(--apiservers "$DEVCLUSTER_APISERVERS"); fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DEVCLUSTER_BIN_DIR:-$root/.cache/bin}
 tool=${DEVCLUSTER_TOOL:-$bin/devcluster}

@@ -167,7 +167,11 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch})
+	instances, err := apiServerInstances(restCfg)
+	if err != nil {
+		return err
+	}
+	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch, Instances: instances})
 	go apfLoad.Run(ctx)
 	streams := live.NewStreams(live.Options{Log: log, MaxStreams: cfg.maxStreams})
 	updates := handlers.NewLiveUpdates(cache, streams).WithLoad(apfLoad).ReadOnly(cfg.readOnly)

@@ -17,6 +17,25 @@ type Load struct {
 	// when the sampler does not read it, or DumpErr says why it could not).
 	Dump    map[string]LevelDump
 	DumpErr error
+	// Instances is each API server instance's own load when the sampler reads
+	// them one by one (the numbers above are then their sum), sorted by name;
+	// empty when it reads one address (Fallback says why).
+	Instances []InstanceLoad
+	// Fallback says why the numbers are one instance's, read through the
+	// kubeconfig's server (whichever instance answers); empty when every
+	// instance is read at its own address, or the sampler was not asked to.
+	Fallback string
+}
+
+// Unreachable names the instances that did not answer the latest scrape.
+func (l Load) Unreachable() []string {
+	var out []string
+	for _, i := range l.Instances {
+		if !i.Reachable() {
+			out = append(out, i.Name)
+		}
+	}
+	return out
 }
 
 // HasRates reports whether the rates are known (two scrapes taken).

@@ -31,6 +31,10 @@ const (
 	currentSeats      = prefix + "current_limit_seats"
 	dispatchedTotal   = prefix + "dispatched_requests_total"
 	rejectedTotal     = prefix + "rejected_requests_total"
+	// processStartTime is when the API server process started (Unix
+	// seconds): a new value between two scrapes of one instance is a restart,
+	// so its counters started again from zero.
+	processStartTime = "process_start_time_seconds"
 )
 
 // kept is every series the sampler reads; the rest of /metrics (megabytes of
@@ -40,6 +44,7 @@ var kept = map[string]bool{
 	nominalSeats: true, lowerSeats: true, upperSeats: true, currentSeats: true,
 	dispatchedTotal: true, rejectedTotal: true,
 	webhookDuration: true, webhookRejections: true, webhookFailOpen: true, webhookRequests: true,
+	processStartTime: true,
 }
 
 // Limits bound what one scrape may cost, whatever the API server sends.
@@ -68,6 +73,8 @@ type Totals struct {
 	// BytesRead is the size of the /metrics body; KeptBytes the kept series' text
 	// (buffered for expfmt, or summed as read: the latency buckets).
 	BytesRead, KeptBytes int64
+	// StartTime is the process's start (process_start_time_seconds); 0 when absent.
+	StartTime float64
 }
 
 // LevelTotals is one priority level in one scrape. Gauges summed over its
@@ -162,7 +169,7 @@ func keepLine(line []byte) bool {
 		}
 		name = f[2]
 	}
-	if !bytes.HasPrefix(name, []byte(prefix)) && !bytes.HasPrefix(name, []byte(webhookPrefix)) {
+	if !bytes.HasPrefix(name, []byte(prefix)) && !bytes.HasPrefix(name, []byte(webhookPrefix)) && !bytes.HasPrefix(name, []byte(processStartTime)) {
 		return false
 	}
 	end := bytes.IndexAny(name, "{ \t")
@@ -199,6 +206,12 @@ func fromFamilies(families map[string]*dto.MetricFamily) Totals {
 	for name, fam := range families {
 		if strings.HasPrefix(name, webhookPrefix) {
 			addWebhookFamily(t.Webhooks, name, fam)
+			continue
+		}
+		if name == processStartTime {
+			for _, m := range fam.GetMetric() {
+				t.StartTime = value(m)
+			}
 			continue
 		}
 		for _, m := range fam.GetMetric() {

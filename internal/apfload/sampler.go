@@ -24,7 +24,19 @@ type Options struct {
 	// levels (/debug/api_priority_and_fairness/dump_priority_levels), read
 	// with every scrape of /metrics.
 	Dump Fetch
+	// Instances, when set, lists the API server's instances: each is read at
+	// its own address (instances.go) and the fetch given to New is the
+	// fallback when none can be (outside the cluster, their addresses are
+	// often unroutable), retried at their addresses every DirectRetry.
+	Instances Discover
+	// DirectRetry is how long the sampler keeps to the fallback before it
+	// tries the instances' addresses again; default 5 min.
+	DirectRetry time.Duration
 }
+
+// maxInstances bounds how many instances one scrape reads (and the sampler
+// keeps totals of); a slice listing more is read through the fallback.
+const maxInstances = 16
 
 // Sampler is the one process-wide reader of the API server's flow-control
 // metrics. It scrapes only while pages ask for load (Current), every
@@ -44,6 +56,13 @@ type Sampler struct {
 	scrapes  int
 	updated  chan struct{} // closed and replaced after every scrape
 	lastCost Cost
+	// instances is each instance's previous totals, by name: only those
+	// listed at the latest scrape (memory bounded by maxInstances).
+	instances map[string]*instanceState
+	// Used by the scraping goroutine alone: when the instances' addresses
+	// failed, the fallback and why, until directRetryAt.
+	directRetryAt time.Time
+	fallbackWhy   string
 }
 
 // Cost is what the latest scrape took.
@@ -66,6 +85,9 @@ func New(fetch Fetch, opt Options) *Sampler {
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = 8 * time.Second
+	}
+	if opt.DirectRetry <= 0 {
+		opt.DirectRetry = 5 * time.Minute
 	}
 	if opt.Limits == (Limits{}) {
 		opt.Limits = DefaultLimits
@@ -100,7 +122,7 @@ func (s *Sampler) scrapeWhileLooked(ctx context.Context) {
 		idle := s.opt.Now().Sub(s.lastLook) > s.opt.Idle
 		if idle {
 			// The rates of a later look must not span the idle gap.
-			s.prev, s.load = nil, nil
+			s.prev, s.load, s.instances = nil, nil, nil
 			// A look before this check was counted in it: its wake-up is spent.
 			select {
 			case <-s.wake:
@@ -123,12 +145,19 @@ func (s *Sampler) scrapeOnce(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.Timeout)
 	defer cancel()
 	start := time.Now()
-	totals, err := s.read(ctx)
+	fallback := ""
+	if s.opt.Instances != nil {
+		var done bool
+		if done, fallback = s.scrapeInstances(ctx, start); done {
+			return
+		}
+	}
+	totals, err := s.read(ctx, s.fetch)
 	took := time.Since(start)
 	var dump map[string]LevelDump
 	var dumpErr error
 	if err == nil && s.opt.Dump != nil {
-		dump, dumpErr = s.readDump(ctx)
+		dump, dumpErr = s.readDump(ctx, s.opt.Dump)
 	}
 	at := s.opt.Now()
 
@@ -136,9 +165,11 @@ func (s *Sampler) scrapeOnce(ctx context.Context) {
 	defer s.mu.Unlock()
 	s.scrapes++
 	s.err = err
+	s.instances = nil
 	if err == nil {
 		ld := loadOf(s.prev, s.prevAt, totals, at)
 		ld.Dump, ld.DumpErr = dump, dumpErr
+		ld.Fallback = fallback
 		s.load = &ld
 		s.prev, s.prevAt = &totals, at
 		s.lastCost = Cost{Duration: took, BytesRead: totals.BytesRead, KeptBytes: totals.KeptBytes}
@@ -147,8 +178,8 @@ func (s *Sampler) scrapeOnce(ctx context.Context) {
 	s.updated = make(chan struct{})
 }
 
-func (s *Sampler) read(ctx context.Context) (Totals, error) {
-	body, err := s.fetch(ctx)
+func (s *Sampler) read(ctx context.Context, fetch Fetch) (Totals, error) {
+	body, err := fetch(ctx)
 	if err != nil {
 		return Totals{}, fmt.Errorf("read the API server's /metrics: %w", err)
 	}
@@ -158,8 +189,8 @@ func (s *Sampler) read(ctx context.Context) (Totals, error) {
 
 // readDump reads dump_priority_levels. Its failure (the console's identity
 // may not read it, an API server older than the dump) leaves the metrics be.
-func (s *Sampler) readDump(ctx context.Context) (map[string]LevelDump, error) {
-	body, err := s.opt.Dump(ctx)
+func (s *Sampler) readDump(ctx context.Context, fetch Fetch) (map[string]LevelDump, error) {
+	body, err := fetch(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the API server's dump_priority_levels: %w", err)
 	}

@@ -134,6 +134,10 @@ type WebhookLoad struct {
 	P50, P99 float64
 	// LifetimeP99 is the p99 over every call since the API server started.
 	LifetimeP99 float64
+	// latency and windowLatency are the histograms the quantiles come from
+	// (since start, and of the window's calls): several instances' are
+	// added before their quantiles are taken (sumLoads).
+	latency, windowLatency []Bucket
 }
 
 // webhookLoads computes each webhook's health from cur and, when secs > 0,
@@ -142,7 +146,7 @@ func webhookLoads(prev map[WebhookKey]*WebhookTotals, cur map[WebhookKey]*Webhoo
 	out := make(map[WebhookKey]WebhookLoad, len(cur))
 	for key, c := range cur {
 		w := WebhookLoad{RequestsTotal: c.Requests, FailOpenTotal: c.FailOpen, RejectedTotal: c.Rejected,
-			P50: math.NaN(), P99: math.NaN(), LifetimeP99: Quantile(0.99, c.Latency)}
+			P50: math.NaN(), P99: math.NaN(), LifetimeP99: Quantile(0.99, c.Latency), latency: c.Latency}
 		p, hadPrev := prev[key]
 		if !hadPrev {
 			p = &WebhookTotals{}
@@ -154,6 +158,7 @@ func webhookLoads(prev map[WebhookKey]*WebhookTotals, cur map[WebhookKey]*Webhoo
 			w.Rejections, _ = reasonRates(p.Rejections, c.Rejections, hadPrev, secs)
 			window := latencyIncrease(p.Latency, c.Latency, hadPrev)
 			w.P50, w.P99 = Quantile(0.5, window), Quantile(0.99, window)
+			w.windowLatency = window
 		} else {
 			w.Rejections, _ = reasonRates(nil, c.Rejections, false, 0)
 		}

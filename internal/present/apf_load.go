@@ -45,10 +45,12 @@ func (s APFLoadState) LoadBanner() model.Banner {
 		return model.Banner{Tone: model.ToneWarning, Title: "Load unavailable", TestID: "apf-load-error",
 			Message: "clusterdesk could not read the API server's /metrics: " + s.Err.Error()}
 	}
-	msg := "Live load from the API server's /metrics, read every " + s.Interval.String() +
-		". Metrics are per API server instance: with several API servers behind a load balancer, these numbers are one instance's."
+	msg := "Live load from the API server's /metrics, read every " + s.Interval.String() + ". " + sourceText(s.Load)
 	if s.Load != nil && !s.Load.HasRates() {
 		msg += " Rates appear after the second read."
+	}
+	if s.Load != nil && len(s.Load.Unreachable()) > 0 {
+		return model.Banner{Tone: model.ToneWarning, Title: "Live load: an API server instance did not answer", Message: msg, TestID: "apf-load-note"}
 	}
 	return model.Banner{Tone: model.ToneNeutral, Title: "Live load", Message: msg, TestID: "apf-load-note"}
 }
@@ -106,7 +108,7 @@ func seatsText(l apfload.LevelLoad) string {
 
 // PriorityLevelLoadSection is a priority level's live load for its detail page.
 func PriorityLevelLoadSection(name string, ld *apfload.Load) model.Section {
-	sec := model.Section{Title: "Live load (one API server instance)", TestID: "apf-load"}
+	sec := model.Section{Title: "Live load " + loadScope(ld), TestID: "apf-load"}
 	l, ok := ld.Levels[name]
 	if !ok {
 		sec.Fields = []model.Field{{Label: "Load", Value: "the API server reports nothing for this priority level yet"}}
@@ -127,12 +129,26 @@ func PriorityLevelLoadSection(name string, ld *apfload.Load) model.Section {
 		model.Field{Label: "Rejected", Value: formatRate(ld, l.RejectedPerSecond), Badges: rejectBadge(ld, l.RejectedPerSecond)},
 		model.Field{Label: "Rejected by reason", Value: reasonsText(ld, l.Rejected)},
 	)
+	sec.Fields = append(sec.Fields, byInstanceFields(ld, levelDispatched(name), levelRejected(name))...)
 	return sec
+}
+
+// byInstanceFields are a detail section's per-instance rates, when there
+// are several instances.
+func byInstanceFields(ld *apfload.Load, dispatched, rejected func(*apfload.Load) (float64, bool)) []model.Field {
+	if !perInstance(ld) || !ld.HasRates() {
+		return nil
+	}
+	return []model.Field{
+		{Label: "Rejected by instance", Value: instanceRates(ld, rejected),
+			Hint: "each rate from two reads of the same instance"},
+		{Label: "Dispatched by instance", Value: instanceRates(ld, dispatched)},
+	}
 }
 
 // FlowSchemaLoadSection is a FlowSchema's live load for its detail page.
 func FlowSchemaLoadSection(name string, ld *apfload.Load) model.Section {
-	sec := model.Section{Title: "Live load (one API server instance)", TestID: "apf-load"}
+	sec := model.Section{Title: "Live load " + loadScope(ld), TestID: "apf-load"}
 	s, ok := ld.Schemas[name]
 	if !ok || !s.Matched {
 		sec.Fields = []model.Field{{Label: "Requests", Value: "no request matched since the API server started"}}
@@ -145,6 +161,7 @@ func FlowSchemaLoadSection(name string, ld *apfload.Load) model.Section {
 		{Label: "Executing", Value: requests(s.Executing)},
 		{Label: "Waiting", Value: requests(s.Waiting) + " in queues"},
 	}
+	sec.Fields = append(sec.Fields, byInstanceFields(ld, schemaDispatched(name), schemaRejected(name))...)
 	return sec
 }
 
@@ -173,9 +190,13 @@ func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 		if l.HasLimits && l.NominalSeats > 0 { // Exempt levels report 0: no limit
 			seats += " / " + formatCount(l.NominalSeats)
 		}
-		rejected := model.Cell{Text: formatRate(ld, l.RejectedPerSecond), Title: reasonsText(ld, l.Rejected)}
+		title := reasonsText(ld, l.Rejected)
+		if by := instanceRates(ld, levelRejected(r.Name)); by != "" && ld.HasRates() {
+			title += "; by instance: " + by
+		}
+		rejected := model.Cell{Text: formatRate(ld, l.RejectedPerSecond), Title: title}
 		if b := rejectBadge(ld, l.RejectedPerSecond); b != nil {
-			rejected = model.Cell{Badges: b, Title: reasonsText(ld, l.Rejected)}
+			rejected = model.Cell{Badges: b, Title: title}
 		}
 		page.Rows[i].Cells = append(r.Cells, model.Cell{Text: seats}, model.Cell{Text: formatCount(l.Waiting)}, rejected)
 	}
@@ -210,6 +231,13 @@ func AddFlowSchemaLoad(page *model.FlowSchemaListPage, ld *apfload.Load) {
 			continue
 		}
 		page.Rows[i].Load = formatRate(ld, s.DispatchedPerSecond) + " dispatched, " + formatRate(ld, s.RejectedPerSecond) + " rejected"
+		if s.RejectedPerSecond > 0 {
+			// Where the 429s come from: an overloaded or misconfigured
+			// instance is what the admin must see.
+			if by := instanceRates(ld, schemaRejected(r.Name)); by != "" {
+				page.Rows[i].Load += " (" + by + ")"
+			}
+		}
 		page.Rows[i].LoadBadges = rejectBadge(ld, s.RejectedPerSecond)
 	}
 }
@@ -225,8 +253,16 @@ func ClassifyLoad(level string, ld *apfload.Load) (string, []model.Badge) {
 		return fmt.Sprintf("This request lands in %s: %s executing, %s waiting (rates after the next read).", level, formatCount(l.Executing), formatCount(l.Waiting)), nil
 	}
 	if l.RejectedPerSecond > 0 {
-		return fmt.Sprintf("This request lands in %s, which is rejecting %s (%s).", level, formatRate(ld, l.RejectedPerSecond), reasonsText(ld, l.Rejected)), rejectBadge(ld, l.RejectedPerSecond)
+		msg := fmt.Sprintf("This request lands in %s, which is rejecting %s (%s).", level, formatRate(ld, l.RejectedPerSecond), reasonsText(ld, l.Rejected))
+		if by := instanceRates(ld, levelRejected(level)); by != "" {
+			msg += " By API server instance: rejecting " + by + "."
+		}
+		return msg, rejectBadge(ld, l.RejectedPerSecond)
 	}
-	return fmt.Sprintf("This request lands in %s, which is rejecting nothing: %s executing, %s waiting, %s dispatched.",
-		level, formatCount(l.Executing), formatCount(l.Waiting), formatRate(ld, l.DispatchedPerSecond)), nil
+	msg := fmt.Sprintf("This request lands in %s, which is rejecting nothing: %s executing, %s waiting, %s dispatched.",
+		level, formatCount(l.Executing), formatCount(l.Waiting), formatRate(ld, l.DispatchedPerSecond))
+	if u := unreachableText(ld); u != "" {
+		msg += " " + u + "."
+	}
+	return msg, nil
 }

@@ -54,7 +54,7 @@ func hookHealth(cfg admission.Config, h admission.Hook, ld *apfload.Load) (w apf
 // that failed open, with the health lint as findings.
 func WebhookHealthInsight(cfg admission.Config, st APFLoadState) model.Insight {
 	banner := st.LoadBanner()
-	in := model.Insight{Title: "Webhook health (one API server instance)", TestID: "webhook-health", Intro: banner.Message, Follow: st.Follow}
+	in := model.Insight{Title: "Webhook health " + loadScope(st.Load), TestID: "webhook-health", Intro: banner.Message, Follow: st.Follow}
 	if st.Load == nil {
 		return in
 	}
@@ -74,19 +74,59 @@ func WebhookHealthInsight(cfg admission.Config, st APFLoadState) model.Insight {
 			f.Title = h.Name + ": " + f.Title
 			in.Findings = append(in.Findings, f)
 		}
-		rejections := reasonsText(ld, w.Rejections)
-		table.Rows = append(table.Rows, model.RichRow{TestID: "webhook-health-row", Cells: []model.Rich{
-			{Text: h.Name, Mono: true},
-			{Text: formatRate(ld, w.RequestsPerSecond), Hint: formatCount(w.RequestsTotal) + " since the API server started"},
-			{Text: formatSeconds(w.P50), Hint: "over the calls since the last read"},
-			{Text: formatSeconds(w.P99), Hint: "over the calls since the last read; since the API server started: " + formatSeconds(w.LifetimeP99)},
-			{Text: formatCount(w.FailedOpen) + " since the last read, " + formatCount(w.FailOpenTotal) + " in all"},
-			{Text: rejections},
-			{Badges: badges},
-		}})
+		table.Rows = append(table.Rows, model.RichRow{TestID: "webhook-health-row", Cells: hookHealthCells(h.Name, true, ld, w, badges)})
+		table.Rows = append(table.Rows, instanceHealthRows(cfg, h, ld)...)
 	}
 	in.Table = table
 	return in
+}
+
+// hookHealthCells is one row of the health table: a webhook's (its name in
+// mono), or one instance's measure of it.
+func hookHealthCells(label string, mono bool, ld *apfload.Load, w apfload.WebhookLoad, badges []model.Badge) []model.Rich {
+	return []model.Rich{
+		{Text: label, Mono: mono},
+		{Text: formatRate(ld, w.RequestsPerSecond), Hint: formatCount(w.RequestsTotal) + " since the API server started"},
+		{Text: formatSeconds(w.P50), Hint: "over the calls since the last read"},
+		{Text: formatSeconds(w.P99), Hint: "over the calls since the last read; since the API server started: " + formatSeconds(w.LifetimeP99)},
+		{Text: formatCount(w.FailedOpen) + " since the last read, " + formatCount(w.FailOpenTotal) + " in all"},
+		{Text: reasonsText(ld, w.Rejections)},
+		{Badges: badges},
+	}
+}
+
+// instanceHealthRows are a webhook's health as each API server instance
+// measured it, below its total row, when there are several: a slow or
+// failing webhook is often slow from one instance only (its network path,
+// its client certificate), and an instance that did not answer says so.
+func instanceHealthRows(cfg admission.Config, h admission.Hook, ld *apfload.Load) []model.RichRow {
+	if !perInstance(ld) {
+		return nil
+	}
+	var rows []model.RichRow
+	for _, in := range ld.Instances {
+		label := "on " + instanceHost(in.Name)
+		if !in.Reachable() {
+			rows = append(rows, model.RichRow{TestID: "webhook-health-instance", Cells: []model.Rich{
+				{Text: label}, {Text: "did not answer: unknown, not zero", Hint: errText(in.Err)}, {}, {}, {}, {}, {}}})
+			continue
+		}
+		w, seen, _, badges := hookHealth(cfg, h, in.Load)
+		if !seen {
+			rows = append(rows, model.RichRow{TestID: "webhook-health-instance", Cells: []model.Rich{
+				{Text: label}, {Text: "not called since this instance started"}, {}, {}, {}, {}, {}}})
+			continue
+		}
+		rows = append(rows, model.RichRow{TestID: "webhook-health-instance", Cells: hookHealthCells(label, false, in.Load, w, badges)})
+	}
+	return rows
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // AddWebhookHealth adds a health column to a webhook configuration list:

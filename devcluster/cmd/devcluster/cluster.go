@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,7 +35,9 @@ type cluster struct {
 	layout      plane.Layout
 	lock        *os.File
 	etcd        *etcd.Server
-	apiserver   *procs.Proc
+	apiserver   *procs.Proc   // instance 1, the kubeconfigs' server; apiservers[0]
+	apiservers  []*procs.Proc // every instance, 127.0.0.1 first
+	apiPort     int           // every instance's secure port
 	kcm         *procs.Proc
 	oidc        *procs.Proc // the OpenID provider; nil on releases without --authentication-config
 	oidcBin     string
@@ -80,13 +83,26 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	if c.etcd, err = etcd.Start(filepath.Join(c.dir, "etcd"), filepath.Join(c.layout.LogDir, "etcd.log"), etcdClientPort, etcdPeerPort); err != nil {
 		return err
 	}
-	if c.apiserver, err = plane.APIServer(c.layout, c.etcd.ClientURL, apiPort); err != nil {
+	c.apiPort = apiPort
+	for n := 1; n <= opts.apiservers; n++ {
+		p, err := plane.APIServer(c.layout, c.etcd.ClientURL, n, apiPort)
+		if err != nil {
+			return err
+		}
+		c.apiservers = append(c.apiservers, p)
+	}
+	c.apiserver = c.apiservers[0]
+	if err := c.startAPIServers(ctx); err != nil {
 		return err
 	}
-	if err := c.startAPIServer(ctx); err != nil {
-		return err
+	fmt.Printf("devcluster: %d kube-apiserver instance(s) ready on port %d after %s\n", len(c.apiservers), apiPort, time.Since(began).Round(time.Millisecond))
+	ips := make([]net.IP, len(c.apiservers))
+	for i := range c.apiservers {
+		ips[i] = pki.InstanceIP(i + 1)
 	}
-	fmt.Printf("devcluster: kube-apiserver ready on %s after %s\n", c.server, time.Since(began).Round(time.Millisecond))
+	if err := plane.WriteKubernetesEndpoints(ctx, c.etcd.Put, ips, apiPort); err != nil {
+		return fmt.Errorf("default/kubernetes endpoints: %w", err)
+	}
 
 	admin, err := c.restConfig("admin")
 	if err != nil {
@@ -126,6 +142,7 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 			KeyFile:      c.layout.PKI.AuditServingKey,
 			ClientCAFile: c.layout.PKI.AuditClientCACert,
 		},
+		APIServers: c.instances(),
 	}); err != nil {
 		return err
 	}
@@ -182,16 +199,47 @@ func (c *cluster) writeKubeconfigs() (map[string]string, error) {
 	return paths, nil
 }
 
-// startAPIServer starts kube-apiserver and waits until /readyz answers 200.
+// startAPIServer starts kube-apiserver instance 1 and waits until /readyz answers 200.
 func (c *cluster) startAPIServer(ctx context.Context) error {
-	if err := c.apiserver.Start(); err != nil {
+	return c.startInstance(ctx, 1)
+}
+
+// startAPIServers starts every instance at once (they share nothing but
+// etcd, and starting them one after the other would add a start-up each)
+// and waits until all are ready.
+func (c *cluster) startAPIServers(ctx context.Context) error {
+	errs := make(chan error, len(c.apiservers))
+	for n := range c.apiservers {
+		go func() { errs <- c.startInstance(ctx, n+1) }()
+	}
+	var first error
+	for range c.apiservers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (c *cluster) startInstance(ctx context.Context, n int) error {
+	p := c.apiservers[n-1]
+	if err := p.Start(); err != nil {
 		return err
 	}
 	admin, err := access.Find(c.users, "admin")
 	if err != nil {
 		return err
 	}
-	return plane.WaitAPIServer(ctx, c.apiserver, c.server, c.caPEM, admin.Token, readyTimeout)
+	return plane.WaitAPIServer(ctx, p, plane.InstanceURL(n, c.apiPort), c.caPEM, admin.Token, readyTimeout)
+}
+
+// instances is ready.json's list of the kube-apiserver instances.
+func (c *cluster) instances() []ready.APIServer {
+	list := make([]ready.APIServer, len(c.apiservers))
+	for i, p := range c.apiservers {
+		list[i] = ready.APIServer{Server: plane.InstanceURL(i+1, c.apiPort), PID: p.PID(), Log: p.LogPath}
+	}
+	return list
 }
 
 // runsControllerManager tells whether the release builds a controller manager.
@@ -252,6 +300,9 @@ func (c *cluster) printReady(took time.Duration, kubeconfigs map[string]string) 
 		fmt.Fprintf(&b, "  OpenID:     %s (issuer, clients, users and passwords)\n", c.oidcDetails)
 	}
 	fmt.Fprintf(&b, "  ready file: %s\n", c.readyPath())
+	for i, p := range c.apiservers[1:] {
+		fmt.Fprintf(&b, "  instance %d: %s (pid %d; kill -STOP / -CONT it for an outage of that instance)\n", i+2, plane.InstanceURL(i+2, c.apiPort), p.PID())
+	}
 	fmt.Fprintf(&b, "  logs:       %s (audit log: %s)\n", c.layout.LogDir, c.layout.AuditLog())
 	fmt.Fprintf(&b, "  Ctrl-C stops; kill -USR1 %d stops kube-apiserver, kill -USR2 %d starts it again\n", os.Getpid(), os.Getpid())
 	fmt.Print(b.String())
@@ -266,7 +317,7 @@ func (c *cluster) shutdown() {
 	if err := ready.Remove(c.readyPath()); err != nil {
 		fmt.Fprintln(os.Stderr, "devcluster:", err)
 	}
-	for _, p := range []*procs.Proc{c.kcm, c.apiserver, c.oidc} {
+	for _, p := range slices.Concat([]*procs.Proc{c.kcm}, c.apiservers, []*procs.Proc{c.oidc}) {
 		if p == nil {
 			continue
 		}

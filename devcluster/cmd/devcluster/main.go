@@ -3,7 +3,7 @@
 // kube-controller-manager built from k8s.io/kubernetes, with etcd embedded.
 //
 //	devcluster build [--bin-dir DIR] [--version 1.36|1.28]
-//	devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--seed demo] [--fixtures PATH]
+//	devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--apiservers N] [--seed demo] [--fixtures PATH]
 package main
 
 import (
@@ -23,11 +23,14 @@ Usage:
       --version 1.28 builds kube-apiserver v1.28.15 alone (from the module in
       compat/v1.28) into DIR/v1.28.
 
-  devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--seed demo] [--fixtures PATH]
+  devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--apiservers N] [--seed demo] [--fixtures PATH]
       Build if needed, then run etcd (embedded), kube-apiserver and
       kube-controller-manager (CSR signer and cleaner) in the foreground.
       --apiserver-version 1.28 runs kube-apiserver v1.28.15 (flowcontrol
       v1beta3, no v1) without a controller manager.
+      --apiservers N runs N kube-apiserver instances on the one etcd, instance
+      K on 127.0.0.K (same port), all listed in the default/kubernetes
+      EndpointSlice; the kubeconfigs and the controller manager use the first.
       When the cluster is ready it writes DIR/kubeconfigs/{admin,auditor,approver}.kubeconfig
       and then DIR/ready.json. Logs go to DIR/logs, the audit log to DIR/audit.log.
 
@@ -35,6 +38,7 @@ Signals to a running "devcluster up":
   SIGINT, SIGTERM  stop everything, remove ready.json, exit 0
   SIGUSR1          stop kube-apiserver (simulate an outage; ready.json stays)
   SIGUSR2          start kube-apiserver again on the same port
+  (instance 1; stop another instance with SIGSTOP/SIGCONT to its pid in ready.json)
 
 Run "devcluster build -h" or "devcluster up -h" for the flags.
 `

@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/devcluster/internal/build"
+	"github.com/clusterdesk/clusterdesk/devcluster/internal/pki"
 	"github.com/clusterdesk/clusterdesk/devcluster/internal/procs"
 )
 
@@ -23,6 +25,7 @@ type upOptions struct {
 	seed, fixtures         string
 	release                build.Release
 	oidcLifetime           time.Duration
+	apiservers             int
 }
 
 func runUp(args []string) error {
@@ -76,6 +79,7 @@ func parseUpOptions(args []string) (upOptions, error) {
 	fs.StringVar(&opts.seed, "seed", "", `load a built-in data set once ready; "demo" is the only one`)
 	fs.StringVar(&opts.fixtures, "fixtures", "", "directory of YAML manifests to load once ready (webhooks get failurePolicy Ignore)")
 	fs.DurationVar(&opts.oidcLifetime, "oidc-id-token-lifetime", time.Hour, "lifetime of the ID tokens the OpenID provider issues to the clusterdesk and oauth2-proxy clients")
+	fs.IntVar(&opts.apiservers, "apiservers", 1, fmt.Sprintf("kube-apiserver instances sharing the etcd, instance N on 127.0.0.N (1 to %d), all listed in the default/kubernetes EndpointSlice", pki.MaxAPIServers))
 	version := fs.String("apiserver-version", "1.36", "Kubernetes release to run: 1.36, or 1.28 (kube-apiserver only: no controller manager, so approved CSRs are not issued)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: devcluster up [flags]\n\n"+
@@ -88,6 +92,9 @@ func parseUpOptions(args []string) (upOptions, error) {
 	}
 	if opts.release, err = build.LookupRelease(*version); err != nil {
 		return opts, fmt.Errorf("--apiserver-version: %w", err)
+	}
+	if opts.apiservers < 1 || opts.apiservers > pki.MaxAPIServers {
+		return opts, fmt.Errorf("--apiservers %d: must be 1 to %d", opts.apiservers, pki.MaxAPIServers)
 	}
 	if opts.oidcLifetime <= 0 {
 		return opts, fmt.Errorf("--oidc-id-token-lifetime %s: must be positive", opts.oidcLifetime)
@@ -139,11 +146,13 @@ func catchSignals(ctx context.Context, cancel context.CancelFunc) <-chan os.Sign
 // serve keeps the cluster running until ctx ends or a component fails, and
 // stops or restarts kube-apiserver on SIGUSR1 and SIGUSR2.
 func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
+	exited := c.firstExit(c.apiservers[1:])
 	for {
-		var apiserverExited, kcmExited, oidcExited <-chan struct{}
+		var apiserverExited, othersExited, kcmExited, oidcExited <-chan struct{}
 		if !c.outage {
 			apiserverExited = c.apiserver.Done()
 		}
+		othersExited = exited.done
 		if c.kcm != nil { // nil when the release runs without a controller manager
 			kcmExited = c.kcm.Done()
 		}
@@ -159,6 +168,8 @@ func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
 			}
 		case <-apiserverExited:
 			return unexpectedExit(c.apiserver)
+		case <-othersExited:
+			return unexpectedExit(*exited.proc)
 		case <-kcmExited:
 			return unexpectedExit(c.kcm)
 		case <-oidcExited:
@@ -167,6 +178,29 @@ func (c *cluster) serve(ctx context.Context, outages <-chan os.Signal) error {
 			return fmt.Errorf("embedded etcd failed: %w", err)
 		}
 	}
+}
+
+// exitWatch is closed when the first of several processes exits, which it names.
+type exitWatch struct {
+	done chan struct{}
+	proc **procs.Proc
+}
+
+// firstExit watches ps (the instances after the first, which are never
+// restarted) for an exit; its goroutines end with the processes.
+func (c *cluster) firstExit(ps []*procs.Proc) exitWatch {
+	w := exitWatch{done: make(chan struct{}), proc: new(*procs.Proc)}
+	if len(ps) == 0 {
+		return exitWatch{}
+	}
+	var once sync.Once
+	for _, p := range ps {
+		go func() {
+			<-p.Done()
+			once.Do(func() { *w.proc = p; close(w.done) })
+		}()
+	}
+	return w
 }
 
 // unexpectedExit describes a child that ended without being asked to.

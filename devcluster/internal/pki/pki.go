@@ -21,15 +21,31 @@ import (
 	"time"
 )
 
-// servingDNSNames and servingIPs are what the API server certificate is valid for: loopback,
-// plus the in-cluster names and first service IP a client would use.
+// MaxAPIServers is how many kube-apiserver instances a devcluster can run:
+// instance N serves on 127.0.0.N, and the serving certificate holds them all.
+const MaxAPIServers = 9
+
+// servingDNSNames and servingIPs are what the API server certificate is valid for: loopback
+// (127.0.0.1 to 127.0.0.MaxAPIServers, one address per instance), plus the in-cluster names
+// and first service IP a client would use.
 var (
 	servingDNSNames = []string{
 		"localhost",
 		"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local",
 	}
-	servingIPs = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)}
+	servingIPs = append(instanceIPs(), net.IPv6loopback, net.IPv4(10, 0, 0, 1))
 )
+
+// InstanceIP is the loopback address kube-apiserver instance n (from 1) binds to.
+func InstanceIP(n int) net.IP { return net.IPv4(127, 0, 0, byte(n)) }
+
+func instanceIPs() []net.IP {
+	ips := make([]net.IP, 0, MaxAPIServers)
+	for n := 1; n <= MaxAPIServers; n++ {
+		ips = append(ips, InstanceIP(n))
+	}
+	return ips
+}
 
 // ControllerManagerUser is the identity in the controller manager's client
 // certificate; the bootstrap RBAC policy binds it to system:kube-controller-manager.
@@ -191,7 +207,9 @@ func ensureCA(certPath, keyPath, name string) (*x509.Certificate, crypto.Signer,
 
 func (p PKI) ensureLeaf(certPath, keyPath string, tmpl, ca *x509.Certificate, caKey crypto.Signer) error {
 	if cert, err := ReadCert(certPath); err == nil {
-		if _, keyErr := ReadKey(keyPath); keyErr == nil && cert.CheckSignatureFrom(ca) == nil {
+		// A certificate issued before the template changed (a serving
+		// certificate for 127.0.0.1 alone, before several instances) is reissued.
+		if _, keyErr := ReadKey(keyPath); keyErr == nil && cert.CheckSignatureFrom(ca) == nil && sameIPs(cert.IPAddresses, tmpl.IPAddresses) {
 			return nil
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -209,6 +227,18 @@ func (p PKI) ensureLeaf(certPath, keyPath string, tmpl, ca *x509.Certificate, ca
 		return err
 	}
 	return writeCert(certPath, cert)
+}
+
+func sameIPs(a, b []net.IP) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // ensureSAKeys writes an RSA pair because service-account token signing

@@ -108,22 +108,47 @@ func writeAuditWebhookConfig(l Layout) error {
 		&clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key})
 }
 
-// APIServer returns kube-apiserver serving on 127.0.0.1:port with etcdURL as storage.
-func APIServer(l Layout, etcdURL string, port int) (*procs.Proc, error) {
+// InstanceAuditLog is where kube-apiserver instance n (from 1) writes its
+// audit events: instance 1 in AuditLog, as before there were several, the
+// others each in their own file (two processes cannot share one rotated log).
+func (l Layout) InstanceAuditLog(n int) string {
+	if n == 1 {
+		return l.AuditLog()
+	}
+	return filepath.Join(l.Dir, fmt.Sprintf("audit-apiserver-%d.log", n))
+}
+
+// instanceLog is kube-apiserver instance n's own log file.
+func (l Layout) instanceLog(n int) string {
+	if n == 1 {
+		return filepath.Join(l.LogDir, "kube-apiserver.log")
+	}
+	return filepath.Join(l.LogDir, fmt.Sprintf("kube-apiserver-%d.log", n))
+}
+
+// APIServer returns kube-apiserver instance n (from 1) serving on
+// 127.0.0.n:port with etcdURL as storage. Every instance serves on the same
+// port at its own address, as a real cluster's instances do on their own
+// machines: the "kubernetes" EndpointSlice has one port for all of them.
+func APIServer(l Layout, etcdURL string, n, port int) (*procs.Proc, error) {
 	if err := os.WriteFile(l.AuditPolicy(), []byte(auditPolicy), 0o644); err != nil {
 		return nil, err
 	}
 	if err := writeAuditWebhookConfig(l); err != nil {
 		return nil, fmt.Errorf("audit webhook kubeconfig: %w", err)
 	}
+	ip := pki.InstanceIP(n).String()
 	args := []string{
-		"--bind-address=127.0.0.1",
+		"--bind-address=" + ip,
 		"--secure-port=" + strconv.Itoa(port),
 		// Without it the API server looks for a default route to pick an
 		// address, and a loopback-only machine has none.
-		"--advertise-address=127.0.0.1",
-		// The "kubernetes" Service endpoints would be 127.0.0.1, which
-		// validation rejects for Endpoints, so don't maintain them.
+		"--advertise-address=" + ip,
+		// The lease reconciler (the default) would list every live
+		// instance in the "kubernetes" Endpoints and EndpointSlice, but
+		// validation refuses loopback addresses in both (ValidateEndpointIP,
+		// pkg/apis/core/validation), so its writes fail every 10 s. The
+		// devcluster writes that EndpointSlice itself (WriteKubernetesEndpoints).
 		"--endpoint-reconciler-type=none",
 		"--etcd-servers=" + etcdURL,
 		"--tls-cert-file=" + l.PKI.ServingCert,
@@ -136,7 +161,7 @@ func APIServer(l Layout, etcdURL string, port int) (*procs.Proc, error) {
 		"--service-account-signing-key-file=" + l.PKI.SAKey,
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--audit-policy-file=" + l.AuditPolicy(),
-		"--audit-log-path=" + l.AuditLog(),
+		"--audit-log-path=" + l.InstanceAuditLog(n),
 		"--audit-log-maxsize=100",
 		"--audit-log-maxbackup=2",
 		// The console as audit webhook backend (the ledger, issue 29), in
@@ -155,11 +180,15 @@ func APIServer(l Layout, etcdURL string, port int) (*procs.Proc, error) {
 	if l.AuthenticationConfig != "" {
 		args = append(args, "--authentication-config="+l.AuthenticationConfig)
 	}
+	name := "kube-apiserver"
+	if n > 1 {
+		name = fmt.Sprintf("kube-apiserver %d", n)
+	}
 	return &procs.Proc{
-		Name:    "kube-apiserver",
+		Name:    name,
 		Path:    filepath.Join(l.BinDir, "kube-apiserver"),
 		Args:    args,
-		LogPath: filepath.Join(l.LogDir, "kube-apiserver.log"),
+		LogPath: l.instanceLog(n),
 	}, nil
 }
 
@@ -199,5 +228,8 @@ func OIDCProvider(l Layout, bin, configPath string) *procs.Proc {
 	}
 }
 
-// ServerURL is the API server address clients use.
-func ServerURL(port int) string { return fmt.Sprintf("https://127.0.0.1:%d", port) }
+// ServerURL is the API server address clients use: instance 1's.
+func ServerURL(port int) string { return InstanceURL(1, port) }
+
+// InstanceURL is kube-apiserver instance n's address.
+func InstanceURL(n, port int) string { return fmt.Sprintf("https://%s:%d", pki.InstanceIP(n), port) }

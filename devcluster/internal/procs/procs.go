@@ -56,6 +56,14 @@ func (p *Proc) Start() error {
 // Done is closed when the process started last has exited.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
+// PID is the process id of the last start; 0 before the first.
+func (p *Proc) PID() int {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // Err is the exit status of the process started last, valid once Done is closed.
 func (p *Proc) Err() error { return p.err }
 

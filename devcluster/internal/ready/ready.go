@@ -26,6 +26,19 @@ type Info struct {
 	// AuditWebhook is what a console needs to serve as the API server's
 	// audit webhook backend.
 	AuditWebhook *AuditWebhook `json:"auditWebhook,omitempty"`
+	// APIServers lists every kube-apiserver instance, the first being
+	// Server's (the one the kubeconfigs and the controller manager use).
+	APIServers []APIServer `json:"apiservers,omitempty"`
+}
+
+// APIServer is one kube-apiserver instance: its address (as listed in the
+// default/kubernetes EndpointSlice), its process, and its log. Tests stop an
+// instance with SIGSTOP and resume it with SIGCONT; the devcluster keeps
+// running either way (instance 1's PID changes after SIGUSR1 and SIGUSR2).
+type APIServer struct {
+	Server string `json:"server"` // https://127.0.0.N:PORT
+	PID    int    `json:"pid"`
+	Log    string `json:"log"`
 }
 
 // AuditWebhook is where the API server sends its audit batches and the key

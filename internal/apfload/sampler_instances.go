@@ -1,0 +1,114 @@
+package apfload
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// readsAtOnce bounds how many instances one scrape reads at the same time,
+// and so the scrape's peak memory (each read keeps at most Limits).
+const readsAtOnce = 4
+
+type instanceRead struct {
+	name    string
+	totals  Totals
+	err     error
+	dump    map[string]LevelDump
+	dumpErr error
+}
+
+// scrapeInstances reads every instance at its own address and stores their
+// load and its sum. done is false when the sampler must read through the
+// fallback fetch instead, and fallback says why: the instances cannot be
+// listed, or none of them answered (the console runs outside the cluster),
+// which is then remembered for DirectRetry so every scrape does not wait
+// for unroutable addresses first.
+func (s *Sampler) scrapeInstances(ctx context.Context, start time.Time) (done bool, fallback string) {
+	if s.opt.Now().Before(s.directRetryAt) {
+		return false, s.fallbackWhy
+	}
+	list, err := s.opt.Instances(ctx)
+	switch {
+	case err != nil:
+		return s.fallBack("the API server instances cannot be listed (EndpointSlices of default/kubernetes): " + err.Error())
+	case len(list) == 0:
+		return s.fallBack("default/kubernetes lists no API server instance")
+	case len(list) > maxInstances:
+		return s.fallBack(fmt.Sprintf("default/kubernetes lists %d API server instances, more than the %d the console reads one by one", len(list), maxInstances))
+	}
+	reads := make([]instanceRead, len(list))
+	sem := make(chan struct{}, readsAtOnce)
+	var wg sync.WaitGroup
+	for i, inst := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			reads[i] = s.readInstance(ctx, inst)
+		}()
+	}
+	wg.Wait()
+	if !slices.ContainsFunc(reads, func(r instanceRead) bool { return r.err == nil }) {
+		return s.fallBack(fmt.Sprintf("no API server instance answered at its own address (%s: %v)", reads[0].name, reads[0].err))
+	}
+	s.storeInstances(reads, start)
+	return true, ""
+}
+
+func (s *Sampler) fallBack(why string) (bool, string) {
+	s.directRetryAt = s.opt.Now().Add(s.opt.DirectRetry)
+	s.fallbackWhy = why
+	return false, why
+}
+
+func (s *Sampler) readInstance(ctx context.Context, inst Instance) instanceRead {
+	r := instanceRead{name: inst.Name}
+	r.totals, r.err = s.read(ctx, inst.Metrics)
+	if r.err == nil && inst.Dump != nil {
+		r.dump, r.dumpErr = s.readDump(ctx, inst.Dump)
+	}
+	return r
+}
+
+// storeInstances turns one scrape's reads into each instance's load, with
+// rates from that instance's previous read, and their sum. The state of
+// instances no longer listed is dropped.
+func (s *Sampler) storeInstances(reads []instanceRead, start time.Time) {
+	took := time.Since(start)
+	at := s.opt.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scrapes++
+	s.err = nil
+	s.prev = nil // the fallback's rates must not span a spell of direct reads
+	states := make(map[string]*instanceState, len(reads))
+	parts := make([]InstanceLoad, 0, len(reads))
+	cost := Cost{Duration: took}
+	for _, r := range reads {
+		st := s.instances[r.name]
+		if st == nil {
+			st = &instanceState{}
+		}
+		states[r.name] = st
+		if r.err != nil {
+			parts = append(parts, InstanceLoad{Name: r.name, Err: r.err})
+			continue
+		}
+		il := st.instanceLoad(r.name, r.totals, at)
+		il.Load.Dump, il.Load.DumpErr = r.dump, r.dumpErr
+		parts = append(parts, il)
+		cost.BytesRead += r.totals.BytesRead
+		cost.KeptBytes += r.totals.KeptBytes
+	}
+	s.instances = states
+	sortInstances(parts)
+	ld := sumLoads(at, parts)
+	s.load = &ld
+	s.lastCost = cost
+	close(s.updated)
+	s.updated = make(chan struct{})
+}
