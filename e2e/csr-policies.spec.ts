@@ -21,7 +21,26 @@ test('a kubelet-serving CSR\'s page shows the demo policy\'s verdict, and the po
   await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'csr-policy-agreement.png'), fullPage: true });
   await page.goBack();
   await policy.getByRole('link', { name: 'kubelet-serving-own-addresses' }).click();
+  // The policy's page is the CSRApprovalPolicies kind's detail page.
+  await expect(page).toHaveURL(/\/csrapprovalpolicies\/kubelet-serving-own-addresses$/);
   await expect(page.getByTestId('detail-name')).toHaveText('kubelet-serving-own-addresses');
+});
+
+test('the policies are a kind: listed with what they decide, each on its page with its CEL', async ({ page }) => {
+  await page.goto('/csrapprovalpolicies');
+  await expect(page.getByTestId('page-title')).toHaveText('CSRApprovalPolicies');
+  const row = page.locator('tr[id="row-csrapprovalpolicies-kubelet-serving-own-addresses"]');
+  await expect(row).toContainText('kubernetes.io/kubelet-serving');
+  await expect(row).toContainText('Approve');
+  await expect(row).toContainText('Runs');
+  await expect(page.locator('tr[id="row-csrapprovalpolicies-deny-client-certificates-named-like-system-users"]')).toContainText('Deny');
+  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'csr-policy-list.png'), fullPage: true });
+  await row.getByTestId('row-name').click();
+  await expect(page.getByTestId('detail-name')).toHaveText('kubelet-serving-own-addresses');
+  await expect(page.getByTestId('policy-expression')).toContainText('node');
+  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'csr-policy-detail.png'), fullPage: true });
+  await page.getByRole('link', { name: 'Compare with past decisions' }).click();
+  await expect(page.getByTestId('page-title')).toHaveText('Policy kubelet-serving-own-addresses against past decisions');
 });
 
 test('the editor refuses a policy whose CEL does not compile, at the expression\'s line', async ({ page }) => {
@@ -40,7 +59,7 @@ test('the editor refuses a policy whose CEL does not compile, at the expression\
     '    request.nosuch()',
     '',
   ].join('\n');
-  await page.goto('/crds/csrapprovalpolicies.clusterdesk.io/instances/new');
+  await page.goto('/csrapprovalpolicies/new');
   const code = page.getByTestId('editor-code');
   await expect(code).toBeVisible();
   // As typing or pasting would (not fill(): see edit.spec.ts's setText).

@@ -183,11 +183,19 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 		t.Errorf("a missing policy: status %d", code)
 	}
 
+	// The approver may list CSRs, not the policies; the auditor lists the
+	// policies (the CSRApprovalPolicies kind), so it sees the verdicts.
+	approver := newLiveServer(t, testcluster.Approver, true)
+	approver.waitCached(t, own)
+	_, doc, _ := approver.get(t, approver.login(t), urls.CSRPolicies(own))
+	if note := doc.Find(`[data-testid="csr-policies-note"]`).Text(); !strings.Contains(note, "may not list CSRApprovalPolicies") {
+		t.Errorf("approver: %q", note)
+	}
 	auditor := newLiveServer(t, testcluster.Auditor, true)
 	auditor.waitCached(t, own)
-	_, doc, _ := auditor.get(t, auditor.login(t), urls.CSRPolicies(own))
-	if note := doc.Find(`[data-testid="csr-policies-note"]`).Text(); !strings.Contains(note, "may not list CSRApprovalPolicies") {
-		t.Errorf("auditor: %q", note)
+	_, doc, _ = auditor.get(t, auditor.login(t), urls.CSRPolicies(own))
+	if note := doc.Find(`[data-testid="csr-policies-note"]`).Text(); strings.Contains(note, "may not list") || doc.Find(`[data-testid="csr-policy"]`).Length() == 0 {
+		t.Errorf("auditor: %q, %d policies", note, doc.Find(`[data-testid="csr-policy"]`).Length())
 	}
 }
 

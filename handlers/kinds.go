@@ -9,6 +9,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
@@ -271,6 +272,10 @@ var registeredKinds = []kindPages{
 			return present.CSIDriverDetail(d, nil, now)
 		})),
 		(*insight.Handlers).CSIDriverDetail),
+	// The console's own custom resource, read from the PolicyCache's
+	// dynamic informer (kube.Cache follows it as the CRD comes and goes).
+	pagesFor(kube.CSRApprovalPolicies, "a", cachedAs[*unstructured.Unstructured](kube.CSRApprovalPolicies),
+		present.CSRPolicyList, plain(present.CSRPolicyDetail)),
 }
 
 // pagesByKind indexes registeredKinds by id. It is filled by init, not by its

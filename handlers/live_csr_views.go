@@ -160,6 +160,28 @@ func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message
 	return msgs
 }
 
+// csrVerdictViewMessages are the ops of every open view that shows the
+// policies' verdicts after a change of the policies: each view is computed
+// once, whatever its number of tabs, and its rows whose verdicts changed are
+// sent as replaced rows (csrRowStamp covers the verdicts). Views without
+// verdicts do not change.
+func (l *LiveUpdates) csrVerdictViewMessages(now time.Time) []live.Message {
+	keys := make([]string, 0, len(l.csrViews))
+	for k, v := range l.csrViews {
+		if v.verdicts {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var msgs []live.Message
+	for _, k := range keys {
+		if m, ok := l.csrViewUpdate(l.csrViews[k], now, true); ok {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
 // csrViewUpdate computes v's page now and, when send is set and something
 // its tabs show changed, the message that tells them what. v then holds the
 // page now.

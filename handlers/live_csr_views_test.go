@@ -10,7 +10,10 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -283,5 +286,69 @@ func TestLiveCSRViewsSendVerdictsOnlyToThoseWhoMayListPolicies(t *testing.T) {
 	}
 	if n, ok := chips[withoutTopic]; !ok || n != 0 {
 		t.Errorf("the view of users who may not list the policies: %d verdicts (sent: %v)", n, ok)
+	}
+}
+
+// changingPolicies is a csrpolicy.Source whose one policy a test changes.
+type changingPolicies struct {
+	gen    uint64
+	policy *unstructured.Unstructured
+}
+
+func (s *changingPolicies) List() ([]*unstructured.Unstructured, uint64, error) {
+	return []*unstructured.Unstructured{s.policy}, s.gen, nil
+}
+func (s *changingPolicies) Generation() uint64 { return s.gen }
+
+// Get finds no object of the kinds liveCluster does not hold (its policies'
+// live rows are removed rows).
+func (c *liveCluster) Get(id kube.KindID, name string) (runtime.Object, error) {
+	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: string(id)}, name)
+}
+
+func everyonePolicy(decision string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy", "metadata": map[string]any{"name": "everyone"},
+		"spec": map[string]any{"signerNames": []any{apiClientSigner}, "expression": "true", "decision": decision,
+			"reason": "Policy" + decision, "message": "by policy"},
+	}}
+}
+
+// A policy change reaches the open views that show verdicts without any CSR
+// changing: each such view once, however many tabs show it, its rows
+// replaced with the new verdicts; a view without verdicts gets nothing.
+func TestLiveCSRViewsFollowPolicyChanges(t *testing.T) {
+	cl := queueCluster(t, 2)
+	lv := NewLiveUpdates(cl, nil)
+	src := &changingPolicies{gen: 1, policy: everyonePolicy("Approve")}
+	lv.csrQueue.UsePolicies(csrpolicy.NewSet(src))
+	open := func(view string, verdicts bool) string {
+		q, sel, _ := csrViewOf(view)
+		topic, release, ok := lv.openCSRView(view, q, sel, verdicts)
+		if !ok {
+			t.Fatalf("view %s not opened", view)
+		}
+		t.Cleanup(release)
+		return topic
+	}
+	pending := open("sort=age&state=pending", true)
+	open("sort=age&state=pending", true) // a second tab of the same view
+	all := open("sort=age&state=all", true)
+	without := open("sort=age&state=pending", false)
+
+	src.gen, src.policy = 2, everyonePolicy("Deny")
+	sent := map[string]int{}
+	for _, m := range lv.Render(kube.CSRApprovalPolicies, []string{"everyone"}, false) {
+		if m.Event != csrViewEvent {
+			continue
+		}
+		sent[m.Topic]++
+		ops, d := viewOps(t, m)
+		if len(ops) != 2 || !strings.HasPrefix(ops[0], "replace ") || !strings.Contains(d.Text(), "deny") && !strings.Contains(d.Text(), "Deny") {
+			t.Errorf("%s: ops %v, want both rows replaced with the deny verdict", m.Topic, ops)
+		}
+	}
+	if sent[pending] != 1 || sent[all] != 1 || sent[without] != 0 || len(sent) != 2 {
+		t.Errorf("messages per view: %v; want one for each view with verdicts, none without", sent)
 	}
 }

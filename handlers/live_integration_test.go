@@ -55,10 +55,20 @@ func newLiveStack(t *testing.T) *liveStack {
 // server serves the console with the user's access checked by access.
 func (s *liveStack) server(t *testing.T, access Access) (*httptest.Server, *http.Cookie) {
 	t.Helper()
+	return s.serverWith(t, access, nil)
+}
+
+// serverWith is server with more dependencies set by with (nil for none).
+func (s *liveStack) serverWith(t *testing.T, access Access, with func(*Deps)) (*httptest.Server, *http.Cookie) {
+	t.Helper()
 	var token string
 	logins := auth.NewLoginTokens(func(tok string) { token = tok })
-	srv := httptest.NewServer(New(Deps{Log: s.log, Cluster: s.cache, Access: access,
-		Sessions: auth.NewSessions(), Logins: logins, User: "it", Live: s.updates}))
+	deps := Deps{Log: s.log, Cluster: s.cache, Access: access,
+		Sessions: auth.NewSessions(), Logins: logins, User: "it", Live: s.updates}
+	if with != nil {
+		with(&deps)
+	}
+	srv := httptest.NewServer(New(deps))
 	t.Cleanup(srv.Close)
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Get(srv.URL + "/login?token=" + token)

@@ -207,6 +207,11 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 			}
 		}
 	}
+	if kind == kube.CSRApprovalPolicies {
+		// A policy changed (or their CRD came or went): the verdicts of the
+		// open queue views that show them change with it.
+		msgs = append(msgs, l.csrVerdictViewMessages(now)...)
+	}
 	return msgs
 }
 

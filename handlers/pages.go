@@ -104,6 +104,14 @@ func (h *Handlers) list(c echo.Context) error {
 		case apierrors.IsForbidden(err):
 			page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
 			chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, err))
+		case errors.Is(err, kube.ErrNotServed):
+			// Not an error of the console's: the API server lacks the kind
+			// (an older server, or the CRD of the console's own kind not
+			// installed), which the page says instead of failing.
+			page = model.ListPage{Empty: "No " + kind.Title + ": " + notServed(kind) + "."}
+			chrome.Banners = append(chrome.Banners, model.Banner{Tone: model.ToneWarning, Title: "Not served",
+				Message: kind.Title + " are " + notServed(kind) + ", so there is nothing to list. " + notServedHint(kind),
+				TestID:  "banner-not-served"})
 		case errors.Is(err, kube.ErrNotSynced):
 			page, status = model.ListPage{Empty: "Loading " + kind.Title + "…"}, http.StatusServiceUnavailable
 			c.Response().Header().Set("Retry-After", "2")
@@ -151,4 +159,21 @@ func (h *Handlers) detail(c echo.Context) error {
 		kp.detailMetrics(h, c, kind.ID, name, &page)
 	}
 	return render(c, http.StatusOK, pages.Detail(page))
+}
+
+// notServed says why the API server does not serve a kind: a custom resource
+// of the console's own is not installed, a built-in kind is too new for it.
+func notServed(k kube.Kind) string {
+	if k.ID == kube.CSRApprovalPolicies {
+		return "not installed in this cluster"
+	}
+	return "not served by this API server"
+}
+
+// notServedHint is what to do about it.
+func notServedHint(k kube.Kind) string {
+	if k.ID == kube.CSRApprovalPolicies {
+		return "Their CRD is deploy/base/csrapprovalpolicies.yaml; once it is created they appear here, without a restart."
+	}
+	return "Newer Kubernetes versions serve them."
 }

@@ -196,14 +196,10 @@ func run(args []string) error {
 	defer ledgerRun.close()
 	go hub.Run(ctx)
 	go cache.Run(ctx)
-	// The CSR approval policies: one more watch per replica, compiled once
-	// per change for the queue and the policy pages (kube.PolicyCache).
-	policyCache, err := kube.NewPolicyCache(restCfg, log)
-	if err != nil {
-		return err
-	}
-	go policyCache.Run(ctx)
-	policies := csrpolicy.NewSet(policyCache)
+	// The CSR approval policies: the cache's CSRApprovalPolicies kind, its
+	// one watch (kube.PolicyCache), compiled once per change for the queue
+	// and the policy pages.
+	policies := csrpolicy.NewSet(cache.Policies())
 
 	// Who people are and which clients act for them (signin.go): every
 	// per-user dependency picks its client from the request's identity.

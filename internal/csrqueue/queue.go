@@ -33,6 +33,9 @@ type Queue struct {
 	// policies are the CSR approval policies, compiled once per change of
 	// them and shared with the pages that read them (nil: none).
 	policies atomic.Pointer[csrpolicy.Set]
+	// warm is the generation of the policies every pending request was
+	// evaluated for outside the index's lock (verdicts_warm.go).
+	warm verdictWarmer
 }
 
 // New returns the queue over src's CSRs; when src reports changes
@@ -87,6 +90,7 @@ func (q *Queue) with(checks Checks, fn func(c *Cache)) error {
 // env.Cache is the queue's own.
 func (q *Queue) Run(query Query, env Env) (Result, error) {
 	env.Cache = q.facts
+	q.warmVerdicts(query, env.Checks, env.Policies)
 	var res Result
 	err := q.with(env.Checks, func(c *Cache) { res = c.run(query, env) })
 	return res, err

@@ -101,6 +101,7 @@ func (q *Queue) Matching(policy, verdict string, pol *csrpolicy.Compiled, may fu
 	var out []*certificatesv1.CertificateSigningRequest
 	n := 0
 	checks := q.Checks()
+	q.warmVerdicts(Query{Policy: policy, Verdict: verdict}, checks, pol)
 	err := q.with(checks, func(c *Cache) {
 		v := &view{checks: checks, policies: pol}
 		cur := c.index().order(SortQueue)[slotOf(Pending)].cursor(false)

@@ -125,6 +125,42 @@ func BenchmarkShadowQueue(b *testing.B) {
 	})
 }
 
+// BenchmarkShadowQueueDuringPolicyChange is the first page of the pending
+// tab, without policies, viewed while the filter's view after a policy
+// change (a new generation every round) evaluates every pending request:
+// how long one view waits for another's evaluation. The filter's view starts
+// first; the page view starts once it holds the warm-up or the index.
+func BenchmarkShadowQueueDuringPolicyChange(b *testing.B) {
+	items := shadowCluster(b)
+	q := New(&source{items: items})
+	pols := [2]*csrpolicy.Compiled{shadowPolicies(1), shadowPolicies(2)}
+	filter := Query{Policy: "team-clients", Verdict: VerdictApprove}
+	if _, err := q.Run(filter, shadowEnv(q, pols[0])); err != nil {
+		b.Fatal(err)
+	}
+	var waited time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		pol := pols[i%2]
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if _, err := q.Run(filter, shadowEnv(q, pol)); err != nil {
+				b.Error(err)
+			}
+		}()
+		time.Sleep(20 * time.Millisecond) // the filter's view is under way
+		start := time.Now()
+		if res, err := q.Run(Query{State: Pending}, shadowEnv(q, nil)); err != nil || len(res.Items) == 0 {
+			b.Fatal(err, "no rows")
+		}
+		waited += time.Since(start)
+		<-done
+	}
+	b.ReportMetric(float64(waited.Milliseconds())/float64(i), "page-ms/op")
+}
+
 // BenchmarkShadowQueueAfterChange is the pending tab's first page, and the
 // policy filter's view, after one more request joins the kubelet's storm
 // (removed again the next round), with no policies and with three: what one

@@ -34,6 +34,17 @@ func Example(kind, apiVersion string) (text string, ok bool, err error) {
 // server as it is, and is harmless there: the webhook matches no namespace, the
 // FlowSchema only a user that does not exist.
 var examples = map[string]string{
+	// Decides nothing: it names a signer nobody uses.
+	"CSRApprovalPolicy": `metadata:
+  name: example-policy
+spec:
+  signerNames: ["example.com/nobody"]
+  decision: Approve
+  reason: ExamplePolicy
+  message: approved by the example policy
+  expression: |
+    request.username == "system:serviceaccount:example:nobody"
+`,
 	"CustomResourceDefinition": `metadata:
   name: widgets.example.com
 spec:

@@ -55,6 +55,9 @@ type Cache struct {
 	access *Access
 	// schemas holds the CRD schemas the cache's objects leave out (Transform).
 	schemas *CRDSchemas
+	// policies is the CSRApprovalPolicies' informer, the source of the
+	// followed kind (follow.go); Run runs it.
+	policies *PolicyCache
 
 	mu         sync.RWMutex
 	discovered bool
@@ -102,6 +105,10 @@ func NewCache(cfg *rest.Config, log *slog.Logger) (*Cache, error) {
 	for _, k := range AllKinds() {
 		c.kinds[k.ID] = &kindState{kind: k, state: StateSyncing}
 	}
+	if c.policies, err = NewPolicyCache(cfg, log); err != nil {
+		return nil, fmt.Errorf("cache client: %w", err)
+	}
+	c.followPolicies(c.policies)
 	return c, nil
 }
 
@@ -138,11 +145,18 @@ func (c *Cache) OnChange(fn func(id KindID, name string)) {
 // flowcontrol version (v1 if served, else v1beta3); then each kind the identity may
 // list and watch gets its informer, and each other kind becomes forbidden. Access is
 // decided once per Run: a kind forbidden at start stays so until the process restarts.
+// The CSRApprovalPolicies are the exception: their informer follows their CRD
+// (FollowPolicies).
 func (c *Cache) Run(ctx context.Context) {
 	// Informers log through klog's contextual logger; send that to our slog handler.
 	ctx = klog.NewContext(ctx, logr.FromSlogHandler(c.log.Handler()))
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.policies.Run(ctx)
+	}()
 
 	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 5 * time.Second}
 	for !c.start(ctx, &wg) {
@@ -252,6 +266,9 @@ func (c *Cache) discover() error {
 	c.mu.Unlock()
 	chosen := make(map[KindID]int, len(kinds))
 	for id, k := range kinds {
+		if isFollowed(id) {
+			continue // its source decides when it is served (follow.go)
+		}
 		chosen[id] = slices.IndexFunc(candidateVersions(k), func(v string) bool { return servesResource(k.Group, v, k.Resource) })
 	}
 
@@ -259,6 +276,9 @@ func (c *Cache) discover() error {
 	c.discovered, c.version = true, info.GitVersion
 	var notServed []KindID
 	for id, ks := range c.kinds {
+		if isFollowed(id) {
+			continue
+		}
 		candidates := candidateVersions(ks.kind)
 		i := chosen[id]
 		if i < 0 {
@@ -379,7 +399,7 @@ func (c *Cache) undecided() []Kind {
 	defer c.mu.RUnlock()
 	var out []Kind
 	for _, k := range AllKinds() {
-		if ks := c.kinds[k.ID]; !ks.decided {
+		if ks := c.kinds[k.ID]; !ks.decided && !isFollowed(k.ID) {
 			out = append(out, ks.kind)
 		}
 	}
@@ -436,6 +456,8 @@ func (c *Cache) Ready() bool {
 		return false
 	}
 	for _, ks := range c.kinds {
+		// The followed kind is decided by its PolicyCache's first answer
+		// (follow.go): served and synced, not served, forbidden or failing.
 		if !ks.decided || (ks.informer != nil && !ks.synced) {
 			return false
 		}

@@ -13,6 +13,13 @@ type kindDef struct {
 	served []readableVersion // best first
 }
 
+// isFollowed reports whether id's informer comes from outside the Cache
+// (readableVersion.followed).
+func isFollowed(id KindID) bool {
+	d, _ := definition(id)
+	return len(d.served) == 1 && d.served[0].followed
+}
+
 // readableVersion is one version of a kind the console can read.
 type readableVersion struct {
 	version string
@@ -21,6 +28,11 @@ type readableVersion struct {
 	// toV1 converts a cached object of an older version to the Go type the
 	// listers return for the kind; nil when the cached type is that type.
 	toV1 func(any) (any, error)
+	// followed marks the one version of a kind whose informer is not the
+	// Cache's own but a PolicyCache's (follow.go), started and dropped as its
+	// CRD comes and goes: discovery and the start-up access checks skip it,
+	// and watch is nil.
+	followed bool
 }
 
 // watchWith builds a readableVersion's watch from a typed client: O is the

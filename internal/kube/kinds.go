@@ -28,6 +28,11 @@ const (
 	// Kubernetes 1.30+), shown read-only beside them.
 	AdmissionPolicies       KindID = "validatingadmissionpolicies"
 	AdmissionPolicyBindings KindID = "validatingadmissionpolicybindings"
+
+	// The console's own custom resource (deploy/base/csrapprovalpolicies.yaml):
+	// its CRD may be installed or deleted at any time, so its informer is the
+	// PolicyCache's (Cache.FollowPolicies), not one decided at start.
+	CSRApprovalPolicies KindID = "csrapprovalpolicies"
 )
 
 // Kind describes one kind the console shows. All of them are cluster-scoped.
@@ -138,6 +143,11 @@ var registry = []kindDef{
 				return c.k8s.StorageV1().CSIDrivers()
 			})},
 		}},
+	// Read through PolicyCache's dynamic informer as *unstructured.Unstructured
+	// (see readableVersion.followed); "not served" while the CRD is not installed.
+	{Kind{ID: CSRApprovalPolicies, Title: "CSRApprovalPolicies", Singular: "CSRApprovalPolicy",
+		Group: CSRApprovalPolicyResource.Group, Resource: CSRApprovalPolicyResource.Resource},
+		[]readableVersion{{version: CSRApprovalPolicyResource.Version, followed: true}}},
 }
 
 // AllKinds returns every kind in display order, each with its version when the

@@ -27,6 +27,7 @@ var columnPriorities = map[string]map[string]model.Priority{
 	"validatingadmissionpolicybindings": {"params": model.SecondaryColumn, "age": model.SecondaryColumn},
 	"csidrivers": {"podinfo": model.SecondaryColumn, "capacity": model.SecondaryColumn, "tokens": model.TertiaryColumn,
 		"republish": model.TertiaryColumn, "age": model.SecondaryColumn},
+	"csrapprovalpolicies": {"age": model.SecondaryColumn},
 }
 
 // columnPriority is how important column key of list kind is.

@@ -24,9 +24,9 @@ type PolicyOutcome struct {
 // CSRPoliciesPanel presents the verdicts of the policies naming the
 // request's signer; others counts the policies for other signers.
 func CSRPoliciesPanel(outcomes []PolicyOutcome, others int) model.CSRPoliciesPanel {
-	p := model.CSRPoliciesPanel{ListHref: urls.CRInstances(csrpolicy.CRD)}
+	p := model.CSRPoliciesPanel{ListHref: urls.List(csrPolicyKind)}
 	for _, o := range outcomes {
-		v := model.PolicyVerdict{Policy: o.Policy.Name, Href: urls.CRInstance(csrpolicy.CRD, "", o.Policy.Name),
+		v := model.PolicyVerdict{Policy: o.Policy.Name, Href: urls.Object(csrPolicyKind, o.Policy.Name),
 			AgreementHref: urls.CSRPolicy(o.Policy.Name)}
 		switch {
 		case o.Err != nil:
@@ -67,7 +67,7 @@ func verdictError(err error) string {
 // PolicyAgreementPage presents a policy's comparison with past decisions:
 // compared of the decided requests of its signers, the newest of decided.
 func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreement, compared, decided, automated int) model.PolicyAgreementPage {
-	p := model.PolicyAgreementPage{Policy: pol.Name, PolicyHref: urls.CRInstance(csrpolicy.CRD, "", pol.Name),
+	p := model.PolicyAgreementPage{Policy: pol.Name, PolicyHref: urls.Object(csrPolicyKind, pol.Name),
 		Signers: strings.Join(pol.Signers, ", "), Decision: string(pol.Decision)}
 	if polErr != nil {
 		p.Error = polErr.Error()
