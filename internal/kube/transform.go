@@ -35,7 +35,8 @@ const ManagedFieldsDepth = 4
 //     and SHA-256 (a change still shows as a change);
 //   - managedFields' field sets below ManagedFieldsDepth (managers, operations,
 //     times and the paths the activity pages show stay);
-//   - copies of values that repeat across objects (intern.go).
+//   - copies of values that repeat across objects (intern.go);
+//   - a CSR's issued certificate (csr_certificate.go).
 //
 // The object is freshly decoded and not yet shared, so changing it in place is
 // safe; the function is idempotent, as client-go asks. The editor and every
@@ -63,6 +64,7 @@ func stripForCache(obj any) (any, error) {
 	}
 	if c, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
 		internCSR(c)
+		dropCertificate(c)
 	}
 	return obj, nil
 }
