@@ -58,7 +58,7 @@ func (h *Handlers) Detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.csrDetailPage(c, kind, obj, raw)
+	p, err := h.csrDetailPage(c, kind, h.detailWithCertificate(c, obj), raw) // certificate.go
 	if err != nil {
 		return err
 	}
@@ -104,6 +104,10 @@ func (h *Handlers) csrCertificate(c echo.Context) error {
 	}
 	if len(obj.Status.Certificate) == 0 {
 		return echo.NewHTTPError(http.StatusNotFound, name+" has no issued certificate (yet): the signer fills status.certificate after approval.")
+	}
+	obj, ok, err := h.withCertificate(c, obj) // the cache leaves it out (certificate.go)
+	if !ok {
+		return certificateUnread(name, err)
 	}
 	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+present.CSRCertificateFile(name)+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")

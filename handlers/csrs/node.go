@@ -25,6 +25,9 @@ func (h *Handlers) csrNodeCheck(c echo.Context) error {
 		return err
 	}
 	env := h.csrDetailChecksEnv(c, obj)
+	if !page.FragmentWanted(c) {
+		obj = h.detailWithCertificate(c, obj) // the whole page shows it (certificate.go)
+	}
 	full := present.CSRDetailPage(obj, h.d.Queue.Storms(), env, time.Now())
 	if page.FragmentWanted(c) {
 		r := model.CSRNodeResult{Node: h.kubeletServingNode(obj)}

@@ -64,6 +64,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	if !known {
 		return model.CSRQueuePage{}, 0, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.CSRs))
 	}
+	h.askQueueQuestionsAtOnce(c) // queue_access.go
 	chrome := h.d.Chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
 	forbidden := func(err error) (model.CSRQueuePage, int, error) {
 		chrome.Banners = append(chrome.Banners, h.d.Lists.ForbiddenBanner(kind, err))

@@ -122,6 +122,9 @@ type Lookup interface {
 	ResourceVersions(ctx context.Context, group, resource string) ([]string, error)
 	ResourceLists(ctx context.Context, resource string) ([]*metav1.APIResourceList, error)
 	NodeAddresses(ctx context.Context, name string) (addresses []string, found bool, err error)
+	// CSR reads a CertificateSigningRequest: its issued certificate, which
+	// the cache leaves out (kube.CertificateLeftOut).
+	CSR(ctx context.Context, name string) (*certificatesv1.CertificateSigningRequest, error)
 	// ClusterRBAC lists the ClusterRoles and ClusterRoleBindings, for "who
 	// approves this signer?".
 	ClusterRBAC(ctx context.Context) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding, error)

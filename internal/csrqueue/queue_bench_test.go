@@ -3,6 +3,7 @@ package csrqueue
 import (
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -247,6 +248,73 @@ func (s *changingSource) CSR(name string) (*certificatesv1.CertificateSigningReq
 // part is the difference. b.N does not matter: one round is the measurement.
 func BenchmarkQueueHeap(b *testing.B) {
 	items := benchCluster(b)
+	for b.Loop() {
+		queueHeapRound(b, items, 0)
+	}
+}
+
+// BenchmarkQueueHeapInformer is BenchmarkQueueHeap with the objects as the
+// console's informers hold them: each decoded from its own JSON (a LIST's
+// copy) and put through the informers' transform (kube.Transform), the
+// objects' heap included in what is read (heap-after-views), and the
+// process's RSS (VmRSS) then; run it with and without GOMEMLIMIT for issue
+// 27's figures (CSRQUEUE_BENCH_SIZE=50000).
+func BenchmarkQueueHeapInformer(b *testing.B) {
+	for b.Loop() {
+		base := liveHeapMiB()
+		src := buildBenchCluster(b, benchSize()) // its own: the test's copy would stay in the figures
+		transform := kube.Transform(&kube.CRDSchemas{})
+		items := make([]*certificatesv1.CertificateSigningRequest, len(src))
+		for i, c := range src {
+			src[i] = nil
+			raw, err := json.Marshal(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var o certificatesv1.CertificateSigningRequest
+			if err := json.Unmarshal(raw, &o); err != nil {
+				b.Fatal(err)
+			}
+			t, err := transform(&o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			items[i] = t.(*certificatesv1.CertificateSigningRequest)
+		}
+		b.ReportMetric(liveHeapMiB()-base, "informer-objects-MiB")
+		queueHeapRound(b, items, base)
+		runtime.KeepAlive(items)
+	}
+}
+
+// liveHeapMiB is the heap in use after two full collections.
+func liveHeapMiB() float64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return float64(m.HeapAlloc) / (1 << 20)
+}
+
+// rssMiB is the process's resident set (VmRSS).
+func rssMiB(tb testing.TB) float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skip("no /proc/self/status")
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}
+
+// queueHeapRound builds a queue over items and reports the heap it holds
+// after its first view of each kind and after 100 more views; with base
+// (the live heap before the objects were made) also the heap in all and RSS.
+func queueHeapRound(b *testing.B, items []*certificatesv1.CertificateSigningRequest, base0 float64) {
 	heap := func() float64 {
 		runtime.GC()
 		runtime.GC()
@@ -254,7 +322,7 @@ func BenchmarkQueueHeap(b *testing.B) {
 		runtime.ReadMemStats(&m)
 		return float64(m.HeapAlloc) / (1 << 20)
 	}
-	for b.Loop() {
+	{
 		base := heap()
 		src := &source{items: items}
 		q := New(src)
@@ -285,5 +353,9 @@ func BenchmarkQueueHeap(b *testing.B) {
 		b.ReportMetric(base, "objects-MiB")
 		b.ReportMetric(loaded-base, "queue-loaded-MiB")
 		b.ReportMetric(viewed-base, "queue-100views-MiB")
+		if base0 > 0 {
+			b.ReportMetric(viewed-base0, "heap-after-views-MiB")
+			b.ReportMetric(rssMiB(b), "rss-after-views-MiB")
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +34,9 @@ const ManagedFieldsDepth = 4
 //     object, as JSON; for a CRD, of its whole schema): replaced by its size
 //     and SHA-256 (a change still shows as a change);
 //   - managedFields' field sets below ManagedFieldsDepth (managers, operations,
-//     times and the paths the activity pages show stay).
+//     times and the paths the activity pages show stay);
+//   - copies of values that repeat across objects (intern.go);
+//   - a CSR's issued certificate (csr_certificate.go).
 //
 // The object is freshly decoded and not yet shared, so changing it in place is
 // safe; the function is idempotent, as client-go asks. The editor and every
@@ -57,6 +60,11 @@ func stripForCache(obj any) (any, error) {
 				mf[i].FieldsV1 = &metav1.FieldsV1{Raw: raw}
 			}
 		}
+		internManagedFields(mf)
+	}
+	if c, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
+		internCSR(c)
+		dropCertificate(c)
 	}
 	return obj, nil
 }

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"context"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
+)
+
+// liveCSRLookup answers Lookup.CSR with the API server's object; nothing else.
+type liveCSRLookup struct {
+	Lookup
+	live map[string]*certificatesv1.CertificateSigningRequest
+	gets int
+}
+
+func (l *liveCSRLookup) CSR(_ context.Context, name string) (*certificatesv1.CertificateSigningRequest, error) {
+	l.gets++
+	return l.live[name].DeepCopy(), nil
+}
+
+// The cache leaves issued certificates out (kube's transform); the request's
+// page and its download read the certificate with a GET as the user, from
+// the very request shown: a request replaced under the same name gives none.
+func TestCSRCertificateReadLive(t *testing.T) {
+	ca := testfixtures.NewCA(t, "test-ca")
+	live := fakeCSR(t, "issued", apiClientSigner, "ann", time.Now(), certificatesv1.CertificateApproved)
+	live.Status.Certificate = ca.Issue(t, &ca.Key.PublicKey, x509.Certificate{Subject: pkix.Name{CommonName: "ann"}})
+	replaced := fakeCSR(t, "replaced", apiClientSigner, "bob", time.Now(), certificatesv1.CertificateApproved)
+	replaced.Status.Certificate = live.Status.Certificate
+	now := replaced.DeepCopy()
+	now.UID = types.UID("another")
+
+	cachedOf := func(c *certificatesv1.CertificateSigningRequest) *certificatesv1.CertificateSigningRequest {
+		o, err := kube.StripForCache(c.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cached := o.(*certificatesv1.CertificateSigningRequest)
+		if !kube.CertificateLeftOut(cached) {
+			t.Fatalf("the cache kept %s's certificate", c.Name)
+		}
+		return cached
+	}
+	cluster := newCSRCluster(cachedOf(live), cachedOf(replaced))
+	lookup := &liveCSRLookup{live: map[string]*certificatesv1.CertificateSigningRequest{"issued": live, "replaced": now}}
+	ts := newCSRTestServer(t, cluster, signerAccess{}, false)
+	ts.e = New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: signerAccess{},
+		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { ts.token = tok }),
+		User: "tester", CSRQueue: ts.queue, Lookup: lookup,
+	})
+	sess := ts.login(t)
+
+	rec, _ := ts.request(t, sess, http.MethodGet, "/csrs/issued/certificate", nil, false)
+	if rec.Code != http.StatusOK || rec.Body.String() != string(live.Status.Certificate) {
+		t.Errorf("download: status %d body %q, want the live certificate", rec.Code, rec.Body.String())
+	}
+	rec, doc := ts.request(t, sess, http.MethodGet, "/csrs/issued", nil, false)
+	section := doc.Find(`[data-testid="issued-certificate"]`).Text()
+	if rec.Code != http.StatusOK || !strings.Contains(section, "CN=ann") || strings.Contains(section, "no parsable certificate") {
+		t.Errorf("page: status %d, issued certificate section %q, want the live certificate's subject", rec.Code, section)
+	}
+	if rec, _ := ts.request(t, sess, http.MethodGet, "/csrs/replaced/certificate", nil, false); rec.Code != http.StatusConflict {
+		t.Errorf("replaced: status %d, want 409 (another request's certificate is not this one's)", rec.Code)
+	}
+	if lookup.gets != 3 {
+		t.Errorf("%d GETs, want one per request", lookup.gets)
+	}
+}
