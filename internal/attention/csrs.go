@@ -1,0 +1,89 @@
+package attention
+
+import (
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+)
+
+// PendingWarnAge is the age past which a pending request makes its signer's
+// entry a warning: a person (or controller) should have decided by then.
+const PendingWarnAge = time.Hour
+
+// Pending is the pending CSRs per signer with the oldest's age; each entry
+// links the pending queue filtered by its signer.
+func Pending(signers []csrqueue.SignerPending, now time.Time) (Item, bool) {
+	if len(signers) == 0 {
+		return Item{}, false
+	}
+	it := Item{Concern: PendingCSRs, Kinds: []kube.KindID{kube.CSRs},
+		Href: (csrqueue.Query{State: csrqueue.Pending}).Href(urls.CSRs)}
+	entries := make([]Entry, 0, len(signers))
+	for _, s := range signers {
+		age := now.Sub(s.Oldest.Created)
+		sev := Notice
+		if age > PendingWarnAge {
+			sev = Warning
+		}
+		it.Count += s.Count
+		it.Oldest = max(it.Oldest, age)
+		entries = append(entries, Entry{Name: s.Signer, Severity: sev, Count: s.Count, Age: age,
+			Href: (csrqueue.Query{State: csrqueue.Pending, Signer: s.Signer}).Href(urls.CSRs)})
+	}
+	it.Entries, it.Severity = top(entries)
+	return it, true
+}
+
+// Storms are the storms of pending requests (one client asking again and
+// again); each entry links the queue filtered to its members, the item the pending queue, where
+// each storm is one row.
+func Storms(storms []*csrqueue.Storm, now time.Time) (Item, bool) {
+	if len(storms) == 0 {
+		return Item{}, false
+	}
+	it := Item{Concern: CSRStorms, Kinds: []kube.KindID{kube.CSRs}, Count: len(storms), Severity: Warning,
+		Href: (csrqueue.Query{State: csrqueue.Pending}).Href(urls.CSRs)}
+	entries := make([]Entry, 0, len(storms))
+	for _, st := range storms {
+		name := st.Key.Requester + " → " + st.Key.Signer
+		if !st.ByRequester {
+			name = st.Key.Subject + " (" + st.Key.Requester + ")"
+		}
+		age := now.Sub(st.Oldest().Created)
+		it.Oldest = max(it.Oldest, age)
+		entries = append(entries, Entry{Name: name, Severity: Warning, Count: len(st.Members), Age: age,
+			Note: []string{st.Key.Signer}, Href: (csrqueue.Query{State: csrqueue.Pending, Group: st.ID}).Href(urls.CSRs)})
+	}
+	it.Entries, _ = top(entries)
+	return it, true
+}
+
+// Unapproved are the signers with pending requests that no subject but the
+// superusers may approve (approvers.Answer.Nobody): their requests stay
+// pending unless a member of system:masters decides. nobody answers for one
+// signer; it is nil when who may approve is not known (RBAC not readable).
+func Unapproved(signers []csrqueue.SignerPending, nobody func(signer string) bool, now time.Time) (Item, bool) {
+	if nobody == nil {
+		return Item{}, false
+	}
+	it := Item{Concern: UnapprovedSigners, Kinds: []kube.KindID{kube.CSRs}, Severity: Danger,
+		Href: urls.CSRApproversRoute}
+	var entries []Entry
+	for _, s := range signers {
+		if !nobody(s.Signer) {
+			continue
+		}
+		it.Count++
+		age := now.Sub(s.Oldest.Created)
+		it.Oldest = max(it.Oldest, age)
+		entries = append(entries, Entry{Name: s.Signer, Severity: Danger, Count: s.Count, Age: age,
+			Href: urls.CSRApprovers(s.Signer)})
+	}
+	if it.Count == 0 {
+		return Item{}, false
+	}
+	it.Entries, _ = top(entries)
+	return it, true
+}
