@@ -92,8 +92,8 @@ type LiveUpdates struct {
 func NewLiveUpdates(cluster Cluster, streams LiveStreams) *LiveUpdates {
 	return &LiveUpdates{
 		cluster: cluster, streams: streams, now: time.Now, csrQueue: csrqueue.New(cluster),
-		lostAt: map[kube.KindID]time.Time{},
-		counts: map[kube.KindID]string{},
+		lostAt:    map[kube.KindID]time.Time{},
+		counts:    map[kube.KindID]string{},
 		attention: newAttentionState(cluster), attentionViews: map[string]*attentionView{},
 	}
 }
