@@ -118,7 +118,7 @@ func (h *Handlers) homeAttention(c echo.Context, statuses []kube.KindStatus, now
 			h.deps.Log.Warn("attention: RBAC walk failed", "err", err)
 		}
 		cancel()
-		facts.Nobody = h.attention.walk.nobodyFunc()
+		facts.Gap = h.attention.walk.gapFunc()
 	}
 	if load != nil {
 		facts.Rejecting = attention.RejectingOf(*load)

@@ -8,6 +8,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/approvers"
+	"github.com/clusterdesk/clusterdesk/internal/attention"
 )
 
 // approverWalkKept is how long one read of the ClusterRoles and
@@ -27,28 +28,34 @@ type approverWalk struct {
 	at       time.Time
 	roles    []rbacv1.ClusterRole
 	bindings []rbacv1.ClusterRoleBinding
-	nobody   map[string]bool // signer → approvers.Who(...).Nobody(), as asked
-	reading  bool            // a read is under way (one at a time)
+	gaps     map[string]gap // signer → attention.GapOf(approvers.Who(...)), as asked
+	reading  bool           // a read is under way (one at a time)
 }
 
-// nobodyFunc answers from the last walk; nil before the first.
-func (w *approverWalk) nobodyFunc() func(string) bool {
+// gap is one signer's answer.
+type gap struct {
+	sev attention.Severity
+	ok  bool
+}
+
+// gapFunc answers from the last walk; nil before the first.
+func (w *approverWalk) gapFunc() func(string) (attention.Severity, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.at.IsZero() {
 		return nil
 	}
 	// The walk captured now answers (each walk has its own answers map).
-	roles, bindings, answers := w.roles, w.bindings, w.nobody
-	return func(signer string) bool {
+	roles, bindings, answers := w.roles, w.bindings, w.gaps
+	return func(signer string) (attention.Severity, bool) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		v, ok := answers[signer]
 		if !ok {
-			v = approvers.Who(signer, roles, bindings).Nobody()
+			v.sev, v.ok = attention.GapOf(approvers.Who(signer, roles, bindings))
 			answers[signer] = v
 		}
-		return v
+		return v.sev, v.ok
 	}
 }
 
@@ -70,6 +77,6 @@ func (w *approverWalk) refresh(ctx context.Context, now time.Time, read func(con
 	if err != nil {
 		return err
 	}
-	w.at, w.roles, w.bindings, w.nobody = now, roles, bindings, map[string]bool{}
+	w.at, w.roles, w.bindings, w.gaps = now, roles, bindings, map[string]gap{}
 	return nil
 }

@@ -87,7 +87,7 @@ func (l *LiveUpdates) attentionItems(now time.Time) (items []attention.Item, loa
 		}
 		return false
 	}
-	f := attention.Facts{Statuses: l.cluster.Statuses(), Now: now, Nobody: l.attention.walk.nobodyFunc(), Read: read}
+	f := attention.Facts{Statuses: l.cluster.Statuses(), Now: now, Gap: l.attention.walk.gapFunc(), Read: read}
 	if read(kube.CSRs) {
 		f.Storms = l.csrQueue.Storms()
 	}

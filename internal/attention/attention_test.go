@@ -8,6 +8,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
+	"github.com/clusterdesk/clusterdesk/internal/approvers"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
@@ -68,22 +70,33 @@ func TestStormsLinkTheQueueFilteredToTheirMembers(t *testing.T) {
 	}
 }
 
-func TestUnapprovedSignersAreThoseOnlySuperusersMayApprove(t *testing.T) {
+func TestUnapprovedSignersAreThoseNobodyMayApproveInParticular(t *testing.T) {
 	storms := csrqueue.GroupStorms([]csrqueue.Member{
 		member("a", "example.com/orphan", "a", "alice", time.Hour),
-		member("b", "kubernetes.io/kube-apiserver-client", "b", "bob", time.Hour),
+		member("b", "example.com/admins", "b", "bob", 2*time.Hour),
+		member("c", "kubernetes.io/kube-apiserver-client", "c", "carol", time.Hour),
 	})
-	nobody := func(signer string) bool { return signer == "example.com/orphan" }
-	it, ok := Unapproved(storms.Signers(), nobody, now)
-	if !ok || it.Count != 1 || it.Severity != Danger || it.Entries[0].Name != "example.com/orphan" ||
-		it.Entries[0].Href != "/csrs/-/approvers?signer=example.com%2Forphan" {
+	masters := approvers.Holder{Subject: rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "system:masters"}, Broad: true}
+	admin := approvers.Holder{Subject: rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "ops"}, Broad: true}
+	team := approvers.Holder{Subject: rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "csr-team"}}
+	answers := map[string]approvers.Answer{
+		"example.com/orphan":                  {Approvers: []approvers.Holder{masters}},
+		"example.com/admins":                  {Approvers: []approvers.Holder{masters, admin}},
+		"kubernetes.io/kube-apiserver-client": {Approvers: []approvers.Holder{masters, admin, team}},
+	}
+	gap := func(signer string) (Severity, bool) { return GapOf(answers[signer]) }
+	it, ok := Unapproved(storms.Signers(), gap, now)
+	if !ok || it.Count != 2 || it.Severity != Danger || it.Oldest != 2*time.Hour || it.Href != "/csrs/-/approvers" {
 		t.Fatalf("item %+v", it)
+	}
+	if e := it.Entries[0]; e.Name != "example.com/orphan" || e.Severity != Danger || e.Href != "/csrs/-/approvers?signer=example.com%2Forphan" {
+		t.Errorf("orphan %+v", e)
+	}
+	if e := it.Entries[1]; e.Name != "example.com/admins" || e.Severity != Warning {
+		t.Errorf("admins only %+v", e)
 	}
 	if _, ok := Unapproved(storms.Signers(), nil, now); ok {
 		t.Error("who approves is not known, yet an item")
-	}
-	if _, ok := Unapproved(storms.Signers(), func(string) bool { return false }, now); ok {
-		t.Error("every signer has approvers, yet an item")
 	}
 }
 

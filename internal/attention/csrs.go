@@ -3,6 +3,7 @@ package attention
 import (
 	"time"
 
+	"github.com/clusterdesk/clusterdesk/internal/approvers"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -60,30 +61,48 @@ func Storms(storms []*csrqueue.Storm, now time.Time) (Item, bool) {
 	return it, true
 }
 
-// Unapproved are the signers with pending requests that no subject but the
-// superusers may approve (approvers.Answer.Nobody): their requests stay
-// pending unless a member of system:masters decides. nobody answers for one
-// signer; it is nil when who may approve is not known (RBAC not readable).
-func Unapproved(signers []csrqueue.SignerPending, nobody func(signer string) bool, now time.Time) (Item, bool) {
-	if nobody == nil {
+// Unapproved are the signers with pending requests that nobody was given the
+// job of approving, as "who approves this signer?" says it: no subject but
+// the superusers may approve (Danger: they stay pending unless a member of
+// system:masters decides), or only administrators who may approve every
+// signer (Warning: they stay pending until one of them decides). gap
+// answers for one signer (ok false: someone may approve it in particular);
+// it is nil when who may approve is not known (RBAC not readable).
+func Unapproved(signers []csrqueue.SignerPending, gap func(signer string) (Severity, bool), now time.Time) (Item, bool) {
+	if gap == nil {
 		return Item{}, false
 	}
-	it := Item{Concern: UnapprovedSigners, Kinds: []kube.KindID{kube.CSRs}, Severity: Danger,
-		Href: urls.CSRApproversRoute}
+	it := Item{Concern: UnapprovedSigners, Kinds: []kube.KindID{kube.CSRs}, Href: urls.CSRApproversRoute}
 	var entries []Entry
 	for _, s := range signers {
-		if !nobody(s.Signer) {
+		sev, ok := gap(s.Signer)
+		if !ok {
 			continue
 		}
 		it.Count++
 		age := now.Sub(s.Oldest.Created)
 		it.Oldest = max(it.Oldest, age)
-		entries = append(entries, Entry{Name: s.Signer, Severity: Danger, Count: s.Count, Age: age,
+		note := "only system:masters may approve"
+		if sev < Danger {
+			note = "only administrators who may approve every signer may approve"
+		}
+		entries = append(entries, Entry{Name: s.Signer, Severity: sev, Count: s.Count, Age: age, Note: []string{note},
 			Href: urls.CSRApprovers(s.Signer)})
 	}
 	if it.Count == 0 {
 		return Item{}, false
 	}
-	it.Entries, _ = top(entries)
+	it.Entries, it.Severity = top(entries)
 	return it, true
+}
+
+// GapOf is Unapproved's answer from approvers.Who's: who may approve.
+func GapOf(a approvers.Answer) (Severity, bool) {
+	switch {
+	case a.Nobody():
+		return Danger, true
+	case !a.Specific():
+		return Warning, true
+	}
+	return Notice, false
 }

@@ -139,12 +139,12 @@ func (s *Sources) webhookChanged(kind kube.KindID) func(string, webhookFacts, bo
 }
 
 // Facts is what one computation of the items reads besides the kept
-// findings: the queue's storm index, who may approve a signer (nil: not
-// known), the sampler's load (nil: not shown or not read), and the
+// findings: the queue's storm index, whether nobody in particular may
+// approve a signer (GapOf; nil: not known), the sampler's load (nil: not shown or not read), and the
 // rejecting levels (RejectingOf the load, or the per-instance sampler's).
 type Facts struct {
 	Storms    *csrqueue.Storms
-	Nobody    func(signer string) bool
+	Gap       func(signer string) (Severity, bool)
 	Load      *apfload.Load
 	Rejecting []Rejecting
 	Statuses  []kube.KindStatus
@@ -168,7 +168,7 @@ func (s *Sources) Items(f Facts) []Item {
 	signers := f.Storms.Signers()
 	add(Pending(signers, f.Now))
 	add(Storms(f.Storms.All(), f.Now))
-	add(Unapproved(signers, f.Nobody, f.Now))
+	add(Unapproved(signers, f.Gap, f.Now))
 	read := func(k kube.KindID) bool { return f.Read != nil && f.Read(k) }
 	add(s.lints(read(kube.Webhooks), read(kube.MutatingWebhooks))) // first: it brings the webhooks Failing looks up to the cache
 	if f.Load != nil {

@@ -48,7 +48,7 @@ func attentionItem(it attention.Item) model.AttentionItem {
 		m.Link = "Open the pending queue"
 	case attention.UnapprovedSigners:
 		m.Title = plural(it.Count, "signer nothing approves", "signers nothing approves")
-		m.Summary = "Only system:masters may approve their pending requests: they stay pending."
+		m.Summary = "Nobody is granted approval for them in particular: their requests stay pending until an administrator decides."
 		m.Link = "Who approves each signer?"
 	case attention.WebhooksFailing:
 		m.Title = plural(it.Count, "webhook failing open or slow", "webhooks failing open or slow")
