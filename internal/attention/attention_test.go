@@ -60,7 +60,7 @@ func TestStormsLinkTheQueueFilteredToTheirMembers(t *testing.T) {
 		member("s2", "kubernetes.io/kubelet-serving", "system:node:n1", "system:node:n1", time.Hour),
 		member("lone", "kubernetes.io/kubelet-serving", "system:node:n2", "system:node:n2", time.Hour),
 	})
-	it, ok := Storms(storms.All(), now)
+	it, ok := Storms(TopStorms(storms.All()), storms.Len(), now)
 	if !ok || it.Count != 1 || it.Severity != Warning || len(it.Entries) != 1 {
 		t.Fatalf("item %+v", it)
 	}

@@ -1,6 +1,8 @@
 package attention
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/approvers"
@@ -38,16 +40,17 @@ func Pending(signers []csrqueue.SignerPending, now time.Time) (Item, bool) {
 }
 
 // Storms are the storms of pending requests (one client asking again and
-// again); each entry links the queue filtered to its members, the item the pending queue, where
-// each storm is one row.
-func Storms(storms []*csrqueue.Storm, now time.Time) (Item, bool) {
-	if len(storms) == 0 {
+// again); each entry links the queue filtered to its members, the item the
+// pending queue, where each storm is one row. largest are the largest storms
+// (TopStorms), count how many there are.
+func Storms(largest []*csrqueue.Storm, count int, now time.Time) (Item, bool) {
+	if count == 0 {
 		return Item{}, false
 	}
-	it := Item{Concern: CSRStorms, Kinds: []kube.KindID{kube.CSRs}, Count: len(storms), Severity: Warning,
+	it := Item{Concern: CSRStorms, Kinds: []kube.KindID{kube.CSRs}, Count: count, Severity: Warning,
 		Href: (csrqueue.Query{State: csrqueue.Pending}).Href(urls.CSRs)}
-	entries := make([]Entry, 0, len(storms))
-	for _, st := range storms {
+	entries := make([]Entry, 0, len(largest))
+	for _, st := range largest {
 		name := st.Key.Requester + " → " + st.Key.Signer
 		if !st.ByRequester {
 			name = st.Key.Subject + " (" + st.Key.Requester + ")"
@@ -59,6 +62,15 @@ func Storms(storms []*csrqueue.Storm, now time.Time) (Item, bool) {
 	}
 	it.Entries, _ = top(entries)
 	return it, true
+}
+
+// TopStorms are the MaxEntries largest storms (then by ID): O(storms), so
+// Sources keeps them per build of the storm index, not per view.
+func TopStorms(all []*csrqueue.Storm) []*csrqueue.Storm {
+	slices.SortFunc(all, func(a, b *csrqueue.Storm) int {
+		return cmp.Or(cmp.Compare(len(b.Members), len(a.Members)), cmp.Compare(a.ID, b.ID))
+	})
+	return slices.Clip(all[:min(len(all), MaxEntries)])
 }
 
 // Unapproved are the signers with pending requests that nobody was given the

@@ -32,9 +32,14 @@ type Sources struct {
 	crds                 *Kept[Drift]
 	validating, mutating *Kept[webhookFacts]
 
-	mu     sync.Mutex
-	byHook map[apfload.WebhookKey][]HookRef // every configured webhook, by its metrics name
-	danger map[string]Dangerous             // configKey → danger lints
+	mu sync.Mutex
+	// stormsOf is the storm index the largest storms were picked from:
+	// picked again only when the queue rebuilt it (after a CSR change).
+	stormsOf   *csrqueue.Storms
+	storms     []*csrqueue.Storm
+	stormCount int
+	byHook     map[apfload.WebhookKey][]HookRef // every configured webhook, by its metrics name
+	danger     map[string]Dangerous             // configKey → danger lints
 }
 
 // webhookFacts is what is kept of one webhook configuration.
@@ -167,7 +172,8 @@ func (s *Sources) Items(f Facts) []Item {
 	}
 	signers := f.Storms.Signers()
 	add(Pending(signers, f.Now))
-	add(Storms(f.Storms.All(), f.Now))
+	top, count := s.topStorms(f.Storms)
+	add(Storms(top, count, f.Now))
 	add(Unapproved(signers, f.Gap, f.Now))
 	read := func(k kube.KindID) bool { return f.Read != nil && f.Read(k) }
 	add(s.lints(read(kube.Webhooks), read(kube.MutatingWebhooks))) // first: it brings the webhooks Failing looks up to the cache
@@ -184,6 +190,16 @@ func (s *Sources) Items(f Facts) []Item {
 
 // errSkipped marks a kind not read.
 var errSkipped = errors.New("not read")
+
+// topStorms are the largest storms of storms and how many there are.
+func (s *Sources) topStorms(storms *csrqueue.Storms) ([]*csrqueue.Storm, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if storms != s.stormsOf {
+		s.stormsOf, s.storms, s.stormCount = storms, TopStorms(storms.All()), storms.Len()
+	}
+	return s.storms, s.stormCount
+}
 
 // hooksOf is the configured webhooks a metrics key names (after a Sync).
 func (s *Sources) hooksOf(k apfload.WebhookKey) []HookRef {
