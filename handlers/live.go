@@ -73,9 +73,21 @@ func (h *Handlers) events(c echo.Context) error {
 			viewTopic = topic
 		}
 	}
-	sub := live.Subscription{Topics: []string{statusTopic}, Until: until}
 	var names []string
-	metrics := false // the stream carries load cells (metricsRowsTopic)
+	metrics := false // the stream carries what the API server's /metrics say (load cells, attention)
+	sub := live.Subscription{Topics: []string{statusTopic}, Until: until}
+	// A home tab receives its attention section, rendered for its user's
+	// access (live_attention.go); the stream's checks below hold that access.
+	attentionRBAC := false
+	if q.Get("attention") == "1" {
+		acc := h.liveAttentionAccess(c, granted)
+		if topic, release, ok := lv.openAttention(acc); ok {
+			defer release()
+			sub.Topics = append(sub.Topics, topic)
+			attentionRBAC = acc.rbac
+			metrics = metrics || acc.load
+		}
+	}
 	for _, k := range granted {
 		names = append(names, string(k.ID))
 		sub.Topics = append(sub.Topics, countTopic(k.ID))
@@ -106,7 +118,8 @@ func (h *Handlers) events(c echo.Context) error {
 		sub.Since = q.Get("since")
 	}
 	sub.Check = func(ctx context.Context) bool {
-		return !h.revoked(sess) && h.stillMayList(ctx, granted) && (!metrics || h.stillMayReadMetrics(ctx))
+		return !h.revoked(sess) && h.stillMayList(ctx, granted) && (!metrics || h.stillMayReadMetrics(ctx)) &&
+			(!attentionRBAC || h.stillMayReadRBAC(ctx))
 	}
 	// Logout ends the session's streams (streamOwner, live_signout.go). The limit
 	// counts the user's streams, not the session's: in proxy mode every

@@ -80,14 +80,21 @@ type LiveUpdates struct {
 	status []byte                    // the status fragment last published
 	// csrViews are the open views of the CSR queue, by their query (live_csr_views.go).
 	csrViews map[string]*csrView
+	// attention is the home page's sources of attention items, shared with
+	// the pages (attentionStateOf); attentionViews the open sections by
+	// their access's key, ticking whether their ticks run (live_attention.go).
+	attention      *attentionState
+	attentionViews map[string]*attentionView
+	ticking        bool
 }
 
 // NewLiveUpdates returns the renderer and stream server for live updates.
 func NewLiveUpdates(cluster Cluster, streams LiveStreams) *LiveUpdates {
 	return &LiveUpdates{
 		cluster: cluster, streams: streams, now: time.Now, csrQueue: csrqueue.New(cluster),
-		lostAt: map[kube.KindID]time.Time{},
-		counts: map[kube.KindID]string{},
+		lostAt:    map[kube.KindID]time.Time{},
+		counts:    map[kube.KindID]string{},
+		attention: newAttentionState(cluster), attentionViews: map[string]*attentionView{},
 	}
 }
 
@@ -212,6 +219,8 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 		// open queue views that show them change with it.
 		msgs = append(msgs, l.csrVerdictViewMessages(now)...)
 	}
+	// The home pages' attention sections that this batch changed (live_attention.go).
+	msgs = append(msgs, l.attentionMessages(now)...)
 	return msgs
 }
 

@@ -44,11 +44,19 @@ type Handlers struct {
 	// cleanupPages is the cleanup (handlers/cleanup), whose links and tick
 	// boxes' action the lists carry.
 	cleanupPages *cleanuppages.Handlers
+	// attention is the home page's sources of attention items (attention.go).
+	attention *attentionState
 }
 
+// home says what needs attention (attention.go), then counts each kind.
 func (h *Handlers) home(c echo.Context) error {
 	p := model.HomePage{Chrome: h.chrome(c, "Overview", "")}
-	for _, st := range h.statuses(c) {
+	statuses := h.statuses(c)
+	p.Attention = h.homeAttention(c, statuses, time.Now())
+	if p.Chrome.Live.URL != "" {
+		p.Chrome.Live.URL += "&attention=1" // its stream carries the section (live_attention.go)
+	}
+	for _, st := range statuses {
 		p.Kinds = append(p.Kinds, present.KindSummary(string(st.Kind.ID), st.Kind.Title, string(st.State), st.Count, st.Err))
 	}
 	return render(c, http.StatusOK, pages.Home(p))

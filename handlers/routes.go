@@ -19,7 +19,7 @@ const maxBody = page.MaxBody
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
-	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps)}
+	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), attention: attentionStateOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
 	h.trail = auditTrail{cluster: deps.Cluster, rec: deps.Audit, log: deps.Log, user: h.user}
 	// Before any request: the kind registry serves the CSRs' detail page, the

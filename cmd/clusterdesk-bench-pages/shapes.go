@@ -191,6 +191,11 @@ func shapePages(c shapeCounts, crds crdShapes, server string, csrs, crdCount int
 		list("/csrs?page="+fmt.Sprint(max(csrs/100/2, 2)), "a deep page"),
 		{page: "/crds", note: "every CRD", what: "LIST crds", objects: crdCount, raw: []string{crdList}, target: targetList},
 		{page: "/crds?q=g0001", note: "filtered", what: "LIST crds", objects: crdCount, raw: []string{crdList}, target: targetList},
+		// The home page says what needs attention from the queue's index and
+		// the findings kept per CRD change: beside the LISTs a page computing
+		// it from the API server would need.
+		{page: "/", note: "what needs attention: pending per signer, the storms, CRD drift", what: "LIST csrs + crds",
+			objects: csrs + crdCount, raw: []string{csrList, crdList}, target: targetList},
 	}
 	detail := func(kindPath, apiList, name, what string) page {
 		return page{page: "/" + kindPath + "/" + url.PathEscape(name), note: what, what: "GET one", objects: 1,

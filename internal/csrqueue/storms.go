@@ -87,6 +87,16 @@ type Storms struct {
 	uids     map[string]string // pending name → metadata.uid
 	dupCount map[string]int    // duplicate set ID → pending requests in it
 	pending  int
+	// signers are the pending requests per signer (the home page's
+	// attention items read them).
+	signers []SignerPending
+}
+
+// SignerPending is one signer's pending requests: how many, and the oldest.
+type SignerPending struct {
+	Signer string
+	Count  int
+	Oldest Member
 }
 
 // GroupStorms groups pending requests: O(n) in their number, whatever the
@@ -118,7 +128,18 @@ func GroupStorms(pending []Member) *Storms {
 		keys     []StormKey
 	}
 	byRequester := map[[2]string]*requesterTally{}
+	signerAt := map[string]int{}
 	for _, p := range pending {
+		if i, ok := signerAt[p.Signer]; ok {
+			sp := &s.signers[i]
+			sp.Count++
+			if p.Created.Before(sp.Oldest.Created) {
+				sp.Oldest = p
+			}
+		} else {
+			signerAt[p.Signer] = len(s.signers)
+			s.signers = append(s.signers, SignerPending{Signer: p.Signer, Count: 1, Oldest: p})
+		}
 		k := StormKey{p.Signer, p.Subject, p.Requester}
 		d := [2]string{p.Signer, p.Subject}
 		did, ok := dups[d]
@@ -255,6 +276,28 @@ func (s *Storms) UID(name string) string {
 		return ""
 	}
 	return s.uids[name]
+}
+
+// Signers are the pending requests per signer, in the order their first
+// request came in GroupStorms' input (requests whose spec.request does not decode are not
+// counted: the storm index leaves them out). Shared: do not modify.
+func (s *Storms) Signers() []SignerPending {
+	if s == nil {
+		return nil
+	}
+	return s.signers
+}
+
+// All returns the storms (in no particular order).
+func (s *Storms) All() []*Storm {
+	if s == nil {
+		return nil
+	}
+	out := make([]*Storm, 0, len(s.storms))
+	for _, st := range s.storms {
+		out = append(out, st)
+	}
+	return out
 }
 
 // Len returns how many storms there are.

@@ -182,3 +182,20 @@ func TestRequesterStormsLinear(t *testing.T) {
 		t.Errorf("grouping %d requests allocated %.0f times", n, allocs)
 	}
 }
+
+func TestStormsCountPendingPerSignerWithTheOldest(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := GroupStorms([]Member{
+		{Name: "young", Signer: "a/x", Subject: "1", Requester: "u", Created: t0.Add(time.Hour)},
+		{Name: "old", Signer: "a/x", Subject: "2", Requester: "u", Created: t0},
+		{Name: "other", Signer: "b/y", Subject: "3", Requester: "u", Created: t0.Add(2 * time.Hour)},
+	})
+	got := s.Signers()
+	if len(got) != 2 || got[0].Signer != "a/x" || got[0].Count != 2 || got[0].Oldest.Name != "old" ||
+		got[1].Signer != "b/y" || got[1].Count != 1 {
+		t.Fatalf("signers %+v", got)
+	}
+	if (*Storms)(nil).Signers() != nil || (*Storms)(nil).All() != nil {
+		t.Error("a nil index has signers or storms")
+	}
+}

@@ -66,8 +66,9 @@ type Badge struct {
 
 // HomePage lists every kind with its count.
 type HomePage struct {
-	Chrome Chrome
-	Kinds  []KindSummary
+	Chrome    Chrome
+	Attention Attention // first: what needs attention
+	Kinds     []KindSummary
 }
 
 // KindSummary is one card on the home page.

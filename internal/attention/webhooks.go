@@ -1,0 +1,133 @@
+package attention
+
+import (
+	"math"
+	"slices"
+
+	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/apfload"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+)
+
+// HookRef is one webhook of a configuration, as the health rule needs it.
+type HookRef struct {
+	Kind   kube.KindID // kube.Webhooks or kube.MutatingWebhooks
+	Config string
+	Hook   admission.Hook
+}
+
+// healthKey is how the API server's metrics name the webhook.
+func (r HookRef) healthKey() apfload.WebhookKey {
+	t := apfload.TypeValidating
+	if r.Kind == kube.MutatingWebhooks {
+		t = apfload.TypeMutating
+	}
+	return apfload.WebhookKey{Type: t, Name: r.Hook.Name}
+}
+
+// Dangerous is a webhook configuration's danger (error) lints, as its page
+// shows them (admission.Lint of each webhook, without lookups).
+type Dangerous struct {
+	Kind  kube.KindID
+	Notes []string // "<webhook>: <finding title>"
+}
+
+// DangerOf judges one configuration; ok is false without a danger lint.
+// A CA's expiry is judged as of now, when the configuration changed: an
+// expiry that passes later shows on the configuration's page, not here.
+func DangerOf(kind kube.KindID, cfg admission.Config, lint func(admission.Config, admission.Hook) []admission.Finding) (Dangerous, bool) {
+	d := Dangerous{Kind: kind}
+	for _, h := range cfg.Hooks {
+		for _, f := range lint(cfg, h) {
+			if f.Severity == admission.Error {
+				d.Notes = append(d.Notes, h.Name+": "+f.Title)
+			}
+		}
+	}
+	return d, len(d.Notes) > 0
+}
+
+// Lints is the webhook configurations with danger lints; each entry links
+// the configuration's page, the item the list of its kind sorted by lints
+// (the lists have no filter by finding; danger comes first) or, when both
+// kinds have some, the validating list.
+func Lints(danger map[string]Dangerous) (Item, bool) {
+	if len(danger) == 0 {
+		return Item{}, false
+	}
+	it := Item{Concern: WebhookLints, Severity: Danger}
+	entries := make([]Entry, 0, len(danger))
+	for key, d := range danger {
+		name := nameOfKey(key)
+		if !slices.Contains(it.Kinds, d.Kind) {
+			it.Kinds = append(it.Kinds, d.Kind)
+		}
+		entries = append(entries, Entry{Name: name, Severity: Danger, Note: d.Notes, Href: urls.Object(d.Kind, name)})
+	}
+	slices.Sort(it.Kinds)
+	it.Count = len(danger)
+	it.Href = sortedByLints(it.Kinds[len(it.Kinds)-1]) // validatingwebhooks sorts after mutatingwebhooks
+	it.Entries, _ = top(entries)
+	return it, true
+}
+
+func sortedByLints(kind kube.KindID) string {
+	return urls.List(kind) + "?sort=lints&dir=desc"
+}
+
+// configKey names a configuration across both kinds.
+func configKey(kind kube.KindID, name string) string { return string(kind) + "/" + name }
+
+func nameOfKey(key string) string {
+	for i := range key {
+		if key[i] == '/' {
+			return key[i+1:]
+		}
+	}
+	return key
+}
+
+// Failing is the webhooks that failed open or were slow within the sampler's
+// window (admission.LintHealth, as the configurations' health columns say).
+// hooks answers which configured webhooks a metrics key names (the same
+// name may be used in several configurations). Each entry links the
+// configuration's page, where its health is first.
+func Failing(ld apfload.Load, hooks func(apfload.WebhookKey) []HookRef) (Item, bool) {
+	it := Item{Concern: WebhooksFailing}
+	var entries []Entry
+	for key, w := range ld.Webhooks {
+		if w.FailedOpen <= 0 && (math.IsNaN(w.P99) || w.P99 <= 0) {
+			continue // cheap test first: most webhooks are healthy
+		}
+		for _, ref := range hooks(key) {
+			fs := admission.LintHealth(ref.Hook, admission.Health{FailedOpen: w.FailedOpen, P99: w.P99})
+			if len(fs) == 0 {
+				continue
+			}
+			e := Entry{Name: ref.Config + " / " + ref.Hook.Name, Href: urls.Object(ref.Kind, ref.Config)}
+			for _, f := range fs {
+				e.Severity = max(e.Severity, severityOf(f.Severity))
+				e.Note = append(e.Note, f.Title)
+				if f.Code == admission.CodeFailedOpen && ld.Window > 0 {
+					e.Rate = w.FailedOpen / ld.Window.Seconds()
+				}
+				if f.Code == admission.CodeSlow {
+					e.Seconds = w.P99
+				}
+			}
+			if !slices.Contains(it.Kinds, ref.Kind) {
+				it.Kinds = append(it.Kinds, ref.Kind)
+			}
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return Item{}, false
+	}
+	slices.Sort(it.Kinds)
+	it.Count = len(entries)
+	it.Href = urls.List(it.Kinds[len(it.Kinds)-1]) // the list's health column says which
+	it.Entries, it.Severity = top(entries)
+	return it, true
+}
