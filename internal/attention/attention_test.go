@@ -108,6 +108,15 @@ func TestLevelsRejectingKeepTheInstance(t *testing.T) {
 	if len(rej) != 1 || rej[0] != (Rejecting{Level: "workload-low", PerSecond: 2.5}) {
 		t.Fatalf("rejecting %+v", rej)
 	}
+	// Read per instance: the rates are each instance's, named; an instance
+	// that did not answer adds nothing (it is not an idle one either).
+	quiet := &apfload.Load{Levels: map[string]apfload.LevelLoad{"workload-low": {}}}
+	busy := &apfload.Load{Levels: map[string]apfload.LevelLoad{"workload-low": {RejectedPerSecond: 40}}}
+	perInstance := apfload.Load{Levels: map[string]apfload.LevelLoad{"workload-low": {RejectedPerSecond: 40}},
+		Instances: []apfload.InstanceLoad{{Name: "10.0.0.1:6443", Load: quiet}, {Name: "10.0.0.2:6443", Load: busy}, {Name: "10.0.0.3:6443"}}}
+	if got := RejectingOf(perInstance); len(got) != 1 || got[0] != (Rejecting{Level: "workload-low", PerSecond: 40, Instance: "10.0.0.2:6443"}) {
+		t.Fatalf("per instance: rejecting %+v", got)
+	}
 	rej = append(rej, Rejecting{Level: "workload-low", PerSecond: 1, Instance: "10.0.0.2:6443"})
 	it, ok := Levels(rej)
 	if !ok || it.Count != 1 || len(it.Entries) != 2 || it.Severity != Danger || it.Href != "/prioritylevels" {

@@ -7,9 +7,9 @@ import (
 )
 
 // Rejecting is a priority level rejecting requests as one API server
-// instance measured it. Instance is "" when the sampler does not say which
-// instance it read (today's sampler reads one, through the console's
-// client): the per-instance sampler fills it in.
+// instance measured it. Instance is "" when the sampler read one address
+// only (the console cannot reach the instances: apfload falls back to the
+// kubeconfig's server), so the rate is not attributed to an instance.
 type Rejecting struct {
 	Level     string
 	PerSecond float64
@@ -17,9 +17,25 @@ type Rejecting struct {
 }
 
 // RejectingOf is the levels the load shows rejecting within the sampler's
-// window (none before its second read: no rates yet).
+// window (none before its second read: no rates yet). When the sampler read
+// every API server instance, each instance rejecting is its own entry:
+// seats and queues are per instance, so "rejecting 40/s on 10.0.0.2" is what
+// the admin must see, not a total that hides which instance is overloaded.
 func RejectingOf(ld apfload.Load) []Rejecting {
 	var out []Rejecting
+	if len(ld.Instances) > 0 {
+		for _, in := range ld.Instances {
+			if in.Load == nil {
+				continue // unreachable: the FlowSchema pages say so; no rate to show
+			}
+			for name, l := range in.Load.Levels {
+				if l.RejectedPerSecond > 0 {
+					out = append(out, Rejecting{Level: name, PerSecond: l.RejectedPerSecond, Instance: in.Name})
+				}
+			}
+		}
+		return out
+	}
 	for name, l := range ld.Levels {
 		if l.RejectedPerSecond > 0 {
 			out = append(out, Rejecting{Level: name, PerSecond: l.RejectedPerSecond})
