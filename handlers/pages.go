@@ -127,7 +127,7 @@ func (h *Handlers) list(c echo.Context) error {
 			return err
 		}
 	}
-	page.Chrome, page.KindID, page.Title, page.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
+	page.Chrome, page.KindID, page.Title, page.Singular, page.Action = chrome, string(kind.ID), kind.Title, kind.Singular, urls.List(kind.ID)
 	status = selectorStatus(&page, q, status) // list_selector.go
 	page.NewHref = h.newHref(c, kind.ID)      // list_new.go
 	page.CleanupHref = h.cleanupPages.Href(c, kind.ID)

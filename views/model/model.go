@@ -86,8 +86,11 @@ type ListPage struct {
 	Chrome Chrome
 	KindID string
 	Title  string
-	Action string // the list URL the filter form and sort links target, e.g. "/csrs"
-	Query  string // current filter text
+	// Singular is the API kind ("CSRApprovalPolicy"), the "New" button's
+	// words: a title's plural is not always its kind plus "s".
+	Singular string
+	Action   string // the list URL the filter form and sort links target, e.g. "/csrs"
+	Query    string // current filter text
 	// Selector is the label selector (kubectl -l syntax) the rows match, as
 	// typed; SelectorError, when set, says why it is not one (the page answers 400).
 	Selector      string

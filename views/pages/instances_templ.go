@@ -478,13 +478,4 @@ func Instance(p model.InstancePage) templ.Component {
 	})
 }
 
-// singularOf is a list title's singular for the "New" button: the kinds'
-// titles are their API kinds plus "s".
-func singularOf(title string) string {
-	if len(title) > 1 && title[len(title)-1] == 's' {
-		return title[:len(title)-1]
-	}
-	return title
-}
-
 var _ = templruntime.GeneratedTemplate

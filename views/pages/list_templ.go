@@ -79,7 +79,7 @@ func List(p model.ListPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.NewButton(p.NewHref, singularOf(p.Title)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.NewButton(p.NewHref, p.Singular).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
