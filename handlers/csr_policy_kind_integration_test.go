@@ -154,6 +154,10 @@ func TestPolicyKindFollowsItsCRD(t *testing.T) {
 	if banner := doc.Find(`[data-testid="banner-not-served"]`).Text(); code != http.StatusOK || !strings.Contains(banner, "not installed in this cluster") {
 		t.Fatalf("list without the CRD: status %d, banner %q", code, banner)
 	}
+	// The home page's card says the same, as a note rather than an error.
+	if _, doc, _ := ls.get(t, sess, "/"); !strings.Contains(doc.Find(`[data-testid="home-kind-`+string(id)+`"]`).Text(), "Not installed in this cluster") {
+		t.Errorf("home card without the CRD: %q", doc.Find(`[data-testid="home-kind-`+string(id)+`"]`).Text())
+	}
 
 	restore()
 	waitFor(t, "the policies to be listed again", 30*time.Second, func() bool {

@@ -57,6 +57,13 @@ func (h *Handlers) home(c echo.Context) error {
 		p.Chrome.Live.URL += "&attention=1" // its stream carries the section (live_attention.go)
 	}
 	for _, st := range statuses {
+		if errors.Is(st.Err, kube.ErrNotServed) {
+			// Not the cluster failing: the kind is absent (the policies' CRD
+			// not installed, a kind newer than the API server), as its list
+			// page says.
+			p.Kinds = append(p.Kinds, present.KindNotServed(string(st.Kind.ID), st.Kind.Title, notServed(st.Kind)))
+			continue
+		}
 		p.Kinds = append(p.Kinds, present.KindSummary(string(st.Kind.ID), st.Kind.Title, string(st.State), st.Count, st.Err))
 	}
 	return render(c, http.StatusOK, pages.Home(p))

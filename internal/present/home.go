@@ -2,6 +2,7 @@ package present
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -27,4 +28,13 @@ func KindSummary(id, title, state string, count int, err error) model.KindSummar
 		s.Note = err.Error()
 	}
 	return s
+}
+
+// KindNotServed is the card of a kind the API server does not serve, with
+// why (notServed: "not installed in this cluster"): a neutral note, not an
+// error, since nothing failed.
+func KindNotServed(id, title, why string) model.KindSummary {
+	return model.KindSummary{ID: id, Title: title, Href: urls.List(id),
+		Status: model.Badge{Text: "Absent", Tone: model.ToneNeutral, Hint: why},
+		Note:   strings.ToUpper(why[:1]) + why[1:] + "."}
 }
