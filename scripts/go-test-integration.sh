@@ -12,6 +12,11 @@
 set -euo pipefail
 module=${1:-.}
 cd "$(dirname "$0")/.."
+# go test -json through scripts/testsummary: the plain output (ok/FAIL lines,
+# the output of failing tests), then the 15 slowest tests, so the log says
+# where CI's minutes go.
+summary=$PWD/.cache/bin/testsummary
+go build -o "$summary" ./scripts/testsummary
 cd "$module"
 
 # Test files of this module (not of nested modules), and which of them are
@@ -61,4 +66,4 @@ if [ ${#benches[@]} -gt 0 ]; then
 fi
 echo "go-test-integration: ${#tests[@]} tests and ${#benches[@]} benchmarks in ${#pkgs[@]} packages of $module"
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
-exec go test "${args[@]}" ${GO_TEST_FLAGS:-} "${pkgs[@]}"
+go test -json "${args[@]}" ${GO_TEST_FLAGS:-} "${pkgs[@]}" | "$summary" -top 15

@@ -19,15 +19,23 @@ while read -r pkg dir; do
 done < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
 
 echo "go-test-unit: ${#race[@]} packages with -race, ${#plain[@]} without (they run on one goroutine): ${plain[*]##*/clusterdesk/}"
-flags=(-count=1)
+# Each go test runs with -json through scripts/testsummary, which prints what
+# a plain go test would and keeps every test's duration in $times; the last
+# run prints the 15 slowest tests of all three, so the log says where the
+# minutes go.
+summary=$PWD/.cache/bin/testsummary
+go build -o "$summary" ./scripts/testsummary
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
+flags=(-count=1 -json)
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
-go test -race "${flags[@]}" ${GO_TEST_FLAGS:-} "${race[@]}"
+go test -race "${flags[@]}" ${GO_TEST_FLAGS:-} "${race[@]}" | "$summary" -top 0 -times "$times"
 if [ ${#plain[@]} -gt 0 ]; then
   # shellcheck disable=SC2086
-  go test "${flags[@]}" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${plain[@]}"
+  go test "${flags[@]}" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${plain[@]}" | "$summary" -top 0 -times "$times"
 fi
 # The benchmarks of the -race packages, without it and without their tests
 # (-run '^$'): under the race detector internal/kube's CRD heap benchmark alone
 # took 350 s.
 # shellcheck disable=SC2086
-go test "${flags[@]}" -run '^$' -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${race[@]}"
+go test "${flags[@]}" -run '^$' -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${race[@]}" | "$summary" -top 15 -times "$times"
