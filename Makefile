@@ -162,10 +162,7 @@ FUZZ_LONG   ?= 3m
 
 .PHONY: fuzz-short
 fuzz-short: ## Run each fuzz target for FUZZTIME (20,000 runs; part of make test)
-	@for t in $(FUZZ_TARGETS); do \
-	  echo "fuzz: $${t#*:} in ./$${t%%:*} for $(FUZZTIME)"; \
-	  go test -run='^$$' -fuzz="^$${t#*:}\$$" -fuzztime=$(FUZZTIME) ./$${t%%:*} | grep -v '^fuzz: elapsed' || exit 1; \
-	done
+	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZ_LONG (3m)
