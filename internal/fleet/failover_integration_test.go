@@ -13,7 +13,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -270,19 +269,6 @@ func randomKey(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return base64.StdEncoding.EncodeToString(b)
-}
-
-// buildConsole builds bin/clusterdesk from this tree, so the test never runs a
-// stale binary.
-func buildConsole(t *testing.T) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "clusterdesk")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/clusterdesk")
-	cmd.Dir = "../.."
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/clusterdesk: %v\n%s", err, b)
-	}
-	return out
 }
 
 // getPage GETs a page as the user through the balancer (pinned to a replica if
