@@ -35,6 +35,15 @@ type round struct {
 	stalledGone      time.Duration
 	stalled          bool
 	stalledQueued    [2]int64 // bytes in its server send queue and client receive queue at the end
+	// What one connection costs the server, whatever the machine's load: the
+	// difference between before the round's clients connected and once they
+	// all idle subscribed (both after GC), divided by the clients.
+	goroutinesPerConn, rssPerConn, heapPerConn float64
+	// Server CPU seconds and SSE flushes while the driver ran and the events
+	// arrived, per event delivered.
+	cpuSeconds float64
+	flushes    int64
+	sent       int64 // SSE events queued to the clients (one may carry several writes' rows)
 }
 
 type bench struct {
@@ -213,12 +222,23 @@ func run(args []string) error {
 // round connects n clients (and a stalled one), drives writes, and measures.
 func (b *bench) round(ctx context.Context, label string, n int, withStalled bool, profile string) (round, error) {
 	r := round{label: label, clients: n, stalled: withStalled}
+	before, err := b.statsAfterGC()
+	if err != nil {
+		return r, err
+	}
 	fmt.Fprintf(os.Stderr, "bench: round %s: connecting\n", label)
 	clients, err := connect(b.hc, b.info.URL, sessionSigner(b.hc, b.info.Session), b.board, n)
 	if err != nil {
 		return r, err
 	}
 	defer closeAll(clients)
+	idle, err := b.statsAfterGC()
+	if err != nil {
+		return r, err
+	}
+	r.goroutinesPerConn = float64(idle.Goroutines-before.Goroutines) / float64(n)
+	r.rssPerConn = float64(idle.RSSBytes-before.RSSBytes) / float64(n)
+	r.heapPerConn = (float64(idle.HeapBytes) - float64(before.HeapBytes)) / float64(n)
 	var stalled net.Conn
 	if withStalled {
 		if stalled, err = stall(b.hc, b.info.URL, b.info.Session); err != nil {
@@ -228,6 +248,10 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 	}
 
 	// Sample the server while the driver runs.
+	driving, err := b.stats()
+	if err != nil {
+		return r, err
+	}
 	start := time.Now()
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
@@ -288,6 +312,11 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 	}
 	close(stop)
 	<-sampled
+	if delivered, err := b.stats(); err == nil {
+		r.cpuSeconds = delivered.CPUSeconds - driving.CPUSeconds
+		r.flushes = delivered.Live.Flushes - driving.Live.Flushes
+		r.sent = delivered.Live.Sent - driving.Live.Sent
+	}
 
 	closeAll(clients)
 	var all []time.Duration
@@ -394,6 +423,19 @@ func report(w io.Writer, b *bench, rounds []round, base, after serverStats, watc
 	for _, r := range rounds {
 		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %s/%s | %d | %.1f | %d (%d) |\n",
 			r.label, r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), ms(r.spread50), ms(r.spread99), r.peakGoroutines, mib(r.peakRSS), r.watchAll, r.watchC)
+	}
+	fmt.Fprintf(w, "\nWhat the server spends, whatever the load: per connection idle (subscribed, after GC), and per 1,000 events delivered while the driver ran (its CPU includes the cache and the rendering, once per write)\n\n")
+	fmt.Fprintf(w, "| clients | goroutines/conn | RSS KiB/conn | heap KiB/conn | CPU s per 1,000 events | SSE events sent | flushes per SSE event |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|\n")
+	for _, r := range rounds {
+		perK, perEvent := 0.0, 0.0
+		if r.got > 0 {
+			perK = r.cpuSeconds * 1000 / float64(r.got)
+		}
+		if r.sent > 0 {
+			perEvent = float64(r.flushes) / float64(r.sent)
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %.1f | %.1f | %.4f | %d | %.2f |\n", r.label, r.goroutinesPerConn, r.rssPerConn/1024, r.heapPerConn/1024, perK, r.sent, perEvent)
 	}
 	fmt.Fprintf(w, "\nserver before any client: %d goroutines, %.1f MiB RSS, %.1f MiB heap; after all clients left: %d goroutines, %.1f MiB RSS, %.1f MiB heap (after GC), %d connections, %d evicted in all\n",
 		base.Goroutines, mib(base.RSSBytes), mib(int64(base.HeapBytes)), after.Goroutines, mib(after.RSSBytes), mib(int64(after.HeapBytes)), after.Live.Connections, after.Live.Evicted)

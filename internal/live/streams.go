@@ -125,6 +125,7 @@ type Stats struct {
 	Evicted     int64 // connections cut off for falling behind, since start
 	Published   int64 // messages published, since start
 	Sent        int64 // events queued to connections (heartbeats not counted), since start
+	Flushes     int64 // writes flushed to connections (each a syscall at least), since start
 }
 
 // Streams serves server-sent event connections and publishes messages to them.
@@ -151,6 +152,7 @@ type Streams struct {
 	busy      atomic.Int64
 	published atomic.Int64
 	sent      atomic.Int64
+	flushes   atomic.Int64
 	stop      chan struct{}
 	stopped   chan struct{}
 }
@@ -227,7 +229,7 @@ func (s *Streams) Stats() Stats {
 	n, u := len(s.conns), len(s.users)
 	s.mu.Unlock()
 	return Stats{Connections: n, Users: u, Refused: s.refused.Load(), Busy: s.busy.Load(),
-		Evicted: s.evicted.Load(), Published: s.published.Load(), Sent: s.sent.Load()}
+		Evicted: s.evicted.Load(), Published: s.published.Load(), Sent: s.sent.Load(), Flushes: s.flushes.Load()}
 }
 
 // Serve streams events to one client until it leaves, is evicted, the
@@ -287,7 +289,7 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 	lr.Header = r.Header.Clone()
 	lr.Header.Del("Last-Event-ID")
 
-	s.srv.ServeHTTP(&deadlineWriter{w: w, c: c, timeout: s.opts.WriteTimeout}, lr)
+	s.srv.ServeHTTP(&deadlineWriter{w: w, c: c, timeout: s.opts.WriteTimeout, flushes: &s.flushes}, lr)
 }
 
 // attach joins a connection to its topics once the library has registered its

@@ -3,6 +3,7 @@ package live
 import (
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +18,7 @@ type deadlineWriter struct {
 	c       *conn
 	timeout time.Duration
 	armed   time.Time
+	flushes *atomic.Int64
 }
 
 func (d *deadlineWriter) Header() http.Header { return d.w.Header() }
@@ -37,6 +39,7 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 func (d *deadlineWriter) Flush() {
 	if d.arm() == nil {
 		_ = d.c.rc.Flush()
+		d.flushes.Add(1)
 	}
 }
 
