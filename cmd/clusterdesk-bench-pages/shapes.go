@@ -52,7 +52,8 @@ func readMemory(con *console, pages []page, logf func(string, ...any)) (memoryRe
 	if err := con.signIn(); err != nil {
 		return m, err
 	}
-	ready, err := con.waitFor("/readyz", 5*time.Minute)
+	// 10 min: on the shared 2-core machine the shapes' first sync passed 5.
+	ready, err := con.waitFor("/readyz", 10*time.Minute)
 	if err != nil {
 		return m, err
 	}
