@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
@@ -78,5 +79,42 @@ func TestCSRCertificateReadLive(t *testing.T) {
 	}
 	if lookup.gets != 3 {
 		t.Errorf("%d GETs, want one per request", lookup.gets)
+	}
+}
+
+// The cache keeps a decided request's summary in place of its PEM
+// (kube.TransformWith, csr.Summarize): the queue shows its row from the
+// summary as from the PEM, and its page reads the PEM with a GET as the user.
+func TestCSRDecidedRequestSummarized(t *testing.T) {
+	live := fakeCSR(t, "denied", apiClientSigner, "dora", time.Now(), certificatesv1.CertificateDenied)
+	o, err := kube.TransformWith(&kube.CRDSchemas{}, csr.Summarize)(live.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := o.(*certificatesv1.CertificateSigningRequest)
+	if !csr.IsSummary(cached.Spec.Request) {
+		t.Fatal("the cache kept the denied request's PEM")
+	}
+	cluster := newCSRCluster(cached)
+	lookup := &liveCSRLookup{live: map[string]*certificatesv1.CertificateSigningRequest{"denied": live}}
+	ts := newCSRTestServer(t, cluster, signerAccess{}, false)
+	ts.e = New(Deps{
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: signerAccess{},
+		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { ts.token = tok }),
+		User: "tester", CSRQueue: ts.queue, Lookup: lookup,
+	})
+	sess := ts.login(t)
+
+	rec, doc := ts.request(t, sess, http.MethodGet, "/csrs?state=denied&q=cn%3Ddora", nil, false)
+	if rec.Code != http.StatusOK || !strings.Contains(doc.Find("tbody").Text(), "denied") || strings.Contains(rec.Body.String(), "Bad request") {
+		t.Errorf("queue: status %d, want the denied request's row, found by its subject and not bad:\n%s", rec.Code, doc.Find("tbody").Text())
+	}
+	rec, doc = ts.request(t, sess, http.MethodGet, "/csrs/denied", nil, false)
+	section := doc.Find(`[data-testid="decoded-request"]`).Text()
+	if rec.Code != http.StatusOK || !strings.Contains(section, "CN=dora") || doc.Find(`[data-testid="banner-bad-request"]`).Length() != 0 {
+		t.Errorf("page: status %d, decoded request %q, want the request's subject", rec.Code, section)
+	}
+	if lookup.gets != 1 {
+		t.Errorf("%d GETs, want the page's one", lookup.gets)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
@@ -22,6 +23,7 @@ func syncedCache(t *testing.T, cfg *rest.Config, log *slog.Logger) *kube.Cache {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache.SummarizeDecidedRequests(csr.Summarize) // as main does
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go cache.Run(ctx)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
@@ -48,6 +49,7 @@ func sharedCache(t *testing.T, identity string) *kube.Cache {
 			sharedCaches.Unlock()
 			t.Fatal(err)
 		}
+		cache.SummarizeDecidedRequests(csr.Summarize) // as main does
 		go cache.Run(context.Background())
 		sharedCaches.byIdentity[identity] = cache
 	}

@@ -54,6 +54,9 @@ type options struct {
 	shapesOnly bool
 	workers    int
 	memoryOnly bool
+	// shapePages, when set, are the only shapes' pages measured (their
+	// paths, comma-separated): a before/after of one change in one sitting.
+	shapePages string
 }
 
 func run(args []string) error {
@@ -66,6 +69,7 @@ func run(args []string) error {
 	fs.IntVar(&o.requests, "requests", 50, "requests per measurement")
 	fs.DurationVar(&o.limit, "limit", 2*time.Minute, "stop a measurement after this long once it has 20 requests")
 	fs.StringVar(&o.shapesDir, "shapes-dir", "", "a second devcluster's directory for the worst realistic shapes (empty: skip them)")
+	fs.StringVar(&o.shapePages, "shape-pages", "", "measure only these shapes' pages (paths, comma-separated, e.g. /,/csrs; empty: all); memory is read on all of them")
 	fs.IntVar(&o.shapes.CSRs, "shape-csrs", 50000, "CSRs in the shapes cluster, the storm included")
 	fs.IntVar(&o.shapes.Decided, "shape-decided", 45000, "of them approved or denied")
 	fs.IntVar(&o.shapes.Storm, "shape-storm", 5000, "of them a retry storm: pending, one subject, 253-character names")

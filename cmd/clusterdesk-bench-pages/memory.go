@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
@@ -70,6 +71,7 @@ func heapOfCache(ctx context.Context, cfg *rest.Config, kind kube.KindID) (int64
 	if err != nil {
 		return 0, 0, err
 	}
+	cache.SummarizeDecidedRequests(csr.Summarize) // as the console does
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { cache.Run(ctx); close(done) }()

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -50,7 +52,8 @@ func readMemory(con *console, pages []page, logf func(string, ...any)) (memoryRe
 	if err := con.signIn(); err != nil {
 		return m, err
 	}
-	ready, err := con.waitFor("/readyz", 5*time.Minute)
+	// 10 min: on the shared 2-core machine the shapes' first sync passed 5.
+	ready, err := con.waitFor("/readyz", 10*time.Minute)
 	if err != nil {
 		return m, err
 	}
@@ -154,6 +157,9 @@ func runShapes(ctx context.Context, o options, dir, fixtures string, logf func(s
 	jsonAccept := http.Header{"Accept": {"application/json"}}
 	rawStats := map[string]stats{} // the same raw LIST serves several rows: measured once
 	for _, p := range pages {
+		if o.shapePages != "" && !slices.Contains(strings.Split(o.shapePages, ","), p.page) {
+			continue
+		}
 		logf("shapes: measuring %s", p.page)
 		r := row{Page: p.label(), What: p.what, Objects: p.objects, Target: p.target}
 		if r.Console, err = sample(o.requests, min(20, o.requests), 2, o.limit, func() (int64, error) { return get(con.client, con.baseURL+p.page, nil) }); err != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 )
@@ -56,6 +57,7 @@ func serve() error {
 	if err != nil {
 		return err
 	}
+	cache.SummarizeDecidedRequests(csr.Summarize) // as the console does
 	access, err := kube.NewAccess(cfg)
 	if err != nil {
 		return err

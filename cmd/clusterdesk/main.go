@@ -23,6 +23,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -147,6 +148,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	// A decided request's PEM stays out of the cache: its summary is what the
+	// queue reads (internal/csr summary.go); its page reads the PEM live.
+	cache.SummarizeDecidedRequests(csr.Summarize)
 	openAPI, err := kube.NewOpenAPI(restCfg)
 	if err != nil {
 		return err

@@ -7,16 +7,19 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 // withCertificate returns obj with its issued certificate, which the cache
-// leaves out (kube.CertificateLeftOut): read with one GET as the user, taken
-// only from the very object obj is (same UID; a certificate, once issued,
-// never changes). ok is false when it could not be read (no Lookup, the GET
-// failed, or the name now holds another request: replaced since).
+// leaves out (kube.CertificateLeftOut), and with its request's PEM, of which
+// the cache keeps a decided request's summary (csr.IsSummary): read with one
+// GET as the user, taken only from the very object obj is (same UID; a
+// certificate, once issued, never changes, nor does a request). ok is false
+// when it could not be read (no Lookup, the GET failed, or the name now
+// holds another request: replaced since).
 func (h *Handlers) withCertificate(c echo.Context, obj *certificatesv1.CertificateSigningRequest) (_ *certificatesv1.CertificateSigningRequest, ok bool, err error) {
-	if !kube.CertificateLeftOut(obj) {
+	if !kube.CertificateLeftOut(obj) && !csr.IsSummary(obj.Spec.Request) {
 		return obj, true, nil
 	}
 	if h.d.Lookup == nil {
@@ -31,6 +34,7 @@ func (h *Handlers) withCertificate(c echo.Context, obj *certificatesv1.Certifica
 	}
 	out := obj.DeepCopy()
 	out.Status.Certificate = live.Status.Certificate
+	out.Spec.Request = live.Spec.Request
 	return out, true, nil
 }
 

@@ -45,9 +45,13 @@ type Extension struct {
 // ErrNoPEM means spec.request holds no PEM block at all.
 var ErrNoPEM = errors.New("spec.request is not PEM: no \"CERTIFICATE REQUEST\" block found")
 
-// Decode parses the PEM-encoded PKCS#10 request. It never panics on hostile
+// Decode parses the PEM-encoded PKCS#10 request, or the summary the CSR
+// cache keeps of a decided one (summary.go). It never panics on hostile
 // input: the request bytes are written by whoever created the CSR.
 func Decode(pemBytes []byte) (*Request, error) {
+	if IsSummary(pemBytes) {
+		return fromSummary(pemBytes)
+	}
 	cr, err := parseRequest(pemBytes)
 	if err != nil {
 		return nil, err
@@ -132,6 +136,9 @@ func basicConstraintsCA(der []byte) bool {
 // its own SubjectPublicKeyInfo is the same bytes. The request's signature is
 // checked, so the requester holds the private key.
 func PublicKeyInfo(pemBytes []byte) ([]byte, error) {
+	if IsSummary(pemBytes) {
+		return nil, ErrSummary
+	}
 	cr, err := parseRequest(pemBytes)
 	if err != nil {
 		return nil, err

@@ -67,8 +67,25 @@ func FuzzDecode(f *testing.F) {
 		for _, in := range [][]byte{data, wrapped} {
 			req, err := Decode(in)
 			checkDecoded(t, in, req, err)
+			checkSummary(t, in, req, err)
 		}
 	})
+}
+
+// checkSummary: what decodes (and is no summary) has a summary that decodes
+// to the same Request (summary.go).
+func checkSummary(t *testing.T, in []byte, req *Request, err error) {
+	if err != nil || IsSummary(in) {
+		return
+	}
+	s, ok := Summarize(in)
+	if !ok {
+		t.Fatalf("%q decodes but has no summary", in)
+	}
+	got, err := Decode(s)
+	if err != nil || !reflect.DeepEqual(normalized(got), normalized(req)) {
+		t.Fatalf("the summary of %q decodes to %+v (%v), the request to %+v", in, got, err, req)
+	}
 }
 
 // checkDecoded holds for every input: a result or an error, never both; the

@@ -55,6 +55,9 @@ type Cache struct {
 	access *Access
 	// schemas holds the CRD schemas the cache's objects leave out (Transform).
 	schemas *CRDSchemas
+	// summarize is what the CSR informer keeps of a decided request
+	// (csr_request.go); nil: the PEM.
+	summarize RequestSummarizer
 	// policies is the CSRApprovalPolicies' informer, the source of the
 	// followed kind (follow.go); Run runs it.
 	policies *PolicyCache

@@ -25,7 +25,10 @@ func (c *Cache) newInformer(k Kind, report func(error)) cache.SharedIndexInforme
 	// What no page uses stays out of the cache, and CRD schemas stay packed
 	// (see Transform). SetTransform fails only on a started informer, and this
 	// one is new.
-	if err := inf.SetTransform(Transform(c.schemas)); err != nil {
+	c.mu.RLock()
+	transform := TransformWith(c.schemas, c.summarize)
+	c.mu.RUnlock()
+	if err := inf.SetTransform(transform); err != nil {
 		panic(fmt.Sprintf("kube: %s informer: %v", k.ID, err))
 	}
 	return inf

@@ -121,11 +121,23 @@ var StripForCache = stripForCache
 // a CRD, each version's schema packed into schemas (crdschemas.go). Exported
 // for benchmarks that fill a store as the informers do.
 func Transform(schemas *CRDSchemas) cache.TransformFunc {
+	return TransformWith(schemas, nil)
+}
+
+// TransformWith is Transform that also keeps a decided CSR's spec.request
+// as summarize summarizes it (csr_request.go; nil: as it is).
+func TransformWith(schemas *CRDSchemas, summarize RequestSummarizer) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		obj, err := stripForCache(obj)
-		if c, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok && err == nil {
-			schemas.Pack(c)
+		if err != nil {
+			return obj, err
 		}
-		return obj, err
+		switch o := obj.(type) {
+		case *apiextensionsv1.CustomResourceDefinition:
+			schemas.Pack(o)
+		case *certificatesv1.CertificateSigningRequest:
+			summarizeDecided(o, summarize)
+		}
+		return obj, nil
 	}
 }
