@@ -95,6 +95,14 @@ type ListPage struct {
 	// typed; SelectorError, when set, says why it is not one (the page answers 400).
 	Selector      string
 	SelectorError string
+	// LintFilter is the lint= filter the rows match ("drift", "danger"),
+	// LintWords how the page names it ("with stored-version drift"),
+	// LintClearHref this view without it; LintError, when set, says why the
+	// value is not a filter of this list (the page answers 400).
+	LintFilter    string
+	LintWords     string
+	LintClearHref string
+	LintError     string
 	Sort          string // current sort column key
 	Desc          bool
 	Columns       []Column
