@@ -165,6 +165,9 @@ type Cell struct {
 	Badges []Badge
 	Title  string // tooltip with the full value (e.g. RFC3339 time for an age)
 	Mono   bool   // render in a monospace font (names, signers)
+	// Note is a second, smaller line under the value (a priority level's
+	// rejections by API server instance); "" for none.
+	Note string
 	// Priority and Label are the column's: a cell of a column that gives way
 	// is repeated, labelled, on the second line of its row's name cell.
 	Priority Priority
