@@ -6,10 +6,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -17,26 +19,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
-
-// instanceDiscover is the sampler's list of instances as cmd/clusterdesk
-// builds it (apiServerInstances).
-func instanceDiscover(t *testing.T, cfg *rest.Config) apfload.Discover {
-	list, err := kube.APIServerInstances(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(ctx context.Context) ([]apfload.Instance, error) {
-		found, err := list(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]apfload.Instance, len(found))
-		for i, f := range found {
-			out[i] = apfload.Instance{Name: f.Address, Metrics: f.Metrics, Dump: f.Dump}
-		}
-		return out, nil
-	}
-}
 
 // TestAPFLoadPerInstance floods a one-seat priority level through the second
 // kube-apiserver instance only (issue 30): the console, reading each instance
@@ -73,7 +55,15 @@ func TestAPFLoadPerInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sampler := apfload.New(fetch, apfload.Options{Interval: 2 * time.Second, Timeout: 3 * time.Second, Instances: instanceDiscover(t, admin)})
+	dump, err := kube.APIServerPriorityLevelDump(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := kube.APIServerInstances(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampler := apfload.New(fetch, apfload.Options{Interval: 2 * time.Second, Timeout: 3 * time.Second, Dump: dump, Instances: apfload.DiscoverFrom(list)})
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go sampler.Run(sctx)
@@ -140,8 +130,30 @@ func TestAPFLoadPerInstance(t *testing.T) {
 	if s := strings.Join(strings.Fields(doc.Find(`[data-testid="result-load"]`).Text()), " "); code != http.StatusOK || !strings.Contains(s, "By API server instance: rejecting") || !strings.Contains(s, "on "+secondHost) {
 		t.Errorf("classifier %d, load %q", code, s)
 	}
+	code, doc, _ = ls.get(t, sess, "/prioritylevels")
+	note := strings.Join(strings.Fields(doc.Find(`[id="row-prioritylevels-`+name+`"] [data-testid="cell-note"]`).Text()), " ")
+	if code != http.StatusOK || !strings.Contains(note, "on "+secondHost) || !strings.Contains(note, "0/s on "+firstHost) {
+		t.Errorf("priority level list %d, the Rejected cell's second line %q: want the rejections on %s and 0/s on %s", code, note, secondHost, firstHost)
+	}
 	endFlood()
 	f.stop(t)
+
+	// The level's page shows each instance's own debug dump and their total:
+	// the rejections counted by the second instance's queues only.
+	code, doc, _ = ls.get(t, sess, "/prioritylevels/"+name)
+	dumpRows := map[string][]string{}
+	doc.Find(`[data-testid="apf-dump"] [data-testid="section-row"]`).Each(func(_ int, r *goquery.Selection) {
+		var cells []string
+		r.Find("td").Each(func(_ int, c *goquery.Selection) { cells = append(cells, strings.TrimSpace(c.Text())) })
+		if len(cells) == 9 {
+			dumpRows[cells[0]] = cells
+		}
+	})
+	rejectedIn := func(host string) int { n, _ := strconv.Atoi(dumpRows[host][6]); return n }
+	title := doc.Find(`[data-testid="apf-dump"]`).Find("h2, h3").First().Text()
+	if code != http.StatusOK || len(dumpRows) != 3 || rejectedIn(secondHost) == 0 || rejectedIn(firstHost) != 0 || rejectedIn("Total") != rejectedIn(secondHost) {
+		t.Errorf("priority level page %d, dump section %q rows %q: want %s rejecting, %s not, and their total", code, title, dumpRows, secondHost, firstHost)
+	}
 
 	// The second instance stops answering: it is unreachable, not idle.
 	testcluster.StopAPIServer(t, second)

@@ -108,6 +108,7 @@ func (h *Handlers) list(c echo.Context) error {
 	}
 	chrome := h.chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
 	q := present.ParseListQuery(c.QueryParams())
+	q.LintErr = present.LintFilterError(string(kind.ID), q.Lint)
 	status := http.StatusOK
 	var page model.ListPage
 	if !mayListKind(c) { // kindAccess (access.go)
@@ -136,6 +137,7 @@ func (h *Handlers) list(c echo.Context) error {
 	}
 	page.Chrome, page.KindID, page.Title, page.Singular, page.Action = chrome, string(kind.ID), kind.Title, kind.Singular, urls.List(kind.ID)
 	status = selectorStatus(&page, q, status) // list_selector.go
+	status = lintStatus(&page, q, status)     // list_lint.go
 	page.NewHref = h.newHref(c, kind.ID)      // list_new.go
 	page.CleanupHref = h.cleanupPages.Href(c, kind.ID)
 	h.addTicks(c, &page, kind.ID) // list_ticks.go

@@ -171,11 +171,15 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	instances, err := apiServerInstances(restCfg)
+	// Every API server instance listed in the default/kubernetes
+	// EndpointSlices is read at its own address (issue 30: through the
+	// Service, each read lands on one instance at random); the sampler falls
+	// back to the kubeconfig's server when none answers there.
+	instances, err := kube.APIServerInstances(restCfg)
 	if err != nil {
 		return err
 	}
-	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch, Instances: instances})
+	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch, Instances: apfload.DiscoverFrom(instances)})
 	go apfLoad.Run(ctx)
 	streams := live.NewStreams(live.Options{Log: log, MaxStreams: cfg.maxStreams})
 	updates := handlers.NewLiveUpdates(cache, streams).WithLoad(apfLoad).ReadOnly(cfg.readOnly)

@@ -59,8 +59,9 @@ func (st *instanceState) instanceLoad(name string, cur Totals, at time.Time) Ins
 // sumLoads is the cluster's load: the sum of the instances that answered
 // (seats, requests and rates add up across instances: each has its own
 // limits and queues). Webhook latency quantiles come from the added
-// histograms. The priority-level dump is the first answering instance's. The
-// window is the longest of the instances' (zero while none has rates yet).
+// histograms. The priority-level dump is summed the same way (sumDumps); each
+// instance's own stays in its part. The window is the longest of the
+// instances' (zero while none has rates yet).
 func sumLoads(at time.Time, parts []InstanceLoad) Load {
 	total := Load{At: at, Levels: map[string]LevelLoad{}, Schemas: map[string]SchemaLoad{}, Webhooks: map[WebhookKey]WebhookLoad{}}
 	for _, p := range parts {
@@ -69,9 +70,6 @@ func sumLoads(at time.Time, parts []InstanceLoad) Load {
 		}
 		ld := p.Load
 		total.Window = max(total.Window, ld.Window)
-		if total.Dump == nil && total.DumpErr == nil {
-			total.Dump, total.DumpErr = ld.Dump, ld.DumpErr
-		}
 		for name, l := range ld.Levels {
 			t := total.Levels[name]
 			t.HasLimits = t.HasLimits || l.HasLimits
@@ -123,8 +121,53 @@ func sumLoads(at time.Time, parts []InstanceLoad) Load {
 		}
 		total.Webhooks[key] = t
 	}
+	total.Dump, total.DumpErr = sumDumps(parts)
 	total.Instances = parts
 	return total
+}
+
+// sumDumps adds the answering instances' priority-level dumps, level by
+// level: queues, requests and counters add up (each instance has its own
+// queue sets); a level is idle when it is idle on every instance that has
+// it, and quiescing when it is on any. The error is the first instance's
+// when no instance's dump was read (nil, nil: the dump is not read at all).
+func sumDumps(parts []InstanceLoad) (map[string]LevelDump, error) {
+	var sum map[string]LevelDump
+	var firstErr error
+	for _, p := range parts {
+		if p.Load == nil {
+			continue
+		}
+		if p.Load.DumpErr != nil && firstErr == nil {
+			firstErr = p.Load.DumpErr
+		}
+		if p.Load.Dump == nil {
+			continue
+		}
+		if sum == nil {
+			sum = make(map[string]LevelDump, len(p.Load.Dump))
+		}
+		for name, d := range p.Load.Dump {
+			t, seen := sum[name]
+			if !seen {
+				t.Idle = true
+			}
+			t.ActiveQueues += d.ActiveQueues
+			t.Idle = t.Idle && d.Idle
+			t.Quiescing = t.Quiescing || d.Quiescing
+			t.Waiting += d.Waiting
+			t.Executing += d.Executing
+			t.Dispatched += d.Dispatched
+			t.Rejected += d.Rejected
+			t.TimedOut += d.TimedOut
+			t.Cancelled += d.Cancelled
+			sum[name] = t
+		}
+	}
+	if sum != nil {
+		return sum, nil
+	}
+	return nil, firstErr
 }
 
 // addReasons adds b's rates and totals to a's, reason by reason, in the

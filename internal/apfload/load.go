@@ -15,6 +15,8 @@ type Load struct {
 	Webhooks map[WebhookKey]WebhookLoad
 	// Dump is dump_priority_levels as read with this scrape, by level (nil
 	// when the sampler does not read it, or DumpErr says why it could not).
+	// With Instances, it is their dumps' sum (sumDumps) and each instance's
+	// own is in its InstanceLoad.
 	Dump    map[string]LevelDump
 	DumpErr error
 	// Instances is each API server instance's own load when the sampler reads

@@ -187,3 +187,44 @@ func TestSumLoadsWebhookQuantilesFromAddedHistograms(t *testing.T) {
 		t.Errorf("unreachable = %v", u)
 	}
 }
+
+// The priority-level dump is read at each instance's address and summed for
+// the total; each instance keeps its own rows, and one whose dump failed
+// says so while the others' still add up.
+func TestSamplerReadsEachInstancesDump(t *testing.T) {
+	dump := func(waiting, rejected int) Fetch {
+		return func(context.Context) (io.ReadCloser, error) {
+			return io.NopCloser(strings.NewReader(fmt.Sprintf(
+				"PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests\n"+
+					"workload-low,      %d,           %t,     false,       %d,              1,                 10,                 %d,               0,                0\n",
+				min(waiting, 1), waiting == 0, waiting, rejected))), nil
+		}
+	}
+	forbidden := func(context.Context) (io.ReadCloser, error) { return nil, errors.New("forbidden") }
+	a, b, c := &fakeInstance{start: 1}, &fakeInstance{start: 2}, &fakeInstance{start: 3}
+	list := func(context.Context) ([]Instance, error) {
+		return []Instance{
+			{Name: "10.0.0.2:6443", Metrics: a.fetch, Dump: dump(0, 0)},
+			{Name: "10.0.0.3:6443", Metrics: b.fetch, Dump: dump(7, 35)},
+			{Name: "10.0.0.4:6443", Metrics: c.fetch, Dump: forbidden},
+		}, nil
+	}
+	s := New(failingFetch, Options{Instances: list})
+	s.scrapeOnce(t.Context())
+	ld, err := s.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total := ld.Dump["workload-low"]; ld.DumpErr != nil || total.Waiting != 7 || total.Rejected != 35 || total.Executing != 2 || total.Dispatched != 20 || total.ActiveQueues != 1 || total.Idle {
+		t.Errorf("summed dump %+v (err %v): want 7 waiting, 35 rejected, 2 executing, 20 dispatched, 1 active queue, not idle", total, ld.DumpErr)
+	}
+	if got := ld.Instances[1].Load.Dump["workload-low"]; ld.Instances[1].Name != "10.0.0.3:6443" || got.Waiting != 7 {
+		t.Errorf("instance %s's own dump %+v", ld.Instances[1].Name, got)
+	}
+	if in := ld.Instances[2]; in.Load.DumpErr == nil || in.Load.Dump != nil {
+		t.Errorf("the instance whose dump failed: %+v", in.Load)
+	}
+	if d, err := sumDumps([]InstanceLoad{{Load: &Load{DumpErr: errors.New("forbidden")}}}); d != nil || err == nil {
+		t.Errorf("no dump read: %v %v, want the error", d, err)
+	}
+}

@@ -171,7 +171,7 @@ func TestDangerLintsOnlyErrors(t *testing.T) {
 		t.Fatalf("danger %+v", d)
 	}
 	it, ok := Lints(map[string]Dangerous{configKey(kube.Webhooks, "c"): d})
-	if !ok || it.Count != 1 || it.Entries[0].Name != "c" || it.Href != "/validatingwebhooks?sort=lints&dir=desc" {
+	if !ok || it.Count != 1 || it.Entries[0].Name != "c" || it.Href != "/validatingwebhooks?lint=danger" {
 		t.Fatalf("item %+v", it)
 	}
 	if _, ok := DangerOf(kube.Webhooks, admission.Config{Hooks: cfg.Hooks[1:]}, lint); ok {
@@ -203,7 +203,7 @@ func TestDriftIsSeveralStoredVersionsOrOneNotServed(t *testing.T) {
 	}
 	it, ok := CRDs(map[string]Drift{"two.example.com": several, "gone.example.com": gone})
 	if !ok || it.Count != 2 || it.Severity != Warning || it.Entries[0].Name != "gone.example.com" ||
-		it.Entries[0].Href != "/crds/gone.example.com" || it.Href != "/crds?dir=desc&sort=lints" {
+		it.Entries[0].Href != "/crds/gone.example.com" || it.Href != "/crds?lint=drift" {
 		t.Fatalf("item %+v", it)
 	}
 }

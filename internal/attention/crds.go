@@ -1,7 +1,6 @@
 package attention
 
 import (
-	"net/url"
 	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -44,10 +43,9 @@ func DriftOf(c *apiextensionsv1.CustomResourceDefinition) (Drift, bool) {
 	return d, true
 }
 
-// CRDDriftHref is the closest view of the drifted CRDs: the CRD list has no
-// filter by finding, so it is sorted by its lints column, the CRDs with
-// warnings first (a stored version not served is a warning).
-var CRDDriftHref = urls.WithQuery(urls.List(kube.CRDs), url.Values{"sort": {"lints"}, "dir": {"desc"}})
+// CRDDriftHref is the CRD list filtered to the CRDs with stored-version
+// drift (lint=drift: the same findings as DriftOf's, crd.IsDrift).
+var CRDDriftHref = urls.ListWithLint(kube.CRDs, urls.LintDrift)
 
 // severityOf maps a lint's severity.
 func severityOf(s admission.Severity) Severity {

@@ -49,9 +49,9 @@ func DangerOf(kind kube.KindID, cfg admission.Config, lint func(admission.Config
 }
 
 // Lints is the webhook configurations with danger lints; each entry links
-// the configuration's page, the item the list of its kind sorted by lints
-// (the lists have no filter by finding; danger comes first) or, when both
-// kinds have some, the validating list.
+// the configuration's page, the item the list of its kind filtered to the
+// configurations with danger lints (lint=danger) or, when both kinds have
+// some, the validating list filtered so.
 func Lints(danger map[string]Dangerous) (Item, bool) {
 	if len(danger) == 0 {
 		return Item{}, false
@@ -67,13 +67,9 @@ func Lints(danger map[string]Dangerous) (Item, bool) {
 	}
 	slices.Sort(it.Kinds)
 	it.Count = len(danger)
-	it.Href = sortedByLints(it.Kinds[len(it.Kinds)-1]) // validatingwebhooks sorts after mutatingwebhooks
+	it.Href = urls.ListWithLint(it.Kinds[len(it.Kinds)-1], urls.LintDanger) // validatingwebhooks sorts after mutatingwebhooks
 	it.Entries, _ = top(entries)
 	return it, true
-}
-
-func sortedByLints(kind kube.KindID) string {
-	return urls.List(kind) + "?sort=lints&dir=desc"
 }
 
 // configKey names a configuration across both kinds.

@@ -137,6 +137,11 @@ const (
 	CodeConversionNoHook = "conversion-no-webhook"
 )
 
+// IsDrift tells whether a finding's code is stored-version drift: a stored
+// version no longer served, or several stored versions (the home page's
+// attention item and the CRD list's lint=drift filter).
+func IsDrift(code string) bool { return code == CodeStoredNotServed || code == CodeSeveralStored }
+
 // Lint lists what an admin should know about c at time now (for the
 // conversion webhook's CA certificates).
 func Lint(c *apiextensionsv1.CustomResourceDefinition, now time.Time) []admission.Finding {

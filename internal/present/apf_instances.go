@@ -46,6 +46,16 @@ func instanceRates(ld *apfload.Load, get func(*apfload.Load) (float64, bool)) st
 	if !perInstance(ld) {
 		return ""
 	}
+	parts := answeredRates(ld, get)
+	if u := unreachableText(ld); u != "" {
+		parts = append(parts, u)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// answeredRates is instanceRates without the instances that did not answer:
+// "40/s on 10.0.0.2", "0/s on the others", busiest first.
+func answeredRates(ld *apfload.Load, get func(*apfload.Load) (float64, bool)) []string {
 	type hostRate struct {
 		host string
 		v    float64
@@ -90,10 +100,18 @@ func instanceRates(ld *apfload.Load, get func(*apfload.Load) (float64, bool)) st
 	case len(quiet) > 1:
 		parts = append(parts, "0/s on the others")
 	}
-	if u := unreachableText(ld); u != "" {
-		parts = append(parts, u)
+	return parts
+}
+
+// answering is how many instances answered the latest scrape.
+func answering(ld *apfload.Load) int {
+	n := 0
+	for _, in := range ld.Instances {
+		if in.Reachable() {
+			n++
+		}
 	}
-	return strings.Join(parts, ", ")
+	return n
 }
 
 // levelRejected and the others read one series of one instance's load.

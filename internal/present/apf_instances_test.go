@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
+	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 func instanceLoad(rejected float64) *apfload.Load {
@@ -48,6 +49,41 @@ func TestInstanceRatesNameTheRejectingInstance(t *testing.T) {
 	}
 	if m := (APFLoadState{Load: one}).LoadBanner().Message; !strings.Contains(m, "one API server instance's") || !strings.Contains(m, "i/o timeout") {
 		t.Errorf("fallback banner: %q", m)
+	}
+}
+
+// The priority level list shows, under a rejecting level's total, which
+// instance rejects; a level rejecting nothing, and a load of one instance,
+// get no second line.
+func TestPriorityLevelListShowsTheRejectingInstance(t *testing.T) {
+	ld := &apfload.Load{Window: 10 * time.Second,
+		Levels: map[string]apfload.LevelLoad{
+			"workload-low": {RejectedPerSecond: 54, Rejected: []apfload.ReasonRate{{Reason: "queue-full", PerSecond: 54, Total: 540}}},
+			"catch-all":    {},
+		},
+		Instances: []apfload.InstanceLoad{
+			{Name: "127.0.0.1:6443", Load: instanceLoad(0)},
+			{Name: "127.0.0.2:6443", Load: instanceLoad(54)},
+			{Name: "127.0.0.3:6443", Err: errors.New("connection refused")},
+		}}
+	page := model.ListPage{Rows: []model.Row{{Name: "workload-low", Cells: []model.Cell{{Text: "workload-low"}}}, {Name: "catch-all", Cells: []model.Cell{{Text: "catch-all"}}}}}
+	AddPriorityLevelLoad(&page, ld)
+	rejected := func(i int) model.Cell { c := page.Rows[i].Cells; return c[len(c)-1] }
+	if got, want := rejected(0).Note, "54/s on 127.0.0.2, 0/s on 127.0.0.1"; got != want {
+		t.Errorf("rejecting level's note %q, want %q", got, want)
+	}
+	if !strings.Contains(rejected(0).Title, "127.0.0.3 did not answer") {
+		t.Errorf("title %q should name the instance that did not answer", rejected(0).Title)
+	}
+	if n := rejected(1).Note; n != "" {
+		t.Errorf("a level rejecting nothing has a note %q", n)
+	}
+	ld.Instances = ld.Instances[1:2] // one instance answers: its number is the total
+	page.Rows[0].Cells = page.Rows[0].Cells[:1]
+	page.Columns = nil
+	AddPriorityLevelLoad(&page, ld)
+	if n := rejected(0).Note; n != "" {
+		t.Errorf("with one instance, note %q", n)
 	}
 }
 

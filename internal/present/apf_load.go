@@ -198,8 +198,21 @@ func AddPriorityLevelLoad(page *model.ListPage, ld *apfload.Load) {
 		if b := rejectBadge(ld, l.RejectedPerSecond); b != nil {
 			rejected = model.Cell{Badges: b, Title: title}
 		}
+		rejected.Note = rejectedNote(ld, l, r.Name)
 		page.Rows[i].Cells = append(r.Cells, model.Cell{Text: seats}, model.Cell{Text: formatCount(l.Waiting)}, rejected)
 	}
+}
+
+// rejectedNote is the Rejected cell's second line while a level rejects and
+// more than one instance answers: which instance rejects ("54/s on
+// 10.0.0.2, 0/s on the others"). An idle level gets none, so the list stays
+// as narrow as it was; the instances that did not answer are in the banner
+// and the cell's title.
+func rejectedNote(ld *apfload.Load, l apfload.LevelLoad, name string) string {
+	if !ld.HasRates() || l.RejectedPerSecond <= 0 || answering(ld) < 2 {
+		return ""
+	}
+	return strings.Join(answeredRates(ld, levelRejected(name)), ", ")
 }
 
 // notInSampleCell stands for a load cell of a level the latest read of

@@ -57,7 +57,7 @@ func attentionItem(it attention.Item) model.AttentionItem {
 	case attention.WebhookLints:
 		m.Title = plural(it.Count, "webhook configuration with danger lints", "webhook configurations with danger lints")
 		m.Summary = "While such a webhook is down, requests it matches may be rejected cluster-wide."
-		m.Link = "Open them, danger first"
+		m.Link = "Show only these configurations"
 	case attention.LevelsRejecting:
 		m.Title = plural(it.Count, "priority level rejecting requests", "priority levels rejecting requests")
 		m.Summary = "API Priority and Fairness answers 429 to requests of these levels."
@@ -65,7 +65,7 @@ func attentionItem(it attention.Item) model.AttentionItem {
 	case attention.CRDDrift:
 		m.Title = plural(it.Count, "CustomResourceDefinition with stored-version drift", "CustomResourceDefinitions with stored-version drift")
 		m.Summary = "Objects may be stored in etcd in more than one version (or one no longer served)."
-		m.Link = "Open the CRDs, lints first"
+		m.Link = "Show only the drifted CRDs"
 	case attention.WatchesLost:
 		m.Title = plural(it.Count, "kind whose watch is lost", "kinds whose watch is lost")
 		m.Summary = "Their pages show what the cache held when the watch broke, while clusterdesk retries."

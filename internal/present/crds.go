@@ -1,11 +1,13 @@
 package present
 
 import (
+	"slices"
 	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/crd"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -76,8 +78,9 @@ func CRDList(items []*apiextensionsv1.CustomResourceDefinition, q ListQuery, now
 	for _, c := range items {
 		ageC, ageKey := ageCell(c.CreationTimestamp, now)
 		status := crdStatus(c)
-		lintC, lintKey := memoLints(kind, c, now, func() lintCounts { return countFindings(crd.Lint(c, now)) }).cell()
-		rows = append(rows, newRow(kind, action, c.Name, []model.Cell{
+		lints := memoLints(kind, c, now, func() lintCounts { return crdLints(crd.Lint(c, now)) })
+		lintC, lintKey := lints.cell()
+		r := newRow(kind, action, c.Name, []model.Cell{
 			{Text: c.Spec.Group, Mono: true},
 			{Text: c.Spec.Names.Kind},
 			{Text: string(c.Spec.Scope)},
@@ -85,9 +88,18 @@ func CRDList(items []*apiextensionsv1.CustomResourceDefinition, q ListQuery, now
 			{Badges: []model.Badge{status}},
 			lintC,
 			ageC,
-		}, []string{c.Spec.Group, c.Spec.Names.Kind, string(c.Spec.Scope), "", status.Text, lintKey, ageKey}))
+		}, []string{c.Spec.Group, c.Spec.Names.Kind, string(c.Spec.Scope), "", status.Text, lintKey, ageKey})
+		r.lints = lints
+		rows = append(rows, r)
 	}
 	return table(kind, "CustomResourceDefinitions", action, crdColumns, rows, q)
+}
+
+// crdLints counts a CRD's findings and notes its stored-version drift.
+func crdLints(fs []admission.Finding) lintCounts {
+	c := countFindings(fs)
+	c.Drift = slices.ContainsFunc(fs, func(f admission.Finding) bool { return crd.IsDrift(f.Code) })
+	return c
 }
 
 // CRDDetail lays out one CustomResourceDefinition: names, versions with

@@ -14,7 +14,12 @@ var lintColumn = column{"lints", "Lints", true}
 
 // lintCounts is how many danger (error) and warning findings an object has;
 // notes are not counted.
-type lintCounts struct{ Danger, Warning int }
+type lintCounts struct {
+	Danger, Warning int
+	// Drift is a CRD's stored-version drift (crd.IsDrift), for the list's
+	// lint=drift filter.
+	Drift bool
+}
 
 func countFindings(fs []admission.Finding) lintCounts {
 	var c lintCounts
@@ -30,7 +35,7 @@ func countFindings(fs []admission.Finding) lintCounts {
 }
 
 func (c lintCounts) add(o lintCounts) lintCounts {
-	return lintCounts{c.Danger + o.Danger, c.Warning + o.Warning}
+	return lintCounts{c.Danger + o.Danger, c.Warning + o.Warning, c.Drift || o.Drift}
 }
 
 // cell shows the counts as badges ("2 danger", "1 warning"), or "none". Its

@@ -24,8 +24,9 @@ type column struct {
 // timestamp, not by its "3d4h" text).
 type row struct {
 	model.Row
-	sortKeys []string // one per column
-	search   string   // lower-cased text the filter matches against
+	sortKeys []string   // one per column
+	search   string     // lower-cased text the filter matches against
+	lints    lintCounts // the lints column's counts, for the lint= filter (list_lint.go)
 }
 
 // ListQuery is what the browser asked of a list: filter text, sort order and
@@ -41,15 +42,22 @@ type ListQuery struct {
 	Selector    string
 	Labels      labels.Selector
 	SelectorErr error
+	// Lint is the lint= filter (list_lint.go: lint=drift on the CRD list,
+	// lint=danger on the webhook configuration lists); LintErr, set by the
+	// handler from LintFilterError, says why it is not one of the kind's,
+	// and the list then shows no rows.
+	Lint    string
+	LintErr error
 }
 
-// ParseListQuery reads q, selector, sort, dir and page from a URL query.
+// ParseListQuery reads q, selector, lint, sort, dir and page from a URL query.
 // Unknown sort keys are kept here and ignored by table (name order is the
 // fallback).
 func ParseListQuery(v url.Values) ListQuery {
 	q := ListQuery{
 		Filter:   strings.TrimSpace(v.Get("q")),
 		Selector: strings.TrimSpace(v.Get("selector")),
+		Lint:     strings.TrimSpace(v.Get("lint")),
 		Sort:     v.Get("sort"),
 		Desc:     v.Get("dir") == "desc",
 		Page:     parsePage(v),
@@ -83,7 +91,7 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 	needle := strings.ToLower(q.Filter)
 	kept := make([]row, 0, len(rows))
 	for _, r := range rows {
-		if needle == "" || strings.Contains(r.search, needle) {
+		if (needle == "" || strings.Contains(r.search, needle)) && lintKeeps(kindID, q, r) {
 			kept = append(kept, r)
 		}
 	}
@@ -115,6 +123,10 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 	}
 	if q.Selector != "" {
 		view.Set("selector", q.Selector)
+	}
+	if q.Lint != "" {
+		view.Set("lint", q.Lint)
+		page.LintFilter, page.LintWords, page.LintClearHref = q.Lint, lintWords(kindID, q.Lint), withoutLint(action, view)
 	}
 	if q.Sort != cols[0].Key || q.Desc {
 		view.Set("sort", q.Sort)
@@ -148,10 +160,15 @@ func table(kindID, title, action string, cols []column, rows []row, q ListQuery)
 	case q.SelectorErr != nil:
 		page.SelectorError = q.SelectorErr.Error()
 		page.Empty = "Correct the label selector to see " + title + "."
+	case q.LintErr != nil:
+		page.LintError = q.LintErr.Error()
+		page.Empty = "Correct or clear the lint filter to see " + title + "."
 	case len(rows) == 0 && q.Selector != "":
 		page.Empty = "No " + title + " have labels that match \u201c" + q.Selector + "\u201d."
 	case len(rows) == 0:
 		page.Empty = "There are no " + title + " in this cluster."
+	case len(kept) == 0 && q.Lint != "" && q.Filter == "":
+		page.Empty = "No " + title + " " + lintWords(kindID, q.Lint) + "."
 	case len(kept) == 0:
 		page.Empty = "No " + title + " match \u201c" + q.Filter + "\u201d."
 	}
@@ -165,6 +182,9 @@ func listHref(action string, q ListQuery, sortKey string, desc bool) string {
 	}
 	if q.Selector != "" {
 		v.Set("selector", q.Selector)
+	}
+	if q.Lint != "" {
+		v.Set("lint", q.Lint)
 	}
 	v.Set("sort", sortKey)
 	if desc {

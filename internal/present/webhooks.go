@@ -44,10 +44,13 @@ func webhookConfigRow(kind, action string, o metav1.Object, cfg admission.Config
 		fpCell.Badges = []model.Badge{{Text: "Fail", Tone: model.ToneWarning, Hint: "a webhook that is down blocks the requests it matches"}}
 	}
 	n := len(cfg.Hooks)
-	lintC, lintKey := memoLints(kind, o, now, func() lintCounts { return configLints(cfg, now) }).cell()
-	return newRow(kind, action, name, []model.Cell{
+	lints := memoLints(kind, o, now, func() lintCounts { return configLints(cfg, now) })
+	lintC, lintKey := lints.cell()
+	r := newRow(kind, action, name, []model.Cell{
 		{Text: strconv.Itoa(n)}, fpCell, lintC, ageC,
 	}, []string{padInt(int64(n)), fp, lintKey, ageKey})
+	r.lints = lints
+	return r
 }
 
 // configLints counts the findings of every webhook of a configuration, as its

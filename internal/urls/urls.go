@@ -97,6 +97,19 @@ func WithQuery(path string, v url.Values) string {
 // List is the list page of kind (a kind ID, e.g. kube.CSRs or "csrs").
 func List[K ~string](kind K) string { return "/" + Segment(string(kind)) }
 
+// Lint filters of the lists (present's list_lint.go): the CRDs with
+// stored-version drift, the objects with danger lints.
+const (
+	LintDrift  = "drift"
+	LintDanger = "danger"
+)
+
+// ListWithLint is the list of kind showing only the objects its lint=
+// filter keeps (LintDrift, LintDanger).
+func ListWithLint[K ~string](kind K, lint string) string {
+	return WithQuery(List(kind), url.Values{"lint": {lint}})
+}
+
 // Object is the page of the object name of kind.
 func Object[K ~string](kind K, name string) string { return List(kind) + "/" + Segment(name) }
 

@@ -95,6 +95,14 @@ type ListPage struct {
 	// typed; SelectorError, when set, says why it is not one (the page answers 400).
 	Selector      string
 	SelectorError string
+	// LintFilter is the lint= filter the rows match ("drift", "danger"),
+	// LintWords how the page names it ("with stored-version drift"),
+	// LintClearHref this view without it; LintError, when set, says why the
+	// value is not a filter of this list (the page answers 400).
+	LintFilter    string
+	LintWords     string
+	LintClearHref string
+	LintError     string
 	Sort          string // current sort column key
 	Desc          bool
 	Columns       []Column
@@ -157,6 +165,9 @@ type Cell struct {
 	Badges []Badge
 	Title  string // tooltip with the full value (e.g. RFC3339 time for an age)
 	Mono   bool   // render in a monospace font (names, signers)
+	// Note is a second, smaller line under the value (a priority level's
+	// rejections by API server instance); "" for none.
+	Note string
 	// Priority and Label are the column's: a cell of a column that gives way
 	// is repeated, labelled, on the second line of its row's name cell.
 	Priority Priority

@@ -74,7 +74,7 @@ func ListTotal(kind string, total int) templ.Component {
 // the page fetches its fragment again, because only the server applies filter,
 // sort and paging (a new object belongs on this page or on another).
 func liveDefaultView(p model.ListPage) bool {
-	return p.Query == "" && p.Selector == "" && !p.Desc && (p.Sort == "" || len(p.Columns) > 0 && p.Sort == p.Columns[0].Key) && p.Pager.Pages <= 1
+	return p.Query == "" && p.Selector == "" && p.LintFilter == "" && !p.Desc && (p.Sort == "" || len(p.Columns) > 0 && p.Sort == p.Columns[0].Key) && p.Pager.Pages <= 1
 }
 
 var _ = templruntime.GeneratedTemplate
