@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -63,6 +64,10 @@ func TestOpenQueueViewGetsNewVerdictsAfterPolicyEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	await(t, events, 20*time.Second, "the view's row with the deny verdict", func(ev sseclient.Event) bool {
-		return ev.Event == csrViewEvent && strings.Contains(ev.Data, csr) && strings.Contains(ev.Data, `data-verdict="deny"`)
+		if ev.Event != csrViewEvent {
+			return false
+		}
+		html, err := page.InflateCSRView([]byte(ev.Data))
+		return err == nil && strings.Contains(string(html), csr) && strings.Contains(string(html), `data-verdict="deny"`)
 	})
 }

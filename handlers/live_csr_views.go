@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
@@ -245,7 +246,8 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 	if !send {
 		return live.Message{}, false
 	}
-	return live.Message{Topic: v.topic, Event: csrViewEvent, Data: mustRender(pages.CSRQueueViewUpdate(u))}, true
+	// Deflated once for every tab of the view (page.DeflateCSRView).
+	return live.Message{Topic: v.topic, Event: csrViewEvent, Data: page.DeflateCSRView(mustRender(pages.CSRQueueViewUpdate(u)))}, true
 }
 
 // csrRowStamp changes whenever what a row shows changes, but for its age:

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
@@ -51,10 +52,20 @@ func queueCluster(t testing.TB, n int) *liveCluster {
 	return cl
 }
 
+// viewHTML is a view's update as the tabs read it (inflated).
+func viewHTML(t *testing.T, m live.Message) []byte {
+	t.Helper()
+	html, err := page.InflateCSRView(m.Data)
+	if err != nil {
+		t.Fatalf("a view's update %.60q: %v", m.Data, err)
+	}
+	return html
+}
+
 // viewOps reads a view's update: its ops as "op key after", the rows it carries.
 func viewOps(t *testing.T, m live.Message) ([]string, *goquery.Document) {
 	t.Helper()
-	d := doc(t, m.Data)
+	d := doc(t, viewHTML(t, m))
 	var ops []string
 	d.Find(`[data-csr-view-ops] li`).Each(func(_ int, li *goquery.Selection) {
 		ops = append(ops, strings.TrimSpace(li.AttrOr("data-op", "")+" "+li.AttrOr("data-key", "")+" "+li.AttrOr("data-after", "")))
@@ -107,13 +118,13 @@ func TestLiveCSRViewOps(t *testing.T) {
 		t.Errorf("ops %v, want the new request inserted first", ops)
 	}
 	if d.Find(`tr#row-csrs-csr-new [data-testid="row-select"]`).Length() != 1 || d.Find(`[data-csr-view-ops] li[data-signer="`+apiClientSigner+`"]`).Length() != 1 {
-		t.Errorf("the new row must carry its selection box and its signer (the page keeps it by its user's rights): %s", m.Data)
+		t.Errorf("the new row must carry its selection box and its signer (the page keeps it by its user's rights): %s", viewHTML(t, m))
 	}
 	if d.Find(`tr[id]`).Length() != 1 {
-		t.Errorf("rows other than the new one sent: %s", m.Data)
+		t.Errorf("rows other than the new one sent: %s", viewHTML(t, m))
 	}
 	if got := d.Find(`[data-csr-view-counts] [data-tab="pending"]`).Text(); got != "6" {
-		t.Errorf("pending count %q, want 6: %s", got, m.Data)
+		t.Errorf("pending count %q, want 6: %s", got, viewHTML(t, m))
 	}
 	if got := d.Find(`[data-csr-view-ops]`).AttrOr("data-hash", ""); got != csrPageHash(lv.csrViews[view].rows) || got == "" {
 		t.Errorf("hash %q, want the page's", got)

@@ -70,7 +70,8 @@ type queueRound struct {
 	refetchP50, refMax time.Duration
 	rssBefore, rssPeak int64
 	rssAfter           int64
-	ended              int // tabs whose stream ended before the round did
+	cpu                float64 // the console's CPU seconds while the driver wrote
+	ended              int     // tabs whose stream ended before the round did
 }
 
 // writes is one CSR's writes in order (its create, then its approval).
@@ -190,6 +191,7 @@ func queueRun(ctx context.Context, cs kubernetes.Interface, f *fleet.Fleet, tabs
 	qb.refLat = nil
 	qb.refMu.Unlock()
 
+	cpu0, _ := rep.Metric(ctx, "process_cpu_seconds_total")
 	peak := r.rssBefore
 	stopRSS := make(chan struct{})
 	rssDone := make(chan struct{})
@@ -211,6 +213,9 @@ func queueRun(ctx context.Context, cs kubernetes.Interface, f *fleet.Fleet, tabs
 	r.writes = w
 	close(stopRSS)
 	<-rssDone
+	if cpu1, err := rep.Metric(ctx, "process_cpu_seconds_total"); err == nil {
+		r.cpu = cpu1 - cpu0
+	}
 	if err != nil {
 		return r, fmt.Errorf("driver: %w", err)
 	}
@@ -265,6 +270,10 @@ func (qb *queueBench) open(user string) (*queueTab, error) {
 	if m == nil {
 		return nil, fmt.Errorf("the queue page has no live URL")
 	}
+	dict, err := dictOf(body)
+	if err != nil {
+		return nil, err
+	}
 	t := &queueTab{user: user, hello: make(chan struct{}), done: make(chan struct{}), seen: map[string]int64{}}
 	t.setRows(body)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -304,6 +313,11 @@ func (qb *queueBench) open(user string) (*queueTab, error) {
 			case "resync":
 				qb.refetch(t)
 			case "csrs-view":
+				if ev.Data, err = dict.inflate(ev.Data); err != nil {
+					fmt.Fprintln(os.Stderr, "bench:", err)
+					qb.refetch(t)
+					continue
+				}
 				qb.count(t, ev)
 				if t.view(ev) {
 					qb.refetch(t)
@@ -569,15 +583,15 @@ func reportQueue(w io.Writer, binary string, rounds []queueRound, rate int, d ti
 	fmt.Fprintf(w, "\nCSR queue tabs (%s, one console behind HAProxy, 12 tabs per person, /csrs?%s): %d writes/s (half creates, half approvals) for %v; load average %s at the start, %s at the end\n",
 		binary, queueView, rate, d, load, loadAverage())
 	fmt.Fprintf(w, "latency = the write leaving the driver → an event naming its row read by a tab; bytes = event data the tabs read while the driver ran\n\n")
-	fmt.Fprintf(w, "| tabs | all connected s | changes got/expected | p50 ms | p99 ms | max ms | bytes per change per tab | refetches (p50 / max ms) | RSS MiB before → peak (after) | streams ended early |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| tabs | all connected s | changes got/expected | p50 ms | p99 ms | max ms | bytes per change per tab | MB sent | refetches (p50 / max ms) | RSS MiB before → peak (after) | console CPU s | streams ended early |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rounds {
 		per := 0.0
 		if r.writes > 0 {
 			per = float64(r.bytes) / float64(r.writes*r.tabs)
 		}
-		fmt.Fprintf(w, "| %d | %.1f | %d/%d | %s | %s | %s | %.0f | %d (%s / %s) | %.0f → %.0f (%.0f) | %d |\n",
-			r.tabs, r.connectAll.Seconds(), r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), per,
-			r.refetches, ms(r.refetchP50), ms(r.refMax), mib(r.rssBefore), mib(r.rssPeak), mib(r.rssAfter), r.ended)
+		fmt.Fprintf(w, "| %d | %.1f | %d/%d | %s | %s | %s | %.0f | %.1f | %d (%s / %s) | %.0f → %.0f (%.0f) | %.1f | %d |\n",
+			r.tabs, r.connectAll.Seconds(), r.got, r.expected, ms(r.p50), ms(r.p99), ms(r.max), per, float64(r.bytes)/1e6,
+			r.refetches, ms(r.refetchP50), ms(r.refMax), mib(r.rssBefore), mib(r.rssPeak), mib(r.rssAfter), r.cpu, r.ended)
 	}
 }

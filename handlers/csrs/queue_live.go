@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -27,6 +28,7 @@ func liveView(qp *model.CSRQueuePage, signers map[string]int, env present.CSRQue
 	v.Set("view", view)
 	u.RawQuery = v.Encode()
 	qp.LiveView, qp.LiveURL = view, u.String()
+	qp.LiveDictID, qp.LiveDict = page.CSRViewDict()
 	qp.Chrome.Live.URL = qp.LiveURL
 	qp.MayDelete = env.MayDelete
 	if env.MayDecide == nil {

@@ -50,6 +50,9 @@ type CSRQueuePage struct {
 	// shows another view than its stream connects again (web/js/live.js).
 	// "" when live updates are off or the view cannot be followed.
 	LiveView, LiveURL string
+	// LiveDictID and LiveDict (base64) are the dictionary the view's live
+	// updates are deflated against (handlers/page.DeflateCSRView).
+	LiveDictID, LiveDict string
 	// DecideSigners are the signers the user may decide for, among the
 	// queue's: a row a live update adds keeps its selection box (a storm's
 	// row its actions) only for those.

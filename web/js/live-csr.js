@@ -1,7 +1,8 @@
 // Live updates of the CSR approval queue, in two forms:
 //   - onQueueView: the tab's stream follows its view (handlers/live_csr_views.go):
-//     the server computes the view once per batch for all its tabs and sends
-//     the ops that turn the page into the page now (pages.CSRQueueViewUpdate):
+//     the server computes the view once per batch for all its tabs and sends,
+//     deflated (inflateView), the ops that turn the page into the page now
+//     (pages.CSRQueueViewUpdate):
 //     remove, insert after, move after, replace, with the rows they carry, and
 //     the tabs, count line and pager when they changed. The view is fetched
 //     again only when the server says so or the rows differ afterwards.
@@ -169,6 +170,33 @@ function setCounts(table, counts) {
   else if (curPager) curPager.remove();
   else if (pager) table.querySelector('[data-testid="data-table"]')?.after(pager);
   if (pager) htmx.process(pager);
+}
+
+// dictionaries keeps each table's dictionary decoded (its base64 is read once).
+const dictionaries = new WeakMap();
+
+function fromBase64(s) {
+  return Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+}
+
+// inflateView turns a view's update (handlers/page.DeflateCSRView:
+// "<dictionary id>:<base64 of raw deflate>") into its HTML, or null when the
+// table holds another dictionary (the page was rendered by another process).
+// A preset dictionary is, to an inflater, bytes that came before: the
+// table's dictionary goes first as a stored block, and is cut off the output.
+export async function inflateView(table, data) {
+  const i = data.indexOf(':');
+  if (i < 0 || !table.dataset.liveDict || data.slice(0, i) !== table.dataset.liveDictId) return null;
+  let dict = dictionaries.get(table);
+  if (!dict) {
+    dict = fromBase64(table.dataset.liveDict);
+    dictionaries.set(table, dict);
+  }
+  const n = dict.length;
+  const stored = new Uint8Array([0, n & 255, n >> 8, ~n & 255, (~n >> 8) & 255]);
+  const stream = new Blob([stored, dict, fromBase64(data.slice(i + 1))]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  const out = new Uint8Array(await new Response(stream).arrayBuffer());
+  return new TextDecoder().decode(out.subarray(n));
 }
 
 // onQueueView applies one update of the tab's view and reports whether the

@@ -4,7 +4,7 @@
 //   <kind>          nav count and list total: replace the elements with the same ids
 //   status          the stale-data banner slot (#live-status)
 //   <kind>-rows     changed rows of a list: swap by row id, insert, remove
-//   csrs-view       the ops of the CSR queue's view this tab shows (live-csr.js)
+//   csrs-view       the ops of the CSR queue's view this tab shows, deflated (live-csr.js)
 //   resync          the page may have missed changes: fetch the list fragment again
 //   session-expired the session is over: show the banner it carries, stop
 //   too-many-streams this user has the most tabs with live updates (or the server
@@ -14,7 +14,7 @@
 // htmx-ext-sse is not used for the connection: it logs every reconnect as a
 // console error and offers no hook to tell a resync from a plain swap.
 import htmx from './htmx.js';
-import { onQueueRows, onQueueView } from './live-csr.js';
+import { inflateView, onQueueRows, onQueueView } from './live-csr.js';
 
 const TABLE_ID = 'list-table';
 
@@ -192,6 +192,20 @@ function onView(html) {
   else if (onQueueView(table, frag)) refetch();
 }
 
+// viewsInOrder applies the view's updates in the order they came: each is
+// inflated first (inflateView, asynchronous). One that cannot be (deflated
+// against a dictionary this page does not hold) fetches the view.
+let viewsInOrder = Promise.resolve();
+function onViewData(data) {
+  viewsInOrder = viewsInOrder.then(async () => {
+    const table = document.getElementById(TABLE_ID);
+    if (!table || !table.hasAttribute('data-csr-queue')) return;
+    const html = await inflateView(table, data);
+    if (html === null) refetch();
+    else onView(html);
+  }).catch(() => refetch());
+}
+
 function onResync(topic) {
   const kind = topic.replace(/-rows(-metrics)?$/, '');
   const table = document.getElementById(TABLE_ID);
@@ -226,7 +240,7 @@ function connect(body) {
     for (const k of kinds) es.addEventListener(k, (e) => replaceById(e.data));
     es.addEventListener('status', (e) => replaceById(e.data));
     if (rowsKind) es.addEventListener(rowsKind + '-rows', (e) => onRows(rowsKind, e.data));
-    es.addEventListener('csrs-view', (e) => onView(e.data));
+    es.addEventListener('csrs-view', (e) => onViewData(e.data));
     es.addEventListener('resync', (e) => onResync(e.data));
     for (const ev of ['session-expired', 'too-many-streams']) {
       es.addEventListener(ev, (e) => {
