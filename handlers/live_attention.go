@@ -12,7 +12,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/attention"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
@@ -101,26 +100,18 @@ func (l *LiveUpdates) attentionItems(now time.Time) (items []attention.Item, loa
 }
 
 // attentionSection renders one view's section from every item.
-func (l *LiveUpdates) attentionSection(v *attentionView, items []attention.Item, loadRead bool) []byte {
-	var notes []string
+func (l *LiveUpdates) attentionSection(v *attentionView, items []attention.Item, rated bool) []byte {
+	seen := loadUnknown
 	switch {
 	case l.load == nil: // no sampler: nothing measured to say
 	case !v.access.load:
-		notes = append(notes, noteLoadForbidden)
-	case !loadRead:
-		notes = append(notes, noteLoadPending)
+		seen = loadForbidden
+	case !rated:
+		seen = loadPending
+	default:
+		seen = loadRead
 	}
-	if v.access.may(kube.CSRs) && !v.access.rbac {
-		notes = append(notes, noteNoRBAC)
-	}
-	vis := attention.Visible(items, v.access.may)
-	if !v.access.load { // a user who may not read /metrics sees nothing it measured
-		vis = dropLoadItems(vis)
-	}
-	if !v.access.rbac {
-		vis = dropConcern(vis, attention.UnapprovedSigners)
-	}
-	return mustRender(pages.AttentionSection(present.Attention(vis, notes)))
+	return mustRender(pages.AttentionSection(attentionSectionOf(v.access, items, seen)))
 }
 
 func dropLoadItems(items []attention.Item) []attention.Item {
