@@ -107,7 +107,7 @@ func TestHomePageAndLiveAttentionRenderTheSameSection(t *testing.T) {
 			var sent string
 			// What a batch of changes sends the view (Render's attention part).
 			lv.mu.Lock()
-			msgs := lv.attentionMessages(lv.now())
+			msgs := lv.attentionMessages(lv.now(), nil)
 			lv.mu.Unlock()
 			for _, m := range msgs {
 				if m.Topic == topic {
