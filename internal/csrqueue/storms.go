@@ -118,6 +118,7 @@ type Storms struct {
 	gen        uint64 // the last memberTree generation given out
 	slab       slab   // bulk builds (GroupStorms) allocate in chunks
 	bulk       bool   // a bulk build: nothing was before it
+	version    uint64 // batches that changed a group (Version)
 }
 
 // SignerPending is one signer's pending requests: how many, and the oldest.

@@ -241,6 +241,9 @@ func (s *Storms) remove(name string) {
 // changed group (a new Storm sharing its tree, which is frozen), and
 // O(signers log signers) when a signer's requests changed.
 func (s *Storms) publish() {
+	if len(s.pending.keys) > 0 || len(s.pending.reqs) > 0 {
+		s.version++
+	}
 	// A requester's requests becoming a requester storm, or one no more,
 	// changes whether its retry storms are storms: at most
 	// RequesterStormMin of them (it crosses at that many requests) or two
@@ -321,6 +324,17 @@ func (s *Storms) setPub(id string, pub **Storm, st *Storm) {
 		s.storms[id] = st
 	}
 	*pub = st
+}
+
+// Version changes whenever a storm changes (or one starts or ends): what a
+// caller derives from All (the largest storms) is current while it holds.
+func (s *Storms) Version() uint64 {
+	if s == nil {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.version
 }
 
 // wasByID is the storm with the ID before the last batch that changed the
