@@ -89,25 +89,19 @@ const (
 
 // homeAttention is the attention section of the signed-in user's home page.
 func (h *Handlers) homeAttention(c echo.Context, statuses []kube.KindStatus, now time.Time) model.Attention {
-	var notes []string
 	var load *apfload.Load
-	loadShown := false
+	seen := loadUnknown
 	if st, ok := h.flowSchemaPages.Load(c); ok {
 		switch {
 		case st.Forbidden:
-			notes = append(notes, noteLoadForbidden)
+			seen = loadForbidden
 		case st.Load != nil && st.Load.HasRates():
-			load, loadShown = st.Load, true
+			load, seen = st.Load, loadRead
 		case st.Allowed:
-			loadShown = true
-			notes = append(notes, noteLoadPending)
+			seen = loadPending
 		}
 	}
-	rbac := h.mayReadRBAC(c)
-	acc := accessOf(statuses, loadShown, rbac)
-	if acc.may(kube.CSRs) && !acc.rbac {
-		notes = append(notes, noteNoRBAC)
-	}
+	acc := accessOf(statuses, seen == loadRead || seen == loadPending, h.mayReadRBAC(c))
 	facts := attention.Facts{Load: load, Statuses: statuses, Now: now, Read: acc.may}
 	if acc.may(kube.CSRs) {
 		facts.Storms = h.queue.Storms()
@@ -123,8 +117,45 @@ func (h *Handlers) homeAttention(c echo.Context, statuses []kube.KindStatus, now
 	if load != nil {
 		facts.Rejecting = attention.RejectingOf(*load)
 	}
-	items := attention.Visible(h.attention.sources.Items(facts), acc.may)
-	return present.Attention(items, notes)
+	return attentionSectionOf(acc, h.attention.sources.Items(facts), seen)
+}
+
+// loadSeen is what the console knows of the API server's load for a section.
+type loadSeen int
+
+const (
+	loadUnknown   loadSeen = iota // no sampler, or the access review failed: nothing to say
+	loadForbidden                 // the user may not get /metrics
+	loadPending                   // allowed, the sampler has no rates yet
+	loadRead                      // allowed, with rates
+)
+
+// attentionSectionOf is the section of one access, from items computed for
+// it or for several accesses at once (the live updates compute them once per
+// batch for every open access): the home page and its live updates both lay
+// it out here, so a tab shows the same section before and after a change.
+// What the access may not see is left out: kinds it may not list, what the
+// load says when it may not read /metrics, signers nothing approves when it
+// may not read who approves.
+func attentionSectionOf(acc attentionAccess, items []attention.Item, load loadSeen) model.Attention {
+	var notes []string
+	switch load {
+	case loadForbidden:
+		notes = append(notes, noteLoadForbidden)
+	case loadPending:
+		notes = append(notes, noteLoadPending)
+	}
+	if acc.may(kube.CSRs) && !acc.rbac {
+		notes = append(notes, noteNoRBAC)
+	}
+	vis := attention.Visible(items, acc.may)
+	if !acc.load { // a user who may not read /metrics sees nothing it measured
+		vis = dropLoadItems(vis)
+	}
+	if !acc.rbac {
+		vis = dropConcern(vis, attention.UnapprovedSigners)
+	}
+	return present.Attention(vis, notes)
 }
 
 // mayReadRBAC says whether the user may list ClusterRoles and

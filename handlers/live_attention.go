@@ -10,9 +10,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/attention"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
@@ -47,6 +47,7 @@ func attentionTopic(key string) string {
 // maxAttentionViews.
 func (l *LiveUpdates) openAttention(access attentionAccess) (topic string, release func(), ok bool) {
 	key := access.key()
+	storms := l.attentionStorms(access.may(kube.CSRs))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	v := l.attentionViews[key]
@@ -58,26 +59,44 @@ func (l *LiveUpdates) openAttention(access attentionAccess) (topic string, relea
 		l.attentionViews[key] = v // first: the items read what its user may list
 		// The section as of now: its tabs were rendered just before (a
 		// change since reaches them with the next batch that differs).
-		items, loadRead := l.attentionItems(l.now())
+		items, loadRead := l.attentionItems(l.now(), storms)
 		v.shown = l.attentionSection(v, items, loadRead)
 		if len(l.attentionViews) == 1 {
 			l.startAttentionTicks()
 		}
 	}
 	v.tabs++
+	if v.access.may(kube.CSRs) {
+		l.attentionCSRTabs.Add(1)
+	}
 	return v.topic, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
+		if v.access.may(kube.CSRs) {
+			l.attentionCSRTabs.Add(-1)
+		}
 		if v.tabs--; v.tabs == 0 && l.attentionViews[key] == v {
 			delete(l.attentionViews, key)
 		}
 	}, true
 }
 
+// attentionStorms is the CSR queue's storm index when some open attention
+// view (or the one opening, csrs) may list CSRs, read before the hub's lock
+// is taken: reading it catches the queue's index up with the CSR changes
+// (O(log n) each), which need not hold up the other live views.
+func (l *LiveUpdates) attentionStorms(csrs bool) *csrqueue.Storms {
+	if !csrs && l.attentionCSRTabs.Load() == 0 {
+		return nil
+	}
+	return l.csrQueue.Storms()
+}
+
 // attentionItems computes every item once for all views (l.mu held): the
 // load as the sampler last read it, without counting as a look, and who
-// approves from the last walk a page read.
-func (l *LiveUpdates) attentionItems(now time.Time) (items []attention.Item, loadRead bool) {
+// approves from the last walk a page read. storms is the storm index read
+// before the lock (nil: none was read).
+func (l *LiveUpdates) attentionItems(now time.Time, storms *csrqueue.Storms) (items []attention.Item, loadRead bool) {
 	// Read what some open view's user may list, nothing else.
 	read := func(k kube.KindID) bool {
 		for _, v := range l.attentionViews {
@@ -89,7 +108,10 @@ func (l *LiveUpdates) attentionItems(now time.Time) (items []attention.Item, loa
 	}
 	f := attention.Facts{Statuses: l.cluster.Statuses(), Now: now, Gap: l.attention.walk.gapFunc(), Read: read}
 	if read(kube.CSRs) {
-		f.Storms = l.csrQueue.Storms()
+		if storms == nil { // a CSR reader's tab opened since: read it here, once
+			storms = l.csrQueue.Storms()
+		}
+		f.Storms = storms
 	}
 	if l.load != nil {
 		if ld, err := l.load.Latest(); err == nil && ld.HasRates() {
@@ -101,26 +123,18 @@ func (l *LiveUpdates) attentionItems(now time.Time) (items []attention.Item, loa
 }
 
 // attentionSection renders one view's section from every item.
-func (l *LiveUpdates) attentionSection(v *attentionView, items []attention.Item, loadRead bool) []byte {
-	var notes []string
+func (l *LiveUpdates) attentionSection(v *attentionView, items []attention.Item, rated bool) []byte {
+	seen := loadUnknown
 	switch {
 	case l.load == nil: // no sampler: nothing measured to say
 	case !v.access.load:
-		notes = append(notes, noteLoadForbidden)
-	case !loadRead:
-		notes = append(notes, noteLoadPending)
+		seen = loadForbidden
+	case !rated:
+		seen = loadPending
+	default:
+		seen = loadRead
 	}
-	if v.access.may(kube.CSRs) && !v.access.rbac {
-		notes = append(notes, noteNoRBAC)
-	}
-	vis := attention.Visible(items, v.access.may)
-	if !v.access.load { // a user who may not read /metrics sees nothing it measured
-		vis = dropLoadItems(vis)
-	}
-	if !v.access.rbac {
-		vis = dropConcern(vis, attention.UnapprovedSigners)
-	}
-	return mustRender(pages.AttentionSection(present.Attention(vis, notes)))
+	return mustRender(pages.AttentionSection(attentionSectionOf(v.access, items, seen)))
 }
 
 func dropLoadItems(items []attention.Item) []attention.Item {
@@ -138,12 +152,12 @@ func dropConcern(items []attention.Item, c attention.Concern) []attention.Item {
 }
 
 // attentionMessages are the sections that changed, one message per view
-// (l.mu held).
-func (l *LiveUpdates) attentionMessages(now time.Time) []live.Message {
+// (l.mu held; storms from attentionStorms before it).
+func (l *LiveUpdates) attentionMessages(now time.Time, storms *csrqueue.Storms) []live.Message {
 	if len(l.attentionViews) == 0 {
 		return nil
 	}
-	items, loadRead := l.attentionItems(now)
+	items, loadRead := l.attentionItems(now, storms)
 	var msgs []live.Message
 	for _, v := range l.attentionViews {
 		html := l.attentionSection(v, items, loadRead)
@@ -174,13 +188,14 @@ func (l *LiveUpdates) startAttentionTicks() {
 		t := time.NewTicker(l.load.Interval())
 		defer t.Stop()
 		for range t.C {
+			storms := l.attentionStorms(false)
 			l.mu.Lock()
 			if len(l.attentionViews) == 0 {
 				l.ticking = false
 				l.mu.Unlock()
 				return
 			}
-			msgs := l.attentionMessages(l.now())
+			msgs := l.attentionMessages(l.now(), storms)
 			l.mu.Unlock()
 			if len(msgs) > 0 {
 				p.Publish(msgs...)

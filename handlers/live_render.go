@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -85,7 +86,11 @@ type LiveUpdates struct {
 	// their access's key, ticking whether their ticks run (live_attention.go).
 	attention      *attentionState
 	attentionViews map[string]*attentionView
-	ticking        bool
+	// attentionCSRTabs counts the open home tabs whose user may list CSRs
+	// (changed under mu, read without it: Render reads the storm index
+	// before taking mu only when some tab shows it).
+	attentionCSRTabs atomic.Int64
+	ticking          bool
 }
 
 // NewLiveUpdates returns the renderer and stream server for live updates.
@@ -132,6 +137,7 @@ func (l *LiveUpdates) loadState() present.APFLoadState {
 func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []live.Message {
 	now := l.now()
 	st := l.cluster.Status(kind)
+	storms := l.attentionStorms(false) // outside the lock: it may catch up with CSR changes
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var msgs []live.Message
@@ -220,7 +226,7 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 		msgs = append(msgs, l.csrVerdictViewMessages(now)...)
 	}
 	// The home pages' attention sections that this batch changed (live_attention.go).
-	msgs = append(msgs, l.attentionMessages(now)...)
+	msgs = append(msgs, l.attentionMessages(now, storms)...)
 	return msgs
 }
 

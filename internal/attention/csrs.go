@@ -57,7 +57,7 @@ func Storms(largest []*csrqueue.Storm, count int, now time.Time) (Item, bool) {
 		}
 		age := now.Sub(st.Oldest().Created)
 		it.Oldest = max(it.Oldest, age)
-		entries = append(entries, Entry{Name: name, Severity: Warning, Count: len(st.Members), Age: age,
+		entries = append(entries, Entry{Name: name, Severity: Warning, Count: st.Size(), Age: age,
 			Note: []string{st.Key.Signer}, Href: (csrqueue.Query{State: csrqueue.Pending, Group: st.ID}).Href(urls.CSRs)})
 	}
 	it.Entries, _ = top(entries)
@@ -68,7 +68,7 @@ func Storms(largest []*csrqueue.Storm, count int, now time.Time) (Item, bool) {
 // Sources keeps them per build of the storm index, not per view.
 func TopStorms(all []*csrqueue.Storm) []*csrqueue.Storm {
 	slices.SortFunc(all, func(a, b *csrqueue.Storm) int {
-		return cmp.Or(cmp.Compare(len(b.Members), len(a.Members)), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(b.Size(), a.Size()), cmp.Compare(a.ID, b.ID))
 	})
 	return slices.Clip(all[:min(len(all), MaxEntries)])
 }

@@ -36,6 +36,7 @@ type Sources struct {
 	// stormsOf is the storm index the largest storms were picked from:
 	// picked again only when the queue rebuilt it (after a CSR change).
 	stormsOf   *csrqueue.Storms
+	stormsAt   uint64 // its Version then
 	storms     []*csrqueue.Storm
 	stormCount int
 	byHook     map[apfload.WebhookKey][]HookRef // every configured webhook, by its metrics name
@@ -195,8 +196,10 @@ var errSkipped = errors.New("not read")
 func (s *Sources) topStorms(storms *csrqueue.Storms) ([]*csrqueue.Storm, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if storms != s.stormsOf {
-		s.stormsOf, s.storms, s.stormCount = storms, TopStorms(storms.All()), storms.Len()
+	// The index is kept per change (one pointer): its version says when
+	// the storms changed.
+	if v := storms.Version(); storms != s.stormsOf || v != s.stormsAt {
+		s.stormsOf, s.stormsAt, s.storms, s.stormCount = storms, v, TopStorms(storms.All()), storms.Len()
 	}
 	return s.storms, s.stormCount
 }

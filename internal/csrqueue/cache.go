@@ -27,14 +27,6 @@ import (
 type Cache struct {
 	mu sync.Mutex
 	x  *index
-	// storms groups the pending requests: rebuilt, from the pending tab
-	// alone, when the index changed since it was built (stormsAt), so a
-	// view of an unchanged cluster reads it.
-	storms   *Storms
-	stormsAt uint64
-	// before is the index the last rebuild replaced: a live update asks it
-	// which storm a deleted request was in.
-	before *Storms
 }
 
 // facts is what the queue knows of one CSR object, computed once.
@@ -67,21 +59,16 @@ func (c *Cache) index() *index {
 	return c.x
 }
 
-// stormsNow returns the storm index of the indexed CSRs (c.mu held),
-// rebuilding it when the CSRs changed since the last build: O(pending).
-func (c *Cache) stormsNow() *Storms {
-	x := c.index()
-	if c.storms == nil || c.stormsAt != x.changes {
-		c.before, c.storms, c.stormsAt = c.storms, GroupStorms(x.pendingMembers()), x.changes
-	}
-	return c.storms
-}
+// stormsNow returns the storm index of the indexed CSRs (c.mu held), kept
+// with the index per change.
+func (c *Cache) stormsNow() *Storms { return c.index().storms }
 
 // synced runs fn with the cache holding exactly items.
 func (c *Cache) synced(items []*certificatesv1.CertificateSigningRequest, checks Checks, fn func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.index().sync(items, checks)
+	x := c.index()
+	x.storms.change(func() { x.sync(items, checks) })
 	fn()
 }
 

@@ -81,14 +81,16 @@ type index struct {
 	orders  map[string]*[nStates]*ordered // sort key → each state tab's order
 	signers map[string]*members
 	idents  map[string]*identity
-	// changes counts the changes applied (the storm index is rebuilt from
-	// the pending tab when it moved on); syncs the full syncs.
-	changes, syncs uint64
+	// storms groups the pending requests that decode, kept per change
+	// like the rest (storms_kept.go).
+	storms *Storms
+	// syncs counts the full syncs.
+	syncs uint64
 }
 
 func newIndex() *index {
 	x := &index{byName: map[string]*entry{}, orders: map[string]*[nStates]*ordered{},
-		signers: map[string]*members{}, idents: map[string]*identity{}}
+		signers: map[string]*members{}, idents: map[string]*identity{}, storms: newStorms(0)}
 	x.order(SortQueue)
 	return x
 }
@@ -166,7 +168,10 @@ func (x *index) put(c *certificatesv1.CertificateSigningRequest, checks Checks) 
 	}
 	id.csrs.add(e)
 	e.ident = id
-	x.changes++
+	if e.slot == slotOf(Pending) && !e.bad {
+		x.storms.add(Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
+			Subject: f.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
+	}
 	return e
 }
 
@@ -188,7 +193,9 @@ func (x *index) remove(e *entry) {
 	if e.ident.csrs.len() == 0 {
 		delete(x.idents, identityKey(e.obj))
 	}
-	x.changes++
+	if e.slot == slotOf(Pending) && !e.bad {
+		x.storms.remove(e.obj.Name)
+	}
 }
 
 // forget removes the CSR name (deleted).
@@ -218,23 +225,6 @@ func (x *index) sync(items []*certificatesv1.CertificateSigningRequest, checks C
 			x.remove(e)
 		}
 	}
-}
-
-// pendingMembers are the pending requests that decode, in queue order, as
-// the storm index groups them.
-func (x *index) pendingMembers() []Member {
-	o := x.order(SortQueue)[slotOf(Pending)]
-	out := make([]Member, 0, o.n)
-	cur := o.cursor(false)
-	for e := cur.next(); e != nil; e = cur.next() {
-		if e.bad {
-			continue
-		}
-		c := e.obj
-		out = append(out, Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
-			Subject: e.f.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
-	}
-	return out
 }
 
 // stateCounts are the tab counts as a view reports them: states with none

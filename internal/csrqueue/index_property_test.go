@@ -166,8 +166,8 @@ func (g *propGen) query(st *Storms) Query {
 		for id := range st.storms {
 			ids = append(ids, id)
 		}
-		for _, id := range st.dupID {
-			ids = append(ids, id)
+		for _, m := range st.members {
+			ids = append(ids, m.dup.id)
 		}
 		slices.Sort(ids)
 		if len(ids) > 0 && g.r.IntN(4) > 0 {
@@ -197,13 +197,13 @@ func describe(r Result) string {
 	fmt.Fprintf(&sb, "total %d matched %d rows %d page %d decidable %v\ncounts %v\nsigners %v\n",
 		r.Total, r.Matched, r.Rows, r.Page, r.Decidable, r.Counts, r.Signers)
 	if r.Group != nil {
-		fmt.Fprintf(&sb, "group %s %d\n", r.Group.ID, len(r.Group.Members))
+		fmt.Fprintf(&sb, "group %s %d\n", r.Group.ID, len(r.Group.Members()))
 	}
 	fmt.Fprintf(&sb, "storms %d\n", r.Storms.Len())
 	for _, it := range r.Items {
 		fmt.Fprintf(&sb, "%s %s bad=%v decided=%v", it.CSR.Name, it.State, it.Bad, it.Decided.Unix())
 		if it.Storm != nil {
-			fmt.Fprintf(&sb, " storm=%s of %d checks=%s", it.Storm.ID, len(it.Storm.Members), it.ChecksOf.CSR.Name)
+			fmt.Fprintf(&sb, " storm=%s of %d checks=%s", it.Storm.ID, len(it.Storm.Members()), it.ChecksOf.CSR.Name)
 		}
 		fmt.Fprintf(&sb, " findings=%d dup=%s\n", len(it.Findings()), it.DuplicatesID())
 	}
@@ -216,7 +216,7 @@ func describeChange(ch Change) string {
 	for _, it := range ch.Rows {
 		fmt.Fprintf(&sb, "row %s %s bad=%v", it.CSR.Name, it.State, it.Bad)
 		if it.Storm != nil {
-			fmt.Fprintf(&sb, " storm=%s of %d", it.Storm.ID, len(it.Storm.Members))
+			fmt.Fprintf(&sb, " storm=%s of %d", it.Storm.ID, len(it.Storm.Members()))
 		}
 		sb.WriteByte('\n')
 	}

@@ -159,7 +159,7 @@ func (c *Cache) runOrdered(x *index, q Query, env Env, v *view, res Result) Resu
 	if tab[slotOf(Pending)] {
 		// Every storm's requests are pending and in the tab: each storm is
 		// one row.
-		res.Rows -= storms.collapsed()
+		res.Rows -= storms.rowsSaved()
 	}
 	lo, hi, page := window(q.Page, env.PageSize, res.Rows)
 	res.Page = page

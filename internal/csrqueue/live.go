@@ -47,7 +47,6 @@ func Live(items []*certificatesv1.CertificateSigningRequest, names []string, env
 func (c *Cache) live(names []string, env Env) Change {
 	x := c.index()
 	storms := c.stormsNow()
-	before := c.before
 	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies}
 	out := Change{Total: len(x.byName), Counts: x.stateCounts()}
 
@@ -81,7 +80,7 @@ func (c *Cache) live(names []string, env Env) Change {
 			}
 			return nil
 		}
-		if st := before.Of(name); st != nil {
+		if st := storms.wasOf(name); st != nil {
 			return []string{st.ID}
 		}
 		return nil
@@ -94,12 +93,12 @@ func (c *Cache) live(names []string, env Env) Change {
 			}
 			if st := storms.ByID(id); st != nil {
 				sendStorm(st, e)
-			} else if old := before.ByID(id); old != nil {
+			} else if old := storms.wasByID(id); old != nil {
 				// A storm no more: its row goes, and what is left of it is a
 				// row of its own again, or a row of the storm it is in now.
 				sent[id] = true
 				out.Removed = append(out.Removed, Removal{Group: true, ID: id})
-				for _, m := range old.Members {
+				for _, m := range old.Members() {
 					j := x.byName[m.Name]
 					if j == nil || storms.UID(m.Name) == "" || slices.Contains(names, m.Name) {
 						continue

@@ -364,7 +364,7 @@ func oracleLive(items []*certificatesv1.CertificateSigningRequest, names []strin
 				// row of its own again, or its new storm's row.
 				sent[id] = true
 				out.Removed = append(out.Removed, Removal{Group: true, ID: id})
-				for _, m := range old.Members {
+				for _, m := range old.Members() {
 					j := find(m.Name)
 					if j < 0 || storms.UID(m.Name) == "" || slices.Contains(names, m.Name) {
 						continue

@@ -79,7 +79,10 @@ func (q *Queue) with(checks Checks, fn func(c *Cache)) error {
 	c := q.facts
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := q.follow.catchUp(q.src, c.index(), checks); err != nil {
+	x := c.index()
+	var err error
+	x.storms.change(func() { err = q.follow.catchUp(q.src, x, checks) })
+	if err != nil {
 		return err
 	}
 	fn(c)
@@ -105,8 +108,9 @@ func (q *Queue) Live(names []string, env Env) (Change, error) {
 	return ch, err
 }
 
-// Storms returns the storm index of the source's CSRs, rebuilt only after a
-// CSR change; nil when the CSRs cannot be listed.
+// Storms returns the storm index of the source's CSRs, kept per CSR change
+// (the same index every call: read it, do not hold on to it for a
+// snapshot); nil when the CSRs cannot be listed.
 func (q *Queue) Storms() *Storms {
 	var s *Storms
 	if err := q.with(q.Checks(), func(c *Cache) { s = c.stormsNow() }); err != nil {

@@ -55,7 +55,7 @@ func TestQueueStormsFollowCSRChanges(t *testing.T) {
 	src := &source{items: pending(t, 3)}
 	q := New(src)
 	st := q.Storms()
-	if s := st.Of("storm-0"); s == nil || len(s.Members) != 3 {
+	if s := st.Of("storm-0"); s == nil || len(s.Members()) != 3 {
 		t.Fatalf("storm of 3, got %+v", s)
 	}
 	if q.Storms() != st || src.lists != 1 {
@@ -67,7 +67,7 @@ func TestQueueStormsFollowCSRChanges(t *testing.T) {
 	}
 	src.items = append(src.items, pending(t, 4)[3])
 	src.change(kube.CSRs, "storm-3")
-	if s := q.Storms().Of("storm-3"); s == nil || len(s.Members) != 4 || src.lists != 2 {
+	if s := q.Storms().Of("storm-3"); s == nil || len(s.Members()) != 4 || src.lists != 2 {
 		t.Errorf("after a CSR change: storm %+v, %d lists", s, src.lists)
 	}
 }

@@ -30,7 +30,7 @@ type StormPlan struct {
 // oldest first and approve the newest only in the last, so that repeating
 // "approve newest, deny the rest" converges and never approves two.
 func PlanStorm(st *Storm, action string, limit int) (StormPlan, error) {
-	n := len(st.Members)
+	n := st.Size()
 	limit = max(limit, 1)
 	switch action {
 	case StormApproveNewest:
@@ -39,12 +39,12 @@ func PlanStorm(st *Storm, action string, limit int) (StormPlan, error) {
 		}
 		if n <= limit {
 			newest := st.Newest()
-			return StormPlan{Approve: &newest, Deny: st.Members[:n-1]}, nil
+			return StormPlan{Approve: &newest, Deny: st.First(n - 1)}, nil
 		}
-		return StormPlan{Deny: st.Members[:limit], Left: n - limit}, nil
+		return StormPlan{Deny: st.First(limit), Left: n - limit}, nil
 	case StormDenyAll:
 		k := min(n, limit)
-		return StormPlan{Deny: st.Members[:k], Left: n - k}, nil
+		return StormPlan{Deny: st.First(k), Left: n - k}, nil
 	}
 	return StormPlan{}, fmt.Errorf("unknown group action %q", action)
 }

@@ -1,11 +1,10 @@
 package csrqueue
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,7 +48,9 @@ func machineRequester(username string) bool {
 // Storm is the pending requests of one StormKey, two or more; or, for a
 // requester storm (ByRequester), every pending request of one requester for
 // one signer, RequesterStormMin or more with two subjects or more, from a
-// machine identity (machineRequester).
+// machine identity (machineRequester). A Storm is one version of the storm,
+// never modified: a change of its requests makes a new Storm (sharing all but
+// O(log n) of its members), so a page may hold one while the index moves on.
 type Storm struct {
 	// Key is the storm's signer, subject and requester; Subject is "" in a
 	// requester storm (its requests differ in it).
@@ -64,32 +65,60 @@ type Storm struct {
 	// requester storm, and a hash of the key): stable while the key is,
 	// short whatever the subject's length.
 	ID string
-	// Members are oldest first (the name breaks ties), so the newest is last.
-	Members []Member
+	// members are oldest first (the name breaks ties), so the newest is last.
+	members *mnode
+	n       int
 }
 
-// Newest is the most recent request of the storm.
-func (s *Storm) Newest() Member { return s.Members[len(s.Members)-1] }
+// Size is how many requests the storm holds.
+func (s *Storm) Size() int { return s.n }
 
-// Oldest is the first request of the storm.
-func (s *Storm) Oldest() Member { return s.Members[0] }
+// Newest is the most recent request of the storm: O(log n).
+func (s *Storm) Newest() Member { return last(s.members) }
+
+// Oldest is the first request of the storm: O(log n).
+func (s *Storm) Oldest() Member { return first(s.members) }
+
+// First are the k oldest requests of the storm, oldest first: O(k + log n).
+func (s *Storm) First(k int) []Member {
+	k = min(k, s.n)
+	return appendFirst(make([]Member, 0, k), s.members, k)
+}
+
+// Members are the storm's requests, oldest first: O(n), for what shows or
+// decides them all.
+func (s *Storm) Members() []Member { return s.First(s.n) }
 
 // Storms indexes pending requests by what they share with others: the storm
 // (same signer, subject and requester) and the duplicates (same signer and
-// subject, whoever asks). It is built once per change of the CSRs and read by
-// every view, so that what a row says about other requests costs a map
-// lookup, never a scan; it holds each pending request once, never a list of
-// names per request. Read-only after GroupStorms; safe for concurrent reads.
+// subject, whoever asks). It is kept per change of a pending request
+// (storms_kept.go: O(log n) each) and read by every view, so that what a row
+// says about other requests costs a map lookup, never a scan, and a view
+// after a change walks no pending requests; it holds each pending request
+// once, never a list of names per request.
+//
+// Safe for concurrent use: the changes of one batch (a view's catch-up) are
+// made under the write lock and become visible together; the Storms it hands
+// out are versions that do not change.
 type Storms struct {
-	storms   map[string]*Storm // by ID
-	byName   map[string]*Storm // member name → its storm (only storms of two or more)
-	dupID    map[string]string // pending name → its duplicate set's ID ("d-…")
-	uids     map[string]string // pending name → metadata.uid
-	dupCount map[string]int    // duplicate set ID → pending requests in it
-	pending  int
-	// signers are the pending requests per signer (the home page's
-	// attention items read them).
-	signers []SignerPending
+	mu      sync.RWMutex
+	members map[string]*stormMember
+	keys    map[StormKey]*keyGroup
+	reqs    map[[2]string]*reqGroup // machine requesters' (signer, requester)
+	dups    map[[2]string]*dupSet   // (signer, subject)
+	signers map[string]*memberTree  // pending requests per signer, oldest first
+	storms  map[string]*Storm       // by ID, the current versions
+	// collapsed is how many rows fewer the storms make when each is one row.
+	collapsed int
+	// signerList are the signers' counts with their oldest, in the order of
+	// the oldest (as of the last batch).
+	signerList []SignerPending
+	pending    batchState
+	was        wasState
+	gen        uint64 // the last memberTree generation given out
+	slab       slab   // bulk builds (GroupStorms) allocate in chunks
+	bulk       bool   // a bulk build: nothing was before it
+	version    uint64 // batches that changed a group (Version)
 }
 
 // SignerPending is one signer's pending requests: how many, and the oldest.
@@ -99,102 +128,19 @@ type SignerPending struct {
 	Oldest Member
 }
 
-// GroupStorms groups pending requests: O(n) in their number, whatever the
-// shape. A machine identity with RequesterStormMin or more pending requests
-// for one signer, under two subjects or more, is one requester storm holding all of
+// GroupStorms groups pending requests from scratch, as the kept index holds
+// them after adding each: O(n log n) in their number, whatever the shape. A
+// machine identity with RequesterStormMin or more pending requests for one
+// signer, under two subjects or more, is one requester storm holding all of
 // them (its retry storms included: one row for the runaway client, not one
-// per name it tried); otherwise requests sharing signer, subject and requester
-// are one retry storm.
+// per name it tried); otherwise requests sharing signer, subject and
+// requester are one retry storm.
 func GroupStorms(pending []Member) *Storms {
-	// The maps are sized for the worst case (every request its own subject,
-	// as in a requester storm) once, not grown: growing them step by step
-	// was half of this function's time at 8,000 pending requests, and it
-	// runs after every change to the pending requests.
-	n := len(pending)
-	s := &Storms{
-		storms:   map[string]*Storm{},
-		byName:   make(map[string]*Storm, n),
-		dupID:    make(map[string]string, n),
-		uids:     make(map[string]string, n),
-		dupCount: make(map[string]int, n),
-		pending:  n,
-	}
-	dups := make(map[[2]string]string, n)
-	byKey := make(map[StormKey]*Storm, n)
-	// byRequester counts, per signer and requester, the requests and the
-	// retry-storm keys (one per subject) they fall in.
-	type requesterTally struct {
-		requests int
-		keys     []StormKey
-	}
-	byRequester := map[[2]string]*requesterTally{}
-	signerAt := map[string]int{}
+	s := newStorms(len(pending))
 	for _, p := range pending {
-		if i, ok := signerAt[p.Signer]; ok {
-			sp := &s.signers[i]
-			sp.Count++
-			if p.Created.Before(sp.Oldest.Created) {
-				sp.Oldest = p
-			}
-		} else {
-			signerAt[p.Signer] = len(s.signers)
-			s.signers = append(s.signers, SignerPending{Signer: p.Signer, Count: 1, Oldest: p})
-		}
-		k := StormKey{p.Signer, p.Subject, p.Requester}
-		d := [2]string{p.Signer, p.Subject}
-		did, ok := dups[d]
-		if !ok {
-			did = "d-" + keyHash(p.Signer, p.Subject)
-			dups[d] = did
-		}
-		s.dupID[p.Name] = did
-		s.uids[p.Name] = p.UID
-		s.dupCount[did]++
-		st := byKey[k]
-		if st == nil {
-			// Its ID is hashed only if it is kept (two requests or more):
-			// a requester storm of 3,000 subjects hashes none of them.
-			st = &Storm{Key: k, Subjects: 1}
-			byKey[k] = st
-			r := [2]string{p.Signer, p.Requester}
-			if byRequester[r] == nil {
-				byRequester[r] = &requesterTally{}
-			}
-			byRequester[r].keys = append(byRequester[r].keys, k)
-		}
-		st.Members = append(st.Members, p)
-		byRequester[[2]string{p.Signer, p.Requester}].requests++
+		s.add(p)
 	}
-	// A requester storm takes the retry storms (and single requests) of its
-	// requester and signer into one.
-	for r, t := range byRequester {
-		if t.requests < RequesterStormMin || len(t.keys) < 2 || !machineRequester(r[1]) {
-			continue
-		}
-		k := StormKey{Signer: r[0], Requester: r[1]}
-		rs := &Storm{Key: k, ByRequester: true, Subjects: len(t.keys), ID: RequesterStormID(r[0], r[1]),
-			Members: make([]Member, 0, t.requests)}
-		for _, sk := range t.keys {
-			rs.Members = append(rs.Members, byKey[sk].Members...)
-			delete(byKey, sk)
-		}
-		byKey[k] = rs
-	}
-	for _, st := range byKey {
-		if len(st.Members) < 2 {
-			continue
-		}
-		slices.SortFunc(st.Members, func(a, b Member) int {
-			return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
-		})
-		if st.ID == "" {
-			st.ID = StormID(st.Key)
-		}
-		s.storms[st.ID] = st
-		for _, m := range st.Members {
-			s.byName[m.Name] = st
-		}
-	}
+	s.publish()
 	return s
 }
 
@@ -232,7 +178,20 @@ func (s *Storms) Of(name string) *Storm {
 	if s == nil {
 		return nil
 	}
-	return s.byName[name]
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.of(s.members[name])
+}
+
+// of is the current storm of the pending request m (nil: none).
+func (s *Storms) of(m *stormMember) *Storm {
+	if m == nil {
+		return nil
+	}
+	if r := m.key.req; r != nil && r.pub != nil {
+		return r.pub
+	}
+	return m.key.pub
 }
 
 // ByID returns the storm with the ID, or nil.
@@ -240,6 +199,8 @@ func (s *Storms) ByID(id string) *Storm {
 	if s == nil {
 		return nil
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.storms[id]
 }
 
@@ -249,11 +210,13 @@ func (s *Storms) Duplicates(name string) (int, string) {
 	if s == nil {
 		return 0, ""
 	}
-	id, ok := s.dupID[name]
-	if !ok || s.dupCount[id] < 2 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m := s.members[name]
+	if m == nil || m.dup.n < 2 {
 		return 0, ""
 	}
-	return s.dupCount[id] - 1, id
+	return m.dup.n - 1, m.dup.id
 }
 
 // InSet reports whether the pending request name is in the storm or the
@@ -262,10 +225,16 @@ func (s *Storms) InSet(id, name string) bool {
 	if s == nil || id == "" {
 		return false
 	}
-	if st := s.byName[name]; st != nil && st.ID == id {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m := s.members[name]
+	if m == nil {
+		return false
+	}
+	if st := s.of(m); st != nil && st.ID == id {
 		return true
 	}
-	return s.dupID[name] == id && s.dupCount[id] > 1
+	return m.dup.id == id && m.dup.n > 1
 }
 
 // UID returns the UID of the pending request name as indexed ("" when it
@@ -275,24 +244,33 @@ func (s *Storms) UID(name string) string {
 	if s == nil {
 		return ""
 	}
-	return s.uids[name]
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if m := s.members[name]; m != nil {
+		return m.m.UID
+	}
+	return ""
 }
 
-// Signers are the pending requests per signer, in the order their first
-// request came in GroupStorms' input (requests whose spec.request does not decode are not
-// counted: the storm index leaves them out). Shared: do not modify.
+// Signers are the pending requests per signer, the signer whose oldest
+// request is oldest first (requests whose spec.request does not decode are
+// not counted: the storm index leaves them out). Shared: do not modify.
 func (s *Storms) Signers() []SignerPending {
 	if s == nil {
 		return nil
 	}
-	return s.signers
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.signerList
 }
 
-// All returns the storms (in no particular order).
+// All returns the storms (in no particular order): O(storms).
 func (s *Storms) All() []*Storm {
 	if s == nil {
 		return nil
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	out := make([]*Storm, 0, len(s.storms))
 	for _, st := range s.storms {
 		out = append(out, st)
@@ -305,17 +283,17 @@ func (s *Storms) Len() int {
 	if s == nil {
 		return 0
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return len(s.storms)
 }
 
-// collapsed is how many rows fewer the storms make when each is one row.
-func (s *Storms) collapsed() int {
+// rowsSaved is how many rows fewer the storms make when each is one row.
+func (s *Storms) rowsSaved() int {
 	if s == nil {
 		return 0
 	}
-	n := 0
-	for _, st := range s.storms {
-		n += len(st.Members) - 1
-	}
-	return n
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.collapsed
 }

@@ -33,7 +33,7 @@ func TestGroupStorms(t *testing.T) {
 		t.Fatalf("one storm of jane's three requests, got %d storms, c in %v", s.Len(), st)
 	}
 	var names []string
-	for _, m := range st.Members {
+	for _, m := range st.Members() {
 		names = append(names, m.Name)
 	}
 	if fmt.Sprint(names) != "[a b c]" || st.Newest().Name != "c" || st.Oldest().Name != "a" {
@@ -75,7 +75,7 @@ func TestGroupStormsLinear(t *testing.T) {
 		ps[i] = Member{Name: fmt.Sprintf("storm-%04d", i), Signer: kubeletClient, Subject: "CN=system:node:x,O=system:nodes", Requester: "system:node:x"}
 	}
 	s := GroupStorms(ps)
-	if st := s.Of("storm-0000"); st == nil || len(st.Members) != n || s.Len() != 1 {
+	if st := s.Of("storm-0000"); st == nil || len(st.Members()) != n || s.Len() != 1 {
 		t.Fatalf("one storm of %d", n)
 	}
 	if d, _ := s.Duplicates("storm-4999"); d != n-1 {
@@ -123,14 +123,14 @@ func TestRequesterStorms(t *testing.T) {
 	if st == nil || !st.ByRequester || s.Len() != 1 {
 		t.Fatalf("one requester storm, got %d storms, auto-00 in %+v", s.Len(), st)
 	}
-	if len(st.Members) != RequesterStormMin || st.Subjects != RequesterStormMin-2 || st.Key != (StormKey{Signer: clientSigner, Requester: runaway}) {
-		t.Errorf("members %d, subjects %d, key %+v", len(st.Members), st.Subjects, st.Key)
+	if len(st.Members()) != RequesterStormMin || st.Subjects != RequesterStormMin-2 || st.Key != (StormKey{Signer: clientSigner, Requester: runaway}) {
+		t.Errorf("members %d, subjects %d, key %+v", len(st.Members()), st.Subjects, st.Key)
 	}
 	if st.ID != RequesterStormID(clientSigner, runaway) || st.ID[:2] != "r-" || !ValidGroupID(st.ID) {
 		t.Errorf("ID %q", st.ID)
 	}
 	if s.Of("retry-a") != st || s.Of("retry-b") != st || st.Newest().Name != "retry-b" || st.Oldest().Name != "auto-00" {
-		t.Errorf("the retry storm is inside the requester storm, oldest first: %v", st.Members)
+		t.Errorf("the retry storm is inside the requester storm, oldest first: %v", st.Members())
 	}
 	if s.ByID(StormID(StormKey{clientSigner, "CN=svc-0", runaway})) != nil {
 		t.Error("the retry storm is not a storm of its own beside its requester's")
@@ -171,7 +171,7 @@ func TestRequesterStormsLinear(t *testing.T) {
 		ps[i] = Member{Name: fmt.Sprintf("auto-%04d", i), Signer: clientSigner, Subject: fmt.Sprintf("CN=svc-%d", i), Requester: "system:serviceaccount:certs:issuer"}
 	}
 	s := GroupStorms(ps)
-	if st := s.Of("auto-0000"); st == nil || len(st.Members) != n || st.Subjects != n || s.Len() != 1 {
+	if st := s.Of("auto-0000"); st == nil || len(st.Members()) != n || st.Subjects != n || s.Len() != 1 {
 		t.Fatalf("one requester storm of %d", n)
 	}
 	allocs := testing.AllocsPerRun(3, func() { GroupStorms(ps) })

@@ -52,8 +52,8 @@ func groupRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 func groupModel(st *csrqueue.Storm, rep *csrqueue.Item, env CSRQueueEnv) *model.CSRGroup {
 	g := &model.CSRGroup{
 		ID:          st.ID,
-		Count:       len(st.Members),
-		Title:       strconv.Itoa(len(st.Members)) + " requests from " + orDash(st.Key.Requester),
+		Count:       st.Size(),
+		Title:       strconv.Itoa(st.Size()) + " requests from " + orDash(st.Key.Requester),
 		Signer:      st.Key.Signer,
 		Subject:     st.Key.Subject,
 		Requester:   st.Key.Requester,
@@ -123,13 +123,13 @@ func CSRGroupPreviewPage(st *csrqueue.Storm, action string, limit int, now time.
 		p.Title = "Approve the newest, deny the rest"
 		if plan.Left > 0 {
 			p.Note = fmt.Sprintf("The storm has %d requests; one step decides at most %d. This step denies the %d oldest and approves nothing; %d stay pending, the newest among them. Run this action again: its last step approves the newest then.",
-				len(st.Members), limit, len(plan.Deny), plan.Left)
+				st.Size(), limit, len(plan.Deny), plan.Left)
 		}
 	default:
 		p.Title = "Deny all"
 		if plan.Left > 0 {
 			p.Note = fmt.Sprintf("The storm has %d requests; one step decides at most %d. This step denies the %d oldest; %d stay pending. Run this action again for them.",
-				len(st.Members), limit, len(plan.Deny), plan.Left)
+				st.Size(), limit, len(plan.Deny), plan.Left)
 		}
 	}
 	return p, nil
