@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,6 +44,16 @@ func newLiveCluster(names ...string) *liveCluster {
 		}
 	}
 	return c
+}
+
+// The fake holds CSRs only: no CRD or webhook configuration (the home
+// page's attention section reads them).
+func (c *liveCluster) CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) { return nil, nil }
+func (c *liveCluster) Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	return nil, nil
+}
+func (c *liveCluster) MutatingWebhooks() ([]*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+	return nil, nil
 }
 
 func (c *liveCluster) Ready() bool           { return true }
@@ -362,6 +374,9 @@ func TestPagesJoinTheStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK { // an error page has the layout too
+		t.Fatalf("home page: %s", resp.Status)
+	}
 	d, err := goquery.NewDocumentFromReader(resp.Body)
 	if err != nil {
 		t.Fatal(err)

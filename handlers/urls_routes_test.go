@@ -65,6 +65,7 @@ func builtURLs() []builtURL {
 		{"ActivityJSON", get, urls.ActivityJSON, urls.ActivityJSON, nil},
 
 		{"List", get, urls.List(kube.KindID(kind)), urls.ListRoute, map[string]string{"kind": kind}},
+		{"ListWithLint", get, urls.ListWithLint(kube.KindID(kind), urls.LintDrift), urls.ListRoute, map[string]string{"kind": kind}},
 		{"Object", get, urls.Object(kind, longName), urls.ObjectRoute, obj},
 		{"History", get, urls.History(kind, longName), urls.HistoryRoute, obj},
 		{"YAML", get, urls.YAML(kind, longName), urls.YAMLRoute, obj},
@@ -194,7 +195,8 @@ func TestEveryRoutePatternIsRegistered(t *testing.T) {
 // package urls appears in builtURLs, so a new builder cannot skip the check.
 func TestEveryURLBuilderIsRouted(t *testing.T) {
 	// Not addresses: helpers that compose addresses, and the "_" namespace.
-	notAddresses := []string{"Segment", "WithQuery", "ClusterScoped"}
+	// LintDrift and LintDanger are values of a list's lint= filter.
+	notAddresses := []string{"Segment", "WithQuery", "ClusterScoped", "LintDrift", "LintDanger"}
 	tested := map[string]bool{}
 	for _, b := range builtURLs() {
 		tested[b.builder] = true
