@@ -63,6 +63,12 @@ type policyFollower struct {
 	synced   func(cache.SharedIndexInformer) // it has synced: serve from it
 	absent   func(state State, err error)    // none, for err: not served, forbidden or failing
 	report   func(err error)                 // a running informer's LIST or WATCH outcome
+	// changed is told of each change, after Generation has moved: in
+	// the same informer handler, because client-go runs each handler on
+	// its own goroutine, and a change notified from a handler of its own
+	// could reach the live views before the generation moved (they would
+	// compute the verdicts with the old policies and send nothing).
+	changed func(name string)
 }
 
 // NewPolicyCache returns the cache reading with cfg's identity (the
@@ -164,7 +170,12 @@ func (p *PolicyCache) follow(ctx context.Context, res dynamic.ResourceInterface)
 	}
 	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, noWatchList{}),
 		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ObjectDescription: "CSRApprovalPolicy"})
-	changed := func(any) { p.changed() }
+	changed := func(obj any) {
+		p.changed()
+		if p.follower.changed != nil {
+			p.follower.changed(objectName(obj))
+		}
+	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: changed, UpdateFunc: func(_, o any) { changed(o) }, DeleteFunc: changed,
 	}); err != nil {

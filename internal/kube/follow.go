@@ -25,14 +25,9 @@ func (c *Cache) Policies() *PolicyCache { return c.policies }
 func (c *Cache) followPolicies(p *PolicyCache) {
 	id := CSRApprovalPolicies
 	p.follower = policyFollower{
-		starting: func(inf cache.SharedIndexInformer) {
-			_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-				AddFunc:    func(obj any) { c.notify(id, objectName(obj)) },
-				UpdateFunc: func(_, obj any) { c.notify(id, objectName(obj)) },
-				DeleteFunc: func(obj any) { c.notify(id, objectName(obj)) },
-			})
-			c.observeObjects(id, inf)
-		},
+		starting: func(inf cache.SharedIndexInformer) { c.observeObjects(id, inf) },
+		// Notified by p's own handler once its generation moved.
+		changed: func(name string) { c.notify(id, name) },
 		synced: func(inf cache.SharedIndexInformer) {
 			c.mu.Lock()
 			ks := c.kinds[id]
