@@ -214,11 +214,27 @@ func TestCSRCacheHeapDecidedSummary(t *testing.T) {
 	runtime.KeepAlive(keep1)
 	runtime.KeepAlive(keep2)
 	t.Logf("bytes per decided CSR in the cache: %d with the request's PEM, %d with its summary", pemKept/n, summarized/n)
-	// The shapes' usual request: 245 bytes of summary less than its PEM
-	// (one in fifty has 200 SANs, whose summary saves a quarter).
-	if pemKept-summarized < 200*n {
-		t.Errorf("the summary saves %d bytes per decided CSR (%d with the PEM, %d summarized), want at least 200", (pemKept-summarized)/n, pemKept/n, summarized/n)
+	// The heap is measured (logged above) but asserted only in its
+	// direction: at 1,000 objects the garbage collector's noise is about
+	// 100 bytes an object (299 then 186 saved in two runs of one commit).
+	// What the summary saves is asserted on the bytes it replaces, which
+	// are exact: the shapes' usual request is 245 bytes of summary less
+	// than its PEM (one in fifty has 200 SANs, whose summary saves a quarter).
+	if pemKept <= summarized {
+		t.Errorf("the summary saves nothing: %d bytes per decided CSR with the PEM, %d summarized", pemKept/n, summarized/n)
 	}
+	if saved := requestBytes(keep1) - requestBytes(keep2); saved < 200*n {
+		t.Errorf("the summary is %d bytes per decided CSR shorter than the PEM, want at least 200", saved/n)
+	}
+}
+
+// requestBytes is the bytes of spec.request of every CSR in store.
+func requestBytes(store cache.Indexer) int {
+	total := 0
+	for _, o := range store.List() {
+		total += len(o.(*certificatesv1.CertificateSigningRequest).Spec.Request)
+	}
+	return total
 }
 
 // TestTransformSummarizesDecidedRequests: a decided request's spec.request
