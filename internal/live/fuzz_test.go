@@ -120,7 +120,7 @@ func FuzzReply(f *testing.F) {
 }
 
 // FuzzPublish sends a fuzzed message through Streams, the path of every live
-// update (r3labs/sse encoding with SplitData), to a real connection on a
+// update (encodeData, then r3labs/sse and deadlineWriter), to a real connection on a
 // loopback listener, and reads it as EventSource does: the same event, the
 // data unchanged but for line breaks, the id Streams assigned, then the
 // marker. One server and one connection serve the whole run.
