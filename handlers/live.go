@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -129,8 +130,8 @@ func (h *Handlers) events(c echo.Context) error {
 	if id, ok := kube.IdentityFrom(r.Context()); ok {
 		sub.User = id.User
 	}
-	sub.Refusal = []live.Message{tooManyStreams()}
-	sub.Busy = []live.Message{replicaFull()}
+	sub.Refusal = tooManyStreamsReply()
+	sub.Busy = replicaFullReply()
 	lv.streams.Serve(c.Response(), r, sub)
 	return nil
 }
@@ -256,6 +257,14 @@ func sessionEndedMessage(title, msg string) live.Message {
 // already has live.DefaultMaxPerUser tabs receiving them from this replica, or
 // the replica serves as many streams as it may (--max-streams).
 const tooManyStreamsEvent = "too-many-streams"
+
+// tooManyStreamsReply and replicaFullReply are rendered once: every stream
+// holds its refusals for as long as it lasts (Subscription), and a rendering
+// per stream was some 2 KiB of each one's memory. Reply only reads them.
+var (
+	tooManyStreamsReply = sync.OnceValue(func() []live.Message { return []live.Message{tooManyStreams()} })
+	replicaFullReply    = sync.OnceValue(func() []live.Message { return []live.Message{replicaFull()} })
+)
 
 func tooManyStreams() live.Message {
 	return tooManyStreamsMessage("Too many open tabs", fmt.Sprintf(

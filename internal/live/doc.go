@@ -14,9 +14,15 @@
 //
 //   - AutoReplay (on in sse.New) keeps every event forever: off.
 //   - AutoStream lets clients create streams: off; the server names every stream.
-//   - SplitData is on, and carriage returns are normalised to line feeds before
-//     publishing, so a line of user text such as "event: x" stays inside a data
-//     field (a CR is a line break to an SSE parser but not to SplitData).
+//   - SplitData would split and format every event's data line by line for each
+//     connection it goes to: it is off, and Publish encodes the data once
+//     (encodeData: every line behind "data: ", carriage returns normalised to line
+//     feeds first), so a line of user text such as "event: x" stays inside a data
+//     field (a CR is a line break to an SSE parser). The library writes data that
+//     begins with ':' as it is, its comment form: encodeData puts an empty
+//     comment line before such data.
+//   - It writes an event as a Fprintf per field and flushes it: the connection's
+//     writer (deadlineWriter) gathers them into one write to net/http per flush.
 //   - Its stream goroutine sends to each subscriber with a blocking channel send, so
 //     one stalled client would hold up every other subscriber of the stream. Each
 //     connection therefore gets a stream of its own, publishing to it never blocks

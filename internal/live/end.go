@@ -36,7 +36,7 @@ func (s *Streams) End(owner string, msgs ...Message) int {
 					s.opts.Log.Error("live: dropping message", "err", err)
 					continue
 				}
-				if !s.send(c, &sse.Event{Event: []byte(m.Event), Data: normalizeNewlines(m.Data)}) {
+				if !s.send(c, &sse.Event{Event: []byte(m.Event), Data: encodeData(m.Data)}) {
 					break
 				}
 			}

@@ -17,7 +17,8 @@ import (
 
 // fuzzPayloads are seeds that try to smuggle SSE fields out of an event's
 // data: field lines after LF, CR and CRLF, a blank line that would end the
-// event early, comments, BOMs and NULs.
+// event early, comments (and data that begins as one, which the library
+// writes in its comment form: encodeData), BOMs and NULs.
 var fuzzPayloads = []string{
 	"<tr id=\"row-csrs-a\"><td>a</td></tr>",
 	"first\nevent: evil\ndata: injected\n\nid: 666\nretry: 1\n: comment",
@@ -25,6 +26,8 @@ var fuzzPayloads = []string{
 	"x\r\nevent: after-crlf\r\n\r\ndata: z",
 	"\n\n\n",
 	"data:no-space\nid:1\nevent:x",
+	": begins as a comment\nevent: x",
+	":",
 	"\ufeffevent: bom",
 	"nul\x00id: 5\x00",
 	"<pre data-annotation=\"event: x&#10;data: y\">event: x\ndata: y</pre>",
@@ -117,7 +120,7 @@ func FuzzReply(f *testing.F) {
 }
 
 // FuzzPublish sends a fuzzed message through Streams, the path of every live
-// update (r3labs/sse encoding with SplitData), to a real connection on a
+// update (encodeData, then r3labs/sse and deadlineWriter), to a real connection on a
 // loopback listener, and reads it as EventSource does: the same event, the
 // data unchanged but for line breaks, the id Streams assigned, then the
 // marker. One server and one connection serve the whole run.

@@ -52,6 +52,33 @@ func normalizeNewlines(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
 }
 
+// encodeData returns data as the library writes it with SplitData off, in one
+// piece: "data: " and the value, each further line behind "\ndata: ". Publish
+// encodes an event once for every connection it goes to; SplitData would split
+// and format it line by line for each of them. Newlines are normalised first
+// (normalizeNewlines), so no line of it is read as another field. The library
+// writes data that begins with ':' as it is (its comment form): such data
+// begins with an empty comment line, and its first line follows as data.
+func encodeData(b []byte) []byte {
+	b = normalizeNewlines(b)
+	lead := ""
+	if len(b) > 0 && b[0] == ':' {
+		lead = ":\ndata: "
+	}
+	n := bytes.Count(b, []byte("\n"))
+	out := make([]byte, 0, len(lead)+len(b)+n*len("data: "))
+	out = append(out, lead...)
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return append(out, b...)
+		}
+		out = append(out, b[:i+1]...)
+		out = append(out, "data: "...)
+		b = b[i+1:]
+	}
+}
+
 // cursor formats a stream position as an event id.
 func cursor(epoch string, seq uint64) string {
 	return epoch + "-" + strconv.FormatUint(seq, 10)

@@ -178,7 +178,7 @@ func NewStreams(opts Options) *Streams {
 	srv := sse.New()
 	srv.AutoReplay = false // the default keeps every event forever
 	srv.AutoStream = false // only the server names streams
-	srv.SplitData = true   // multi-line HTML, and no user text read as a field
+	srv.SplitData = false  // Publish splits the data itself, once per event (encodeData)
 	srv.EncodeBase64 = false
 	srv.BufferSize = opts.Queue
 	srv.Headers = map[string]string{
@@ -279,17 +279,18 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 	}()
 
 	// The library reads the stream from the query and refuses a Last-Event-ID that
-	// is not a number; Streams has read the cursor already.
-	lr := r.WithContext(ctx)
-	u := *r.URL
-	q := u.Query()
-	q.Set("stream", c.id)
-	u.RawQuery = q.Encode()
-	lr.URL = &u
-	lr.Header = r.Header.Clone()
-	lr.Header.Del("Last-Event-ID")
-
-	s.srv.ServeHTTP(&deadlineWriter{w: w, c: c, timeout: s.opts.WriteTimeout, flushes: &s.flushes}, lr)
+	// is not a number; Streams has read the cursor already. It reads nothing else
+	// of the request but its context, and keeps its URL for as long as the
+	// connection lasts: it gets a request of its own holding only these, not a
+	// copy of the client's headers and query.
+	lr, err := http.NewRequestWithContext(ctx, http.MethodGet, "/?stream="+c.id, nil)
+	if err != nil {
+		http.Error(w, "clusterdesk could not open the stream", http.StatusInternalServerError)
+		return
+	}
+	dw := &deadlineWriter{w: w, c: c, timeout: s.opts.WriteTimeout, flushes: &s.flushes}
+	s.srv.ServeHTTP(dw, lr)
+	_ = dw.send() // what the library wrote last without a flush, if anything
 }
 
 // attach joins a connection to its topics once the library has registered its
@@ -306,13 +307,13 @@ func (s *Streams) attach(id string) {
 	if hello == "" {
 		hello = "-"
 	}
-	if !s.send(c, &sse.Event{ID: now, Event: []byte(HelloEvent), Data: normalizeNewlines([]byte(hello))}) {
+	if !s.send(c, &sse.Event{ID: now, Event: []byte(HelloEvent), Data: encodeData([]byte(hello))}) {
 		return
 	}
 	since, sameProcess := parseCursor(s.epoch, c.sub.Since)
 	for _, t := range c.sub.Resync {
 		if !sameProcess || s.lastSeq[t] > since {
-			if !s.send(c, &sse.Event{ID: now, Event: []byte(ResyncEvent), Data: []byte(t)}) {
+			if !s.send(c, &sse.Event{ID: now, Event: []byte(ResyncEvent), Data: encodeData([]byte(t))}) {
 				return
 			}
 		}
@@ -381,7 +382,7 @@ func (s *Streams) Publish(msgs ...Message) {
 			continue
 		}
 		s.seq++
-		ev := &sse.Event{ID: []byte(cursor(s.epoch, s.seq)), Event: []byte(m.Event), Data: normalizeNewlines(m.Data)}
+		ev := &sse.Event{ID: []byte(cursor(s.epoch, s.seq)), Event: []byte(m.Event), Data: encodeData(m.Data)}
 		if m.Sticky {
 			s.sticky[stickyKey{m.Topic, m.Event}] = ev
 		} else {
