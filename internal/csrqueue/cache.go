@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unique"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
@@ -42,15 +41,12 @@ type facts struct {
 	staticOnce sync.Once
 	static     string // lower-cased search text that depends on nothing but the object
 
-	checkMu    sync.Mutex
-	checked    bool
-	findings   []csr.Finding // pending: all but the duplicates finding, which depends on other requests
-	noFindings bool          // the checks found nothing (nothing to work out again)
-	// findingText is the findings as the row shows them, lower-cased, for the
-	// filter; interned: most requests share their findings' text, and the
-	// queue keeps one per CSR (set once checked).
-	findingText unique.Handle[string]
-	rank        int // checksRank of the findings, for the sort by checks
+	checkMu     sync.Mutex
+	checked     bool
+	findings    []csr.Finding // pending: all but the duplicates finding, which depends on other requests
+	noFindings  bool          // the checks found nothing (nothing to work out again)
+	findingText string        // the findings as the row shows them, lower-cased, for the filter
+	rank        int           // checksRank of the findings, for the sort by checks
 
 	policy policyVerdicts // pending: the policies' verdicts (verdicts.go)
 }
@@ -158,7 +154,7 @@ func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w
 		MaxDuration:   env.MaxDuration,
 	})
 	if !f.checked {
-		f.checked, f.findingText, f.rank = true, unique.Make(w.Findings(fs)), checksRank(fs)
+		f.checked, f.findingText, f.rank = true, w.Findings(fs), checksRank(fs)
 		f.noFindings = len(fs) == 0
 		if f.state == Pending {
 			f.findings = fs
@@ -174,12 +170,12 @@ func (f *facts) checkedText(c *certificatesv1.CertificateSigningRequest, env Che
 	text, rank, done := f.findingText, f.rank, f.checked
 	f.checkMu.Unlock()
 	if done {
-		return text.Value(), rank
+		return text, rank
 	}
 	f.check(c, env, w)
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
-	return f.findingText.Value(), f.rank
+	return f.findingText, f.rank
 }
 
 // withDuplicates adds the duplicates finding to fs (a new slice; fs is shared).
