@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -23,7 +24,9 @@ type console struct {
 	started time.Time
 	baseURL string
 	login   string // the one-time login URL it printed
-	client  *http.Client
+	// pprof is the console's Go profiles (--pprof-listen, on loopback).
+	pprof  string
+	client *http.Client
 
 	mu      sync.Mutex
 	lastGC  string // the last GODEBUG=gctrace line
@@ -43,8 +46,14 @@ func startConsole(ctx context.Context, binary, kubeconfig, logPath string, env .
 	if err != nil {
 		return nil, err
 	}
+	pprofAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.CommandContext(ctx, binary, "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig)
-	cmd.Env = append(append(os.Environ(), "GODEBUG=gctrace=1"), env...)
+	// The profiles' address goes in the environment: a console built before
+	// --pprof-listen ignores it (a before/after with an older binary).
+	cmd.Env = append(append(os.Environ(), "GODEBUG=gctrace=1", "CLUSTERDESK_PPROF_LISTEN="+pprofAddr), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -54,7 +63,7 @@ func startConsole(ctx context.Context, binary, kubeconfig, logPath string, env .
 		return nil, err
 	}
 	jar, _ := cookiejar.New(nil)
-	c := &console{cmd: cmd, client: &http.Client{
+	c := &console{cmd: cmd, pprof: "http://" + pprofAddr + "/debug/pprof", client: &http.Client{
 		Jar:     jar,
 		Timeout: 60 * time.Second,
 		// The login answers 303 to /; the cookie is what matters.
@@ -202,4 +211,38 @@ func (c *console) stop() {
 		_ = c.cmd.Process.Kill()
 		<-done
 	}
+}
+
+// freeLoopbackAddr is a loopback address no one listens on now.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// saveHeapProfile writes the console's heap profile after a full GC
+// (/debug/pprof/heap?gc=1) to path, for go tool pprof
+// -sample_index=inuse_space. A console without --pprof-listen has none: it
+// returns the error, which the caller only logs.
+func (c *console) saveHeapProfile(path string) error {
+	resp, err := http.Get(c.pprof + "/heap?gc=1")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s/heap: %s", c.pprof, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

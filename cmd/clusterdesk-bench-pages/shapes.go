@@ -47,7 +47,9 @@ const deployGOMEMLIMIT = "400MiB"
 
 // readMemory signs in to the started console, waits for it to sync, and
 // reads its memory then and after pageViews views of pages.
-func readMemory(con *console, pages []page, logf func(string, ...any)) (memoryReading, error) {
+// The heap profiles go to profile+"-synced.pb.gz" and profile+"-viewed.pb.gz",
+// taken after each reading (the profile's GC would move the next).
+func readMemory(con *console, pages []page, profile string, logf func(string, ...any)) (memoryReading, error) {
 	var m memoryReading
 	if err := con.signIn(); err != nil {
 		return m, err
@@ -67,6 +69,7 @@ func readMemory(con *console, pages []page, logf func(string, ...any)) (memoryRe
 		return m, err
 	}
 	m.HeapSynced, _ = con.heap()
+	saveProfile(con, profile+"-synced.pb.gz", logf)
 	logf("shapes: %d page views", pageViews)
 	for i := range pageViews {
 		if _, err := get(con.client, con.baseURL+pages[i%len(pages)].page, nil); err != nil {
@@ -77,7 +80,17 @@ func readMemory(con *console, pages []page, logf func(string, ...any)) (memoryRe
 		return m, err
 	}
 	m.HeapViewed, _ = con.heap()
+	saveProfile(con, profile+"-viewed.pb.gz", logf)
 	return m, nil
+}
+
+// saveProfile saves the console's heap profile to path, or says why not.
+func saveProfile(con *console, path string, logf func(string, ...any)) {
+	if err := con.saveHeapProfile(path); err != nil {
+		logf("shapes: no heap profile (a console without --pprof-listen?): %v", err)
+		return
+	}
+	logf("shapes: heap profile in %s (go tool pprof -sample_index=inuse_space -top)", path)
 }
 
 // pageViews is how many page views the "after the views" memory reading follows.
@@ -135,7 +148,7 @@ func runShapes(ctx context.Context, o options, dir, fixtures string, logf func(s
 	if err != nil {
 		return nil, err
 	}
-	res.Limited, err = readMemory(limited, pages, logf)
+	res.Limited, err = readMemory(limited, pages, filepath.Join(dir, "bench-pages-heap-limited"), logf)
 	limited.stop()
 	if err != nil {
 		return nil, err
@@ -146,7 +159,7 @@ func runShapes(ctx context.Context, o options, dir, fixtures string, logf func(s
 		return nil, err
 	}
 	defer con.stop()
-	if res.Unlimited, err = readMemory(con, pages, logf); err != nil {
+	if res.Unlimited, err = readMemory(con, pages, filepath.Join(dir, "bench-pages-heap"), logf); err != nil {
 		return nil, err
 	}
 

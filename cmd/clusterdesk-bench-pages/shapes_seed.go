@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -122,6 +123,15 @@ func seedShapeCSRs(ctx context.Context, s *seeder, c shapeCounts) error {
 		cond := certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "BenchApproved"}
 		if i%3 == 0 {
 			cond.Type, cond.Reason = certificatesv1.CertificateDenied, "BenchDenied"
+			// The controller manager's csrcleaner deletes a denied request an
+			// hour after its condition's lastUpdateTime, which the API server
+			// sets only when the client leaves it empty: a decision dated a
+			// year ahead keeps the 15,000 denied requests for the next run
+			// (approved ones for a signer nobody serves carry no certificate,
+			// and the cleaner keeps those anyway). See upstream
+			// pkg/controller/certificates/cleaner/cleaner.go,
+			// isDeniedPastDeadline / isOlderThan.
+			cond.LastUpdateTime = metav1.NewTime(time.Now().AddDate(1, 0, 0))
 		}
 		created.Status.Conditions = append(created.Status.Conditions, cond)
 		_, err = csrs.UpdateApproval(ctx, created.Name, created, metav1.UpdateOptions{})

@@ -42,6 +42,8 @@ type config struct {
 	logLevel   string
 	// metricsListen serves /metrics on a separate address; empty serves none.
 	metricsListen string
+	// pprofListen serves Go's profiles on a loopback address; empty serves none.
+	pprofListen string
 	// inClusterDir holds the service-account token and CA bundle in a pod.
 	inClusterDir string
 	// cleanupProgressAfter is how long a confirmed cleanup runs before its
@@ -71,6 +73,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.devUI, "dev-ui", env("DEV_UI", "") == "true", "serve the component gallery at /ui (for designers)")
 	fs.StringVar(&c.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&c.metricsListen, "metrics-listen", env("METRICS_LISTEN", ""), "address to serve Prometheus /metrics on, apart from the console (default: none)")
+	fs.StringVar(&c.pprofListen, "pprof-listen", env("PPROF_LISTEN", ""), "loopback address to serve Go's profiles (/debug/pprof/) on, apart from the console, for benchmarks and debugging (default: none)")
 	fs.StringVar(&c.inClusterDir, "in-cluster-dir", env("IN_CLUSTER_DIR", kube.ServiceAccountDir), "in a pod without kubeconfig: the directory holding the service account's token and ca.crt")
 	progressAfter := fs.String("cleanup-progress-after", env("CLEANUP_PROGRESS_AFTER", handlers.DefaultCleanupProgressAfter.String()), "how long a confirmed cleanup runs before its page is sent with a progress line each second, which also keeps proxies with an idle timeout from giving up")
 	maxStreams := fs.String("max-streams", env("MAX_STREAMS", strconv.Itoa(live.DefaultMaxStreams)), "live-update connections (one per open tab) this replica serves at once, all users together; one more is told to try later. Each idle one costs about 60 KiB of memory: the default suits the 512 MiB limit of deploy/. Each user has at most "+strconv.Itoa(live.DefaultMaxPerUser)+" on a replica")
@@ -265,7 +268,7 @@ func run(args []string) error {
 	// Shutdown waits for handlers, and an event stream's handler returns only
 	// when its connection ends: end them first.
 	srv.RegisterOnShutdown(streams.Close)
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(ln) }()
 	if cfg.metricsListen != "" {
 		msrv, addr, err := serveMetrics(cfg.metricsListen, reg, errc)
@@ -274,6 +277,14 @@ func run(args []string) error {
 		}
 		defer msrv.Close()
 		log.Info("serving metrics", "url", "http://"+addr+"/metrics")
+	}
+	if cfg.pprofListen != "" {
+		psrv, addr, err := servePprof(cfg.pprofListen, errc)
+		if err != nil {
+			return err
+		}
+		defer psrv.Close()
+		log.Info("serving Go profiles", "url", "http://"+addr+"/debug/pprof/")
 	}
 	log.Info("serving", "url", servedURL, "public", baseURL, "readOnly", cfg.readOnly, "auth", string(si.mode))
 

@@ -168,7 +168,9 @@ func (p *PolicyCache) follow(ctx context.Context, res dynamic.ResourceInterface)
 			return w, err
 		},
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, noWatchList{}),
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw,
+		// A handful of objects: a LIST is cheap on any server (listWatch).
+		watchListSemantics{unsupported: true}),
 		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ObjectDescription: "CSRApprovalPolicy"})
 	changed := func(obj any) {
 		p.changed()

@@ -42,7 +42,7 @@ func watchWith[O any, PO interface {
 	runtime.Object
 }, L runtime.Object](client func(*Cache) listWatchClient[L]) func(*Cache, func(error)) (cache.ListerWatcher, runtime.Object) {
 	return func(c *Cache, report func(error)) (cache.ListerWatcher, runtime.Object) {
-		return listWatch[L](client(c), report), PO(new(O))
+		return listWatch[L](client(c), report, streamsInitialLists(c.ServerVersion())), PO(new(O))
 	}
 }
 
