@@ -80,8 +80,8 @@ type kindState struct {
 	decided  bool // served and allowed (informer started), forbidden, or not served
 	synced   bool // the informer has synced once; its store is usable from then on
 	informer cache.SharedIndexInformer
-	// changes counts the informer's events, bumped by the cache's own handler
-	// before it notifies listeners; counted is the object count taken at a
+	// changes counts the kind's notifications (notify), each bumped before
+	// the listeners are told; counted is the object count taken at a
 	// value of it. The store has no length: counting is a list of every key
 	// (53,000 strings' headers for the CSRs of a large cluster, 168 MB over
 	// 100 page views, each of which shows every kind's count), so Status
@@ -320,15 +320,10 @@ func (c *Cache) startInformer(ctx context.Context, wg *sync.WaitGroup, k Kind) {
 	inf := c.newInformer(k, func(err error) { c.observe(k.ID, err) })
 	// The handler replaces client-go's, which only logs: Status shows the lost watch.
 	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) { c.observe(k.ID, err) })
-	ks := c.kinds[k.ID] // set in NewCache, never replaced
-	changed := func(name string) {
-		ks.changes.Add(1) // before the listeners: a page they prompt counts afresh
-		c.notify(k.ID, name)
-	}
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { changed(objectName(obj)) },
-		UpdateFunc: func(_, obj any) { changed(objectName(obj)) },
-		DeleteFunc: func(obj any) { changed(objectName(obj)) },
+		AddFunc:    func(obj any) { c.notify(k.ID, objectName(obj)) },
+		UpdateFunc: func(_, obj any) { c.notify(k.ID, objectName(obj)) },
+		DeleteFunc: func(obj any) { c.notify(k.ID, objectName(obj)) },
 	})
 	c.observeObjects(k.ID, inf)
 	c.decide(k.ID, inf)
@@ -459,10 +454,19 @@ func (c *Cache) setState(id KindID, s State, err error) bool {
 	return changed
 }
 
+// notify tells the listeners of a change of a kind's object (name) or
+// status (""). Every change of a kind's store or informer comes through here
+// (the informers' handlers, the followed policies' own), so it is also what
+// makes Status count the kind again (kindState.changes), before the
+// listeners: a page they prompt counts afresh.
 func (c *Cache) notify(id KindID, name string) {
 	c.mu.RLock()
 	listeners := c.listeners
+	ks := c.kinds[id]
 	c.mu.RUnlock()
+	if ks != nil {
+		ks.changes.Add(1)
+	}
 	for _, fn := range listeners {
 		fn(id, name)
 	}

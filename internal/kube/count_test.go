@@ -28,7 +28,7 @@ func TestKindCountListsKeysOnlyAfterAnEvent(t *testing.T) {
 		t.Errorf("counting again without an event allocates %v times a call (a list of every key)", allocs)
 	}
 	add("c")
-	ks.changes.Add(1) // what the cache's handler does for the event
+	ks.changes.Add(1) // what notify does for the event
 	if n := ks.count(); n != 3 {
 		t.Errorf("count %d after an event, want 3", n)
 	}
