@@ -155,7 +155,7 @@ func (queueWords) Findings(fs []csr.Finding) string {
 // lowerLines is the lines lower-cased, each ending in a newline, in a string
 // of exactly their length: the queue keeps one per CSR (50,000 of them at
 // the page benchmark's shapes), and a strings.Builder grown by doubling
-// would keep up to twice the text (BenchmarkQueueWordsBytes).
+// would keep up to twice the text (TestLowerLinesKeepsExactBytes).
 func lowerLines(lines ...string) string {
 	n := 0
 	for i, l := range lines {
