@@ -205,6 +205,9 @@ func (flowSchemaLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
 func (flowSchemaLists) SelectorStatus(p *model.ListPage, q present.ListQuery, status int) int {
 	return selectorStatus(p, q, status)
 }
+func (flowSchemaLists) LintStatus(p *model.ListPage, q present.ListQuery, status int) int {
+	return lintStatus(p, q, status)
+}
 func (l flowSchemaLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
 func (l flowSchemaLists) CleanupHref(c echo.Context, id kube.KindID) string {
 	return l.h.cleanupPages.Href(c, id)

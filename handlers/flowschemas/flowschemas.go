@@ -34,6 +34,9 @@ type Lists interface {
 	// SelectorStatus keeps the label selector on the page and answers 400
 	// for one that does not parse.
 	SelectorStatus(p *model.ListPage, q present.ListQuery, status int) int
+	// LintStatus answers 400 for a lint= value the list does not know,
+	// saying why on the page.
+	LintStatus(p *model.ListPage, q present.ListQuery, status int) int
 	// NewHref and CleanupHref are the list's create and cleanup links, ""
 	// when the user is not offered them.
 	NewHref(c echo.Context, id kube.KindID) string

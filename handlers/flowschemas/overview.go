@@ -61,6 +61,9 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 		return err
 	}
 	q := present.ParseListQuery(c.QueryParams())
+	// The overview has no lint filter (present.LintFilterError says so): a
+	// lint= link must not show every FlowSchema as if it had filtered them.
+	q.LintErr = present.LintFilterError(string(kind.ID), q.Lint)
 	status := http.StatusOK
 	var p model.FlowSchemaListPage
 	if !ok {
@@ -76,6 +79,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 			c.Response().Header().Set("Retry-After", "2")
 		case err != nil:
 			return err
+		case q.LintErr != nil: // no rows: the page says why (LintStatus)
 		default:
 			p = present.FlowSchemaOverview(schemas, levels, q, time.Now())
 			if st, shown := h.Load(c); shown { // load.go
@@ -89,6 +93,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	}
 	p.List.Chrome, p.List.KindID, p.List.Title, p.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
 	status = h.d.Lists.SelectorStatus(&p.List, q, status) // handlers/list_selector.go
+	status = h.d.Lists.LintStatus(&p.List, q, status)     // handlers/list_lint.go
 	p.ClassifyHref = urls.Classify
 	p.List.NewHref = h.d.Lists.NewHref(c, kind.ID) // handlers/list_new.go
 	p.List.CleanupHref = h.d.Lists.CleanupHref(c, kind.ID)

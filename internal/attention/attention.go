@@ -64,6 +64,17 @@ type Item struct {
 	// Href is the filtered view of everything the item counts (the closest
 	// view when no filter selects exactly them).
 	Href string
+	// ByKind is set by Visible when it gathers the items of several kinds
+	// that each had a view of their own (Href is then empty): each kind's
+	// view and count, in the kinds' order, so none of them is left unlinked.
+	ByKind []KindLink
+}
+
+// KindLink is one kind's view of a gathered item.
+type KindLink struct {
+	Kind  kube.KindID
+	Count int
+	Href  string
 }
 
 // Entry is one thing an item is about.
@@ -85,8 +96,8 @@ type Entry struct {
 
 // Visible keeps the items whose kinds may all be listed (may answers for
 // one kind: the caller's cached access reviews), then joins the items of one
-// concern (lost watches come one per kind, so that each kind is shown only
-// to who may list it) and sorts them.
+// concern (lost watches and the webhook concerns come one per kind, so that
+// each kind is shown only to who may list it) and sorts them.
 func Visible(items []Item, may func(kube.KindID) bool) []Item {
 	out := items[:0:0]
 	at := map[Concern]int{}
@@ -101,11 +112,20 @@ func Visible(items []Item, may func(kube.KindID) bool) []Item {
 			continue
 		}
 		j := &out[i]
+		if j.Href != "" { // the first item gathered: its view becomes one of several
+			j.ByKind = []KindLink{{Kind: j.Kinds[0], Count: j.Count, Href: j.Href}}
+		}
+		if it.Href != "" {
+			j.ByKind = append(j.ByKind, KindLink{Kind: it.Kinds[0], Count: it.Count, Href: it.Href})
+		}
 		j.Count += it.Count
 		j.Oldest = max(j.Oldest, it.Oldest)
 		j.Kinds = append(slices.Clip(j.Kinds), it.Kinds...)
 		j.Entries, j.Severity = top(append(slices.Clip(j.Entries), it.Entries...))
-		j.Href = "" // several kinds: each entry links its own list
+		j.Href = "" // several kinds: ByKind links each kind's view
+	}
+	for i := range out {
+		slices.SortFunc(out[i].ByKind, func(a, b KindLink) int { return cmp.Compare(a.Kind, b.Kind) })
 	}
 	Sort(out)
 	return out

@@ -142,19 +142,31 @@ func TestFailingWebhooksFailedOpenOrSlow(t *testing.T) {
 		{Type: apfload.TypeMutating, Name: "slow.example.com"}:   {P99: 1.9},
 		{Type: apfload.TypeValidating, Name: "fine.example.com"}: {P99: 0.01},
 	}}
-	it, ok := Failing(ld, func(k apfload.WebhookKey) []HookRef { return refs[k] })
-	if !ok || it.Count != 2 || it.Severity != Danger {
-		t.Fatalf("item %+v", it)
+	items := Failing(ld, func(k apfload.WebhookKey) []HookRef { return refs[k] })
+	if len(items) != 2 { // one per kind, the mutating kind first
+		t.Fatalf("items %+v", items)
 	}
-	if !slices.Equal(it.Kinds, []kube.KindID{kube.MutatingWebhooks, kube.Webhooks}) {
-		t.Errorf("kinds %v", it.Kinds)
+	mutating, validating := items[0], items[1]
+	if mutating.Count != 1 || mutating.Severity != Warning || !slices.Equal(mutating.Kinds, []kube.KindID{kube.MutatingWebhooks}) ||
+		mutating.Href != "/mutatingwebhooks" {
+		t.Errorf("mutating item %+v", mutating)
 	}
-	open, slow := it.Entries[0], it.Entries[1]
+	if validating.Count != 1 || validating.Severity != Danger || !slices.Equal(validating.Kinds, []kube.KindID{kube.Webhooks}) ||
+		validating.Href != "/validatingwebhooks" {
+		t.Errorf("validating item %+v", validating)
+	}
+	open, slow := validating.Entries[0], mutating.Entries[0]
 	if open.Name != "cfg-open / open.example.com" || open.Rate != 0.5 || open.Href != "/validatingwebhooks/cfg-open" {
 		t.Errorf("failed open %+v", open)
 	}
 	if slow.Severity != Warning || slow.Seconds != 1.9 || slow.Href != "/mutatingwebhooks/cfg-slow" {
 		t.Errorf("slow %+v", slow)
+	}
+	// Who may list both kinds sees one item, linking each kind's list.
+	all := Visible(items, func(kube.KindID) bool { return true })
+	if len(all) != 1 || all[0].Count != 2 || all[0].Severity != Danger || all[0].Href != "" ||
+		!slices.Equal(all[0].ByKind, []KindLink{{Kind: kube.MutatingWebhooks, Count: 1, Href: "/mutatingwebhooks"}, {Kind: kube.Webhooks, Count: 1, Href: "/validatingwebhooks"}}) {
+		t.Errorf("visible to all %+v", all)
 	}
 }
 
@@ -170,12 +182,37 @@ func TestDangerLintsOnlyErrors(t *testing.T) {
 	if !ok || !slices.Equal(d.Notes, []string{"a: Fail policy reaches kube-system"}) {
 		t.Fatalf("danger %+v", d)
 	}
-	it, ok := Lints(map[string]Dangerous{configKey(kube.Webhooks, "c"): d})
-	if !ok || it.Count != 1 || it.Entries[0].Name != "c" || it.Href != "/validatingwebhooks?lint=danger" {
-		t.Fatalf("item %+v", it)
+	items := Lints(map[string]Dangerous{configKey(kube.Webhooks, "c"): d})
+	if len(items) != 1 || items[0].Count != 1 || items[0].Entries[0].Name != "c" || items[0].Href != "/validatingwebhooks?lint=danger" {
+		t.Fatalf("items %+v", items)
 	}
 	if _, ok := DangerOf(kube.Webhooks, admission.Config{Hooks: cfg.Hooks[1:]}, lint); ok {
 		t.Error("warnings only, yet danger")
+	}
+}
+
+// TestDangerLintsOfBothKindsLinkEachFilteredList: with danger lints in both
+// webhook kinds, who may list both sees one item linking each kind's
+// lint=danger list (it linked the validating list only, so the mutating
+// configurations were one click away from nowhere); who may list only one
+// kind sees that kind's item alone.
+func TestDangerLintsOfBothKindsLinkEachFilteredList(t *testing.T) {
+	danger := map[string]Dangerous{
+		configKey(kube.Webhooks, "v1"):         {Kind: kube.Webhooks, Notes: []string{"a: x"}},
+		configKey(kube.Webhooks, "v2"):         {Kind: kube.Webhooks, Notes: []string{"a: x"}},
+		configKey(kube.MutatingWebhooks, "m1"): {Kind: kube.MutatingWebhooks, Notes: []string{"b: y"}},
+	}
+	items := Lints(danger)
+	all := Visible(items, func(kube.KindID) bool { return true })
+	want := []KindLink{{Kind: kube.MutatingWebhooks, Count: 1, Href: "/mutatingwebhooks?lint=danger"},
+		{Kind: kube.Webhooks, Count: 2, Href: "/validatingwebhooks?lint=danger"}}
+	if len(all) != 1 || all[0].Count != 3 || all[0].Href != "" || !slices.Equal(all[0].ByKind, want) || len(all[0].Entries) != 3 {
+		t.Fatalf("visible to all %+v", all)
+	}
+	onlyValidating := Visible(items, func(k kube.KindID) bool { return k == kube.Webhooks })
+	if len(onlyValidating) != 1 || onlyValidating[0].Count != 2 || onlyValidating[0].Href != "/validatingwebhooks?lint=danger" ||
+		onlyValidating[0].ByKind != nil {
+		t.Fatalf("visible to a validating reader %+v", onlyValidating)
 	}
 }
 

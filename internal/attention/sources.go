@@ -177,9 +177,9 @@ func (s *Sources) Items(f Facts) []Item {
 	add(Storms(top, count, f.Now))
 	add(Unapproved(signers, f.Gap, f.Now))
 	read := func(k kube.KindID) bool { return f.Read != nil && f.Read(k) }
-	add(s.lints(read(kube.Webhooks), read(kube.MutatingWebhooks))) // first: it brings the webhooks Failing looks up to the cache
+	out = append(out, s.lints(read(kube.Webhooks), read(kube.MutatingWebhooks))...) // first: it brings the webhooks Failing looks up to the cache
 	if f.Load != nil {
-		add(Failing(*f.Load, s.hooksOf))
+		out = append(out, Failing(*f.Load, s.hooksOf)...)
 		add(Levels(f.Rejecting))
 	}
 	if read(kube.CRDs) {
@@ -211,7 +211,7 @@ func (s *Sources) hooksOf(k apfload.WebhookKey) []HookRef {
 	return s.byHook[k]
 }
 
-func (s *Sources) lints(validating, mutating bool) (Item, bool) {
+func (s *Sources) lints(validating, mutating bool) []Item {
 	vErr, mErr := errSkipped, errSkipped
 	if validating {
 		vErr = s.validating.Sync()

@@ -16,7 +16,8 @@ func WatchLost(st kube.KindStatus) bool {
 
 // Watches is the kinds whose watch is lost; one item per kind, so each is
 // shown to who may list that kind only. Age is how long since the cache was
-// last synced.
+// last synced. The item has no link of its own: its one entry links the
+// kind's list.
 func Watches(statuses []kube.KindStatus, now time.Time) []Item {
 	var out []Item
 	for _, st := range statuses {
@@ -28,7 +29,7 @@ func Watches(statuses []kube.KindStatus, now time.Time) []Item {
 			e.Note = []string{st.Err.Error()}
 		}
 		out = append(out, Item{Concern: WatchesLost, Severity: Danger, Kinds: []kube.KindID{st.Kind.ID}, Count: 1,
-			Entries: []Entry{e}, Href: e.Href})
+			Entries: []Entry{e}})
 	}
 	return out
 }

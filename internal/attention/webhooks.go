@@ -48,28 +48,36 @@ func DangerOf(kind kube.KindID, cfg admission.Config, lint func(admission.Config
 	return d, len(d.Notes) > 0
 }
 
-// Lints is the webhook configurations with danger lints; each entry links
-// the configuration's page, the item the list of its kind filtered to the
-// configurations with danger lints (lint=danger) or, when both kinds have
-// some, the validating list filtered so.
-func Lints(danger map[string]Dangerous) (Item, bool) {
-	if len(danger) == 0 {
-		return Item{}, false
-	}
-	it := Item{Concern: WebhookLints, Severity: Danger}
-	entries := make([]Entry, 0, len(danger))
+// Lints is the webhook configurations with danger lints, one item per kind
+// (Visible joins them for who may list both, each kind's view linked); each
+// entry links the configuration's page, each item the list of its kind
+// filtered to the configurations with danger lints (lint=danger).
+func Lints(danger map[string]Dangerous) []Item {
+	byKind := map[kube.KindID][]Entry{}
 	for key, d := range danger {
 		name := nameOfKey(key)
-		if !slices.Contains(it.Kinds, d.Kind) {
-			it.Kinds = append(it.Kinds, d.Kind)
-		}
-		entries = append(entries, Entry{Name: name, Severity: Danger, Note: d.Notes, Href: urls.Object(d.Kind, name)})
+		byKind[d.Kind] = append(byKind[d.Kind], Entry{Name: name, Severity: Danger, Note: d.Notes, Href: urls.Object(d.Kind, name)})
 	}
-	slices.Sort(it.Kinds)
-	it.Count = len(danger)
-	it.Href = urls.ListWithLint(it.Kinds[len(it.Kinds)-1], urls.LintDanger) // validatingwebhooks sorts after mutatingwebhooks
-	it.Entries, _ = top(entries)
-	return it, true
+	return perKind(byKind, func(kind kube.KindID, entries []Entry) Item {
+		it := Item{Concern: WebhookLints, Kinds: []kube.KindID{kind}, Count: len(entries),
+			Href: urls.ListWithLint(kind, urls.LintDanger)}
+		it.Entries, it.Severity = top(entries)
+		return it
+	})
+}
+
+// perKind makes one item of each kind's entries, in the kinds' order.
+func perKind(byKind map[kube.KindID][]Entry, item func(kube.KindID, []Entry) Item) []Item {
+	kinds := make([]kube.KindID, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	out := make([]Item, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, item(k, byKind[k]))
+	}
+	return out
 }
 
 // configKey names a configuration across both kinds.
@@ -85,13 +93,13 @@ func nameOfKey(key string) string {
 }
 
 // Failing is the webhooks that failed open or were slow within the sampler's
-// window (admission.LintHealth, as the configurations' health columns say).
-// hooks answers which configured webhooks a metrics key names (the same
-// name may be used in several configurations). Each entry links the
-// configuration's page, where its health is first.
-func Failing(ld apfload.Load, hooks func(apfload.WebhookKey) []HookRef) (Item, bool) {
-	it := Item{Concern: WebhooksFailing}
-	var entries []Entry
+// window (admission.LintHealth, as the configurations' health columns say),
+// one item per kind as Lints. hooks answers which configured webhooks a
+// metrics key names (the same name may be used in several configurations).
+// Each entry links the configuration's page, where its health is first; each
+// item the list of its kind, whose health column says which.
+func Failing(ld apfload.Load, hooks func(apfload.WebhookKey) []HookRef) []Item {
+	byKind := map[kube.KindID][]Entry{}
 	for key, w := range ld.Webhooks {
 		if w.FailedOpen <= 0 && (math.IsNaN(w.P99) || w.P99 <= 0) {
 			continue // cheap test first: most webhooks are healthy
@@ -112,18 +120,12 @@ func Failing(ld apfload.Load, hooks func(apfload.WebhookKey) []HookRef) (Item, b
 					e.Seconds = w.P99
 				}
 			}
-			if !slices.Contains(it.Kinds, ref.Kind) {
-				it.Kinds = append(it.Kinds, ref.Kind)
-			}
-			entries = append(entries, e)
+			byKind[ref.Kind] = append(byKind[ref.Kind], e)
 		}
 	}
-	if len(entries) == 0 {
-		return Item{}, false
-	}
-	slices.Sort(it.Kinds)
-	it.Count = len(entries)
-	it.Href = urls.List(it.Kinds[len(it.Kinds)-1]) // the list's health column says which
-	it.Entries, it.Severity = top(entries)
-	return it, true
+	return perKind(byKind, func(kind kube.KindID, entries []Entry) Item {
+		it := Item{Concern: WebhooksFailing, Kinds: []kube.KindID{kind}, Count: len(entries), Href: urls.List(kind)}
+		it.Entries, it.Severity = top(entries)
+		return it
+	})
 }

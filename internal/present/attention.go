@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/clusterdesk/clusterdesk/internal/attention"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -70,7 +71,10 @@ func attentionItem(it attention.Item) model.AttentionItem {
 		m.Title = plural(it.Count, "kind whose watch is lost", "kinds whose watch is lost")
 		m.Summary = "Their pages show what the cache held when the watch broke, while clusterdesk retries."
 	}
-	if m.Href == "" {
+	for _, k := range it.ByKind {
+		m.Links = append(m.Links, model.AttentionLink{Href: k.Href, Text: fmt.Sprintf("%s (%d)", kindTitle(k.Kind), k.Count)})
+	}
+	if m.Href == "" && len(m.Links) == 0 {
 		m.Link = ""
 	}
 	for _, e := range it.Entries {
@@ -107,4 +111,15 @@ func entryDetail(c attention.Concern, e attention.Entry) string {
 	}
 	parts = append(parts, e.Note...)
 	return strings.Join(parts, " · ")
+}
+
+// kindTitle is a kind's plural title ("ValidatingWebhookConfigurations"),
+// its ID when the registry does not know it.
+func kindTitle(id kube.KindID) string {
+	for _, k := range kube.AllKinds() {
+		if k.ID == id {
+			return k.Title
+		}
+	}
+	return string(id)
 }

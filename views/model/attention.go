@@ -20,8 +20,17 @@ type AttentionItem struct {
 	Summary string // "the oldest waits for 3h"
 	Href    string // the filtered view; "" when the entries link their own
 	Link    string // the link's text
+	// Links replace Href when the item gathers several kinds, each with a
+	// view of its own: Link is then their heading.
+	Links   []AttentionLink
 	Entries []AttentionEntry
 	More    string // "and 7 more", when the entries are cut
+}
+
+// AttentionLink is one kind's view of an item: "ValidatingWebhookConfigurations (3)".
+type AttentionLink struct {
+	Href string
+	Text string
 }
 
 // AttentionEntry is one thing an item is about.
