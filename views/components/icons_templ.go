@@ -11,7 +11,10 @@ import templruntime "github.com/a-h/templ/runtime"
 import "github.com/clusterdesk/clusterdesk/views/model"
 
 // ToneIcon draws the shape that goes with a tone, so status never rests on
-// colour alone: check, clock, triangle, cross, question mark, dot.
+// colour alone: check, clock, triangle, cross, question mark, dot. Its
+// stroke and fill come from the stylesheet (svg[data-icon] in
+// web/css/main.css), not attributes: a queue page carries a few hundred of
+// these icons, and the attributes were a tenth of a row's bytes.
 func ToneIcon(t model.Tone) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -33,14 +36,14 @@ func ToneIcon(t model.Tone) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<svg viewBox=\"0 0 16 16\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.7\" stroke-linecap=\"round\" stroke-linejoin=\"round\" aria-hidden=\"true\" focusable=\"false\" data-icon=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" data-icon=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(string(NormalizeTone(t)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/icons.templ`, Line: 8, Col: 199}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/icons.templ`, Line: 11, Col: 81}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
