@@ -48,6 +48,26 @@ func Tree(schema *apiextensionsv1.JSONSchemaProps) *Node {
 	return build(schema, "", "", 0, false)
 }
 
+// Fields is how many fields schema has below its root: Tree(schema)'s
+// Descendants, counted without building the tree (the CRD's detail page shows
+// only the count, and a tree of a large real schema is megabytes per view).
+func Fields(schema *apiextensionsv1.JSONSchemaProps) int {
+	if schema == nil {
+		return 0
+	}
+	n := 0
+	for _, p := range schema.Properties {
+		n += 1 + Fields(&p)
+	}
+	if schema.Items != nil && schema.Items.Schema != nil {
+		n += 1 + Fields(schema.Items.Schema)
+	}
+	if schema.AdditionalProperties != nil && schema.AdditionalProperties.Schema != nil {
+		n += 1 + Fields(schema.AdditionalProperties.Schema)
+	}
+	return n
+}
+
 func build(s *apiextensionsv1.JSONSchemaProps, name, path string, depth int, required bool) *Node {
 	n := &Node{
 		Name: name, Path: path, Depth: depth, Type: typeOf(s), Format: s.Format, Required: required,
