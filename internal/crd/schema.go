@@ -55,15 +55,23 @@ func Fields(schema *apiextensionsv1.JSONSchemaProps) int {
 	if schema == nil {
 		return 0
 	}
+	return fieldsBelow(schema.Properties, schema.Items, schema.AdditionalProperties)
+}
+
+// fieldsBelow counts the fields under a schema's properties, items and
+// additionalProperties. It takes those rather than the schema so that no
+// property's copy has its address taken: a recursive function's pointer
+// argument escapes, and each property would be a heap copy of ~1 KB.
+func fieldsBelow(props map[string]apiextensionsv1.JSONSchemaProps, items *apiextensionsv1.JSONSchemaPropsOrArray, more *apiextensionsv1.JSONSchemaPropsOrBool) int {
 	n := 0
-	for _, p := range schema.Properties {
-		n += 1 + Fields(&p)
+	for _, p := range props {
+		n += 1 + fieldsBelow(p.Properties, p.Items, p.AdditionalProperties)
 	}
-	if schema.Items != nil && schema.Items.Schema != nil {
-		n += 1 + Fields(schema.Items.Schema)
+	if items != nil && items.Schema != nil {
+		n += 1 + fieldsBelow(items.Schema.Properties, items.Schema.Items, items.Schema.AdditionalProperties)
 	}
-	if schema.AdditionalProperties != nil && schema.AdditionalProperties.Schema != nil {
-		n += 1 + Fields(schema.AdditionalProperties.Schema)
+	if more != nil && more.Schema != nil {
+		n += 1 + fieldsBelow(more.Schema.Properties, more.Schema.Items, more.Schema.AdditionalProperties)
 	}
 	return n
 }
