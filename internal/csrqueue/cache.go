@@ -175,7 +175,7 @@ func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w
 		MaxDuration:   env.MaxDuration,
 	})
 	if !f.checked {
-		f.checked, f.findingText, f.rank = true, w.Findings(fs), checksRank(fs)
+		f.checked, f.findingText, f.rank = true, sharedText(w.Findings(fs)), checksRank(fs)
 		f.noFindings = len(fs) == 0
 		if f.pending != nil {
 			f.pending.findings = fs
