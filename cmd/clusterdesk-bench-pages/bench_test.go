@@ -70,6 +70,18 @@ func TestParseVmRSS(t *testing.T) {
 	}
 }
 
+// TestParseStatCPU: utime + stime, counted after the command, which may
+// hold spaces and a parenthesis of its own.
+func TestParseStatCPU(t *testing.T) {
+	stat := "4242 (click (desk) x) S 1 4242 4242 0 -1 4194560 9000 0 3 0 1234 566 0 0 20 0 14 0 100 2000000 30000\n"
+	if d, err := parseStatCPU(stat); err != nil || d != 18*time.Second {
+		t.Errorf("parseStatCPU = %v, %v; want 18s (1,800 ticks)", d, err)
+	}
+	if _, err := parseStatCPU("4242 (x) S 1 2"); err == nil {
+		t.Error("a short stat must be an error")
+	}
+}
+
 func TestLoginLine(t *testing.T) {
 	m := loginLine.FindStringSubmatch("clusterdesk: open http://127.0.0.1:40123/login?token=abc-DEF_1")
 	if m == nil || m[1] != "http://127.0.0.1:40123" || m[2] != "/login?token=abc-DEF_1" {

@@ -183,6 +183,43 @@ func (c *console) rss() (int64, error) {
 	return parseVmRSS(string(raw))
 }
 
+// cpu is the console's CPU time so far (user and system), so a reading can
+// say what a phase cost, garbage collection included.
+func (c *console) cpu() (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStatCPU(string(raw))
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on every
+// Linux architecture Go runs on (the kernel's ABI, whatever CONFIG_HZ is).
+const clockTicks = 100
+
+// parseStatCPU reads utime + stime (fields 14 and 15) from a /proc/<pid>/stat
+// text; the fields are counted after the command's closing parenthesis, as
+// the command itself may hold spaces and parentheses.
+func parseStatCPU(stat string) (time.Duration, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("no command in /proc stat")
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3, the state
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc stat has %d fields after the command", len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat time %q: %w", s, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
 // parseVmRSS reads VmRSS (kB) from a /proc/<pid>/status text.
 func parseVmRSS(status string) (int64, error) {
 	for line := range strings.Lines(status) {

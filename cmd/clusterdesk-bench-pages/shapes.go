@@ -39,6 +39,10 @@ type memoryReading struct {
 	Ready, First           time.Duration // console start to synced, and to the first /csrs page
 	RSSSynced, RSSViewed   int64         // after sync, and after pageViews page views
 	HeapSynced, HeapViewed int           // live heap at the last GC then (MiB)
+	// CPUSynced is the console's CPU time from its start to the reading
+	// after sync; CPUViewed what the page views took (user + system,
+	// garbage collection included: what a GOGC setting trades for memory).
+	CPUSynced, CPUViewed time.Duration
 }
 
 // deployGOMEMLIMIT is the soft limit deploy/base/clusterdesk.yaml gives the
@@ -69,8 +73,15 @@ func readMemory(con *console, pages []page, profile string, logf func(string, ..
 		return m, err
 	}
 	m.HeapSynced, _ = con.heap()
+	if m.CPUSynced, err = con.cpu(); err != nil {
+		return m, err
+	}
 	saveProfile(con, profile+"-synced.pb.gz", logf)
 	logf("shapes: %d page views", pageViews)
+	viewsFrom, err := con.cpu() // after the profile, whose GC is not the views'
+	if err != nil {
+		return m, err
+	}
 	for i := range pageViews {
 		if _, err := get(con.client, con.baseURL+pages[i%len(pages)].page, nil); err != nil {
 			return m, err
@@ -79,6 +90,11 @@ func readMemory(con *console, pages []page, profile string, logf func(string, ..
 	if m.RSSViewed, err = con.rss(); err != nil {
 		return m, err
 	}
+	viewsTo, err := con.cpu()
+	if err != nil {
+		return m, err
+	}
+	m.CPUViewed = viewsTo - viewsFrom
 	m.HeapViewed, _ = con.heap()
 	saveProfile(con, profile+"-viewed.pb.gz", logf)
 	return m, nil
