@@ -45,13 +45,13 @@ type deadlineWriter struct {
 
 // maxBatch bounds what a connection gathers before it writes, however many
 // events are still on their way.
-const maxBatch = 64 << 10
+const maxBatch = 32 << 10
 
 // eventBufs lend deadlineWriter its buffers; one larger than maxPooledBuf (a
 // rare huge event) is left to the GC rather than kept.
 var eventBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-const maxPooledBuf = 64 << 10
+const maxPooledBuf = 128 << 10
 
 func (d *deadlineWriter) Header() http.Header { return d.w.Header() }
 
