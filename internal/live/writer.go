@@ -20,9 +20,12 @@ var errEvicted = errors.New("live: connection evicted")
 // Fprintf per field) and hands net/http one write per flush: each of net/http's
 // writes takes the connection's lock and checks the response's state. Where
 // the group has pushed more events behind the one just written (they are on
-// their way through the subscriber channel), the flush waits for them, up to
-// maxBatch bytes: a connection that is behind catches up in fewer writes. The
-// buffer is borrowed from a pool while events are gathered, so an idle
+// their way through the subscriber channel), the event goes to net/http
+// without a flush: the flush comes with the last of them, so a connection
+// that is behind catches up in fewer writes to its socket (net/http's own
+// buffers gather small events; none of this writer's is held meanwhile: with
+// thousands of connections behind at once, a batch buffer each was hundreds of
+// megabytes). The buffer is borrowed from a pool for one event only, so an idle
 // connection holds none.
 //
 // It reads each group event's key (group.go): the connection's mark, its
@@ -41,17 +44,15 @@ type deadlineWriter struct {
 	inEvent bool          // between an event's first write and its flush
 	skip    bool          // the current event is not written
 	key     uint64        // the current event's key (0: none)
+	// unflushed: events handed to net/http are waiting for a flush.
+	unflushed bool
 }
-
-// maxBatch bounds what a connection gathers before it writes, however many
-// events are still on their way.
-const maxBatch = 32 << 10
 
 // eventBufs lend deadlineWriter its buffers; one larger than maxPooledBuf (a
 // rare huge event) is left to the GC rather than kept.
 var eventBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-const maxPooledBuf = 128 << 10
+const maxPooledBuf = 64 << 10
 
 func (d *deadlineWriter) Header() http.Header { return d.w.Header() }
 
@@ -97,15 +98,18 @@ func (d *deadlineWriter) Flush() {
 		return
 	}
 	d.inEvent = false
-	if d.buf == nil {
-		return
+	if d.buf != nil {
+		if d.send() != nil {
+			return
+		}
+		d.unflushed = true
 	}
-	if d.key != 0 && d.key < d.c.g.lastKey.Load() && d.buf.Len() < maxBatch && !d.c.left.Load() {
-		return // the next event is queued: written with it
-	}
-	if d.send() == nil {
+	// The next event queued: it flushes this one too.
+	more := d.key != 0 && d.key < d.c.g.lastKey.Load() && !d.c.left.Load()
+	if d.unflushed && !more {
 		_ = d.c.rc.Flush()
 		d.flushes.Add(1)
+		d.unflushed = false
 	}
 }
 
