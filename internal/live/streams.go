@@ -52,9 +52,12 @@ const DefaultMaxPerUser = 12
 // DefaultMaxStreams is Options.MaxStreams's default, sized for the pod of
 // deploy/base (512 MiB limit, GOMEMLIMIT 400 MiB, of which the cache and pages
 // take up to 300 MiB on the worst shapes of make bench-pages): an idle stream
-// costs about 59 KiB of RSS (4 goroutines, their stacks and the connection's
-// buffers; measured through the /events handler with 1,000 and 3,000 idle
-// streams), so 1,500 take some 87 MiB, within the 100 MiB left.
+// costs about 51 KiB of RSS (3 goroutines: net/http's serve and background
+// read, the library's subscriber watcher; their stacks and net/http's
+// connection buffers, some 10 KiB of them; measured by make bench's serving
+// child with 1,000, 3,000 and 5,000 idle streams), so 1,500 take some 75 MiB,
+// within the 100 MiB left with room for the fan-out's garbage. (2,000 would
+// take the 100 MiB whole.)
 const DefaultMaxStreams = 1500
 
 const maxHeartbeat = 15 * time.Second
