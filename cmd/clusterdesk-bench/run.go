@@ -514,7 +514,7 @@ func report(w io.Writer, b *bench, rounds []round, base, after serverStats, watc
 			if r.stalledGone > 0 {
 				fmt.Fprintf(w, "stalled client: cut off %.1f s into its round\n", r.stalledGone.Seconds())
 			} else {
-				fmt.Fprintf(w, "stalled client: still connected when its round ended; its TCP buffers held %.0f KiB (server send queue %.0f KiB, client receive queue %.0f KiB) ; no write to it had blocked long enough to fill its queue (128 events) or reach the 10 s write deadline\n",
+				fmt.Fprintf(w, "stalled client: still connected when its round ended; its TCP buffers held %.0f KiB (server send queue %.0f KiB, client receive queue %.0f KiB) ; no write to it had blocked long enough to fill its queue (56 events) or reach the 10 s write deadline\n",
 					float64(r.stalledQueued[0]+r.stalledQueued[1])/1024, float64(r.stalledQueued[0])/1024, float64(r.stalledQueued[1])/1024)
 			}
 		}
