@@ -66,23 +66,38 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 ## ---- test -----------------------------------------------------------------
 
 # make test is four layers, each test in exactly one of them: test-unit (no
-# cluster), then one seeded devcluster for test-integration's Go tests, the
-# browser tests (e2e) and test-integration's benchmark rounds, then test-compat
-# on a second devcluster. Each layer also runs alone; test-integration and e2e
-# then start their own devcluster.
+# cluster), then test-integration (its Go tests, then its benchmark rounds) on
+# one seeded devcluster and, at the same time, the browser tests (e2e) on a
+# second one, then test-compat on a third. Each layer also runs alone;
+# test-integration and e2e then start their own devcluster.
+#
+# The browser tests run beside the integration layer (scripts/beside.sh,
+# their output printed when both end) because neither keeps the 2 cores busy
+# alone: both mostly wait on API servers, informers, Chromium and polls (side
+# by side on a 2-core machine shared at load 17-33, the browser tests used
+# 265 s of CPU in 1,302 s, the integration layer 1,054 s in 1,476 s). They
+# need their own cluster: e2e/live.spec.ts stops its API server, and Go tests
+# count a kind's objects. The e2e cluster comes up while the rest of the unit
+# layer runs (DEVCLUSTER_MEANWHILE), the integration cluster while the browser
+# tests start.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit, then test-integration and e2e on one devcluster, then test-compat
+test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit, then test-integration and e2e side by side on two devclusters, then test-compat
 	scripts/go-test-unit.sh
-	rm -rf $(CACHE)/devcluster-test
+	rm -rf $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e
 	DEVCLUSTER_MEANWHILE='$(TEST_UNIT_REST)' \
-	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	  bash -c '$(GO_INTEGRATION) && $(E2E_RUN) && $(BENCH_ROUNDS)'
+	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
+	  scripts/beside.sh e2e $(CACHE)/test-e2e.log '$(E2E_RUN)' test-integration \
+	  env DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
+	    bash -c '$(GO_INTEGRATION) && $(BENCH_ROUNDS)'
 	$(COMPAT_RUN)
 
-# The test devcluster runs two kube-apiserver instances (issue 30), so the
-# tests of the per-instance load run in CI on the cluster everything else uses
-# (clients use the kubeconfigs' server, instance 1). The compat cluster runs one.
+# The integration devcluster runs two kube-apiserver instances (issue 30), so
+# the tests of the per-instance load run in CI on the cluster the other
+# integration tests use (clients use the kubeconfigs' server, instance 1). The
+# browser tests' cluster runs one (no browser test looks at a second instance,
+# and each instance costs CPU for the seeded CRDs), as does the compat cluster.
 TEST_APISERVERS := 2
+E2E_APISERVERS  := 1
 
 # The consoles the tests start keep their default ledger (--data-dir's
 # $XDG_STATE_HOME/clusterdesk) under .cache, not in the home directory.
@@ -98,7 +113,7 @@ test-integration: build devcluster haproxy oauth2-proxy ## Go integration tests 
 
 .PHONY: e2e
 e2e: build devcluster e2e-deps ## Browser tests (Playwright, Debian's Chromium) on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one)
-	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) scripts/on-devcluster.sh $(CACHE)/devcluster-test $(E2E_RUN)
+	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) scripts/on-devcluster.sh $(CACHE)/devcluster-test-e2e $(E2E_RUN)
 
 # TEST_UNIT: one run of the unit tests (with the race detector in the packages
 # that run on several goroutines, scripts/go-test-unit.sh), every Go benchmark
@@ -119,7 +134,9 @@ TEST_UNIT_REST = $(MAKE) --no-print-directory fuzz-short && \
 # one round of 50 objects instead of 1,000.
 GO_INTEGRATION = CLEANUP_BENCH_SIZES=50 scripts/go-test-integration.sh && scripts/go-test-integration.sh devcluster
 
-E2E_RUN = npm run --silent e2e
+# The browser tests' consoles keep their default ledger apart from the
+# integration layer's consoles, which run at the same time in make test.
+E2E_RUN = XDG_STATE_HOME=$(abspath $(CACHE))/test-state-e2e npm run --silent e2e
 
 # BENCH_ROUNDS: short rounds of the three benchmark drivers, timing nothing.
 BENCH_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
@@ -260,4 +277,4 @@ check: ## Static checks: gofmt, go mod tidy diff, vet, templ generate + git diff
 
 .PHONY: clean
 clean: ## Remove build output and devcluster state (keeps the built control plane)
-	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-$(COMPAT_VERSION) $(CACHE)/devcluster-test-shapes
+	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e $(CACHE)/devcluster-test-$(COMPAT_VERSION) $(CACHE)/devcluster-test-shapes
