@@ -288,11 +288,39 @@ func tooManyStreamsMessage(title, msg string) live.Message {
 
 // liveChrome is the layout's live-update settings for a page about kind active
 // (and, on a detail page, the object named in the path).
+//
+// It is read once per request: a detail page calls the chrome before it reads
+// its object (markLive), so the cursor and the version it records are from
+// before what the page shows. Read after (as they were), a change that
+// reached the cache while the page was built left the page showing the old
+// object under the new version: the stream then saw "the page shows what
+// the cache holds", sent no resync, and the change, published before the
+// stream connected, never reached the page (an approved CSR's page stayed
+// "Pending" after the approve form's redirect when the watch event came in
+// those milliseconds). Read before, such a change makes the versions differ,
+// and the page resyncs.
 func (h *Handlers) liveChrome(c echo.Context, active kube.KindID) model.Live {
 	lv := h.deps.Live
 	if lv == nil {
 		return model.Live{}
 	}
+	if l, ok := c.Get(liveChromeKey).(model.Live); ok && l.Rows == string(active) {
+		return l
+	}
+	l := h.readLiveChrome(c, active)
+	c.Set(liveChromeKey, l)
+	return l
+}
+
+// liveChromeKey keeps a request's live settings (liveChrome) in its context.
+const liveChromeKey = "clusterdesk.liveChrome"
+
+// markLive reads the live settings of a page about kind active now, before
+// the page reads the cache: the chrome built later gets these (liveChrome).
+func (h *Handlers) markLive(c echo.Context, active kube.KindID) { h.liveChrome(c, active) }
+
+func (h *Handlers) readLiveChrome(c echo.Context, active kube.KindID) model.Live {
+	lv := h.deps.Live
 	// The cursor is read before the page reads the cache: a change after it
 	// reaches the page as an event, or as a resync on connect.
 	l := model.Live{Rows: string(active), Status: lv.StaleBanners()}

@@ -158,6 +158,7 @@ func (h *Handlers) detail(c echo.Context) error {
 		return kp.page(h, c)
 	}
 	name := c.Param("name")
+	h.markLive(c, kind.ID) // before the page reads the object (liveChrome)
 	page, err := kp.detailPage(h, c, name, time.Now())
 	if err != nil {
 		return err
