@@ -41,8 +41,15 @@ test('a filtered, sorted, paged queue tab gets a new matching request in its pla
     expect(await listCount(page)).toMatchObject({ shown: PAGE_SIZE + 3 });
     await expect(page.getByTestId('tab-pending').getByTestId('tab-count')).toHaveText(String(PAGE_SIZE + 3));
 
-    // The oldest, on page 1, is deleted: the first row of page 2 moves up to page 1.
-    await deleteCSR(names[0]);
+    // A row of page 1 is deleted: the first row of page 2 moves up to page 1.
+    // Which row is page 1's first is read from the page, not assumed: the
+    // requests created within one second tie on age and go by the tie-break,
+    // so names[0] may be on page 2 (it was, when all were made in a second).
+    const page1 = await (await page.request.get(view.replace('page=2', 'page=1'))).text();
+    const first = /data-csr-row data-name="([^"]+)"/.exec(page1)?.[1];
+    expect(first, 'page 1 has a first row').toBeTruthy();
+    expect(before, 'the row deleted is on page 1').not.toContain(first);
+    await deleteCSR(first!);
     await expect.poll(() => rowNames(page), { message: 'page 2 lost its first row to page 1', timeout: 10_000 })
       .toEqual([...before.slice(1), fresh]);
     await page.waitForTimeout(600); // a refetch would be scheduled within 500 ms
