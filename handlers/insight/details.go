@@ -67,22 +67,13 @@ func (h *Handlers) CSIDriverDetail(c echo.Context, name string, now time.Time) (
 // CRDDetail shows a CRD with how many custom resources it holds (one
 // metadata-only LIST of one item, as the user; the API server reports the
 // rest in remainingItemCount) and a link to their table. Its versions table
-// counts each schema's fields: the schemas are decoded once per version of
-// the CRD (h.fields), the page is built from the cached object.
+// counts each schema's fields: the schemas are decoded.
 func (h *Handlers) CRDDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
-	def, err := h.d.Cluster.CRD(name)
+	def, err := h.d.Cluster.CRDWithSchemas(name)
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	fields, ok := h.fields.get(def)
-	if !ok {
-		if def, err = h.d.Cluster.CRDWithSchemas(name); err != nil {
-			return model.DetailPage{}, err
-		}
-		h.fields.put(def)
-		fields, _ = h.fields.get(def)
-	}
-	p := present.CRDDetailCounted(def, fields, now)
+	p := present.CRDDetail(def, now)
 	h.addConversionBackend(c.Request().Context(), &p, def)
 	p.Insights = append(p.Insights, h.crdInstancesInsight(c.Request().Context(), def))
 	return p, nil
