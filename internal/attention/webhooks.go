@@ -1,6 +1,7 @@
 package attention
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -68,13 +69,8 @@ func Lints(danger map[string]Dangerous) []Item {
 
 // perKind makes one item of each kind's entries, in the kinds' order.
 func perKind(byKind map[kube.KindID][]Entry, item func(kube.KindID, []Entry) Item) []Item {
-	kinds := make([]kube.KindID, 0, len(byKind))
-	for k := range byKind {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	out := make([]Item, 0, len(kinds))
-	for _, k := range kinds {
+	out := make([]Item, 0, len(byKind))
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
 		out = append(out, item(k, byKind[k]))
 	}
 	return out
