@@ -49,7 +49,9 @@ var DefaultSignInLimit = signin.DefaultSignInLimit
 const loginBody = signin.LoginBody
 
 // base is what every feature shares: the page chrome and the log.
-func (h *Handlers) base() page.Base { return page.Base{Log: h.deps.Log, Chrome: h.chrome} }
+func (h *Handlers) base() page.Base {
+	return page.Base{Log: h.deps.Log, Chrome: h.chrome, MarkLive: h.markLive}
+}
 
 // cleanupFeature is the cleanup's handlers (handlers/cleanup).
 func cleanupFeature(h *Handlers) *cleanuppages.Handlers {

@@ -50,11 +50,11 @@ func (h *Handlers) csrShown(c echo.Context, name string) (kube.Kind, *certificat
 // The kind registry's CSR entry serves it as the CSRs' detail page.
 func (h *Handlers) Detail(c echo.Context) error {
 	name := c.Param("name")
-	if kind, err := h.csrKind(); err == nil {
+	if h.d.MarkLive != nil {
 		// The chrome's live cursor and version are read before the object
 		// (handlers' liveChrome keeps them for the request): a change in
 		// between then resyncs the page instead of being lost to it.
-		h.d.Chrome(c, name, kind.ID)
+		h.d.MarkLive(c, kube.CSRs)
 	}
 	kind, obj, err := h.csrShown(c, name)
 	if err != nil {

@@ -21,4 +21,9 @@ type ChromeFunc func(c echo.Context, title string, active kube.KindID, crumbs ..
 type Base struct {
 	Log    *slog.Logger
 	Chrome ChromeFunc
+	// MarkLive reads a detail page's live-update settings (the stream's
+	// cursor, the object's version) before the page reads its object, so
+	// the chrome built afterwards carries them (handlers' liveChrome); nil
+	// in tests that build no chrome.
+	MarkLive func(c echo.Context, active kube.KindID)
 }
