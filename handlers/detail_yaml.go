@@ -46,13 +46,41 @@ func setYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Obj
 			yamlMemo.Add(key, e)
 		}
 	}
+	e.apply(p, kind, name)
+	return nil
+}
+
+// apply puts the entry on a detail page: the YAML inline, or the link it
+// loads from.
+func (e yamlEntry) apply(p *model.DetailPage, kind kube.KindID, name string) {
 	if e.size != "" {
 		p.YAMLHref = urls.YAML(kind, name)
 		p.YAMLSize = e.size
-		return nil
+		return
 	}
 	p.YAML, p.YAMLNote = e.yaml, e.note
-	return nil
+}
+
+// setCachedYAML is setYAML for a cached object: the memo is asked with the
+// cache's own metadata first, so that an object seen before is not copied
+// (for a CRD, its schemas decoded: ~14 MB of garbage per view of the largest
+// real one) for YAML the page already has.
+func (h *Handlers) setCachedYAML(p *model.DetailPage, kind kube.KindID, name string) error {
+	m, err := h.deps.Cluster.Meta(kind, name)
+	if err != nil {
+		return err
+	}
+	if key := yamlKeyOf(kind, name, m); key != "" {
+		if e, ok := yamlMemo.Get(key); ok {
+			e.apply(p, kind, name)
+			return nil
+		}
+	}
+	obj, err := h.deps.Cluster.Object(kind, name)
+	if err != nil {
+		return err
+	}
+	return setYAML(p, kind, name, obj)
 }
 
 // objectYAMLEntry renders obj's YAML part of a detail page.

@@ -3,6 +3,7 @@ package handlers
 import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -38,7 +39,15 @@ func mustLRU[K comparable, V any](n int) *lru.Cache[K, V] {
 // (objects built in tests), which is never remembered.
 func yamlKey(kind kube.KindID, name string, obj runtime.Object) string {
 	m, err := meta.Accessor(obj)
-	if err != nil || m.GetResourceVersion() == "" {
+	if err != nil {
+		return ""
+	}
+	return yamlKeyOf(kind, name, m)
+}
+
+// yamlKeyOf is yamlKey from an object's metadata (the cache's, not a copy).
+func yamlKeyOf(kind kube.KindID, name string, m metav1.Object) string {
+	if m.GetResourceVersion() == "" {
 		return ""
 	}
 	return string(kind) + "\x00" + name + "\x00" + string(m.GetUID()) + "\x00" + m.GetResourceVersion()

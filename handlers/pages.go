@@ -163,11 +163,7 @@ func (h *Handlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	obj, err := h.deps.Cluster.Object(kind.ID, name)
-	if err != nil {
-		return err
-	}
-	if err := setYAML(&page, kind.ID, name, obj); err != nil {
+	if err := h.setCachedYAML(&page, kind.ID, name); err != nil {
 		return err
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,

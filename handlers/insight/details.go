@@ -67,13 +67,22 @@ func (h *Handlers) CSIDriverDetail(c echo.Context, name string, now time.Time) (
 // CRDDetail shows a CRD with how many custom resources it holds (one
 // metadata-only LIST of one item, as the user; the API server reports the
 // rest in remainingItemCount) and a link to their table. Its versions table
-// counts each schema's fields: the schemas are decoded.
+// counts each schema's fields: the schemas are decoded once per version of
+// the CRD (h.fields), the page is built from the cached object.
 func (h *Handlers) CRDDetail(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
-	def, err := h.d.Cluster.CRDWithSchemas(name)
+	def, err := h.d.Cluster.CRD(name)
 	if err != nil {
 		return model.DetailPage{}, err
 	}
-	p := present.CRDDetail(def, now)
+	fields, ok := h.fields.get(def)
+	if !ok {
+		if def, err = h.d.Cluster.CRDWithSchemas(name); err != nil {
+			return model.DetailPage{}, err
+		}
+		h.fields.put(def)
+		fields, _ = h.fields.get(def)
+	}
+	p := present.CRDDetailCounted(def, fields, now)
 	h.addConversionBackend(c.Request().Context(), &p, def)
 	p.Insights = append(p.Insights, h.crdInstancesInsight(c.Request().Context(), def))
 	return p, nil

@@ -47,6 +47,8 @@ type Handlers struct {
 	d Deps
 	// backends remembers webhook Service lookups per user briefly.
 	backends *backends.Cache
+	// fields remembers the CRDs' counts of schema fields (crd_fields.go).
+	fields schemaFields
 }
 
 // New builds the insight pages' handlers, with their own cache of webhook

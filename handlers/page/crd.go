@@ -5,7 +5,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
@@ -22,12 +21,24 @@ func CRCountText(n kube.CRCount) string {
 	return s
 }
 
-// CRDObject is crd as the unstructured object the Editor counts with.
+// CRDObject is crd as the unstructured object the Editor counts with: only
+// the fields counting reads (kube.Editor.CountCustomResources: the name,
+// spec.group, spec.names' plural and kind, and each version's name, served
+// and storage). Converting the whole CRD, with the schemas the detail page
+// decoded, made megabytes of generic maps per view that nothing read.
 func CRDObject(crd *apiextensionsv1.CustomResourceDefinition) *unstructured.Unstructured {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-	if err != nil {
-		// A typed object from the cache always converts; an empty one makes the count fail visibly.
-		return &unstructured.Unstructured{Object: map[string]any{}}
+	versions := make([]any, 0, len(crd.Spec.Versions))
+	for _, v := range crd.Spec.Versions {
+		versions = append(versions, map[string]any{"name": v.Name, "served": v.Served, "storage": v.Storage})
 	}
-	return &unstructured.Unstructured{Object: m}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiextensionsv1.SchemeGroupVersion.String(),
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": crd.Name},
+		"spec": map[string]any{
+			"group":    crd.Spec.Group,
+			"names":    map[string]any{"plural": crd.Spec.Names.Plural, "kind": crd.Spec.Names.Kind},
+			"versions": versions,
+		},
+	}}
 }

@@ -94,8 +94,8 @@ func loadCRD(t *testing.T, src string) *apiextensionsv1.CustomResourceDefinition
 }
 
 func TestTreeExplainsEveryField(t *testing.T) {
-	v := Versions(loadCRD(t, widgets))[0]
-	root := v.Tree
+	c := loadCRD(t, widgets)
+	root := Tree(c.Spec.Versions[0].Schema.OpenAPIV3Schema)
 	if root == nil || root.Type != "object" || root.Description != "A widget." {
 		t.Fatalf("root %+v", root)
 	}
@@ -182,6 +182,9 @@ func TestVersionsAndConversion(t *testing.T) {
 		*v1.Scale != (Scale{".spec.size", ".status.size", ".status.selector"}) || len(v1.PrinterColumns) != 2 ||
 		v1.PrinterColumns[1].Priority != 1 || !slices.Equal(v1.SelectableFields, []string{".spec.color"}) {
 		t.Errorf("v1 %+v", v1)
+	}
+	if tree := Tree(c.Spec.Versions[0].Schema.OpenAPIV3Schema); !v1.Schema || v1.Fields != tree.Descendants || v1.Fields == 0 {
+		t.Errorf("v1 counts %d fields (schema %v), its tree %d", v1.Fields, v1.Schema, tree.Descendants)
 	}
 	if beta.Served || beta.Stored || !beta.Deprecated || beta.DeprecationWarning != "example.com/v1beta1 Widget is deprecated" {
 		t.Errorf("v1beta1 %+v", beta)

@@ -37,7 +37,8 @@ func realCRDs(t *testing.T) map[string]*apiextensionsv1.CustomResourceDefinition
 }
 
 // TestRealWorldCRDs builds every version's tree and lints of every real CRD
-// and checks the tree against the schema it came from.
+// and checks the tree, and Versions' count of fields, against the schema it
+// came from.
 func TestRealWorldCRDs(t *testing.T) {
 	crds := realCRDs(t)
 	if len(crds) < 140 {
@@ -47,21 +48,25 @@ func TestRealWorldCRDs(t *testing.T) {
 	for name, c := range crds {
 		for _, v := range Versions(c) {
 			schema, _ := FindVersion(c, v.Name)
-			if schema.Schema == nil {
-				if v.Tree != nil {
-					t.Errorf("%s %s: tree without a schema", name, v.Name)
+			if schema.Schema == nil || schema.Schema.OpenAPIV3Schema == nil {
+				if v.Schema || v.Fields != 0 {
+					t.Errorf("%s %s: fields counted without a schema", name, v.Name)
 				}
 				continue
 			}
 			want := countSchema(schema.Schema.OpenAPIV3Schema)
-			if v.Tree.Descendants+1 != want {
-				t.Errorf("%s %s: tree has %d nodes, schema %d", name, v.Name, v.Tree.Descendants+1, want)
+			tree := Tree(schema.Schema.OpenAPIV3Schema)
+			if tree.Descendants+1 != want {
+				t.Errorf("%s %s: tree has %d nodes, schema %d", name, v.Name, tree.Descendants+1, want)
+			}
+			if !v.Schema || v.Fields != tree.Descendants {
+				t.Errorf("%s %s: Versions counts %d fields (schema %v), the tree %d", name, v.Name, v.Fields, v.Schema, tree.Descendants)
 			}
 			if want > largest {
 				largest, largestName = want, name+" "+v.Name
 			}
-			walk(v.Tree, func(n *Node) {
-				if f := v.Tree.Find(n.Path); f != n {
+			walk(tree, func(n *Node) {
+				if f := tree.Find(n.Path); f != n {
 					t.Errorf("%s %s: Find(%q) did not return the node", name, v.Name, n.Path)
 				}
 			})

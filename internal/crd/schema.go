@@ -48,6 +48,34 @@ func Tree(schema *apiextensionsv1.JSONSchemaProps) *Node {
 	return build(schema, "", "", 0, false)
 }
 
+// Fields is how many fields schema has below its root: Tree(schema)'s
+// Descendants, counted without building the tree (the CRD's detail page shows
+// only the count, and a tree of a large real schema is megabytes per view).
+func Fields(schema *apiextensionsv1.JSONSchemaProps) int {
+	if schema == nil {
+		return 0
+	}
+	return fieldsBelow(schema.Properties, schema.Items, schema.AdditionalProperties)
+}
+
+// fieldsBelow counts the fields under a schema's properties, items and
+// additionalProperties. It takes those rather than the schema so that no
+// property's copy has its address taken: a recursive function's pointer
+// argument escapes, and each property would be a heap copy of ~1 KB.
+func fieldsBelow(props map[string]apiextensionsv1.JSONSchemaProps, items *apiextensionsv1.JSONSchemaPropsOrArray, more *apiextensionsv1.JSONSchemaPropsOrBool) int {
+	n := 0
+	for _, p := range props {
+		n += 1 + fieldsBelow(p.Properties, p.Items, p.AdditionalProperties)
+	}
+	if items != nil && items.Schema != nil {
+		n += 1 + fieldsBelow(items.Schema.Properties, items.Schema.Items, items.Schema.AdditionalProperties)
+	}
+	if more != nil && more.Schema != nil {
+		n += 1 + fieldsBelow(more.Schema.Properties, more.Schema.Items, more.Schema.AdditionalProperties)
+	}
+	return n
+}
+
 func build(s *apiextensionsv1.JSONSchemaProps, name, path string, depth int, required bool) *Node {
 	n := &Node{
 		Name: name, Path: path, Depth: depth, Type: typeOf(s), Format: s.Format, Required: required,

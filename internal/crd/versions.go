@@ -23,7 +23,8 @@ type Version struct {
 	Scale              *Scale
 	PrinterColumns     []Column
 	SelectableFields   []string
-	Tree               *Node // nil without a schema
+	Schema             bool // the version has an openAPIV3Schema
+	Fields             int  // its fields below the root (Fields), when it has one
 }
 
 // Scale is the scale subresource's paths.
@@ -37,7 +38,8 @@ type Column struct {
 	Priority                                  int32
 }
 
-// Versions lists spec.versions in the CRD's order, with schema trees.
+// Versions lists spec.versions in the CRD's order, with each schema's count
+// of fields (the schema explorer builds the tree of one version: Tree).
 func Versions(c *apiextensionsv1.CustomResourceDefinition) []Version {
 	out := make([]Version, 0, len(c.Spec.Versions))
 	for _, v := range c.Spec.Versions {
@@ -70,8 +72,8 @@ func Versions(c *apiextensionsv1.CustomResourceDefinition) []Version {
 		for _, f := range v.SelectableFields {
 			ver.SelectableFields = append(ver.SelectableFields, f.JSONPath)
 		}
-		if v.Schema != nil {
-			ver.Tree = Tree(v.Schema.OpenAPIV3Schema)
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			ver.Schema, ver.Fields = true, Fields(v.Schema.OpenAPIV3Schema)
 		}
 		out = append(out, ver)
 	}

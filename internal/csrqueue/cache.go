@@ -29,26 +29,43 @@ type Cache struct {
 	x  *index
 }
 
-// facts is what the queue knows of one CSR object, computed once.
+// facts is what the queue knows of one CSR object, computed once. What only
+// a pending request keeps is apart (pendingOnly), so that the tens of
+// thousands of decided requests of a large cluster hold half the bytes each.
 type facts struct {
 	state   string
 	decided time.Time
-
-	decodeOnce sync.Once
-	req        *csr.Request // nil when spec.request does not decode
-	decodeErr  error
 
 	staticOnce sync.Once
 	static     string // lower-cased search text that depends on nothing but the object
 
 	checkMu     sync.Mutex
 	checked     bool
-	findings    []csr.Finding // pending: all but the duplicates finding, which depends on other requests
-	noFindings  bool          // the checks found nothing (nothing to work out again)
-	findingText string        // the findings as the row shows them, lower-cased, for the filter
-	rank        int           // checksRank of the findings, for the sort by checks
+	noFindings  bool   // the checks found nothing (nothing to work out again)
+	findingText string // the findings as the row shows them, lower-cased, for the filter
+	rank        int    // checksRank of the findings, for the sort by checks
 
-	policy policyVerdicts // pending: the policies' verdicts (verdicts.go)
+	pending *pendingOnly // nil for a decided request
+}
+
+// pendingOnly is what the queue keeps of a pending request only.
+type pendingOnly struct {
+	decodeOnce sync.Once
+	req        *csr.Request // nil when spec.request does not decode
+	decodeErr  error
+
+	findings []csr.Finding // all but the duplicates finding, which depends on other requests
+
+	policy policyVerdicts // the policies' verdicts (verdicts.go)
+}
+
+// newFacts are the facts of c, none worked out yet.
+func newFacts(c *certificatesv1.CertificateSigningRequest) *facts {
+	f := &facts{state: State(c), decided: DecidedAt(c)}
+	if f.state == Pending {
+		f.pending = &pendingOnly{}
+	}
+	return f
 }
 
 // index returns the cache's index (c.mu held).
@@ -99,14 +116,18 @@ func (c *Cache) Len() int {
 // decoded decodes the request once and keeps it: for pending requests,
 // which the storm index, the queue order and every view of the pending tab
 // read.
-func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks) *facts {
-	f.decodeOnce.Do(func() {
-		f.req, f.decodeErr = env.DecodeRequest(c.Spec.Request)
-		if f.decodeErr != nil {
-			f.req = nil
+func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks) *pendingOnly {
+	p := f.pending
+	if p == nil { // a decided request: decoded, not kept (see request)
+		p = &pendingOnly{}
+	}
+	p.decodeOnce.Do(func() {
+		p.req, p.decodeErr = env.DecodeRequest(c.Spec.Request)
+		if p.decodeErr != nil {
+			p.req = nil
 		}
 	})
-	return f
+	return p
 }
 
 // request is the decoded spec.request. A pending request's is kept
@@ -116,8 +137,8 @@ func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks)
 // findings are kept as text once worked out.
 func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks) (*csr.Request, error) {
 	if f.state == Pending {
-		f.decoded(c, env)
-		return f.req, f.decodeErr
+		p := f.decoded(c, env)
+		return p.req, p.decodeErr
 	}
 	req, err := env.decodeTransient(c.Spec.Request)
 	if err != nil {
@@ -145,8 +166,8 @@ func (f *facts) staticText(c *certificatesv1.CertificateSigningRequest, env Chec
 func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) []csr.Finding {
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
-	if f.checked && (f.findings != nil || f.noFindings) {
-		return f.findings
+	if f.checked && f.pending != nil && (f.pending.findings != nil || f.noFindings) {
+		return f.pending.findings
 	}
 	req, _ := f.request(c, env)
 	fs := csr.Check(csr.SpecOf(c), req, csr.Env{
@@ -154,10 +175,10 @@ func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w
 		MaxDuration:   env.MaxDuration,
 	})
 	if !f.checked {
-		f.checked, f.findingText, f.rank = true, w.Findings(fs), checksRank(fs)
+		f.checked, f.findingText, f.rank = true, sharedText(w.Findings(fs)), checksRank(fs)
 		f.noFindings = len(fs) == 0
-		if f.state == Pending {
-			f.findings = fs
+		if f.pending != nil {
+			f.pending.findings = fs
 		}
 	}
 	return fs

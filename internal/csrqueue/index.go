@@ -143,7 +143,7 @@ func (x *index) put(c *certificatesv1.CertificateSigningRequest, checks Checks) 
 		}
 		x.remove(old)
 	}
-	f := &facts{state: State(c), decided: DecidedAt(c)}
+	f := newFacts(c)
 	e := &entry{obj: c, f: f, slot: slotOf(f.state)}
 	if f.state == Pending {
 		// The queue order puts requests that do not decode after the others.
@@ -170,7 +170,7 @@ func (x *index) put(c *certificatesv1.CertificateSigningRequest, checks Checks) 
 	e.ident = id
 	if e.slot == slotOf(Pending) && !e.bad {
 		x.storms.add(Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
-			Subject: f.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
+			Subject: f.pending.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
 	}
 	return e
 }

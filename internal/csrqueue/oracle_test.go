@@ -235,7 +235,7 @@ func (c *oracleCache) load(items []*certificatesv1.CertificateSigningRequest, en
 	for i, it := range items {
 		f := c.entries[it]
 		if f == nil {
-			f = &facts{state: State(it), decided: DecidedAt(it)}
+			f = newFacts(it)
 			c.entries[it] = f
 		}
 		changed = changed || c.seen[f] != c.view-1
@@ -269,7 +269,7 @@ func oracleGroupStorms(items []*certificatesv1.CertificateSigningRequest, facts 
 	for i, c := range items {
 		if f := facts[i]; f.state == Pending && f.decoded(c, env).req != nil {
 			pending = append(pending, Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
-				Subject: f.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
+				Subject: f.pending.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
 		}
 	}
 	return GroupStorms(pending)
@@ -340,8 +340,8 @@ func oracleLive(items []*certificatesv1.CertificateSigningRequest, names []strin
 	stormsOf := func(name string, i int) []string {
 		if i >= 0 {
 			c, f := items[i], facts[i]
-			if f.decoded(c, env.Checks).req != nil {
-				ids := IDsOf(c.Spec.SignerName, f.req.Subject, c.Spec.Username)
+			if d := f.decoded(c, env.Checks); d.req != nil {
+				ids := IDsOf(c.Spec.SignerName, d.req.Subject, c.Spec.Username)
 				return ids[:]
 			}
 			return nil

@@ -42,14 +42,14 @@ func (f *facts) verdicts(c *certificatesv1.CertificateSigningRequest, checks Che
 	if pol == nil || pol.Gen == 0 || f.state != Pending {
 		return nil
 	}
-	m := &f.policy
+	m := &f.pending.policy
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.done && m.gen == pol.Gen {
 		return m.list
 	}
 	f.decoded(c, checks)
-	m.list = pol.Evaluate(context.Background(), csrpolicy.Input{CSR: c, Request: f.req})
+	m.list = pol.Evaluate(context.Background(), csrpolicy.Input{CSR: c, Request: f.pending.req})
 	m.gen, m.done = pol.Gen, true
 	return m.list
 }

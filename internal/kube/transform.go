@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -35,7 +36,8 @@ const ManagedFieldsDepth = 4
 //     and SHA-256 (a change still shows as a change);
 //   - managedFields' field sets below ManagedFieldsDepth (managers, operations,
 //     times and the paths the activity pages show stay);
-//   - copies of values that repeat across objects (intern.go);
+//   - copies of values that repeat across objects (intern.go), label maps
+//     too (labels_shared.go);
 //   - a CSR's issued certificate (csr_certificate.go).
 //
 // The object is freshly decoded and not yet shared, so changing it in place is
@@ -45,6 +47,12 @@ func stripForCache(obj any) (any, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return obj, nil // not an object (a tombstone): nothing to strip
+	}
+	if _, generic := obj.(*unstructured.Unstructured); !generic {
+		// (an unstructured object's GetLabels is a copy: nothing to share)
+		if l := m.GetLabels(); len(l) > 0 {
+			m.SetLabels(sharedLabels.share(l))
+		}
 	}
 	if ann := m.GetAnnotations(); ann != nil {
 		if v, ok := ann[LastAppliedAnnotation]; ok && !strings.HasPrefix(v, StrippedPrefix) {

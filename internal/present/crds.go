@@ -105,6 +105,13 @@ func crdLints(fs []admission.Finding) lintCounts {
 // CRDDetail lays out one CustomResourceDefinition: names, versions with
 // links to each schema, conversion, printer columns and what needs attention.
 func CRDDetail(c *apiextensionsv1.CustomResourceDefinition, now time.Time) model.DetailPage {
+	return CRDDetailCounted(c, nil, now)
+}
+
+// CRDDetailCounted is CRDDetail with each version's count of schema fields
+// given (version → count; nil: counted from c's schemas), so that a CRD
+// whose schemas the cache keeps packed needs them decoded only once.
+func CRDDetailCounted(c *apiextensionsv1.CustomResourceDefinition, fields map[string]int, now time.Time) model.DetailPage {
 	ageText, ageTitle, _ := age(c.CreationTimestamp, now)
 	n := c.Spec.Names
 	p := model.DetailPage{
@@ -126,6 +133,11 @@ func CRDDetail(c *apiextensionsv1.CustomResourceDefinition, now time.Time) model
 		p.Problems = append(p.Problems, model.Banner{Tone: f.Tone, Title: f.Title, Message: f.Message, TestID: "finding-" + f.Code})
 	}
 	versions := crd.Versions(c)
+	if fields != nil {
+		for i := range versions {
+			versions[i].Fields = fields[versions[i].Name]
+		}
+	}
 	p.Insights = append(p.Insights, crdVersionsInsight(c, versions), crdConversionInsight(c), crdColumnsInsight(versions), crdSelectableFieldsInsight(versions))
 	for _, cond := range c.Status.Conditions {
 		a, t, _ := age(cond.LastTransitionTime, now)

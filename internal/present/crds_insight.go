@@ -43,8 +43,8 @@ func crdVersionsInsight(c *apiextensionsv1.CustomResourceDefinition, versions []
 			}
 		}
 		schema := model.Rich{Text: "no schema"}
-		if v.Tree != nil {
-			schema = model.Rich{Text: "explore " + strconv.Itoa(v.Tree.Descendants) + " fields", Href: urls.CRDSchema(c.Name, v.Name, "")}
+		if v.Schema {
+			schema = model.Rich{Text: "explore " + strconv.Itoa(v.Fields) + " fields", Href: urls.CRDSchema(c.Name, v.Name, "")}
 		}
 		t.Rows = append(t.Rows, model.RichRow{TestID: "version-row", Cells: []model.Rich{
 			{Text: v.Name, Mono: true},

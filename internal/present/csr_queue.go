@@ -171,9 +171,11 @@ func lowerLines(lines ...string) string {
 	return sb.String()
 }
 
+// Moment is the text of the age and state cells (ageCell's and stateCell's),
+// without their titles and badges: the text filter asks it of every CSR it
+// tests, and the cells' other parts were garbage there.
 func (queueWords) Moment(c *certificatesv1.CertificateSigningRequest, state string, decided, now time.Time) (string, string) {
-	ageC, _ := ageCell(c.CreationTimestamp, now)
-	return ageC.Text, stateCell(state, decided, now).Text
+	return ageText(c.CreationTimestamp, now), waitText(state, decided, now)
 }
 
 // csrSubject is the decoded subject line (or the decoding error), the row's
@@ -193,12 +195,20 @@ func csrSubject(req *csr.Request, decodeErr error) (subject, short string, more 
 // stateCell is the state column: the badge, and how long an approved request
 // has waited for its certificate.
 func stateCell(state string, decided, now time.Time) model.Cell {
-	cell := model.Cell{Badges: []model.Badge{stateBadge(state)}}
-	if state == CSRApproved && !decided.IsZero() {
-		cell.Text = "waiting " + duration.HumanDuration(now.Sub(decided))
+	cell := model.Cell{Badges: []model.Badge{stateBadge(state)}, Text: waitText(state, decided, now)}
+	if cell.Text != "" {
 		cell.Title = "approved " + decided.UTC().Format(time.RFC3339) + "; the signer has not issued a certificate since"
 	}
 	return cell
+}
+
+// waitText is the state column's text: how long an approved request has
+// waited for its certificate ("" for any other).
+func waitText(state string, decided, now time.Time) string {
+	if state == CSRApproved && !decided.IsZero() {
+		return "waiting " + duration.HumanDuration(now.Sub(decided))
+	}
+	return ""
 }
 
 // queueRow lays out the row of an item: a request's, or its storm's group row.

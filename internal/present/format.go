@@ -16,10 +16,18 @@ import (
 // and a sort key that orders oldest last when ascending (youngest first), as kubectl does.
 func age(t metav1.Time, now time.Time) (text, title, sortKey string) {
 	if t.IsZero() {
-		return "<unknown>", "", "~"
+		return ageText(t, now), "", "~"
 	}
 	d := now.Sub(t.Time)
-	return duration.HumanDuration(d), t.UTC().Format(time.RFC3339), fmt.Sprintf("%020d", int64(d))
+	return ageText(t, now), t.UTC().Format(time.RFC3339), fmt.Sprintf("%020d", int64(d))
+}
+
+// ageText is age's text alone.
+func ageText(t metav1.Time, now time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(now.Sub(t.Time))
 }
 
 func ageCell(t metav1.Time, now time.Time) (model.Cell, string) {
