@@ -19,16 +19,43 @@ import (
 )
 
 // write is one annotation patch the driver sent: seq counts writes, at is when
-// the request left.
+// the request left, slot is the CSR's (board.index).
 type write struct {
-	seq int64
-	at  time.Time
+	seq  int64
+	at   time.Time
+	slot int
 }
 
-// board is what the driver and the clients share: the latest write per CSR.
+// board is what the driver and the clients share: the latest write per CSR,
+// and every write in order (for the count against the publish log, tally).
 type board struct {
 	index  map[string]int // CSR name → slot
 	latest []atomic.Pointer[write]
+
+	mu  sync.Mutex
+	all []write
+}
+
+// add puts a write on the board just before it is sent.
+func (b *board) add(w *write) {
+	b.latest[w.slot].Store(w)
+	b.mu.Lock()
+	b.all = append(b.all, *w)
+	b.mu.Unlock()
+}
+
+// writesSince returns the writes from the i-th on.
+func (b *board) writesSince(i int) []write {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]write(nil), b.all[i:]...)
+}
+
+// writes returns how many writes the board holds.
+func (b *board) writes() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.all)
 }
 
 func newBoard(names []string) *board {
@@ -53,6 +80,11 @@ type client struct {
 	seen   []int64      // per CSR, the last write counted
 	lat    []sample     // one per write seen (read after done)
 	got    atomic.Int64 // len(lat), for reading while the client runs
+	// What the tab read, by event id: the hello's sequence and every rows
+	// event's (the count against the publish log, tally).
+	mu    sync.Mutex
+	tab   tabLog
+	reads atomic.Int64 // len(tab.got), for reading while the client runs
 	// refused: the console refused the tab over its session's tab limit.
 	refused atomic.Bool
 }
@@ -128,11 +160,19 @@ func dial(hc *http.Client, base string, sign signer, b *board) (*client, error) 
 			}
 			switch ev.Event {
 			case "hello":
+				c.mu.Lock()
+				c.tab.hello, _ = cursorSeq(ev.ID)
+				c.mu.Unlock()
 				close(c.hello)
 			case "too-many-streams":
 				c.refused.Store(true)
 				return
-			case "csrs-rows":
+			case rowsEvent:
+				seq, _ := cursorSeq(ev.ID)
+				c.mu.Lock()
+				c.tab.got = append(c.tab.got, receipt{seq: seq, at: ev.At})
+				c.mu.Unlock()
+				c.reads.Add(1)
 				c.record(ev, b)
 			}
 		}

@@ -76,8 +76,8 @@ func drive(ctx context.Context, cs kubernetes.Interface, b *board, names []strin
 		}
 		slot := n % len(names)
 		*seq++
-		patch := `{"metadata":{"annotations":{"bench.clusterdesk.io/seq":"` + strconv.FormatInt(*seq, 10) + `"}}}`
-		b.latest[slot].Store(&write{seq: *seq, at: time.Now()})
+		patch := `{"metadata":{"annotations":{"` + seqAnnotation + `":"` + strconv.FormatInt(*seq, 10) + `"}}}`
+		b.add(&write{seq: *seq, at: time.Now(), slot: slot})
 		if _, err := cs.CertificatesV1().CertificateSigningRequests().Patch(ctx, names[slot], types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 			return n, err
 		}

@@ -33,6 +33,8 @@ type serverInfo struct {
 	URL     string `json:"url"`
 	Stats   string `json:"stats"`
 	Session string `json:"session"` // answers a fresh session cookie, "name=value", per GET
+	// Published answers the CSR rows messages published so far (publishedLog).
+	Published string `json:"published"`
 }
 
 // serverStats is what the child's stats endpoint answers.
@@ -69,7 +71,10 @@ func serve() error {
 	// per-replica limit, which they measure the cost behind.
 	streams := live.NewStreams(live.Options{Log: log, MaxStreams: 10000})
 	updates := handlers.NewLiveUpdates(cache, streams)
-	hub := live.NewHub(updates.Render, streams, live.HubOptions{Log: log})
+	// The hub publishes through a log of what it published, which the parent
+	// compares with what each tab received.
+	plog := newPublishLog(cache, streams)
+	hub := live.NewHub(plog.render(updates.Render), plog, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
 	go hub.Run(ctx)
 	go cache.Run(ctx)
@@ -103,6 +108,7 @@ func serve() error {
 	// Profiles of the serving process, for looking into a slow round.
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.Handle("/published", plog)
 	mux.Handle("/stats", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("gc") != "" {
 			// Twice: objects pooled by sync.Pool (net/http's buffers) survive one cycle.
@@ -138,7 +144,7 @@ func serve() error {
 	go func() { _ = http.Serve(statsLn, mux) }()
 
 	statsBase := "http://" + statsLn.Addr().String()
-	info := serverInfo{URL: "http://" + ln.Addr().String(), Stats: statsBase + "/stats", Session: statsBase + "/session"}
+	info := serverInfo{URL: "http://" + ln.Addr().String(), Stats: statsBase + "/stats", Session: statsBase + "/session", Published: statsBase + "/published"}
 	if err := json.NewEncoder(os.Stdout).Encode(info); err != nil {
 		return err
 	}

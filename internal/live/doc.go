@@ -22,17 +22,25 @@
 //     begins with ':' as it is, its comment form: encodeData puts an empty
 //     comment line before such data.
 //   - It writes an event as a Fprintf per field and flushes it: the connection's
-//     writer (deadlineWriter) gathers them into one write to net/http per flush.
-//   - Its stream goroutine sends to each subscriber with a blocking channel send, so
-//     one stalled client would hold up every other subscriber of the stream. Each
-//     connection therefore gets a stream of its own, publishing to it never blocks
-//     (TryPublish), a connection whose queue is full is evicted, and every write
-//     carries a deadline (http.ResponseController) so a write into a stalled TCP
-//     connection fails instead of hanging.
+//     writer (deadlineWriter) gathers them into one write to net/http per flush,
+//     or per several events where more are queued for the connection.
+//   - Its stream goroutine sends to each subscriber with a blocking channel send
+//     (64 slots each), so one stalled client would hold up every other
+//     subscriber of the stream. The connections of one topic set share a stream
+//     (a group, group.go: one goroutine and one channel hop per event for all of
+//     them, not one per tab), and none is let near its 64 slots: every event
+//     pushed to a group has a key (a message's from its sequence, a heartbeat's
+//     in its comment), each connection's writer records the key it has reached,
+//     and before a push a connection with Queue events still waiting is evicted.
+//     Every write carries a deadline (http.ResponseController) so a write into a
+//     stalled TCP connection fails instead of hanging. What a connection gets of
+//     its own (hello, resyncs, stickies, a goodbye) its writer writes ahead of the
+//     group's events; what the group pushed before the hello it skips.
 //   - RemoveStream with a live subscriber leaks that subscriber's goroutine: a
-//     stream is removed only after its one subscriber has been deregistered, which
-//     is when the library's ServeHTTP returns. Nothing publishes an event with
-//     neither data nor comment, which would make ServeHTTP return early.
+//     group's stream is removed only after its last connection's ServeHTTP has
+//     returned, which is when the library has deregistered its subscriber. Nothing
+//     publishes an event with neither data nor comment, which would make ServeHTTP
+//     return early.
 //   - Last-Event-ID must be a number for the library (or it answers 400, which makes
 //     EventSource give up): the header is taken out of the request it sees, and
 //     Streams interprets it as a cursor itself.
@@ -46,7 +54,7 @@
 //	hello            first: the kinds granted to this connection, comma-separated
 //	resync           data is a topic the page must fetch afresh (it may have missed changes)
 //	<topic>          the latest message of each sticky topic on connect, then every new one
-//	: hb             heartbeat comment
+//	: hb <n>         heartbeat comment (n orders it among the events, for the server)
 //
 // Every event carries an id, the stream cursor ("<epoch>-<sequence>"). EventSource
 // sends the last one back on reconnect as Last-Event-ID; a page sends the cursor it

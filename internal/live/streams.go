@@ -1,11 +1,13 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,9 +27,10 @@ type Options struct {
 	// WriteTimeout bounds one write to a connection (default 10 s); a client that
 	// reads nothing is cut off when its TCP buffers are full and this much time passes.
 	WriteTimeout time.Duration
-	// Queue is how many events may wait for one connection (default 64, plus the
-	// library's fixed 64 per subscriber); a connection that falls further behind is
-	// evicted and its page resyncs when EventSource reconnects.
+	// Queue is how many events may wait for one connection (default and at
+	// most maxQueue: they wait in the library's 64 slots per subscriber, which
+	// the group's stream shares, see group.go); a connection that falls
+	// further behind is evicted and its page resyncs when EventSource reconnects.
 	Queue int
 	// MaxPerUser is how many connections one user (Subscription.User, the
 	// Kubernetes username the console acts as) may hold at once on this
@@ -49,9 +52,12 @@ const DefaultMaxPerUser = 12
 // DefaultMaxStreams is Options.MaxStreams's default, sized for the pod of
 // deploy/base (512 MiB limit, GOMEMLIMIT 400 MiB, of which the cache and pages
 // take up to 300 MiB on the worst shapes of make bench-pages): an idle stream
-// costs about 59 KiB of RSS (4 goroutines, their stacks and the connection's
-// buffers; measured through the /events handler with 1,000 and 3,000 idle
-// streams), so 1,500 take some 87 MiB, within the 100 MiB left.
+// costs about 51 KiB of RSS (3 goroutines: net/http's serve and background
+// read, the library's subscriber watcher; their stacks and net/http's
+// connection buffers, some 10 KiB of them; measured by make bench's serving
+// child with 1,000, 3,000 and 5,000 idle streams), so 1,500 take some 75 MiB,
+// within the 100 MiB left with room for the fan-out's garbage. (2,000 would
+// take the 100 MiB whole.)
 const DefaultMaxStreams = 1500
 
 const maxHeartbeat = 15 * time.Second
@@ -69,8 +75,8 @@ func (o Options) withDefaults() Options {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 10 * time.Second
 	}
-	if o.Queue <= 0 {
-		o.Queue = 64
+	if o.Queue <= 0 || o.Queue > maxQueue {
+		o.Queue = maxQueue
 	}
 	if o.MaxPerUser <= 0 {
 		o.MaxPerUser = DefaultMaxPerUser
@@ -129,9 +135,10 @@ type Stats struct {
 }
 
 // Streams serves server-sent event connections and publishes messages to them.
-// Each connection has a library stream of its own, so publishing is a
-// non-blocking send per subscribed connection and a stalled client never delays
-// another. Safe for concurrent use.
+// The connections of one topic set share a library stream (group.go);
+// publishing hands a message to each group's stream once, a connection that
+// falls behind is evicted before it could hold its group's stream up, so a
+// stalled client never delays another. Safe for concurrent use.
 type Streams struct {
 	opts  Options
 	srv   *sse.Server
@@ -141,9 +148,10 @@ type Streams struct {
 	closed  bool
 	nextID  uint64
 	seq     uint64
-	conns   map[string]*conn // by stream id, from Serve until it returns
+	conns   map[string]*conn // by id, from Serve until it returns
 	users   map[string]int   // connections per Subscription.User, from Serve until it returns
-	topics  map[string]map[*conn]struct{}
+	groups  map[string]*group
+	topics  map[string]map[*group]struct{} // the groups receiving each topic
 	sticky  map[stickyKey]*sse.Event
 	lastSeq map[string]uint64 // per topic, the seq of its last non-sticky message
 
@@ -166,10 +174,19 @@ type conn struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	rc       *http.ResponseController
+	g        *group
 	evicted  atomic.Bool
 	attached bool // receiving messages (under Streams.mu)
+	joined   bool // in its group's conns, whose pushes it drains (under Streams.mu)
 	done     bool // Serve is returning (under Streams.mu)
 	ended    bool // its owner's session ended (End, under Streams.mu)
+
+	// For its writer: the key of the last group event it took (group.go);
+	// left: it receives no further group event (writes none); own: events of
+	// its own to write ahead of the next group event (End's goodbye).
+	mark atomic.Uint64
+	left atomic.Bool
+	own  atomic.Pointer[[]byte]
 }
 
 // NewStreams returns Streams and starts its heartbeat; Close stops it.
@@ -180,7 +197,7 @@ func NewStreams(opts Options) *Streams {
 	srv.AutoStream = false // only the server names streams
 	srv.SplitData = false  // Publish splits the data itself, once per event (encodeData)
 	srv.EncodeBase64 = false
-	srv.BufferSize = opts.Queue
+	srv.BufferSize = streamBuffer
 	srv.Headers = map[string]string{
 		"Cache-Control":     "no-store",
 		"X-Accel-Buffering": "no", // a buffering reverse proxy would hold events back
@@ -191,16 +208,13 @@ func NewStreams(opts Options) *Streams {
 		epoch:   newEpoch(),
 		conns:   map[string]*conn{},
 		users:   map[string]int{},
-		topics:  map[string]map[*conn]struct{}{},
+		groups:  map[string]*group{},
+		topics:  map[string]map[*group]struct{}{},
 		sticky:  map[stickyKey]*sse.Event{},
 		lastSeq: map[string]uint64{},
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
 	}
-	// OnSubscribe runs after the library registered the subscriber with its
-	// stream: from then on a published event reaches it, so that is when the
-	// connection joins its topics.
-	srv.OnSubscribe = func(streamID string, _ *sse.Subscriber) { s.attach(streamID) }
 	go s.tick()
 	return s
 }
@@ -265,15 +279,10 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 	s.nextID++
 	c := &conn{id: strconv.FormatUint(s.nextID, 36), sub: sub, ctx: ctx, cancel: cancel, rc: http.NewResponseController(w)}
 	s.conns[c.id] = c
-	s.mu.Unlock()
-
-	s.srv.CreateStream(c.id)
+	c.g = s.group(sub.Topics)
+	c.g.refs++
+	defer s.detach(c)
 	defer func() {
-		s.detach(c)
-		// ServeHTTP returns only once the library has closed its subscriber's channel,
-		// which it does when it deregisters the subscriber: the stream has none left,
-		// so removing it leaks nothing.
-		s.srv.RemoveStream(c.id)
 		// The connection may serve another request (keep-alive): no deadline left behind.
 		_ = c.rc.SetWriteDeadline(time.Time{})
 	}()
@@ -283,39 +292,67 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 	// of the request but its context, and keeps its URL for as long as the
 	// connection lasts: it gets a request of its own holding only these, not a
 	// copy of the client's headers and query.
-	lr, err := http.NewRequestWithContext(ctx, http.MethodGet, "/?stream="+c.id, nil)
+	lr, err := http.NewRequestWithContext(ctx, http.MethodGet, "/?stream="+c.g.id, nil)
 	if err != nil {
+		s.mu.Unlock()
 		http.Error(w, "clusterdesk could not open the stream", http.StatusInternalServerError)
 		return
 	}
-	dw := &deadlineWriter{w: w, c: c, timeout: s.opts.WriteTimeout, flushes: &s.flushes}
+	// s.mu stays held while the library registers the subscriber, until its
+	// first flush attaches the connection (deadlineWriter.Flush): nothing is
+	// pushed to the group in between (group.go).
+	dw := &deadlineWriter{w: w, c: c, s: s, locked: true, timeout: s.opts.WriteTimeout, flushes: &s.flushes}
 	s.srv.ServeHTTP(dw, lr)
+	if dw.locked { // the library answered without streaming
+		dw.locked = false
+		s.mu.Unlock()
+	}
 	_ = dw.send() // what the library wrote last without a flush, if anything
 }
 
-// attach joins a connection to its topics once the library has registered its
-// subscriber, sending first the hello, any resyncs and the sticky messages.
-func (s *Streams) attach(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.conns[id]
-	if c == nil || c.done || c.ended || c.evicted.Load() {
-		return
+// group returns the group of a topic set, creating it and its library stream
+// if none has it (under s.mu).
+func (s *Streams) group(topics []string) *group {
+	topics = slices.Clone(topics)
+	slices.Sort(topics)
+	topics = slices.Compact(topics)
+	key := groupKey(topics)
+	if g := s.groups[key]; g != nil {
+		return g
+	}
+	s.nextID++
+	g := &group{id: "g" + strconv.FormatUint(s.nextID, 36), topics: topics, conns: map[*conn]struct{}{}}
+	s.srv.CreateStream(g.id)
+	s.groups[key] = g
+	for _, t := range topics {
+		m := s.topics[t]
+		if m == nil {
+			m = map[*group]struct{}{}
+			s.topics[t] = m
+		}
+		m[g] = struct{}{}
+	}
+	return g
+}
+
+// attach joins a connection to its group once the library has registered its
+// subscriber (under s.mu, held since Serve), and returns what it receives first:
+// the hello, any resyncs and the sticky messages. Nil ends the connection.
+func (s *Streams) attach(c *conn) []byte {
+	if c.done || c.ended || c.evicted.Load() {
+		return nil
 	}
 	now := []byte(cursor(s.epoch, s.seq))
 	hello := c.sub.Hello
 	if hello == "" {
 		hello = "-"
 	}
-	if !s.send(c, &sse.Event{ID: now, Event: []byte(HelloEvent), Data: encodeData([]byte(hello))}) {
-		return
-	}
+	var b bytes.Buffer
+	formatEvent(&b, &sse.Event{ID: now, Event: []byte(HelloEvent), Data: encodeData([]byte(hello))})
 	since, sameProcess := parseCursor(s.epoch, c.sub.Since)
 	for _, t := range c.sub.Resync {
 		if !sameProcess || s.lastSeq[t] > since {
-			if !s.send(c, &sse.Event{ID: now, Event: []byte(ResyncEvent), Data: encodeData([]byte(t))}) {
-				return
-			}
+			formatEvent(&b, &sse.Event{ID: now, Event: []byte(ResyncEvent), Data: encodeData([]byte(t))})
 		}
 	}
 	for _, t := range c.sub.Topics {
@@ -324,20 +361,16 @@ func (s *Streams) attach(id string) {
 				continue
 			}
 			// The id is the current cursor: the client is up to date with it now.
-			if !s.send(c, &sse.Event{ID: now, Event: ev.Event, Data: ev.Data}) {
-				return
-			}
+			formatEvent(&b, &sse.Event{ID: now, Event: ev.Event, Data: ev.Data})
 		}
 	}
-	for _, t := range c.sub.Topics {
-		m := s.topics[t]
-		if m == nil {
-			m = map[*conn]struct{}{}
-			s.topics[t] = m
-		}
-		m[c] = struct{}{}
-	}
+	// What the group pushed before now went out before this connection's
+	// cursor: its writer skips it.
+	c.mark.Store(c.g.last)
+	c.g.conns[c] = struct{}{}
+	c.joined = true
 	c.attached = true
+	return b.Bytes()
 }
 
 // detach takes a connection out of every topic; no message reaches it afterwards.
@@ -347,6 +380,24 @@ func (s *Streams) detach(c *conn) {
 	c.done = true
 	s.leave(c)
 	delete(s.conns, c.id)
+	delete(c.g.conns, c)
+	c.joined = false
+	// ServeHTTP has returned, so the library has deregistered the subscriber:
+	// the last connection of a group removes its stream with none left on it
+	// (a stream removed with a subscriber leaks that subscriber's goroutine).
+	if c.g.refs--; c.g.refs == 0 {
+		s.srv.RemoveStream(c.g.id)
+		key := groupKey(c.g.topics)
+		delete(s.groups, key)
+		for _, t := range c.g.topics {
+			if m := s.topics[t]; m != nil {
+				delete(m, c.g)
+				if len(m) == 0 {
+					delete(s.topics, t)
+				}
+			}
+		}
+	}
 	if u := c.sub.User; u != "" {
 		if s.users[u]--; s.users[u] <= 0 {
 			delete(s.users, u)
@@ -354,20 +405,12 @@ func (s *Streams) detach(c *conn) {
 	}
 }
 
-// leave removes c from its topics (under s.mu).
+// leave ends c's messages (under s.mu): its writer writes no further group
+// event. It stays in its group until Serve returns, its queue still counted:
+// its handler drains the subscriber channel until the library lets it go.
 func (s *Streams) leave(c *conn) {
-	if !c.attached {
-		return
-	}
+	c.left.Store(true)
 	c.attached = false
-	for _, t := range c.sub.Topics {
-		if m := s.topics[t]; m != nil {
-			delete(m, c)
-			if len(m) == 0 {
-				delete(s.topics, t)
-			}
-		}
-	}
 }
 
 // Publish sends each message to the connections subscribed to its topic, in
@@ -389,23 +432,39 @@ func (s *Streams) Publish(msgs ...Message) {
 			s.lastSeq[m.Topic] = s.seq
 		}
 		s.published.Add(1)
-		// The same event value goes to every connection: rendered and encoded once.
-		for c := range s.topics[m.Topic] {
-			s.send(c, ev)
+		// The same event value goes to every group: rendered and encoded once.
+		for g := range s.topics[m.Topic] {
+			s.push(g, ev, messageKey(s.seq))
 		}
 	}
 }
 
-// send queues ev for c without blocking, evicting c if its queue is full (under s.mu).
-func (s *Streams) send(c *conn, ev *sse.Event) bool {
-	if s.srv.TryPublish(c.id, ev) {
-		if ev != heartbeat {
-			s.sent.Add(1)
-		}
-		return true
+// push hands ev to g's library stream (under s.mu), first evicting each
+// connection that has Queue events waiting already (group.go). The library's
+// Publish blocks only while its stream goroutine hands the events before it to
+// the subscribers, none of which is full.
+func (s *Streams) push(g *group, ev *sse.Event, key uint64) {
+	if len(g.conns) == 0 {
+		return
 	}
-	s.evict(c)
-	return false
+	if behind := g.behind(s.opts.Queue); behind != 0 {
+		for c := range g.conns {
+			if c.mark.Load() < behind {
+				s.evict(c)
+			}
+		}
+	}
+	s.srv.Publish(g.id, ev)
+	g.remember(key, s.opts.Queue)
+	if len(ev.Data) > 0 {
+		n := 0
+		for c := range g.conns {
+			if c.attached {
+				n++
+			}
+		}
+		s.sent.Add(int64(n))
+	}
 }
 
 // evict cuts a connection off at once (under s.mu): it leaves its topics, its
@@ -443,22 +502,25 @@ func (s *Streams) tick() {
 	}
 }
 
-var heartbeat = &sse.Event{Comment: []byte("hb")}
-
 func (s *Streams) heartbeat(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.conns {
-		if !c.attached {
-			continue
-		}
-		if !c.sub.Until.IsZero() && now.After(c.sub.Until) {
+		if c.attached && !c.sub.Until.IsZero() && now.After(c.sub.Until) {
 			s.leave(c)
 			c.cancel()
-			continue
 		}
-		s.send(c, heartbeat)
 	}
+	for _, g := range s.groups {
+		s.pushHeartbeat(g)
+	}
+}
+
+// pushHeartbeat sends g's connections a heartbeat comment (under s.mu); it
+// also wakes their writers, which write what a connection has of its own first.
+func (s *Streams) pushHeartbeat(g *group) {
+	key := g.last + 1
+	s.push(g, heartbeatEvent(key), key)
 }
 
 // recheck runs each connection's Check outside the lock (it may ask the API server).

@@ -249,7 +249,7 @@ func TestStalledClientIsEvictedOthersKeepReceiving(t *testing.T) {
 		// The queue fills first: eviction on publish.
 		{"queue full", Options{Queue: 2, WriteTimeout: time.Minute}},
 		// The queue never fills: the write deadline cuts the stalled write.
-		{"write deadline", Options{Queue: 4096, WriteTimeout: 300 * time.Millisecond}},
+		{"write deadline", Options{Queue: maxQueue, WriteTimeout: 300 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.opts, topics("rows"), smallBuffers)
@@ -298,6 +298,9 @@ func TestStalledClientIsEvictedOthersKeepReceiving(t *testing.T) {
 			})
 			if tc.name == "queue full" && s.streams.Stats().Evicted == 0 {
 				t.Errorf("stats %+v: want an eviction", s.streams.Stats())
+			}
+			if tc.name == "write deadline" && s.streams.Stats().Evicted != 0 {
+				t.Errorf("stats %+v: want the write deadline, not the queue, to cut the stalled client off", s.streams.Stats())
 			}
 		})
 	}
