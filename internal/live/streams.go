@@ -98,6 +98,16 @@ type Subscription struct {
 	// Since is the cursor the client is up to date with: Last-Event-ID on a
 	// reconnect, else the cursor the page was rendered at.
 	Since string
+	// Shown, if set, is asked of each Resync topic the connection might be
+	// told to resync when it joins: true means the page shows exactly what the
+	// cache holds now (a detail page's object at the version in the cache), so
+	// it needs no resync whatever its cursor (one of another replica, say). It
+	// is asked under the lock Publish holds, as the connection joins: a change
+	// the cache takes before that makes it false, and one after it reaches the
+	// connection as a message. (Asked before Serve, a change published in
+	// between would reach neither way: the page kept the old object.) It must
+	// be quick and must not call Streams.
+	Shown func(topic string) bool
 	// Hello is the data of the first event; empty sends "-".
 	Hello string
 	// Until ends the connection (quietly: EventSource reconnects and the request is
@@ -351,7 +361,7 @@ func (s *Streams) attach(c *conn) []byte {
 	formatEvent(&b, &sse.Event{ID: now, Event: []byte(HelloEvent), Data: encodeData([]byte(hello))})
 	since, sameProcess := parseCursor(s.epoch, c.sub.Since)
 	for _, t := range c.sub.Resync {
-		if !sameProcess || s.lastSeq[t] > since {
+		if (!sameProcess || s.lastSeq[t] > since) && (c.sub.Shown == nil || !c.sub.Shown(t)) {
 			formatEvent(&b, &sse.Event{ID: now, Event: []byte(ResyncEvent), Data: encodeData([]byte(t))})
 		}
 	}

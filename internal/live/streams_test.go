@@ -400,3 +400,57 @@ func TestCursorOfAnotherReplicaResyncs(t *testing.T) {
 		})
 	}
 }
+
+// A detail page that shows what the cache holds needs no resync whatever its
+// cursor (Subscription.Shown); one whose object changed does. The answer must
+// be taken as the connection joins, under the lock Publish holds: taken
+// before Serve (as the handler once did), a change published in between
+// reached the page neither as a resync nor as a message, and the page kept
+// showing the old object (seen as a CSR page stuck on Pending after approval).
+func TestShownIsAskedAsTheConnectionJoins(t *testing.T) {
+	var shown, askedUnlocked atomic.Bool
+	var asked atomic.Int32
+	var s *server
+	s = newServer(t, Options{}, func(r *http.Request) Subscription {
+		return Subscription{Topics: []string{"csrs", "rows"}, Resync: []string{"rows"}, Since: r.URL.Query().Get("since"),
+			Shown: func(topic string) bool {
+				asked.Add(1)
+				if s.streams.mu.TryLock() { // Publish could run between this answer and the join
+					s.streams.mu.Unlock()
+					askedUnlocked.Store(true)
+				}
+				return topic == "rows" && shown.Load()
+			}}
+	})
+	before := s.streams.Cursor()
+	s.streams.Publish(Message{Topic: "rows", Event: "rows", Data: []byte("a change after the page's cursor")})
+	for _, tc := range []struct {
+		name         string
+		shown        bool
+		since        string
+		resync, asks bool
+	}{
+		{"the page shows the cache's version", true, before, false, true},
+		{"the object changed since the page", false, before, true, true},
+		{"a cursor of another replica, the cache's version", true, "zzz-1", false, true},
+		{"nothing missed: not asked", false, s.streams.Cursor(), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shown.Store(tc.shown)
+			asked.Store(0)
+			c := connect(t, s.URL+"?since="+tc.since, nil)
+			defer c.close()
+			c.next(t) // hello
+			s.streams.Publish(Message{Topic: "csrs", Event: "marker", Data: []byte("m")})
+			if ev := c.next(t); (ev.Event == ResyncEvent) != tc.resync {
+				t.Fatalf("first event after hello %+v; resync wanted: %v", ev, tc.resync)
+			}
+			if got := asked.Load() > 0; got != tc.asks {
+				t.Errorf("Shown asked: %v, want %v", got, tc.asks)
+			}
+		})
+	}
+	if askedUnlocked.Load() {
+		t.Fatal("Shown was asked while Publish could run: a change published before the join would be lost")
+	}
+}
