@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -66,6 +67,7 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	if d.Err != nil {
 		return d.Err
 	}
+	decisionSeen(c.Request().Context(), h.d.Cluster.CSR, d.After, 10*time.Millisecond, decisionWait)
 	verb := d.Verb()
 	banners := []model.Banner{{Tone: model.ToneOK, Title: verb, Message: name + " was " + strings.ToLower(verb) + ".", TestID: "toast-result"}}
 	for _, w := range d.Warnings {
