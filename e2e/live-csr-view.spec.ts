@@ -25,6 +25,12 @@ test('a filtered, sorted, paged queue tab gets a new matching request in its pla
     }, { message: 'page 2 of the view shows the two newest', timeout: 20_000 }).toBe(2);
     await expect(page.locator('body')).toHaveAttribute('data-live-state', 'connected');
     await expect(page.locator('#list-table')).toHaveAttribute('data-live-view', /page=2/);
+    // The console publishes the creations' batches a moment after its cache
+    // holds them: one published between this page's render and its stream's
+    // connect resyncs the tab once on connect, as it must (a refetch within
+    // 500 ms). That is not what this test is about: let it pass first (seen
+    // under load: the only fetch counted was that one, 275 ms after connect).
+    await page.waitForTimeout(700);
     const before = await rowNames(page);
     const fetches: string[] = [];
     page.on('request', (r) => { if (new URL(r.url()).pathname === '/csrs') fetches.push(r.url()); });
