@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -281,6 +282,12 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 		s.mu.Unlock()
 		go func() {
 			defer func() { raw.finish(s.opts.WriteTimeout, c.evicted.Load()) }()
+			defer func() {
+				// What the middleware's Recover did while a handler ran the stream.
+				if p := recover(); p != nil {
+					s.opts.Log.Error("live: a stream panicked", "panic", p, "stack", string(debug.Stack()))
+				}
+			}()
 			s.stream(c, raw)
 		}()
 		return
