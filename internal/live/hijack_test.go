@@ -228,3 +228,23 @@ func TestDoneRunsForARefusal(t *testing.T) {
 		t.Fatalf("Done ran %d times for the refusal, want 1", n)
 	}
 }
+
+// The streams' behaviour through net/http's ResponseWriter (HTTP/2's way, which
+// cannot be hijacked): the tests of delivery, joining, eviction, ends and
+// leaks, run again on that path.
+func TestNetHTTPPath(t *testing.T) {
+	viaNetHTTP = true
+	defer func() { viaNetHTTP = false }()
+	for name, test := range map[string]func(*testing.T){
+		"HelloStickyThenLive":               TestHelloStickyThenLive,
+		"JoiningABusyGroupNoGapNoRepeat":    TestJoiningABusyGroupNoGapNoRepeat,
+		"StalledClientIsEvicted":            TestStalledClientIsEvictedOthersKeepReceiving,
+		"EndClosesAfterAGoodbye":            TestEndClosesOneOwnersStreamsAfterAGoodbye,
+		"CloseEndsStreams":                  TestCloseEndsStreams,
+		"SubscriptionEnds":                  TestSubscriptionEnds,
+		"ConnectDisconnectLeaveNoGoroutine": TestConnectDisconnectCyclesLeaveNoGoroutines,
+		"EndedConnectionsFreeTheirPlaces":   TestEndedConnectionsFreeTheirPlaces,
+	} {
+		t.Run(name, test)
+	}
+}
