@@ -49,6 +49,18 @@ func (h *Handlers) events(c echo.Context) error {
 		until = end
 	}
 
+	// What the stream holds open (a queue view, an attention section) is
+	// released when it ends (Subscription.Done): Serve may return before, an
+	// HTTP/1.1 stream being served by a goroutine of its own.
+	var releases []func()
+	served := false
+	defer func() {
+		if !served {
+			for _, release := range releases {
+				release()
+			}
+		}
+	}()
 	q := r.URL.Query()
 	rowsWanted := kindList(q.Get("rows"))
 	var granted []kube.Kind
@@ -70,7 +82,7 @@ func (h *Handlers) events(c echo.Context) error {
 			return echo.NewHTTPError(http.StatusForbidden, "A view of the CertificateSigningRequest queue needs the right to list them.")
 		}
 		if topic, release, ok := lv.openCSRView(q.Get("view"), cq, sel, h.mayListPolicies(c)); ok {
-			defer release()
+			releases = append(releases, release)
 			viewTopic = topic
 		}
 	}
@@ -87,7 +99,7 @@ func (h *Handlers) events(c echo.Context) error {
 	if q.Get("attention") == "1" {
 		acc := h.liveAttentionAccess(c, granted)
 		if topic, release, ok := lv.openAttention(acc); ok {
-			defer release()
+			releases = append(releases, release)
 			sub.Topics = append(sub.Topics, topic)
 			attentionRBAC = acc.rbac
 			metrics = metrics || acc.load
@@ -142,6 +154,12 @@ func (h *Handlers) events(c echo.Context) error {
 	}
 	sub.Refusal = tooManyStreamsReply()
 	sub.Busy = replicaFullReply()
+	sub.Done = func() {
+		for _, release := range releases {
+			release()
+		}
+	}
+	served = true
 	lv.streams.Serve(c.Response(), r, sub)
 	return nil
 }

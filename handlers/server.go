@@ -15,7 +15,9 @@ type ServerTimeouts struct {
 	// request's body is read (a GET has none), net/http clears the read
 	// deadline before its background read for the client leaving
 	// (connReader.startBackgroundRead), so the deadline cannot cancel the
-	// stream's context. TestEventStreamOutlivesReadTimeout holds it to that.
+	// stream's context; an HTTP/1.1 stream's connection is hijacked
+	// (internal/live/hijack.go), which clears its deadlines.
+	// TestEventStreamOutlivesReadTimeout holds it to that.
 	Read time.Duration
 	// Idle bounds a kept-alive connection waiting for its next request.
 	Idle time.Duration

@@ -43,8 +43,11 @@ type round struct {
 	// Server CPU seconds and SSE flushes while the driver ran and the events
 	// arrived, per event delivered.
 	cpuSeconds float64
-	flushes    int64
-	sent       int64 // SSE events queued to the clients (one may carry several writes' rows)
+	// The bench process's CPU seconds (the tabs reading and counting, and the
+	// driver) over the same window, and the machine's busy cores then.
+	benchCPU, busyCores float64
+	flushes             int64
+	sent                int64 // SSE events queued to the clients (one may carry several writes' rows)
 }
 
 type bench struct {
@@ -261,6 +264,7 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 	if err != nil {
 		return r, err
 	}
+	window := startCPUWindow()
 	start := time.Now()
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
@@ -332,6 +336,7 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 	<-sampled
 	if delivered, err := b.stats(); err == nil {
 		r.cpuSeconds = delivered.CPUSeconds - driving.CPUSeconds
+		r.benchCPU, r.busyCores = window.end()
 		r.flushes = delivered.Live.Flushes - driving.Live.Flushes
 		r.sent = delivered.Live.Sent - driving.Live.Sent
 	}
@@ -486,18 +491,19 @@ func report(w io.Writer, b *bench, rounds []round, base, after serverStats, watc
 		fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %s | %s | %s | %s/%s | %d | %.1f | %d (%d) |\n",
 			r.label, r.got, r.expected, r.tally.writes-r.tally.uncovered, r.tally.writes, ms(r.p50), ms(r.p99), ms(r.max), ms(r.spread50), ms(r.spread99), r.peakGoroutines, mib(r.peakRSS), r.watchAll, r.watchC)
 	}
-	fmt.Fprintf(w, "\nWhat the server spends, whatever the load: per connection idle (subscribed, after GC), and per 1,000 events delivered while the driver ran (its CPU includes the cache and the rendering, once per write)\n\n")
-	fmt.Fprintf(w, "| clients | goroutines/conn | RSS KiB/conn | heap KiB/conn | CPU s per 1,000 events | SSE events sent | flushes per SSE event |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\nWhat the server spends, whatever the load: per connection idle (subscribed, after GC), and per 1,000 events delivered while the driver ran (its CPU includes the cache and the rendering, once per write); beside it the bench process's (the simulated tabs reading and counting every event, and the driver) and how many of the machine's cores were busy meanwhile, everything included\n\n")
+	fmt.Fprintf(w, "| clients | goroutines/conn | RSS KiB/conn | heap KiB/conn | CPU s per 1,000 events | SSE events sent | flushes per SSE event | tabs' CPU s per 1,000 events | machine busy cores of %d |\n", runtime.NumCPU())
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rounds {
-		perK, perEvent := 0.0, 0.0
+		perK, perEvent, tabsPerK := 0.0, 0.0, 0.0
 		if r.got > 0 {
 			perK = r.cpuSeconds * 1000 / float64(r.got)
+			tabsPerK = r.benchCPU * 1000 / float64(r.got)
 		}
 		if r.sent > 0 {
 			perEvent = float64(r.flushes) / float64(r.sent)
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %.1f | %.1f | %.4f | %d | %.2f |\n", r.label, r.goroutinesPerConn, r.rssPerConn/1024, r.heapPerConn/1024, perK, r.sent, perEvent)
+		fmt.Fprintf(w, "| %s | %.2f | %.1f | %.1f | %.4f | %d | %.2f | %.4f | %.2f |\n", r.label, r.goroutinesPerConn, r.rssPerConn/1024, r.heapPerConn/1024, perK, r.sent, perEvent, tabsPerK, r.busyCores)
 	}
 	fmt.Fprintf(w, "\nserver before any client: %d goroutines, %.1f MiB RSS, %.1f MiB heap; after all clients left: %d goroutines, %.1f MiB RSS, %.1f MiB heap (after GC), %d connections, %d evicted in all\n",
 		base.Goroutines, mib(base.RSSBytes), mib(int64(base.HeapBytes)), after.Goroutines, mib(after.RSSBytes), mib(int64(after.HeapBytes)), after.Live.Connections, after.Live.Evicted)

@@ -24,6 +24,13 @@
 //   - It writes an event as a Fprintf per field and flushes it: the connection's
 //     writer (deadlineWriter) gathers them into one write to net/http per flush,
 //     or per several events where more are queued for the connection.
+//   - Its ServeHTTP blocks for as long as the stream lasts: run by the
+//     handler, that pins the handler's goroutine (the middleware chain on its
+//     stack) and net/http's buffers. An HTTP/1.1 stream is hijacked instead
+//     (hijack.go): the library runs in a goroutine of its own over the raw
+//     connection, written as net/http writes a chunked response, and the
+//     handler returns; Subscription.Done releases what the stream holds.
+//     HTTP/2 cannot be hijacked and is served through the handler as before.
 //   - Its stream goroutine sends to each subscriber with a blocking channel send
 //     (64 slots each), so one stalled client would hold up every other
 //     subscriber of the stream. The connections of one topic set share a stream

@@ -28,7 +28,11 @@ func newServer(t *testing.T, opts Options, subscribe func(*http.Request) Subscri
 		opts.Log = quietLog()
 	}
 	s := &server{streams: NewStreams(opts)}
+	netHTTP := viaNetHTTP
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if netHTTP {
+			w = noHijack{w}
+		}
 		s.streams.Serve(w, r, subscribe(r))
 	}))
 	for _, f := range wrap {
@@ -40,6 +44,22 @@ func newServer(t *testing.T, opts Options, subscribe func(*http.Request) Subscri
 		s.Close()
 	})
 	return s
+}
+
+// viaNetHTTP makes newServer's streams go through net/http's ResponseWriter,
+// as HTTP/2 ones do, instead of the hijacked connection (TestNetHTTPPath).
+var viaNetHTTP bool
+
+// noHijack is a ResponseWriter that cannot be hijacked but flushes and takes
+// write deadlines, as HTTP/2's does.
+type noHijack struct{ w http.ResponseWriter }
+
+func (n noHijack) Header() http.Header         { return n.w.Header() }
+func (n noHijack) Write(p []byte) (int, error) { return n.w.Write(p) }
+func (n noHijack) WriteHeader(code int)        { n.w.WriteHeader(code) }
+func (n noHijack) FlushError() error           { return http.NewResponseController(n.w).Flush() }
+func (n noHijack) SetWriteDeadline(t time.Time) error {
+	return http.NewResponseController(n.w).SetWriteDeadline(t)
 }
 
 // client is one EventSource-like connection whose events arrive on a channel.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -51,13 +52,15 @@ const DefaultMaxPerUser = 12
 
 // DefaultMaxStreams is Options.MaxStreams's default, sized for the pod of
 // deploy/base (512 MiB limit, GOMEMLIMIT 400 MiB, of which the cache and pages
-// take up to 300 MiB on the worst shapes of make bench-pages): an idle stream
-// costs about 51 KiB of RSS (3 goroutines: net/http's serve and background
-// read, the library's subscriber watcher; their stacks and net/http's
-// connection buffers, some 10 KiB of them; measured by make bench's serving
-// child with 1,000, 3,000 and 5,000 idle streams), so 1,500 take some 75 MiB,
-// within the 100 MiB left with room for the fan-out's garbage. (2,000 would
-// take the 100 MiB whole.)
+// take up to 300 MiB on the worst shapes of make bench-pages) and for the
+// dearer of the two ways a stream is served: over HTTP/2 (TLS served by the
+// console itself) an idle stream costs about 51 KiB of RSS (its handler's
+// goroutine with the middleware chain on its stack, net/http's buffers and
+// request), so 1,500 take some 75 MiB, within the 100 MiB left with room for
+// the fan-out's garbage. An HTTP/1.1 stream (plain HTTP, or behind a proxy
+// that speaks HTTP/1.1 to the console) is served on its hijacked connection
+// (hijack.go) for about 15 KiB (make bench's serving child, 1,000 and 5,000
+// idle streams): 5,000 of those take what 1,500 did before.
 const DefaultMaxStreams = 1500
 
 const maxHeartbeat = 15 * time.Second
@@ -130,6 +133,11 @@ type Subscription struct {
 	// Busy is what a connection over Options.MaxStreams gets instead of the
 	// stream.
 	Busy []Message
+	// Done, if set, runs once when the connection ends (at once for one
+	// refused): Serve may return before then (an HTTP/1.1 stream is served by
+	// a goroutine of its own), so what the stream holds is released here, not
+	// when the handler returns.
+	Done func()
 }
 
 // Stats are counters for tests and the benchmark.
@@ -258,15 +266,55 @@ func (s *Streams) Stats() Stats {
 
 // Serve streams events to one client until it leaves, is evicted, the
 // subscription ends or Streams closes. The caller has authenticated and
-// authorized the request.
+// authorized the request. An HTTP/1.1 stream is served on its hijacked
+// connection by a goroutine of its own (hijack.go), and Serve returns once it
+// has started; sub.Done runs when the stream ends, whichever way it is
+// served (at once for a connection refused).
 func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription) {
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	c, untie := s.admit(w, r, sub)
+	if c == nil {
+		if sub.Done != nil {
+			sub.Done()
+		}
+		return
+	}
+	if raw := hijackStream(w, r); raw != nil {
+		// The request's context ends when the handler returns: the stream's
+		// ends when the client leaves (the read), or as before.
+		if untie() {
+			raw.readUntilGone(c.cancel)
+		} else {
+			c.cancel() // the client left before the hijack
+		}
+		raw.onError = c.cancel // as net/http cancels a request whose write failed
+		s.mu.Lock()
+		c.rc = http.NewResponseController(raw)
+		s.mu.Unlock()
+		go func() {
+			defer func() { raw.finish(s.opts.WriteTimeout, c.evicted.Load()) }()
+			defer func() {
+				// What the middleware's Recover did while a handler ran the stream.
+				if p := recover(); p != nil {
+					s.opts.Log.Error("live: a stream panicked", "panic", p, "stack", string(debug.Stack()))
+				}
+			}()
+			s.stream(c, raw)
+		}()
+		return
+	}
+	defer untie()
+	s.stream(c, w)
+}
+
+// admit counts a connection in, or answers a refusal and returns nil. Its
+// context is the request's values, cancelled with the request until untie
+// (which reports whether the request's context was still live).
+func (s *Streams) admit(w http.ResponseWriter, r *http.Request, sub Subscription) (*conn, func() bool) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		http.Error(w, "clusterdesk is shutting down", http.StatusServiceUnavailable)
-		return
+		return nil, nil
 	}
 	// The user's own limit first: it is what that user can act on.
 	if sub.User != "" && s.users[sub.User] >= s.opts.MaxPerUser {
@@ -274,35 +322,52 @@ func (s *Streams) Serve(w http.ResponseWriter, r *http.Request, sub Subscription
 		s.refused.Add(1)
 		s.opts.Log.Warn("live: refused a connection over the per-user limit", "user", sub.User, "limit", s.opts.MaxPerUser)
 		_ = Reply(w, sub.Refusal...)
-		return
+		return nil, nil
 	}
 	if len(s.conns) >= s.opts.MaxStreams {
 		s.mu.Unlock()
 		s.busy.Add(1)
 		s.opts.Log.Warn("live: refused a connection over the per-replica limit", "limit", s.opts.MaxStreams)
 		_ = Reply(w, sub.Busy...)
-		return
+		return nil, nil
 	}
+	defer s.mu.Unlock()
 	if sub.User != "" {
 		s.users[sub.User]++
 	}
+	// Held for as long as the connection lasts: not the refusals' messages.
+	sub.Refusal, sub.Busy = nil, nil
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	untie := context.AfterFunc(r.Context(), cancel)
 	s.nextID++
 	c := &conn{id: strconv.FormatUint(s.nextID, 36), sub: sub, ctx: ctx, cancel: cancel, rc: http.NewResponseController(w)}
 	s.conns[c.id] = c
 	c.g = s.group(sub.Topics)
 	c.g.refs++
+	return c, untie
+}
+
+// stream runs the library's stream for c on w until it ends.
+func (s *Streams) stream(c *conn, w http.ResponseWriter) {
+	defer func() {
+		if c.sub.Done != nil {
+			c.sub.Done()
+		}
+	}()
+	defer c.cancel()
 	defer s.detach(c)
 	defer func() {
 		// The connection may serve another request (keep-alive): no deadline left behind.
 		_ = c.rc.SetWriteDeadline(time.Time{})
 	}()
 
+	s.mu.Lock()
 	// The library reads the stream from the query and refuses a Last-Event-ID that
 	// is not a number; Streams has read the cursor already. It reads nothing else
 	// of the request but its context, and keeps its URL for as long as the
 	// connection lasts: it gets a request of its own holding only these, not a
 	// copy of the client's headers and query.
-	lr, err := http.NewRequestWithContext(ctx, http.MethodGet, "/?stream="+c.g.id, nil)
+	lr, err := http.NewRequestWithContext(c.ctx, http.MethodGet, "/?stream="+c.g.id, nil)
 	if err != nil {
 		s.mu.Unlock()
 		http.Error(w, "clusterdesk could not open the stream", http.StatusInternalServerError)
