@@ -76,7 +76,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.pprofListen, "pprof-listen", env("PPROF_LISTEN", ""), "loopback address to serve Go's profiles (/debug/pprof/) on, apart from the console, for benchmarks and debugging (default: none)")
 	fs.StringVar(&c.inClusterDir, "in-cluster-dir", env("IN_CLUSTER_DIR", kube.ServiceAccountDir), "in a pod without kubeconfig: the directory holding the service account's token and ca.crt")
 	progressAfter := fs.String("cleanup-progress-after", env("CLEANUP_PROGRESS_AFTER", handlers.DefaultCleanupProgressAfter.String()), "how long a confirmed cleanup runs before its page is sent with a progress line each second, which also keeps proxies with an idle timeout from giving up")
-	maxStreams := fs.String("max-streams", env("MAX_STREAMS", strconv.Itoa(live.DefaultMaxStreams)), "live-update connections (one per open tab) this replica serves at once, all users together; one more is told to try later. Each idle one costs about 50 KiB of memory: the default suits the 512 MiB limit of deploy/. Each user has at most "+strconv.Itoa(live.DefaultMaxPerUser)+" on a replica")
+	maxStreams := fs.String("max-streams", env("MAX_STREAMS", strconv.Itoa(live.DefaultMaxStreams)), "live-update connections (one per open tab) this replica serves at once, all users together; one more is told to try later. Each idle one costs about 15 KiB of memory over HTTP/1.1, 50 KiB over HTTP/2: the default suits the 512 MiB limit of deploy/. Each user has at most "+strconv.Itoa(live.DefaultMaxPerUser)+" on a replica")
 	c.signIn.register(fs)
 	c.audit.register(fs)
 	retention := c.ledger.register(fs)
