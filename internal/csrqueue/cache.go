@@ -2,6 +2,7 @@ package csrqueue
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,7 +38,11 @@ type facts struct {
 	decided time.Time
 
 	staticOnce sync.Once
-	static     string // lower-cased search text that depends on nothing but the object
+	// own and shared are the lower-cased search text that depends on
+	// nothing but the object, besides its name (Words.Static); shared is
+	// interned: tens of thousands of requests repeat a few signers,
+	// requesters, durations and states, which were most of each one's text.
+	own, shared string
 
 	checkMu     sync.Mutex
 	checked     bool
@@ -147,13 +152,22 @@ func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks)
 	return req, nil
 }
 
-// staticText is the lower-cased search text of the object alone, worded once.
-func (f *facts) staticText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) string {
+// staticMatches reports whether the lower-cased search text of the object
+// alone (its name's line, then Words.Static's lines, worded once) holds
+// needle. A needle without a newline is within one line, so each part is
+// searched where it is kept; one with a newline (a pasted text) is
+// searched in the whole text, as one string.
+func (f *facts) staticMatches(c *certificatesv1.CertificateSigningRequest, env Checks, w Words, needle string) bool {
 	f.staticOnce.Do(func() {
 		req, err := f.request(c, env)
-		f.static = w.Static(c, f.state, req, err)
+		own, shared := w.Static(c, f.state, req, err)
+		f.own, f.shared = own, internText(shared)
 	})
-	return f.static
+	name := strings.ToLower(c.Name)
+	if strings.Contains(needle, "\n") {
+		return strings.Contains(name+"\n"+f.own+f.shared, needle)
+	}
+	return strings.Contains(name, needle) || strings.Contains(f.own, needle) || strings.Contains(f.shared, needle)
 }
 
 // check runs the checks but the duplicates finding (it is the only one that
