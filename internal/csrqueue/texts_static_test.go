@@ -48,3 +48,11 @@ func TestStaticMatchesTheWholeText(t *testing.T) {
 }
 
 func unsafeData(s string) *byte { return unsafe.StringData(s) }
+
+// TestFactsSize: the queue keeps one facts per CSR (53,000 at the page
+// benchmark's shapes); 128 bytes is an allocator size class, the next is 144.
+func TestFactsSize(t *testing.T) {
+	if n := unsafe.Sizeof(facts{}); n > 128 {
+		t.Errorf("facts take %d bytes, more than 128", n)
+	}
+}
