@@ -120,7 +120,6 @@ func (c *console) readStderr(r io.Reader, log *os.File) {
 			c.mu.Lock()
 			c.lastGC, c.heapMiB, c.gcs = line, mb, c.gcs+1
 			c.mu.Unlock()
-			continue
 		}
 		fmt.Fprintln(log, line)
 	}

@@ -39,6 +39,12 @@ type memoryReading struct {
 	Ready, First           time.Duration // console start to synced, and to the first /csrs page
 	RSSSynced, RSSViewed   int64         // after sync, and after pageViews page views
 	HeapSynced, HeapViewed int           // live heap at the last GC then (MiB)
+	// FullGCSynced and FullGCViewed are the live heap after the full GC the
+	// heap profile forces just after each reading (MiB; 0 when the console
+	// serves no profiles): what the console keeps, whatever a view held in
+	// flight when the last GC ran, so a before/after of one change compares
+	// like with like.
+	FullGCSynced, FullGCViewed int
 	// CPUSynced is the console's CPU time from its start to the reading
 	// after sync; CPUViewed what the page views took (user + system,
 	// garbage collection included: what a GOGC setting trades for memory).
@@ -76,7 +82,7 @@ func readMemory(con *console, pages []page, profile string, logf func(string, ..
 	if m.CPUSynced, err = con.cpu(); err != nil {
 		return m, err
 	}
-	saveProfile(con, profile+"-synced.pb.gz", logf)
+	m.FullGCSynced = heapAfterProfile(con, profile+"-synced.pb.gz", logf)
 	logf("shapes: %d page views", pageViews)
 	viewsFrom, err := con.cpu() // after the profile, whose GC is not the views'
 	if err != nil {
@@ -96,17 +102,33 @@ func readMemory(con *console, pages []page, profile string, logf func(string, ..
 	}
 	m.CPUViewed = viewsTo - viewsFrom
 	m.HeapViewed, _ = con.heap()
-	saveProfile(con, profile+"-viewed.pb.gz", logf)
+	m.FullGCViewed = heapAfterProfile(con, profile+"-viewed.pb.gz", logf)
 	return m, nil
 }
 
+// heapAfterProfile saves the heap profile (its full GC) and returns the live
+// heap that GC's trace line reports (MiB), 0 when there was none in 5 s.
+func heapAfterProfile(con *console, path string, logf func(string, ...any)) int {
+	_, before := con.heap()
+	if !saveProfile(con, path, logf) {
+		return 0
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if mib, gcs := con.heap(); gcs > before {
+			return mib
+		}
+	}
+	return 0
+}
+
 // saveProfile saves the console's heap profile to path, or says why not.
-func saveProfile(con *console, path string, logf func(string, ...any)) {
+func saveProfile(con *console, path string, logf func(string, ...any)) bool {
 	if err := con.saveHeapProfile(path); err != nil {
 		logf("shapes: no heap profile (a console without --pprof-listen?): %v", err)
-		return
+		return false
 	}
 	logf("shapes: heap profile in %s (go tool pprof -sample_index=inuse_space -top)", path)
+	return true
 }
 
 // pageViews is how many page views the "after the views" memory reading follows.

@@ -135,9 +135,9 @@ func writeShapes(w io.Writer, s *shapesResult) {
 		m   memoryReading
 	}{{"GOMEMLIMIT=" + deployGOMEMLIMIT + " (as deploy/ runs it)", s.Limited}, {"no GOMEMLIMIT", s.Unlimited}} {
 		m := r.m
-		fmt.Fprintf(w, "shapes memory, %s: console ready %s, first /csrs %s after process start; RSS %s after sync (< 300 MiB %s), %s after %d page views (< 300 MiB %s); Go heap live at the last GC %s after sync, %s after the views; console CPU %.2f s to sync, %.2f s for the views\n",
+		fmt.Fprintf(w, "shapes memory, %s: console ready %s, first /csrs %s after process start; RSS %s after sync (< 300 MiB %s), %s after %d page views (< 300 MiB %s); Go heap live at the last GC %s after sync, %s after the views (after a full GC: %s, %s); console CPU %.2f s to sync, %.2f s for the views\n",
 			r.how, ms(m.Ready), ms(m.First), size(m.RSSSynced), rssOK(m.RSSSynced), size(m.RSSViewed), pageViews, rssOK(m.RSSViewed),
-			size(int64(m.HeapSynced)<<20), size(int64(m.HeapViewed)<<20), m.CPUSynced.Seconds(), m.CPUViewed.Seconds())
+			size(int64(m.HeapSynced)<<20), size(int64(m.HeapViewed)<<20), size(int64(m.FullGCSynced)<<20), size(int64(m.FullGCViewed)<<20), m.CPUSynced.Seconds(), m.CPUViewed.Seconds())
 	}
 }
 

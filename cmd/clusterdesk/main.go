@@ -137,6 +137,9 @@ func run(args []string) error {
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if setDefaultGOGC(os.Getenv) { // gc.go
+		log.Info("no GOGC set: the collector's target is the console's default", "gogc", defaultGOGC)
+	}
 	if err := static.Check(); err != nil {
 		return err
 	}

@@ -173,7 +173,7 @@ func requesterMatches(c *certificatesv1.CertificateSigningRequest, needle string
 // wait and the findings after.
 func (it *Item) matches(needle string, now time.Time) bool {
 	w := it.v.words
-	if strings.Contains(it.f.staticText(it.CSR, it.v.checks, w), needle) {
+	if it.f.staticMatches(it.CSR, it.v.checks, w, needle) {
 		return true
 	}
 	if text, _ := it.f.checkedText(it.CSR, it.v.checks, w); strings.Contains(text, needle) {

@@ -43,7 +43,7 @@ type propWords struct{}
 func (propWords) Status(state string) string {
 	return map[string]string{Pending: "Waiting", Approved: "Approved", Issued: "Issued", Denied: "Denied", Failed: "Failed"}[state]
 }
-func (propWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) string {
+func (propWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) (string, string) {
 	return benchWords{}.Static(c, state, req, decodeErr)
 }
 func (propWords) Findings(fs []csr.Finding) string { return benchWords{}.Findings(fs) }

@@ -128,14 +128,14 @@ const benchRunaway = "system:serviceaccount:bench:runaway"
 type benchWords struct{}
 
 func (benchWords) Status(state string) string { return state }
-func (benchWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) string {
+func (benchWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) (string, string) {
 	subject := ""
 	if req != nil {
 		subject = req.Subject
 	} else if decodeErr != nil {
 		subject = decodeErr.Error()
 	}
-	return strings.ToLower(c.Name + "\n" + subject + "\n" + c.Spec.SignerName + "\n" + c.Spec.Username + "\n" + state)
+	return strings.ToLower(subject + "\n"), strings.ToLower(c.Spec.SignerName + "\n" + c.Spec.Username + "\n" + state + "\n")
 }
 func (benchWords) Findings(fs []csr.Finding) string {
 	var sb strings.Builder

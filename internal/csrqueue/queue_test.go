@@ -86,8 +86,8 @@ func TestQueuesShareNothing(t *testing.T) {
 type plainWords struct{}
 
 func (plainWords) Status(state string) string { return state }
-func (plainWords) Static(*certificatesv1.CertificateSigningRequest, string, *csr.Request, error) string {
-	return ""
+func (plainWords) Static(*certificatesv1.CertificateSigningRequest, string, *csr.Request, error) (string, string) {
+	return "", ""
 }
 func (plainWords) Findings([]csr.Finding) string { return "" }
 func (plainWords) Moment(*certificatesv1.CertificateSigningRequest, string, time.Time, time.Time) (string, string) {
@@ -128,8 +128,8 @@ func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
 			continue
 		}
 		decided++
-		if e.f.pending != nil || e.f.static == "" {
-			t.Fatalf("%s (%s): decoded request and findings kept %v, text %q", e.obj.Name, e.f.state, e.f.pending != nil, e.f.static)
+		if e.f.pending != nil || e.f.shared == "" {
+			t.Fatalf("%s (%s): decoded request and findings kept %v, text %q", e.obj.Name, e.f.state, e.f.pending != nil, e.f.own+e.f.shared)
 		}
 	}
 	if decided < DecidedDecodesKept || q.decodes.Len() > pending {

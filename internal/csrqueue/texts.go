@@ -1,6 +1,9 @@
 package csrqueue
 
-import "sync"
+import (
+	"sync"
+	"unique"
+)
 
 // Findings' texts repeat: the checks word the same few findings for most
 // requests of a signer ("requests no duration: the signer's default
@@ -30,4 +33,16 @@ func sharedText(text string) string {
 		sharedTexts.m[text] = text
 	}
 	return text
+}
+
+// internText is text's canonical copy (Go's unique package: kept while some
+// fact refers to it, unbounded, unlike sharedText): for the search text
+// that requests share by what they are, not by what the checks found
+// (signer, requester, duration, status; one set per node and signer in a
+// cluster of kubelets).
+func internText(text string) string {
+	if text == "" {
+		return text
+	}
+	return unique.Make(text).Value()
 }

@@ -17,10 +17,15 @@ import (
 type Words interface {
 	// Status is the text of the state's badge (also what the state column sorts by).
 	Status(state string) string
-	// Static is the row's text that depends on the object alone (name,
-	// subject or decoding error, signer, requester, duration, status),
-	// lower-cased.
-	Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) string
+	// Static is the row's text that depends on the object alone, besides
+	// its name, lower-cased, in lines that each end in a newline: own, the
+	// object's own lines (the subject or decoding error), and shared, the
+	// lines many objects have in common (signer, requester, duration,
+	// status), which the queue keeps once for all of them. The filter
+	// searches the name's line (the queue's: the name lower-cased, which
+	// for a name the API server validated is the name itself, not a copy),
+	// then own, then shared (staticText).
+	Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) (own, shared string)
 	// Findings is the findings as the row shows them, lower-cased.
 	Findings(fs []csr.Finding) string
 	// Moment is the text of the row's age and state cells that depends on the

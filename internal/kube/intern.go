@@ -46,7 +46,8 @@ func internBytes(b []byte) []byte {
 
 // internManagedFields interns what repeats in managedFields: managers,
 // operations, API versions, subresources and the (trimmed) field sets, which
-// objects written by the same manager share.
+// objects written by the same manager share (one FieldsV1 per set:
+// lists_shared.go).
 func internManagedFields(mf []metav1.ManagedFieldsEntry) {
 	for i := range mf {
 		e := &mf[i]
@@ -54,20 +55,29 @@ func internManagedFields(mf []metav1.ManagedFieldsEntry) {
 		e.Operation = metav1.ManagedFieldsOperationType(intern(string(e.Operation)))
 		if e.FieldsV1 != nil {
 			e.FieldsV1.Raw = internBytes(e.FieldsV1.Raw)
+			e.FieldsV1 = shareFields(e.FieldsV1)
 		}
 	}
 }
 
-// internCSR interns what repeats across CSRs: signer, requester, groups,
-// usages, extra, and the conditions' words (approval reasons and messages
-// repeat per approver).
+// exactManagedFields is mf in a slice of exactly its length: the decoder
+// appends entry by entry, so three entries (a CSR's create, approval and
+// status) sit in room for four, 96 bytes each.
+func exactManagedFields(mf []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	if cap(mf) == len(mf) {
+		return mf
+	}
+	return append(make([]metav1.ManagedFieldsEntry, 0, len(mf)), mf...)
+}
+
+// internCSR interns what repeats across CSRs: signer, requester, groups
+// and usages (the lists too: lists_shared.go), extra, and the conditions'
+// words (approval reasons and messages repeat per approver).
 func internCSR(c *certificatesv1.CertificateSigningRequest) {
 	s := &c.Spec
 	s.SignerName, s.Username, s.UID = intern(s.SignerName), intern(s.Username), intern(s.UID)
-	internAll(s.Groups)
-	for i := range s.Usages {
-		s.Usages[i] = certificatesv1.KeyUsage(intern(string(s.Usages[i])))
-	}
+	s.Groups = sharedGroups.share(s.Groups)
+	s.Usages = sharedUsages.share(s.Usages)
 	for _, v := range s.Extra {
 		internAll(v)
 	}

@@ -36,8 +36,9 @@ const ManagedFieldsDepth = 4
 //     and SHA-256 (a change still shows as a change);
 //   - managedFields' field sets below ManagedFieldsDepth (managers, operations,
 //     times and the paths the activity pages show stay);
-//   - copies of values that repeat across objects (intern.go), label maps
-//     too (labels_shared.go);
+//   - copies of values that repeat across objects (intern.go), label maps,
+//     a CSR's groups and usages and managedFields' field sets too
+//     (labels_shared.go, lists_shared.go);
 //   - a CSR's issued certificate (csr_certificate.go).
 //
 // The object is freshly decoded and not yet shared, so changing it in place is
@@ -69,6 +70,7 @@ func stripForCache(obj any) (any, error) {
 			}
 		}
 		internManagedFields(mf)
+		m.SetManagedFields(exactManagedFields(mf))
 	}
 	if c, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
 		internCSR(c)

@@ -138,10 +138,13 @@ type queueWords struct{}
 
 func (queueWords) Status(state string) string { return stateBadge(state).Text }
 
-func (queueWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) string {
+// Static is the row's own text (the subject line) and what it shares with
+// other rows (signer, requester, duration, status); the queue searches the
+// name's line before them.
+func (queueWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) (own, shared string) {
 	subject, _, _ := csrSubject(req, decodeErr)
 	dur, _ := requestedDuration(c)
-	return lowerLines(c.Name, subject, c.Spec.SignerName, c.Spec.Username, dur, stateBadge(state).Text)
+	return lowerLines(subject), lowerLines(c.Spec.SignerName, c.Spec.Username, dur, stateBadge(state).Text)
 }
 
 func (queueWords) Findings(fs []csr.Finding) string {

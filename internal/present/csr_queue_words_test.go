@@ -1,6 +1,7 @@
 package present
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 )
 
 // TestLowerLinesKeepsExactBytes: the queue keeps one search text per CSR
@@ -59,6 +62,32 @@ func TestMomentIsTheCellsText(t *testing.T) {
 				if st := stateCell(state, d, now); age != ageC.Text || wait != st.Text {
 					t.Errorf("%s created %v decided %v: Moment %q, %q; cells %q, %q", state, cr, d, age, wait, ageC.Text, st.Text)
 				}
+			}
+		}
+	}
+}
+
+// TestStaticIsTheRowsText: the queue searches a row's name line, then
+// Static's own and shared lines; together they are the lines the row shows
+// (subject, signer, requester, duration, status), lower-cased, as the one
+// text the queue kept per CSR before it kept the shared lines once.
+func TestStaticIsTheRowsText(t *testing.T) {
+	secs := int32(3600)
+	c := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "csr-1"},
+		Spec:       certificatesv1.CertificateSigningRequestSpec{SignerName: "Example.com/Signer", Username: "Alice@Example.com", ExpirationSeconds: &secs},
+	}
+	for _, tc := range []struct {
+		req *csr.Request
+		err error
+	}{{&csr.Request{Subject: "CN=Alice,O=Team"}, nil}, {nil, errors.New("no PEM block")}} {
+		subject, _, _ := csrSubject(tc.req, tc.err)
+		dur, _ := requestedDuration(c)
+		for _, state := range []string{CSRPending, CSRApproved, CSRIssued} {
+			own, shared := queueWords{}.Static(c, state, tc.req, tc.err)
+			want := strings.ToLower(strings.Join([]string{subject, c.Spec.SignerName, c.Spec.Username, dur, stateBadge(state).Text}, "\n") + "\n")
+			if own+shared != want || own != strings.ToLower(subject)+"\n" {
+				t.Errorf("%s: Static = %q + %q, want %q (own: the subject's line)", state, own, shared, want)
 			}
 		}
 	}
