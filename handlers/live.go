@@ -87,10 +87,9 @@ func (h *Handlers) events(c echo.Context) error {
 		}
 	}
 	var names []string
-	// A detail page's rows topics, asked when the stream joins whether the
-	// page shows what the cache holds (Subscription.Shown).
+	// The rows topics' kinds, for a detail page's question when its stream
+	// joins: does the page show what the cache holds (Subscription.Shown)?
 	shownTopics := map[string]kube.KindID{}
-	var shown func(string) bool
 	metrics := false // the stream carries what the API server's /metrics say (load cells, attention)
 	sub := live.Subscription{Topics: []string{statusTopic}, Until: until}
 	// A home tab receives its attention section, rendered for its user's
@@ -125,17 +124,16 @@ func (h *Handlers) events(c echo.Context) error {
 			}
 			sub.Topics = append(sub.Topics, topic)
 			sub.Resync = append(sub.Resync, topic)
-			if obj, rv := q.Get("object"), q.Get("rv"); obj != "" && rv != "" {
-				shownTopics[topic] = k.ID
-				shown = func(topic string) bool {
-					kind, ok := shownTopics[topic]
-					return ok && h.objectShownIsCached(kind, obj, rv)
-				}
-			}
+			shownTopics[topic] = k.ID
 		}
 	}
 	sub.Hello = strings.Join(names, ",")
-	sub.Shown = shown
+	if obj, rv := q.Get("object"), q.Get("rv"); obj != "" && rv != "" {
+		sub.Shown = func(topic string) bool {
+			kind, ok := shownTopics[topic]
+			return ok && h.objectShownIsCached(kind, obj, rv)
+		}
+	}
 	sub.Since = r.Header.Get("Last-Event-ID")
 	if sub.Since == "" {
 		sub.Since = q.Get("since")

@@ -48,7 +48,8 @@ func (h *Handlers) denyCSR(c echo.Context) error    { return h.decideCSR(c, fals
 
 // decideCSR approves or denies, as the signed-in user, the CSR whose UID the
 // form carries (decide.Decisions.One), then redirects to the CSR with the
-// result and any API server warnings. When the name now holds another request,
+// result and any API server warnings, once the cache shows the decision
+// (decisionSeen). When the name now holds another request,
 // it answers 409 with that request shown.
 func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	name := c.Param("name")
