@@ -157,24 +157,45 @@ func TestDocumentedDeployment(t *testing.T) {
 			tabs, hellos, refused, 2*perPersonStreams, perPersonStreams)
 	}
 
-	// Sign out through the balancer; the old cookie is refused on both replicas.
+	// Sign out through the balancer; the old cookie is refused on both
+	// replicas. The replica that took the sign-out refuses it at once; the
+	// other as soon as its watch of the sign-out Leases delivers it
+	// (auth.SharedRevoker): milliseconds, and under a loaded CI machine
+	// once more than the 100 ms this loop's first request took to come.
+	// That moment is bounded and measured here, not assumed away.
 	old := victim.sessionCookie(t, f)
 	victim.signOut(ctx, t, f)
+	signedOut := time.Now()
 	for _, r := range f.Replicas {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/csrs", nil)
-		req.Header.Set(fleet.PinHeader, r.Name)
-		req.AddCookie(old)
-		resp, err := victim.bare.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		accepted := 0
+		for {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/csrs", nil)
+			req.Header.Set(fleet.PinHeader, r.Name)
+			req.AddCookie(old)
+			resp, err := victim.bare.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			drain(resp)
+			if resp.StatusCode != http.StatusOK {
+				t.Logf("%s: the signed-out cookie gets %d, %v after the sign-out (accepted %d times before)",
+					r.Name, resp.StatusCode, time.Since(signedOut).Round(time.Millisecond), accepted)
+				break
+			}
+			accepted++
+			if time.Since(signedOut) > signOutReach {
+				t.Fatalf("%s still accepts the signed-out session cookie %v after the sign-out (%d requests)", r.Name, signOutReach, accepted)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		drain(resp)
-		if resp.StatusCode == http.StatusOK {
-			t.Fatalf("%s accepted the signed-out session cookie (status 200)", r.Name)
-		}
-		t.Logf("%s: the signed-out cookie gets %d", r.Name, resp.StatusCode)
 	}
 }
+
+// signOutReach bounds how long a sign-out takes to hold on another replica:
+// its watch delivering the sign-out's Lease. A replica whose watch is behind
+// by more than 30 s refuses every session (README, "Sign-outs fail closed");
+// a healthy one takes milliseconds, and this is far from both.
+const signOutReach = 5 * time.Second
 
 // perPersonStreams is the per-person cap on live streams per replica (handlers).
 const perPersonStreams = 12
