@@ -149,40 +149,54 @@ func dial(hc *http.Client, base string, sign signer, b *board) (*client, error) 
 	// A tab over the per-session limit gets a stream that says so and nothing
 	// else: it would never say hello, so name the cause instead of timing out.
 	c := &client{cancel: cancel, hello: make(chan struct{}), done: make(chan struct{}), seen: make([]int64, len(b.latest))}
-	go func() {
-		defer close(c.done)
-		defer resp.Body.Close()
-		r := sseclient.NewReader(resp.Body)
-		for {
-			ev, err := r.Next()
-			if err != nil {
-				return
-			}
-			switch ev.Event {
-			case "hello":
-				c.mu.Lock()
-				c.tab.hello, _ = cursorSeq(ev.ID)
-				c.mu.Unlock()
-				close(c.hello)
-			case "too-many-streams":
-				c.refused.Store(true)
-				return
-			case rowsEvent:
-				seq, _ := cursorSeq(ev.ID)
-				c.mu.Lock()
-				c.tab.got = append(c.tab.got, receipt{seq: seq, at: ev.At})
-				c.mu.Unlock()
-				c.reads.Add(1)
-				c.record(ev, b)
-			}
-		}
-	}()
+	go c.read(resp.Body, b)
 	return c, nil
 }
 
-// record counts, for each bench CSR row in the event, the write it answers.
-func (c *client) record(ev sseclient.Event, b *board) {
-	data := []byte(ev.Data)
+// Event names a tab acts on, as bytes: compared with a frame's without a conversion.
+var (
+	helloEvent     = []byte("hello")
+	tooManyStreams = []byte("too-many-streams")
+	rowsEventName  = []byte(rowsEvent)
+)
+
+// tabBuffer is each tab's read buffer: an event longer than this is gathered
+// (sseclient.Frames), so it bounds nothing but the bench's memory per tab.
+const tabBuffer = 8 << 10
+
+// read is the tab: it reads every byte of the stream, parses its frames,
+// and records each rows event's id and arrival, until the stream ends.
+func (c *client) read(body io.ReadCloser, b *board) {
+	defer close(c.done)
+	defer body.Close()
+	r := sseclient.NewFrames(body, tabBuffer)
+	var f sseclient.Frame
+	for {
+		if err := r.Next(&f); err != nil {
+			return
+		}
+		switch {
+		case bytes.Equal(f.Event, helloEvent):
+			c.mu.Lock()
+			c.tab.hello, _ = cursorSeqBytes(f.ID)
+			c.mu.Unlock()
+			close(c.hello)
+		case bytes.Equal(f.Event, tooManyStreams):
+			c.refused.Store(true)
+			return
+		case bytes.Equal(f.Event, rowsEventName):
+			seq, _ := cursorSeqBytes(f.ID)
+			c.mu.Lock()
+			c.tab.got = append(c.tab.got, receipt{seq: seq, at: f.At})
+			c.mu.Unlock()
+			c.reads.Add(1)
+			c.record(f.Data, f.At, b)
+		}
+	}
+}
+
+// record counts, for each bench CSR row in an event's data, the write it answers.
+func (c *client) record(data []byte, at time.Time, b *board) {
 	for {
 		i := bytes.Index(data, rowPrefix)
 		if i < 0 {
@@ -193,16 +207,16 @@ func (c *client) record(ev sseclient.Event, b *board) {
 		if end < 0 {
 			return
 		}
-		slot, ok := b.index[string(data[:end])]
+		slot, ok := b.index[string(data[:end])] // a lookup, not a conversion: no allocation
 		if !ok {
 			continue
 		}
 		w := b.latest[slot].Load()
-		if w == nil || w.seq <= c.seen[slot] || ev.At.Before(w.at) {
+		if w == nil || w.seq <= c.seen[slot] || at.Before(w.at) {
 			continue
 		}
 		c.seen[slot] = w.seq
-		c.lat = append(c.lat, sample{seq: w.seq, lat: ev.At.Sub(w.at)})
+		c.lat = append(c.lat, sample{seq: w.seq, lat: at.Sub(w.at)})
 		c.got.Add(1)
 	}
 }

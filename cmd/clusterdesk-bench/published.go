@@ -143,3 +143,14 @@ func cursorSeq(id string) (uint64, bool) {
 	n, err := strconv.ParseUint(id[i+1:], 10, 64)
 	return n, err == nil
 }
+
+// cursorSeqBytes is cursorSeq of a cursor in bytes (the conversion of a
+// short, non-escaping slice is made on the stack: no allocation per event).
+func cursorSeqBytes(id []byte) (uint64, bool) {
+	i := bytes.LastIndexByte(id, '-')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(id[i+1:]), 10, 64)
+	return n, err == nil
+}

@@ -57,12 +57,12 @@ type bench struct {
 	loadStart string
 	// tabsProfile: where the largest round writes this process's CPU profile.
 	tabsProfile string
-	hc        *http.Client
-	cs        kubernetes.Interface
-	info      serverInfo
-	board     *board
-	names     []string
-	seq       int64
+	hc          *http.Client
+	cs          kubernetes.Interface
+	info        serverInfo
+	board       *board
+	names       []string
+	seq         int64
 }
 
 func run(args []string) error {

@@ -48,3 +48,65 @@ func TestReaderFollowsTheEventStreamRules(t *testing.T) {
 		})
 	}
 }
+
+// Frames must read the same stream the same way: the bench's tabs use it.
+func TestFramesFollowTheEventStreamRulesAsReaderDoes(t *testing.T) {
+	stream := ": heartbeat\n" +
+		"retry: 10\n" +
+		"id: 7\nevent: a\ndata: one\ndata:  two\n\n" +
+		"data: lf\r\ndata: crlf\rdata: cr\r\n" +
+		"\n" +
+		"event: ignored\n\n" +
+		"data\n\n" +
+		"id: 8\x00\ndata: x\n\n" +
+		"data: " + strings.Repeat("long ", 40) + "\n\n" + // longer than the 16-byte buffer below
+		"data: last"
+	want := []Event{
+		{Event: "a", Data: "one\n two", ID: "7"},
+		{Event: "message", Data: "lf\ncrlf\ncr", ID: "7"},
+		{Event: "message", Data: "", ID: "7"},
+		{Event: "message", Data: "x", ID: "7"},
+		{Event: "message", Data: strings.Repeat("long ", 40), ID: "7"},
+	}
+	for name, src := range map[string]func() io.Reader{
+		"whole":        func() io.Reader { return strings.NewReader(stream) },
+		"byte-by-byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(stream)) },
+		"half-by-half": func() io.Reader { return iotest.HalfReader(strings.NewReader(stream)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := NewFrames(src(), 16)
+			var f Frame
+			for i, w := range want {
+				if err := r.Next(&f); err != nil {
+					t.Fatalf("event %d: %v", i, err)
+				}
+				ev := string(f.Event)
+				if ev == "" {
+					ev = "message"
+				}
+				if ev != w.Event || string(f.Data) != w.Data || string(f.ID) != w.ID || f.At.IsZero() {
+					t.Fatalf("event %d: got %q %q %q at %v, want %+v", i, f.Event, f.Data, f.ID, f.At, w)
+				}
+			}
+			if err := r.Next(&f); err == nil {
+				t.Fatalf("extra event %q %q", f.Event, f.Data)
+			}
+		})
+	}
+}
+
+func BenchmarkFrames(b *testing.B) {
+	ev := "id: 123-456\ndata: <tr id=\"row-csrs-bench-01\">" + strings.Repeat("x", 2000) + "</tr>\nevent: csrs-rows\n\n"
+	stream := strings.Repeat(ev, 100)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	var f Frame
+	src := strings.NewReader(stream)
+	r := NewFrames(src, 8<<10)
+	for b.Loop() {
+		src.Reset(stream)
+		r.r.Reset(src)
+		for r.Next(&f) == nil {
+		}
+	}
+}
