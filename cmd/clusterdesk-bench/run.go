@@ -235,7 +235,7 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 		return r, err
 	}
 	fmt.Fprintf(os.Stderr, "bench: round %s: connecting\n", label)
-	clients, err := connect(b.hc, b.info.URL, sessionSigner(b.hc, b.info.Session), b.board, n)
+	clients, err := connect(b.info.URL, sessionSigner(b.hc, b.info.Session), b.board, n)
 	if err != nil {
 		return r, err
 	}
