@@ -150,7 +150,8 @@ func dial(base string, sign signer, b *board) (*client, error) {
 		conn.Close()
 		return nil, err
 	}
-	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, connBuffer), req)
+	br := bufio.NewReader(conn) // the response's head; dropped once it is read
+	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -160,16 +161,23 @@ func dial(base string, sign signer, b *board) (*client, error) {
 		return nil, fmt.Errorf("/events: status %d", resp.StatusCode)
 	}
 	_ = conn.SetDeadline(time.Time{})
+	var body io.ReadCloser = resp.Body
+	if len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked" {
+		// The console's stream (and HAProxy's relay of it): decoded in the
+		// tab's own buffer, from what br read past the head on.
+		head, _ := br.Peek(br.Buffered())
+		rest := io.MultiReader(bytes.NewReader(bytes.Clone(head)), conn)
+		body = struct {
+			io.Reader
+			io.Closer
+		}{&dechunker{r: rest}, conn}
+	}
 	// A tab over the per-session limit gets a stream that says so and nothing
 	// else: it would never say hello, so name the cause instead of timing out.
 	c := &client{cancel: func() { conn.Close() }, hello: make(chan struct{}), done: make(chan struct{}), seen: make([]int64, len(b.latest))}
-	go c.read(resp.Body, b)
+	go c.read(body, b)
 	return c, nil
 }
-
-// connBuffer is each tab's socket buffer: a rows event (some kilobytes,
-// written by the console in one write) is read in one read.
-const connBuffer = 16 << 10
 
 // Event names a tab acts on, as bytes: compared with a frame's without a conversion.
 var (
@@ -178,9 +186,11 @@ var (
 	rowsEventName  = []byte(rowsEvent)
 )
 
-// tabBuffer is each tab's read buffer: an event longer than this is gathered
-// (sseclient.Frames), so it bounds nothing but the bench's memory per tab.
-const tabBuffer = 8 << 10
+// tabBuffer is each tab's read buffer, the only one its stream passes
+// through: a rows event (some 4 KB, written by the console in one write) is
+// one read. A longer event is gathered (sseclient.Frames): this bounds
+// nothing but the bench's memory per tab.
+const tabBuffer = 16 << 10
 
 // read is the tab: it reads every byte of the stream, parses its frames,
 // and records each rows event's id and arrival, until the stream ends.
