@@ -1,25 +1,32 @@
 package sseclient
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"time"
 )
 
 // Frames reads an event stream by the same rules as Reader, for the benchmark's
-// thousands of simulated tabs: nothing is allocated per event once its buffers
-// have grown, and a line is found with a vectorised search rather than byte by
-// byte (Reader's split copied every line and took a third of the bench's CPU
-// at 5,000 tabs, CPU the console's latency then waited for). What Next returns
+// thousands of simulated tabs: nothing is allocated per event once its buffer
+// has grown, a line is found with a vectorised search rather than byte by
+// byte, and an event's data, when it is one line (the console writes its
+// rows that way), is not copied out of the buffer the socket was read into.
+// (Reader's split copied every line and took a third of the bench's CPU at
+// 5,000 tabs, CPU the console's latency then waited for.) What Next returns
 // is valid until the next call.
 type Frames struct {
-	r      *bufio.Reader
-	skipLF bool   // the previous line ended with CR: a following LF belongs to it
-	long   []byte // a line that did not fit the buffer, gathered
+	src    io.Reader
+	buf    []byte
+	r, w   int   // the unread bytes are buf[r:w]
+	err    error // the source's, returned once buf is drained
+	skipLF bool  // the previous line ended with CR: a following LF belongs to it
 	lastID []byte
 	event  []byte
-	data   []byte
+	// The current event's data: one line stays in buf (dataOff, dataLen); a
+	// second is joined with it in data.
+	dataOff, dataLen, dataLines int
+	data                        []byte
+	start                       int // where the current event begins in buf: kept until it is returned
 }
 
 // Frame is one dispatched event; its slices are the reader's, reused by the
@@ -31,17 +38,16 @@ type Frame struct {
 	At    time.Time // when its first line was read
 }
 
-// NewFrames reads events from r through a buffer of size bytes (a line longer
-// than that is gathered, not lost).
+// NewFrames reads events from r through a buffer of size bytes to begin with
+// (it grows to hold an event larger than that).
 func NewFrames(r io.Reader, size int) *Frames {
-	return &Frames{r: bufio.NewReaderSize(r, size)}
+	return &Frames{src: r, buf: make([]byte, max(size, 16))}
 }
 
 // Next reads the next event into f; comments and events without data are
 // consumed silently, as EventSource does.
 func (fr *Frames) Next(f *Frame) error {
-	fr.event, fr.data = fr.event[:0], fr.data[:0]
-	hasData := false
+	fr.begin()
 	f.At = time.Time{}
 	for {
 		line, err := fr.line()
@@ -49,13 +55,17 @@ func (fr *Frames) Next(f *Frame) error {
 			return err
 		}
 		if len(line) == 0 {
-			if !hasData {
-				fr.event = fr.event[:0]
+			if fr.dataLines == 0 {
+				fr.begin()
 				f.At = time.Time{}
 				continue
 			}
-			// The data buffer ends with the last data line's LF: not part of it.
-			f.Event, f.Data, f.ID = fr.event, fr.data[:len(fr.data)-1], fr.lastID
+			f.Event, f.ID = fr.event, fr.lastID
+			if fr.dataLines == 1 {
+				f.Data = fr.buf[fr.dataOff : fr.dataOff+fr.dataLen]
+			} else {
+				f.Data = fr.data
+			}
 			return nil
 		}
 		if f.At.IsZero() {
@@ -75,9 +85,17 @@ func (fr *Frames) Next(f *Frame) error {
 		case "event":
 			fr.event = append(fr.event[:0], value...)
 		case "data":
-			fr.data = append(fr.data, value...)
-			fr.data = append(fr.data, '\n')
-			hasData = true
+			fr.dataLines++
+			switch fr.dataLines {
+			case 1:
+				fr.dataOff, fr.dataLen = fr.offset(value), len(value)
+			case 2:
+				fr.data = append(fr.data[:0], fr.buf[fr.dataOff:fr.dataOff+fr.dataLen]...)
+				fallthrough
+			default:
+				fr.data = append(fr.data, '\n')
+				fr.data = append(fr.data, value...)
+			}
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				fr.lastID = append(fr.lastID[:0], value...)
@@ -86,45 +104,76 @@ func (fr *Frames) Next(f *Frame) error {
 	}
 }
 
-// line returns the next line without its terminator (CRLF, LF or CR), in the
-// buffer's bytes where it fits (valid until the next read).
+// begin starts an event: what came before it in buf may be overwritten.
+func (fr *Frames) begin() {
+	fr.event = fr.event[:0]
+	fr.dataLines = 0
+	fr.start = fr.r
+}
+
+// offset is where value, a slice of buf, begins in it.
+func (fr *Frames) offset(value []byte) int {
+	return cap(fr.buf) - cap(value)
+}
+
+// line returns the next line without its terminator (CRLF, LF or CR), a
+// slice of buf valid until the event is returned.
 func (fr *Frames) line() ([]byte, error) {
-	fr.long = fr.long[:0]
+	scanned := fr.r // bytes before this hold no line end
 	for {
-		if fr.r.Buffered() == 0 {
-			if _, err := fr.r.Peek(1); err != nil {
-				return nil, err // at EOF an unterminated line ends no event: nothing is lost
-			}
-		}
-		buf, _ := fr.r.Peek(fr.r.Buffered())
-		if fr.skipLF {
+		if fr.skipLF && fr.r < fr.w {
 			fr.skipLF = false
-			if buf[0] == '\n' {
-				_, _ = fr.r.Discard(1)
-				continue
+			if fr.buf[fr.r] == '\n' {
+				fr.r++
+				scanned = fr.r
 			}
 		}
-		end := bytes.IndexByte(buf, '\n')
-		search := buf
+		unread := fr.buf[scanned:fr.w]
+		end := bytes.IndexByte(unread, '\n')
+		search := unread
 		if end >= 0 {
-			search = buf[:end]
+			search = unread[:end]
 		}
 		if cr := bytes.IndexByte(search, '\r'); cr >= 0 {
 			end = cr
 		}
-		if end < 0 {
-			fr.long = append(fr.long, buf...)
-			_, _ = fr.r.Discard(len(buf))
-			continue
+		if end >= 0 {
+			end += scanned
+			line := fr.buf[fr.r:end]
+			fr.skipLF = fr.buf[end] == '\r'
+			fr.r = end + 1
+			return line, nil
 		}
-		fr.skipLF = buf[end] == '\r'
-		// Discard moves past bytes already buffered: it reads nothing, so
-		// buf stays intact until the next Peek.
-		_, _ = fr.r.Discard(end + 1)
-		if len(fr.long) > 0 {
-			fr.long = append(fr.long, buf[:end]...)
-			return fr.long, nil
+		scanned = fr.w
+		if fr.err != nil {
+			return nil, fr.err // at EOF an unterminated line ends no event: nothing is lost
 		}
-		return buf[:end], nil
+		if fr.w == len(fr.buf) {
+			scanned -= fr.room()
+		}
+		n, err := fr.src.Read(fr.buf[fr.w:])
+		fr.w += n
+		fr.err = err
 	}
+}
+
+// room makes space at buf's end: it moves the current event to the front
+// (what is before it is done with) or, where the event fills buf, doubles
+// buf. It returns how far the bytes moved.
+func (fr *Frames) room() int {
+	shift := fr.start
+	if shift == 0 {
+		grown := make([]byte, 2*len(fr.buf))
+		copy(grown, fr.buf[:fr.w])
+		fr.buf = grown
+		return 0
+	}
+	copy(fr.buf, fr.buf[shift:fr.w])
+	fr.r -= shift
+	fr.w -= shift
+	fr.start = 0
+	if fr.dataLines == 1 {
+		fr.dataOff -= shift
+	}
+	return shift
 }

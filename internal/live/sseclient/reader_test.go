@@ -2,6 +2,8 @@ package sseclient
 
 import (
 	"io"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -105,8 +107,65 @@ func BenchmarkFrames(b *testing.B) {
 	r := NewFrames(src, 8<<10)
 	for b.Loop() {
 		src.Reset(stream)
-		r.r.Reset(src)
+		r.r, r.w, r.err = 0, 0, nil
 		for r.Next(&f) == nil {
+		}
+	}
+}
+
+// On random streams (every field, every line end, lines longer than the
+// buffer, any split of the reads), Frames dispatches what Reader does.
+func TestFramesReadRandomStreamsAsReaderDoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ends := []string{"\n", "\r\n", "\r"}
+	for round := range 500 {
+		var s strings.Builder
+		for range rng.IntN(40) {
+			switch rng.IntN(7) {
+			case 0:
+				s.WriteString("data: " + strings.Repeat("d", rng.IntN(80)))
+			case 1:
+				s.WriteString("event: e" + strings.Repeat("v", rng.IntN(5)))
+			case 2:
+				s.WriteString("id: " + strconv.Itoa(rng.IntN(1000)))
+			case 3:
+				s.WriteString(": comment")
+			case 4:
+				s.WriteString("data")
+			case 5, 6: // a blank line: dispatch
+			}
+			s.WriteString(ends[rng.IntN(len(ends))])
+		}
+		// A lone CR as the very last byte: Reader returns the CR as the
+		// line at EOF (its line(), an unterminated rest), Frames a line end;
+		// the connection is closing there, so neither tab loses an event.
+		stream := s.String() + "\n"
+		want := NewReader(strings.NewReader(stream))
+		var src io.Reader = strings.NewReader(stream)
+		switch round % 3 {
+		case 1:
+			src = iotest.OneByteReader(src)
+		case 2:
+			src = iotest.HalfReader(src)
+		}
+		got := NewFrames(src, 16+rng.IntN(64))
+		var f Frame
+		for i := 0; ; i++ {
+			w, werr := want.Next()
+			gerr := got.Next(&f)
+			if (werr == nil) != (gerr == nil) {
+				t.Fatalf("round %d event %d: Reader %v, Frames %v (stream %q)", round, i, werr, gerr, stream)
+			}
+			if werr != nil {
+				break
+			}
+			ev := string(f.Event)
+			if ev == "" {
+				ev = "message"
+			}
+			if ev != w.Event || string(f.Data) != w.Data || string(f.ID) != w.ID {
+				t.Fatalf("round %d event %d: Frames %q %q %q, Reader %+v (stream %q)", round, i, ev, f.Data, f.ID, w, stream)
+			}
 		}
 	}
 }
