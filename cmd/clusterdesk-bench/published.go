@@ -77,6 +77,10 @@ func (p *publishLog) render(r live.Renderer) live.Renderer {
 
 // Publish passes msgs on and records the CSR rows messages with the ids
 // Streams gave them: consecutive sequence numbers from the cursor before.
+// Behind is the streams': the hub holds a batch while they are behind
+// (live.HubOptions.MaxHold), as it does in the console.
+func (p *publishLog) Behind() (behind, of int) { return p.streams.Behind() }
+
 func (p *publishLog) Publish(msgs ...live.Message) {
 	before, _ := cursorSeq(p.streams.Cursor())
 	p.streams.Publish(msgs...)
