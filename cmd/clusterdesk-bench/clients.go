@@ -129,8 +129,9 @@ func sessionSigner(hc *http.Client, sessionURL string) signer {
 // Transport would add two goroutines per tab (its read and write loops) and
 // read through its 4 KiB buffer, so an event larger than that took several
 // reads, with a copy and a lock at each layer; at 5,000 tabs that was CPU the
-// console's latency waited for. The request and the response are still
-// net/http's (Request.Write, ReadResponse and its chunked decoding).
+// console's latency waited for. The request and the response's head are
+// net/http's (Request.Write, ReadResponse); the chunked body is decoded in
+// the tab's one buffer (dechunker).
 func dial(base string, sign signer, b *board) (*client, error) {
 	req, err := http.NewRequest(http.MethodGet, base+"/events?kinds=csrs&rows=csrs", nil)
 	if err != nil {
