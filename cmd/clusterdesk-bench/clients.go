@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -74,7 +74,7 @@ type sample struct {
 
 // client is one browser tab's event stream.
 type client struct {
-	cancel context.CancelFunc
+	cancel func() // closes its connection
 	hello  chan struct{}
 	done   chan struct{}
 	seen   []int64      // per CSR, the last write counted
@@ -124,65 +124,108 @@ func sessionSigner(hc *http.Client, sessionURL string) signer {
 }
 
 // dial signs a new browser in and opens the CSR stream, as a tab on /csrs does.
-func dial(hc *http.Client, base string, sign signer, b *board) (*client, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/events?kinds=csrs&rows=csrs", nil)
+//
+// On a connection of its own, read by the tab's one goroutine: net/http's
+// Transport would add two goroutines per tab (its read and write loops) and
+// read through its 4 KiB buffer, so an event larger than that took several
+// reads, with a copy and a lock at each layer; at 5,000 tabs that was CPU the
+// console's latency waited for. The request and the response's head are
+// net/http's (Request.Write, ReadResponse); the chunked body is decoded in
+// the tab's one buffer (dechunker).
+func dial(base string, sign signer, b *board) (*client, error) {
+	req, err := http.NewRequest(http.MethodGet, base+"/events?kinds=csrs&rows=csrs", nil)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
 	if err := sign(req); err != nil {
-		cancel()
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := hc.Do(req)
+	conn, err := net.DialTimeout("tcp", req.URL.Host, 5*time.Second)
 	if err != nil {
-		cancel()
+		return nil, err
+	}
+	// The handshake has a deadline; the stream, once open, has none.
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if err := req.Write(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	br := bufio.NewReader(conn) // the response's head; dropped once it is read
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		conn.Close()
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		cancel()
+		conn.Close()
 		return nil, fmt.Errorf("/events: status %d", resp.StatusCode)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	var body io.ReadCloser = resp.Body
+	if len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked" {
+		// The console's stream (and HAProxy's relay of it): decoded in the
+		// tab's own buffer, from what br read past the head on.
+		head, _ := br.Peek(br.Buffered())
+		rest := io.MultiReader(bytes.NewReader(bytes.Clone(head)), conn)
+		body = struct {
+			io.Reader
+			io.Closer
+		}{&dechunker{r: rest}, conn}
 	}
 	// A tab over the per-session limit gets a stream that says so and nothing
 	// else: it would never say hello, so name the cause instead of timing out.
-	c := &client{cancel: cancel, hello: make(chan struct{}), done: make(chan struct{}), seen: make([]int64, len(b.latest))}
-	go func() {
-		defer close(c.done)
-		defer resp.Body.Close()
-		r := sseclient.NewReader(resp.Body)
-		for {
-			ev, err := r.Next()
-			if err != nil {
-				return
-			}
-			switch ev.Event {
-			case "hello":
-				c.mu.Lock()
-				c.tab.hello, _ = cursorSeq(ev.ID)
-				c.mu.Unlock()
-				close(c.hello)
-			case "too-many-streams":
-				c.refused.Store(true)
-				return
-			case rowsEvent:
-				seq, _ := cursorSeq(ev.ID)
-				c.mu.Lock()
-				c.tab.got = append(c.tab.got, receipt{seq: seq, at: ev.At})
-				c.mu.Unlock()
-				c.reads.Add(1)
-				c.record(ev, b)
-			}
-		}
-	}()
+	c := &client{cancel: func() { conn.Close() }, hello: make(chan struct{}), done: make(chan struct{}), seen: make([]int64, len(b.latest))}
+	go c.read(body, b)
 	return c, nil
 }
 
-// record counts, for each bench CSR row in the event, the write it answers.
-func (c *client) record(ev sseclient.Event, b *board) {
-	data := []byte(ev.Data)
+// Event names a tab acts on, as bytes: compared with a frame's without a conversion.
+var (
+	helloEvent     = []byte("hello")
+	tooManyStreams = []byte("too-many-streams")
+	rowsEventName  = []byte(rowsEvent)
+)
+
+// tabBuffer is each tab's read buffer, the only one its stream passes
+// through: a rows event (some 4 KB, written by the console in one write) is
+// one read. A longer event is gathered (sseclient.Frames): this bounds
+// nothing but the bench's memory per tab.
+const tabBuffer = 16 << 10
+
+// read is the tab: it reads every byte of the stream, parses its frames,
+// and records each rows event's id and arrival, until the stream ends.
+func (c *client) read(body io.ReadCloser, b *board) {
+	defer close(c.done)
+	defer body.Close()
+	r := sseclient.NewFrames(body, tabBuffer)
+	var f sseclient.Frame
+	for {
+		if err := r.Next(&f); err != nil {
+			return
+		}
+		switch {
+		case bytes.Equal(f.Event, helloEvent):
+			c.mu.Lock()
+			c.tab.hello, _ = cursorSeqBytes(f.ID)
+			c.mu.Unlock()
+			close(c.hello)
+		case bytes.Equal(f.Event, tooManyStreams):
+			c.refused.Store(true)
+			return
+		case bytes.Equal(f.Event, rowsEventName):
+			seq, _ := cursorSeqBytes(f.ID)
+			c.mu.Lock()
+			c.tab.got = append(c.tab.got, receipt{seq: seq, at: f.At})
+			c.mu.Unlock()
+			c.reads.Add(1)
+			c.record(f.Data, f.At, b)
+		}
+	}
+}
+
+// record counts, for each bench CSR row in an event's data, the write it answers.
+func (c *client) record(data []byte, at time.Time, b *board) {
 	for {
 		i := bytes.Index(data, rowPrefix)
 		if i < 0 {
@@ -193,16 +236,16 @@ func (c *client) record(ev sseclient.Event, b *board) {
 		if end < 0 {
 			return
 		}
-		slot, ok := b.index[string(data[:end])]
+		slot, ok := b.index[string(data[:end])] // a lookup, not a conversion: no allocation
 		if !ok {
 			continue
 		}
 		w := b.latest[slot].Load()
-		if w == nil || w.seq <= c.seen[slot] || ev.At.Before(w.at) {
+		if w == nil || w.seq <= c.seen[slot] || at.Before(w.at) {
 			continue
 		}
 		c.seen[slot] = w.seq
-		c.lat = append(c.lat, sample{seq: w.seq, lat: ev.At.Sub(w.at)})
+		c.lat = append(c.lat, sample{seq: w.seq, lat: at.Sub(w.at)})
 		c.got.Add(1)
 	}
 }
@@ -214,8 +257,8 @@ func (c *client) close() {
 
 // connect opens n clients, each a browser of its own, a few at a time, and
 // waits until each is subscribed.
-func connect(hc *http.Client, base string, sign signer, b *board, n int) ([]*client, error) {
-	clients, err := openAll(n, func(int) (*client, error) { return dial(hc, base, sign, b) })
+func connect(base string, sign signer, b *board, n int) ([]*client, error) {
+	clients, err := openAll(n, func(int) (*client, error) { return dial(base, sign, b) })
 	if err != nil {
 		closeAll(clients)
 		return nil, err

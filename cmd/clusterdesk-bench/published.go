@@ -77,6 +77,10 @@ func (p *publishLog) render(r live.Renderer) live.Renderer {
 
 // Publish passes msgs on and records the CSR rows messages with the ids
 // Streams gave them: consecutive sequence numbers from the cursor before.
+// Behind is the streams': the hub holds a batch while they are behind
+// (live.HubOptions.MaxHold), as it does in the console.
+func (p *publishLog) Behind() (behind, of int) { return p.streams.Behind() }
+
 func (p *publishLog) Publish(msgs ...live.Message) {
 	before, _ := cursorSeq(p.streams.Cursor())
 	p.streams.Publish(msgs...)
@@ -141,5 +145,16 @@ func cursorSeq(id string) (uint64, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseUint(id[i+1:], 10, 64)
+	return n, err == nil
+}
+
+// cursorSeqBytes is cursorSeq of a cursor in bytes (the conversion of a
+// short, non-escaping slice is made on the stack: no allocation per event).
+func cursorSeqBytes(id []byte) (uint64, bool) {
+	i := bytes.LastIndexByte(id, '-')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(id[i+1:]), 10, 64)
 	return n, err == nil
 }

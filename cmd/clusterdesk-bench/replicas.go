@@ -117,7 +117,7 @@ func replicaRun(ctx context.Context, cs kubernetes.Interface, hc *http.Client, f
 		req.Header.Set(fleet.UserHeader, fmt.Sprintf("bench-%d", i))
 		return nil
 	}
-	clients, err := connect(hc, f.URL, sign, b, tabs)
+	clients, err := connect(f.URL, sign, b, tabs)
 	if err != nil {
 		return r, err
 	}

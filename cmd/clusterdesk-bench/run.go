@@ -55,12 +55,14 @@ type bench struct {
 	duration  time.Duration
 	profile   string
 	loadStart string
-	hc        *http.Client
-	cs        kubernetes.Interface
-	info      serverInfo
-	board     *board
-	names     []string
-	seq       int64
+	// tabsProfile: where the largest round writes this process's CPU profile.
+	tabsProfile string
+	hc          *http.Client
+	cs          kubernetes.Interface
+	info        serverInfo
+	board       *board
+	names       []string
+	seq         int64
 }
 
 func run(args []string) error {
@@ -70,6 +72,7 @@ func run(args []string) error {
 	counts := fs.String("clients", "1,100,1000,5000", "client counts (simulated browsers, each its own session), one round each; the last one is repeated with a stalled client")
 	withStalled := fs.Bool("stalled", true, "repeat the last round with a client that reads nothing")
 	profile := fs.String("profile", "", "write a CPU profile of the server during the largest round to this file")
+	tabsProfile := fs.String("tabs-profile", "", "write a CPU profile of this process (the simulated tabs and the driver) during the largest round to this file")
 	replicas := fs.String("replicas", "", "instead: run -binary as this many replicas behind HAProxy, one round per count (e.g. 1,3), each with the first -clients count of tabs spread over them")
 	binary := fs.String("binary", "bin/clusterdesk", "with -replicas or -queue-tabs: the console binary")
 	queueTabs := fs.String("queue-tabs", "", "instead: the CSR queue round, one per count of tabs (e.g. 200,1000) on the Pending tab of -binary, -rate writes/s (creates and approvals) for -duration")
@@ -150,7 +153,7 @@ func run(args []string) error {
 		stdin.Close()
 		_ = child.Wait()
 	}()
-	b := &bench{rate: *rate, duration: *duration, cs: cs, profile: *profile, loadStart: loadAverage()}
+	b := &bench{rate: *rate, duration: *duration, cs: cs, profile: *profile, tabsProfile: *tabsProfile, loadStart: loadAverage()}
 	line, err := bufio.NewReader(stdout).ReadBytes('\n')
 	if err != nil {
 		return fmt.Errorf("the serving child did not start: %w", err)
@@ -184,17 +187,17 @@ func run(args []string) error {
 	var rounds []round
 	for i, n := range ns {
 		last := i == len(ns)-1
-		profile := ""
+		profile, tabsProfile := "", ""
 		if last {
-			profile = b.profile
+			profile, tabsProfile = b.profile, b.tabsProfile
 		}
-		r, err := b.round(ctx, fmt.Sprint(n), n, false, profile)
+		r, err := b.round(ctx, fmt.Sprint(n), n, false, profile, tabsProfile)
 		if err != nil {
 			return err
 		}
 		rounds = append(rounds, r)
 		if last && *withStalled {
-			r, err := b.round(ctx, fmt.Sprintf("%d + 1 stalled", n), n, true, "")
+			r, err := b.round(ctx, fmt.Sprintf("%d + 1 stalled", n), n, true, "", "")
 			if err != nil {
 				return err
 			}
@@ -225,14 +228,14 @@ func run(args []string) error {
 }
 
 // round connects n clients (and a stalled one), drives writes, and measures.
-func (b *bench) round(ctx context.Context, label string, n int, withStalled bool, profile string) (round, error) {
+func (b *bench) round(ctx context.Context, label string, n int, withStalled bool, profile, tabsProfile string) (round, error) {
 	r := round{label: label, clients: n, stalled: withStalled}
 	before, err := b.statsAfterGC()
 	if err != nil {
 		return r, err
 	}
 	fmt.Fprintf(os.Stderr, "bench: round %s: connecting\n", label)
-	clients, err := connect(b.hc, b.info.URL, sessionSigner(b.hc, b.info.Session), b.board, n)
+	clients, err := connect(b.info.URL, sessionSigner(b.hc, b.info.Session), b.board, n)
 	if err != nil {
 		return r, err
 	}
@@ -291,6 +294,14 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 	}()
 	if profile != "" {
 		go b.saveProfile(profile, b.duration*2/3)
+	}
+	if tabsProfile != "" {
+		stopTabsProfile, err := startSelfProfile(tabsProfile)
+		if err != nil {
+			close(stop)
+			return r, err
+		}
+		defer stopTabsProfile()
 	}
 	fmt.Fprintf(os.Stderr, "bench: round %s: driving\n", label)
 	// With a stalled client the round goes on (up to 30 s) until the server

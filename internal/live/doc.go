@@ -6,7 +6,10 @@
 //   - Hub takes kube.Cache change notifications (which only enqueue), coalesces them
 //     per object, and at most once per interval asks a Renderer for the messages of
 //     each changed kind: the HTML fragments pages swap in, rendered once, not once
-//     per client.
+//     per client. While more than 1 in 20 connections have yet to take the last
+//     message (Streams.Behind), a batch waits, up to HubOptions.MaxHold (250 ms),
+//     and the changes meanwhile join it: under load the fan-outs stay as many as
+//     the cores can write, instead of queueing behind one another.
 //   - Streams serves the connections and publishes messages to the ones subscribed
 //     to a message's topic. It is the only code that sees github.com/r3labs/sse/v2.
 //

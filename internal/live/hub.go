@@ -21,6 +21,12 @@ type Publisher interface {
 	Publish(msgs ...Message)
 }
 
+// backlogged is a Publisher that knows how far its connections are behind
+// (Streams: Behind).
+type backlogged interface {
+	Behind() (behind, of int)
+}
+
 // HubOptions tune a Hub; zero values take the defaults.
 type HubOptions struct {
 	Log *slog.Logger
@@ -29,6 +35,15 @@ type HubOptions struct {
 	// batch is waiting join it, so a burst of updates to one object becomes one or
 	// two messages.
 	Interval time.Duration
+	// MaxHold is the longest a batch waits, from its first change, while more
+	// than 1 in 20 of the publisher's connections have yet to take the last
+	// message (default 250 ms; only with a publisher that knows, Streams).
+	// A fan-out to thousands of tabs takes a machine's cores a while: a batch
+	// published meanwhile would queue behind it, and the next behind that,
+	// so under load each change would wait for ever more fan-outs. Held
+	// instead, it joins the next message (coalesced per object, as within an
+	// interval), and the fan-outs stay as many as the cores can write.
+	MaxHold time.Duration
 }
 
 // Hub coalesces cache changes and publishes each batch rendered once.
@@ -37,6 +52,7 @@ type Hub struct {
 	out      Publisher
 	log      *slog.Logger
 	interval time.Duration
+	maxHold  time.Duration
 
 	mu      sync.Mutex
 	pending map[kube.KindID]*batch
@@ -57,8 +73,11 @@ func NewHub(render Renderer, out Publisher, opts HubOptions) *Hub {
 	if opts.Interval <= 0 {
 		opts.Interval = 25 * time.Millisecond
 	}
+	if opts.MaxHold <= 0 {
+		opts.MaxHold = 250 * time.Millisecond
+	}
 	return &Hub{
-		render: render, out: out, log: opts.Log, interval: opts.Interval,
+		render: render, out: out, log: opts.Log, interval: opts.Interval, maxHold: opts.MaxHold,
 		pending: map[kube.KindID]*batch{},
 		wake:    make(chan struct{}, 1),
 	}
@@ -98,18 +117,40 @@ func (h *Hub) Run(ctx context.Context) {
 			return
 		case <-h.wake:
 		}
-		if wait := h.interval - time.Since(last); wait > 0 {
-			timer.Reset(wait)
+		woke := time.Now()
+		sleep := func(d time.Duration) bool {
+			timer.Reset(d)
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				return
+				return false
 			case <-timer.C:
+				return true
+			}
+		}
+		if wait := h.interval - time.Since(last); wait > 0 && !sleep(wait) {
+			return
+		}
+		for h.backlog() && time.Since(woke) < h.maxHold {
+			if !sleep(min(h.interval, h.maxHold-time.Since(woke))) {
+				return
 			}
 		}
 		last = time.Now()
 		h.flush()
 	}
+}
+
+// backlog reports whether more than 1 in 20 of the publisher's connections
+// have yet to take its last message (HubOptions.MaxHold). A few slow or
+// stalled tabs hold nothing up: they are evicted once they are far behind.
+func (h *Hub) backlog() bool {
+	b, ok := h.out.(backlogged)
+	if !ok {
+		return false
+	}
+	behind, of := b.Behind()
+	return behind*20 > of
 }
 
 // flush takes everything pending and publishes it, kind by kind.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,5 +177,75 @@ func waitOrFail[T any](t *testing.T, ch <-chan T, what string) {
 	case <-ch:
 	case <-time.After(time.Minute):
 		t.Fatalf("waited a minute for %s", what)
+	}
+}
+
+// backlogRecorder is a recorder whose connections are behind while told so.
+type backlogRecorder struct {
+	recorder
+	behind atomic.Bool
+	asked  atomic.Int64
+}
+
+func (b *backlogRecorder) Behind() (int, int) {
+	b.asked.Add(1)
+	if b.behind.Load() {
+		return 2, 20 // more than 1 in 20
+	}
+	return 1, 20
+}
+
+// While more than 1 in 20 connections are behind, a batch waits (up to
+// MaxHold) and the changes meanwhile join it; once they have caught up it goes.
+func TestHubHoldsABatchWhileTheConnectionsAreBehind(t *testing.T) {
+	rec := &backlogRecorder{}
+	rec.behind.Store(true)
+	h := NewHub(rec.render, rec, HubOptions{Interval: time.Millisecond, MaxHold: time.Hour, Log: quietLog()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); h.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	// holding waits until the hub has asked n more times, and fails if it
+	// published meanwhile.
+	holding := func(n int64) {
+		for until := rec.asked.Load() + n; rec.asked.Load() < until; time.Sleep(time.Millisecond) {
+			if _, published := rec.snapshot(); len(published) != 0 {
+				t.Fatalf("published %+v while the connections were behind", published)
+			}
+		}
+	}
+	h.Notify(kube.CSRs, "csr-a")
+	holding(3)
+	h.Notify(kube.CSRs, "csr-b")
+	holding(2)
+	rec.behind.Store(false)
+	for {
+		if _, published := rec.snapshot(); len(published) > 0 {
+			if len(published) != 1 || string(published[0].Data) != "csr-a,csr-b" {
+				t.Fatalf("published %+v, want one message with both changes", published)
+			}
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A backlog that never drains (a tab that stopped reading, before it is
+// evicted) holds a batch no longer than MaxHold.
+func TestHubHoldsABatchNoLongerThanMaxHold(t *testing.T) {
+	rec := &backlogRecorder{}
+	rec.behind.Store(true)
+	h := NewHub(rec.render, rec, HubOptions{Interval: time.Millisecond, MaxHold: 20 * time.Millisecond, Log: quietLog()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); h.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	h.Notify(kube.CSRs, "csr-a")
+	for {
+		if _, published := rec.snapshot(); len(published) == 1 {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -488,6 +488,26 @@ func (s *Streams) leave(c *conn) {
 	c.attached = false
 }
 
+// Behind returns how many of the connections receiving messages have yet to
+// take the last event pushed to their group (their writer's mark is below
+// it), of how many (the Hub holds its next batch while many are).
+func (s *Streams) Behind() (behind, of int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.groups {
+		for c := range g.conns {
+			if !c.attached || c.left.Load() {
+				continue
+			}
+			of++
+			if c.mark.Load() < g.last {
+				behind++
+			}
+		}
+	}
+	return behind, of
+}
+
 // Publish sends each message to the connections subscribed to its topic, in
 // order. It never blocks on a client: a connection whose queue is full is evicted.
 // Invalid messages are dropped and logged.

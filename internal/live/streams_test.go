@@ -454,3 +454,35 @@ func TestShownIsAskedAsTheConnectionJoins(t *testing.T) {
 		t.Fatal("Shown was asked while Publish could run: a change published before the join would be lost")
 	}
 }
+
+// Behind counts the connections that have yet to take the last message: none
+// once every client has read it, the stalled one while it stalls.
+func TestBehindCountsTheConnectionsThatHaveNotTakenTheLastMessage(t *testing.T) {
+	s := newServer(t, Options{Queue: maxQueue, WriteTimeout: time.Minute}, topics("rows"), smallBuffers)
+	const healthy = 2
+	var wg sync.WaitGroup
+	counts := make([]atomic.Int64, healthy)
+	for i := range healthy {
+		c := connect(t, s.URL, nil)
+		c.next(t)
+		wg.Add(1)
+		go readAll(c, "rows", &counts[i], &wg)
+	}
+	attached(t, s.streams, healthy)
+	if behind, of := s.streams.Behind(); behind != 0 || of != healthy {
+		t.Fatalf("before any message: %d behind of %d", behind, of)
+	}
+	stall(t, s.URL)
+	attached(t, s.streams, healthy+1)
+	payload := []byte(strings.Repeat("<tr><td>x</td></tr>\n", 800)) // 16 KiB: more than the stalled socket takes
+	for sent := 1; sent <= 10; sent++ {
+		s.streams.Publish(Message{Topic: "rows", Event: "rows", Data: payload})
+		eventually(t, "healthy clients receive", func() bool {
+			return counts[0].Load() == int64(sent) && counts[1].Load() == int64(sent)
+		})
+	}
+	eventually(t, "the stalled connection counted behind, the healthy ones not", func() bool {
+		behind, of := s.streams.Behind()
+		return behind == 1 && of == healthy+1
+	})
+}
