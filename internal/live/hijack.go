@@ -154,10 +154,7 @@ func (w *rawResponse) writeOut() error {
 }
 
 func (w *rawResponse) releaseBatch() {
-	if w.batch.Cap() <= maxPooledBuf {
-		w.batch.Reset()
-		eventBufs.Put(w.batch)
-	}
+	putEventBuf(w.batch)
 	w.batch = nil
 }
 

@@ -152,11 +152,17 @@ func (d *deadlineWriter) send() error {
 }
 
 func (d *deadlineWriter) release() {
-	if d.buf.Cap() <= maxPooledBuf {
-		d.buf.Reset()
-		eventBufs.Put(d.buf)
-	}
+	putEventBuf(d.buf)
 	d.buf = nil
+}
+
+// putEventBuf returns b to eventBufs, unless it grew past maxPooledBuf (then
+// the GC takes it: the pool keeps no outsized buffer alive).
+func putEventBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBuf {
+		b.Reset()
+		eventBufs.Put(b)
+	}
 }
 
 // Unwrap lets http.ResponseController reach the connection.
