@@ -22,9 +22,13 @@ import (
 
 // round is one measured run of the driver with n clients.
 type round struct {
-	label            string
-	clients          int
-	writes           int
+	label   string
+	clients int
+	writes  int
+	// offered is the writes the driver was asked for (rate × the time it
+	// drove): a driver starved of CPU drives fewer, and a p99 measured at a
+	// lower write rate is not comparable.
+	offered          int
 	expected, got    int // rows messages owed to the tabs, and read (tally)
 	tally            tally
 	p50, p99, max    time.Duration
@@ -304,6 +308,7 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 		defer stopTabsProfile()
 	}
 	fmt.Fprintf(os.Stderr, "bench: round %s: driving\n", label)
+	driveStart := time.Now()
 	// With a stalled client the round goes on (up to 30 s) until the server
 	// has cut it off: its TCP buffers take a while to fill at this rate.
 	for {
@@ -318,6 +323,7 @@ func (b *bench) round(ctx context.Context, label string, n int, withStalled bool
 			break
 		}
 	}
+	r.offered = int(float64(b.rate) * time.Since(driveStart).Seconds())
 	if stalled != nil && !stalledGone(b, n) {
 		r.stalledQueued[0], r.stalledQueued[1], _ = queued(stalled)
 	}
@@ -495,12 +501,12 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseco
 func report(w io.Writer, b *bench, rounds []round, base, after serverStats, watchBefore, csrWatchBefore int) {
 	fmt.Fprintf(w, "\nclusterdesk live updates: %d CSR annotation patches/s for %v per round, loopback, GOMAXPROCS=%d\n", b.rate, b.duration, runtime.GOMAXPROCS(0))
 	fmt.Fprintf(w, "latency = the patch request leaving the driver → the event's first line read by a client; machine load average %s at the start, %s at the end\n\n", b.loadStart, loadAverage())
-	fmt.Fprintf(w, "deliveries = the CSR rows messages published in the round, each owed to every tab subscribed before it (read/owed, by event id); writes published = driven writes a published message carries\n\n")
-	fmt.Fprintf(w, "| clients | deliveries read/owed | writes published | p50 ms | p99 ms | max ms | fan-out spread p50/p99 ms | server goroutines (peak) | server RSS MiB (peak) | API WATCH requests: all (CSR) |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "deliveries = the CSR rows messages published in the round, each owed to every tab subscribed before it (read/owed, by event id); writes driven/offered = the patches the driver sent / the rate times the time it drove (a driver short of CPU sends fewer: compare p99s at equal rates); published = driven writes a published message carries\n\n")
+	fmt.Fprintf(w, "| clients | deliveries read/owed | writes driven/offered | writes published | p50 ms | p99 ms | max ms | fan-out spread p50/p99 ms | server goroutines (peak) | server RSS MiB (peak) | API WATCH requests: all (CSR) |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rounds {
-		fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %s | %s | %s | %s/%s | %d | %.1f | %d (%d) |\n",
-			r.label, r.got, r.expected, r.tally.writes-r.tally.uncovered, r.tally.writes, ms(r.p50), ms(r.p99), ms(r.max), ms(r.spread50), ms(r.spread99), r.peakGoroutines, mib(r.peakRSS), r.watchAll, r.watchC)
+		fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %d/%d | %s | %s | %s | %s/%s | %d | %.1f | %d (%d) |\n",
+			r.label, r.got, r.expected, r.writes, r.offered, r.tally.writes-r.tally.uncovered, r.tally.writes, ms(r.p50), ms(r.p99), ms(r.max), ms(r.spread50), ms(r.spread99), r.peakGoroutines, mib(r.peakRSS), r.watchAll, r.watchC)
 	}
 	fmt.Fprintf(w, "\nWhat the server spends, whatever the load: per connection idle (subscribed, after GC), and per 1,000 events delivered while the driver ran (its CPU includes the cache and the rendering, once per write); beside it the bench process's (the simulated tabs reading and counting every event, and the driver) and how many of the machine's cores were busy meanwhile, everything included\n\n")
 	fmt.Fprintf(w, "| clients | goroutines/conn | RSS KiB/conn | heap KiB/conn | CPU s per 1,000 events | SSE events sent | flushes per SSE event | tabs' CPU s per 1,000 events | machine busy cores of %d |\n", runtime.NumCPU())
