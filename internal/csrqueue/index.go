@@ -168,9 +168,15 @@ func (x *index) put(c *certificatesv1.CertificateSigningRequest, checks Checks) 
 	}
 	id.csrs.add(e)
 	e.ident = id
-	if e.slot == slotOf(Pending) && !e.bad {
-		x.storms.add(Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
-			Subject: f.pending.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
+	if e.slot == slotOf(Pending) {
+		m := Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
+			Requester: c.Spec.Username, Created: c.CreationTimestamp.Time}
+		if e.bad {
+			x.storms.addUnparsed(m)
+		} else {
+			m.Subject = f.pending.req.Subject
+			x.storms.add(m)
+		}
 	}
 	return e
 }
@@ -193,8 +199,12 @@ func (x *index) remove(e *entry) {
 	if e.ident.csrs.len() == 0 {
 		delete(x.idents, identityKey(e.obj))
 	}
-	if e.slot == slotOf(Pending) && !e.bad {
-		x.storms.remove(e.obj.Name)
+	if e.slot == slotOf(Pending) {
+		if e.bad {
+			x.storms.removeUnparsed(e.obj.Name)
+		} else {
+			x.storms.remove(e.obj.Name)
+		}
 	}
 }
 

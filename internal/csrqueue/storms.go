@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// Member is a pending CSR whose request decodes, as GroupStorms indexes it.
+// Member is a pending CSR as GroupStorms indexes it (Subject empty for one
+// whose request does not decode: addUnparsed).
 type Member struct {
 	Name      string
 	UID       string
@@ -107,7 +108,10 @@ type Storms struct {
 	reqs    map[[2]string]*reqGroup // machine requesters' (signer, requester)
 	dups    map[[2]string]*dupSet   // (signer, subject)
 	signers map[string]*memberTree  // pending requests per signer, oldest first
-	storms  map[string]*Storm       // by ID, the current versions
+	// unparsed are the pending requests whose spec.request does not decode:
+	// counted per signer (signers), in no storm (addUnparsed).
+	unparsed map[string]*stormMember
+	storms   map[string]*Storm // by ID, the current versions
 	// collapsed is how many rows fewer the storms make when each is one row.
 	collapsed int
 	// signerList are the signers' counts with their oldest, in the order of
@@ -253,8 +257,9 @@ func (s *Storms) UID(name string) string {
 }
 
 // Signers are the pending requests per signer, the signer whose oldest
-// request is oldest first (requests whose spec.request does not decode are
-// not counted: the storm index leaves them out). Shared: do not modify.
+// request is oldest first (requests whose spec.request does not decode
+// included: they are in no storm, but they wait for a decision as the
+// others do). Shared: do not modify.
 func (s *Storms) Signers() []SignerPending {
 	if s == nil {
 		return nil

@@ -99,12 +99,13 @@ func (b *slab) node(m *Member) *mnode {
 // newStorms returns an empty index; n > 0 sizes it for a bulk build of n.
 func newStorms(n int) *Storms {
 	s := &Storms{
-		members: make(map[string]*stormMember, n),
-		keys:    map[StormKey]*keyGroup{},
-		reqs:    map[[2]string]*reqGroup{},
-		dups:    map[[2]string]*dupSet{},
-		signers: map[string]*memberTree{},
-		storms:  map[string]*Storm{},
+		members:  make(map[string]*stormMember, n),
+		unparsed: map[string]*stormMember{},
+		keys:     map[StormKey]*keyGroup{},
+		reqs:     map[[2]string]*reqGroup{},
+		dups:     map[[2]string]*dupSet{},
+		signers:  map[string]*memberTree{},
+		storms:   map[string]*Storm{},
 	}
 	if n > 0 {
 		// Each request is in its key's tree, its signer's, and its
@@ -196,16 +197,49 @@ func (s *Storms) add(p Member) {
 	}
 	d.n++
 	rec.dup = d
-	t := s.signers[p.Signer]
+	s.countForSigner(rec)
+	s.members[p.Name] = rec
+}
+
+// addUnparsed counts the pending request p, whose spec.request does not
+// decode (no subject: p.Subject is empty), among its signer's pending
+// requests and nowhere else: it is in no storm and no duplicate set, but it
+// waits for a decision like any other (the home page's pending count and
+// "who approves" would otherwise say fewer than the queue's Pending tab).
+// O(log n).
+func (s *Storms) addUnparsed(p Member) {
+	rec := s.slab.member(p)
+	s.unparsed[p.Name] = rec
+	s.countForSigner(rec)
+}
+
+// removeUnparsed drops what addUnparsed added for name, if anything.
+func (s *Storms) removeUnparsed(name string) {
+	if rec := s.unparsed[name]; rec != nil {
+		delete(s.unparsed, name)
+		s.uncountForSigner(rec)
+	}
+}
+
+func (s *Storms) countForSigner(rec *stormMember) {
+	t := s.signers[rec.m.Signer]
 	if t == nil {
 		// A signer's tree is never handed out: it changes in place.
 		nt := s.newTree()
 		t = &nt
-		s.signers[p.Signer] = t
+		s.signers[rec.m.Signer] = t
 	}
 	t.insert(s.slab.node(&rec.m))
 	s.pending.signers = true
-	s.members[p.Name] = rec
+}
+
+func (s *Storms) uncountForSigner(rec *stormMember) {
+	t := s.signers[rec.m.Signer]
+	t.remove(&rec.m)
+	if t.n == 0 {
+		delete(s.signers, rec.m.Signer)
+	}
+	s.pending.signers = true
 }
 
 // remove drops the pending request name, if indexed: O(log n).
@@ -229,12 +263,7 @@ func (s *Storms) remove(name string) {
 	if rec.dup.n--; rec.dup.n == 0 {
 		delete(s.dups, [2]string{rec.m.Signer, rec.m.Subject})
 	}
-	t := s.signers[rec.m.Signer]
-	t.remove(&rec.m)
-	if t.n == 0 {
-		delete(s.signers, rec.m.Signer)
-	}
-	s.pending.signers = true
+	s.uncountForSigner(rec)
 }
 
 // publish gives each group the batch changed its new version: O(log n) per

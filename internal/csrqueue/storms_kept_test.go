@@ -87,13 +87,16 @@ func describeStorms(s *Storms) string {
 // storms.go, written out again), described as describeStorms does.
 func scratchStorms(t *testing.T, src *gettingSource, checks Checks) string {
 	t.Helper()
-	var pending []Member
+	var pending, unparsed []Member
 	for _, c := range src.items {
 		if State(c) != Pending {
 			continue
 		}
 		req, err := checks.DecodeRequest(c.Spec.Request)
 		if err != nil {
+			// In no storm, but counted among its signer's pending requests.
+			unparsed = append(unparsed, Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
+				Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
 			continue
 		}
 		pending = append(pending, Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
@@ -123,10 +126,10 @@ func scratchStorms(t *testing.T, src *gettingSource, checks Checks) string {
 	}
 	var signers []*signer
 	signerAt := map[string]*signer{}
-	for _, p := range pending {
+	countSigner := func(p Member) {
 		if sp := signerAt[p.Signer]; sp != nil {
 			sp.count++
-			if p.Created.Before(sp.oldest.Created) {
+			if memberOrder(&p, &sp.oldest) < 0 {
 				sp.oldest = p
 			}
 		} else {
@@ -134,6 +137,13 @@ func scratchStorms(t *testing.T, src *gettingSource, checks Checks) string {
 			signerAt[p.Signer] = sp
 			signers = append(signers, sp)
 		}
+	}
+	waiting := append(slices.Clone(pending), unparsed...)
+	slices.SortFunc(waiting, func(a, b Member) int { return memberOrder(&a, &b) })
+	for _, p := range waiting {
+		countSigner(p)
+	}
+	for _, p := range pending {
 		dupCount[[2]string{p.Signer, p.Subject}]++
 		k := StormKey{p.Signer, p.Subject, p.Requester}
 		r := [2]string{p.Signer, p.Requester}
