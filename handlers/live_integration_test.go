@@ -35,6 +35,13 @@ type liveStack struct {
 
 func newLiveStack(t *testing.T) *liveStack {
 	t.Helper()
+	return newLiveStackRendering(t, nil)
+}
+
+// newLiveStackRendering is newLiveStack with the hub's renderer wrapped by
+// wrap (nil: as is), for a test that holds a batch back.
+func newLiveStackRendering(t *testing.T, wrap func(live.Renderer) live.Renderer) *liveStack {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cache, err := kube.NewCache(testcluster.RestConfig(t, testcluster.Admin), log)
 	if err != nil {
@@ -42,7 +49,11 @@ func newLiveStack(t *testing.T) *liveStack {
 	}
 	s := &liveStack{cache: cache, log: log, streams: live.NewStreams(live.Options{Log: log})}
 	s.updates = NewLiveUpdates(cache, s.streams)
-	hub := live.NewHub(s.updates.Render, s.streams, live.HubOptions{Log: log})
+	render := live.Renderer(s.updates.Render)
+	if wrap != nil {
+		render = wrap(render)
+	}
+	hub := live.NewHub(render, s.streams, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { s.streams.Close(); cancel() })
