@@ -78,7 +78,7 @@ func TestQueueTabOpeningAViewGetsAChangeItsPageLacks(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
 	signer := "example.com/it-view-join-" + uniq("s")
 	gate := newBatchGate()
-	s := newLiveStackRendering(t, gate.wrap)
+	s := newLiveStackWith(t, liveHubWraps{render: gate.wrap})
 	t.Cleanup(gate.release) // after the stack's: it runs first, never leaving the hub blocked
 	access, err := kube.NewAccess(testcluster.RestConfig(t, testcluster.Admin))
 	if err != nil {
@@ -242,12 +242,29 @@ func queueLiveURL(t *testing.T, srv *httptest.Server, sess *http.Cookie, path, n
 	return u, keys
 }
 
+// pausedPublisher publishes nothing while paused (a publish under way
+// finishes first): no cursor moves, so a stream that joins meanwhile is
+// resynced for no batch.
+type pausedPublisher struct {
+	sync.Mutex
+	out live.Publisher
+}
+
+func (p *pausedPublisher) Publish(msgs ...live.Message) {
+	p.Lock()
+	defer p.Unlock()
+	p.out.Publish(msgs...)
+}
+
 // A queue tab whose page is what its view holds is not resynced as its
 // stream opens (a resync makes it fetch the view again): the page's rows
 // and the view's compare equal, whether the tab opens the view or joins it
-// open, and whether the user's page shows the actions or not.
+// open, and whether the user's page shows the actions or not. Publishing is
+// paused from the page's render to the join: other tests' requests (their
+// cleanups) must not resync the tab by its cursor.
 func TestQueueTabShowingItsViewIsNotResynced(t *testing.T) {
-	s := newLiveStack(t)
+	paused := &pausedPublisher{}
+	s := newLiveStackWith(t, liveHubWraps{out: func(out live.Publisher) live.Publisher { paused.out = out; return paused }})
 	signer := "example.com/it-view-same-" + uniq("s")
 	testcluster.CreateCSR(t, testcluster.CSR{Suffix: "a", Signer: signer})
 	b := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "b", Signer: signer})
@@ -259,6 +276,7 @@ func TestQueueTabShowingItsViewIsNotResynced(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv, sess := s.server(t, access)
+		paused.Lock()
 		stream, _ := queueLiveURL(t, srv, sess, "/csrs?"+view, b)
 		if !strings.Contains(stream, "&shows=") {
 			t.Fatalf("the stream's address %q says nothing of the page's rows", stream)
@@ -271,5 +289,6 @@ func TestQueueTabShowingItsViewIsNotResynced(t *testing.T) {
 			}
 			return ev.Event == string(kube.CSRs)
 		})
+		paused.Unlock()
 	}
 }

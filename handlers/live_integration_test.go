@@ -35,12 +35,18 @@ type liveStack struct {
 
 func newLiveStack(t *testing.T) *liveStack {
 	t.Helper()
-	return newLiveStackRendering(t, nil)
+	return newLiveStackWith(t, liveHubWraps{})
 }
 
-// newLiveStackRendering is newLiveStack with the hub's renderer wrapped by
-// wrap (nil: as is), for a test that holds a batch back.
-func newLiveStackRendering(t *testing.T, wrap func(live.Renderer) live.Renderer) *liveStack {
+// liveHubWraps wrap the hub's renderer and publisher (nil: as they are), for
+// a test that holds a batch back.
+type liveHubWraps struct {
+	render func(live.Renderer) live.Renderer
+	out    func(live.Publisher) live.Publisher
+}
+
+// newLiveStackWith is newLiveStack with the hub's parts wrapped.
+func newLiveStackWith(t *testing.T, wraps liveHubWraps) *liveStack {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cache, err := kube.NewCache(testcluster.RestConfig(t, testcluster.Admin), log)
@@ -49,11 +55,14 @@ func newLiveStackRendering(t *testing.T, wrap func(live.Renderer) live.Renderer)
 	}
 	s := &liveStack{cache: cache, log: log, streams: live.NewStreams(live.Options{Log: log})}
 	s.updates = NewLiveUpdates(cache, s.streams)
-	render := live.Renderer(s.updates.Render)
-	if wrap != nil {
-		render = wrap(render)
+	render, out := live.Renderer(s.updates.Render), live.Publisher(s.streams)
+	if wraps.render != nil {
+		render = wraps.render(render)
 	}
-	hub := live.NewHub(render, s.streams, live.HubOptions{Log: log})
+	if wraps.out != nil {
+		out = wraps.out(out)
+	}
+	hub := live.NewHub(render, out, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { s.streams.Close(); cancel() })
