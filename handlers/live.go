@@ -72,7 +72,7 @@ func (h *Handlers) events(c echo.Context) error {
 	}
 	// A queue tab names its view: it then receives that view's ops instead of
 	// the changed rows of the unfiltered queue (live_csr_views.go).
-	viewTopic := ""
+	viewTopic, viewCurrent := "", true
 	if q.Has("view") {
 		cq, sel, ok := csrViewOf(q.Get("view"))
 		if !ok {
@@ -81,9 +81,15 @@ func (h *Handlers) events(c echo.Context) error {
 		if !slices.Contains(rowsWanted, kube.CSRs) || !slices.ContainsFunc(granted, func(g kube.Kind) bool { return g.ID == kube.CSRs }) {
 			return echo.NewHTTPError(http.StatusForbidden, "A view of the CertificateSigningRequest queue needs the right to list them.")
 		}
-		if topic, release, ok := lv.openCSRView(q.Get("view"), cq, sel, h.mayListPolicies(c)); ok {
+		// A reconnecting tab (Last-Event-ID) has applied ops since its page
+		// was rendered: what the page showed says nothing of it.
+		shows := ""
+		if r.Header.Get("Last-Event-ID") == "" {
+			shows = q.Get("shows")
+		}
+		if topic, release, current, ok := lv.openCSRView(q.Get("view"), cq, sel, h.mayListPolicies(c), shows); ok {
 			releases = append(releases, release)
-			viewTopic = topic
+			viewTopic, viewCurrent = topic, current
 		}
 	}
 	var names []string
@@ -137,6 +143,11 @@ func (h *Handlers) events(c echo.Context) error {
 	sub.Since = r.Header.Get("Last-Event-ID")
 	if sub.Since == "" {
 		sub.Since = q.Get("since")
+	}
+	if !viewCurrent {
+		// The queue page's rows are not its view's (openCSRView): its
+		// cursor cannot say what the tab lacks, so the stream resyncs it.
+		sub.Since = ""
 	}
 	sub.Check = func(ctx context.Context) bool {
 		return !h.revoked(sess) && h.stillMayList(ctx, granted) && (!metrics || h.stillMayReadMetrics(ctx)) &&

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -107,15 +106,17 @@ func csrViewTopic(key string) string {
 
 // openCSRView opens (or joins) the view key for one tab: its topic, and the
 // release the tab's stream calls when it ends. ok is false when maxCSRViews
-// other views are open.
-func (l *LiveUpdates) openCSRView(view string, q csrqueue.Query, sel labels.Selector, verdicts bool) (topic string, release func(), ok bool) {
+// other views are open. shows is what the tab's page shows (its rows'
+// page.CSRViewState; "" for unknown); current reports whether the view's
+// rows, from which its ops start, are exactly those.
+func (l *LiveUpdates) openCSRView(view string, q csrqueue.Query, sel labels.Selector, verdicts bool, shows string) (topic string, release func(), current, ok bool) {
 	key := csrViewKey(view, verdicts)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	v := l.csrViews[key]
 	if v == nil {
 		if len(l.csrViews) >= maxCSRViews {
-			return "", nil, false
+			return "", nil, false, false
 		}
 		if l.csrViews == nil {
 			l.csrViews = map[string]*csrView{}
@@ -123,18 +124,24 @@ func (l *LiveUpdates) openCSRView(view string, q csrqueue.Query, sel labels.Sele
 		v = &csrView{key: key, query: q, labels: sel, topic: csrViewTopic(key), verdicts: verdicts}
 		// The page the tab was rendered with is as of its cursor; a batch
 		// published since makes the stream resync the tab (the csrs-rows
-		// topic), so this page is the one the tab shows from then on.
+		// topic), so this page is the one the tab shows from then on. But
+		// it is computed from the cache now, which may hold a change not
+		// yet published (the hub's batch waits or is being rendered): the
+		// page lacks it, the view's ops start past it, and no cursor tells.
+		// Hence current: the events handler resyncs a tab whose page is
+		// not the view's.
 		l.csrViewUpdate(v, l.now(), false)
 		l.csrViews[key] = v
 	}
 	v.tabs++
+	current = shows == "" || (v.known && page.CSRViewState(v.rows) == shows)
 	return v.topic, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if v.tabs--; v.tabs == 0 && l.csrViews[key] == v {
 			delete(l.csrViews, key)
 		}
-	}, true
+	}, current, true
 }
 
 // csrViewMessages are the ops of every open view for one batch of CSR
@@ -164,7 +171,7 @@ func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message
 // csrVerdictViewMessages are the ops of every open view that shows the
 // policies' verdicts after a change of the policies: each view is computed
 // once, whatever its number of tabs, and its rows whose verdicts changed are
-// sent as replaced rows (csrRowStamp covers the verdicts). Views without
+// sent as replaced rows (page.CSRRowStamp covers the verdicts). Views without
 // verdicts do not change.
 func (l *LiveUpdates) csrVerdictViewMessages(now time.Time) []live.Message {
 	keys := make([]string, 0, len(l.csrViews))
@@ -204,10 +211,9 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 		return live.Message{}, false
 	}
 	p := present.CSRQueueOf(res, v.query, env)
-	after := make([]csrqueue.PageRow, len(p.Rows))
+	after := page.CSRPageRows(res.Items, p.Rows)
 	signers := make(map[string]string, len(p.Rows))
 	for i, r := range p.Rows {
-		after[i] = csrqueue.PageRow{Key: r.ID, Stamp: csrRowStamp(res.Items[i], r)}
 		signers[r.ID] = res.Items[i].CSR.Spec.SignerName
 	}
 	counts := model.CSRViewCounts{Tabs: p.Tabs, Matched: p.Matched, Total: p.Total, Pager: p.Pager}
@@ -248,24 +254,6 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 	}
 	// Deflated once for every tab of the view (page.DeflateCSRView).
 	return live.Message{Topic: v.topic, Event: csrViewEvent, Data: page.DeflateCSRView(mustRender(pages.CSRQueueViewUpdate(u)))}, true
-}
-
-// csrRowStamp changes whenever what a row shows changes, but for its age:
-// a request's row with its object (resourceVersion) and its findings, which
-// depend on other requests too (duplicates); a storm's with its members.
-func csrRowStamp(it *csrqueue.Item, r model.CSRRow) string {
-	var b strings.Builder
-	if g := r.Group; g != nil {
-		b.WriteString(strconv.Itoa(g.Count) + "\n" + g.NewestName + "\n" + g.OldestName + "\n" + g.ChecksOf + "\n")
-	}
-	b.WriteString(string(it.CSR.UID) + "\n" + it.CSR.ResourceVersion + "\n" + r.State + "\n")
-	for _, f := range r.Findings {
-		b.WriteString(f.Check + "\t" + f.Message + "\n")
-	}
-	for _, v := range r.Verdicts { // a policy change changes the row
-		b.WriteString(v.Label + "\t" + v.Reason + "\n")
-	}
-	return b.String()
 }
 
 // csrPageHash names a page's row keys in order, as live-csr.js computes it

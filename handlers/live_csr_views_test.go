@@ -82,6 +82,43 @@ func pageKeys(lv *LiveUpdates, view string) []string {
 	return keys
 }
 
+// A tab's stream compares the rows its page shows (page.CSRViewState, sent
+// as shows=) with the view's rows its ops will start from: a view computed
+// from a cache that took a change after the page, before any batch said so,
+// differs, and the events handler resyncs that tab.
+func TestOpenCSRViewComparesTheTabsPage(t *testing.T) {
+	cl := queueCluster(t, 5)
+	lv := NewLiveUpdates(cl, nil)
+	const view = "sort=age&state=pending"
+	q, sel, ok := csrViewOf(view)
+	if !ok {
+		t.Fatal("view refused")
+	}
+	_, release, current, ok := lv.openCSRView(view, q, sel, false, "")
+	if !ok || !current {
+		t.Fatalf("a tab that says nothing of its page: ok %v, current %v", ok, current)
+	}
+	shows := page.CSRViewState(lv.csrViews[view].rows) // what a page rendered now shows
+	_, release2, current, _ := lv.openCSRView(view, q, sel, false, shows)
+	if !current {
+		t.Error("a tab showing the open view's rows is told they differ")
+	}
+	release()
+	release2()
+	if len(lv.csrViews) != 0 {
+		t.Fatal("the view outlived its tabs")
+	}
+
+	// The cache takes a new request, no batch rendered yet; a tab whose page
+	// was rendered before it opens the view.
+	cl.csrs["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
+	_, release, current, _ = lv.openCSRView(view, q, sel, false, shows)
+	defer release()
+	if current {
+		t.Error("a view holding a request the tab's page lacks is said to be what the page shows")
+	}
+}
+
 // The tabs of one view get, per batch, the ops of that view once: a new
 // request at its place, rows that leave, the counts only when they changed;
 // no message when the batch does not touch the view.
@@ -93,12 +130,12 @@ func TestLiveCSRViewOps(t *testing.T) {
 	if !ok {
 		t.Fatal("view refused")
 	}
-	topic, release, ok := lv.openCSRView(view, q, sel, false)
+	topic, release, _, ok := lv.openCSRView(view, q, sel, false, "")
 	if !ok {
 		t.Fatal("view not opened")
 	}
 	// Another tab of the same view shares it.
-	topic2, release2, _ := lv.openCSRView(view, q, sel, false)
+	topic2, release2, _, _ := lv.openCSRView(view, q, sel, false, "")
 	if topic2 != topic || len(lv.csrViews) != 1 {
 		t.Fatalf("two tabs of one view: topics %s and %s, %d views", topic, topic2, len(lv.csrViews))
 	}
@@ -157,7 +194,7 @@ func TestLiveCSRViewPaged(t *testing.T) {
 	lv := NewLiveUpdates(cl, nil)
 	const view = "dir=desc&page=2&sort=age&state=pending" // oldest first
 	q, sel, _ := csrViewOf(view)
-	if _, _, ok := lv.openCSRView(view, q, sel, false); !ok {
+	if _, _, _, ok := lv.openCSRView(view, q, sel, false, ""); !ok {
 		t.Fatal("view not opened")
 	}
 	before := pageKeys(lv, view)
@@ -188,7 +225,7 @@ func TestLiveCSRViewStorm(t *testing.T) {
 	lv := NewLiveUpdates(cl, nil)
 	const view = "state=pending"
 	q, sel, _ := csrViewOf(view)
-	lv.openCSRView(view, q, sel, false)
+	lv.openCSRView(view, q, sel, false, "")
 	group := ""
 	for _, k := range pageKeys(lv, view) {
 		if strings.HasPrefix(k, "row-csrs-group-") {
@@ -220,17 +257,17 @@ func TestLiveCSRViewBound(t *testing.T) {
 	for i := range maxCSRViews {
 		view := fmt.Sprintf("q=x%d", i)
 		q, sel, _ := csrViewOf(view)
-		if _, _, ok := lv.openCSRView(view, q, sel, false); !ok {
+		if _, _, _, ok := lv.openCSRView(view, q, sel, false, ""); !ok {
 			t.Fatalf("view %d refused", i)
 		}
 	}
 	q, sel, _ := csrViewOf("q=one-more")
-	if _, _, ok := lv.openCSRView("q=one-more", q, sel, false); ok {
+	if _, _, _, ok := lv.openCSRView("q=one-more", q, sel, false, ""); ok {
 		t.Error("a view beyond the bound was opened")
 	}
 	// An open view is joined whatever the bound.
 	q, sel, _ = csrViewOf("q=x3")
-	if _, _, ok := lv.openCSRView("q=x3", q, sel, false); !ok {
+	if _, _, _, ok := lv.openCSRView("q=x3", q, sel, false, ""); !ok {
 		t.Error("a tab of an open view was refused")
 	}
 }
@@ -277,9 +314,9 @@ func TestLiveCSRViewsSendVerdictsOnlyToThoseWhoMayListPolicies(t *testing.T) {
 	}}}))
 	const view = "sort=age&state=pending"
 	q, sel, _ := csrViewOf(view)
-	withTopic, release, _ := lv.openCSRView(view, q, sel, true)
+	withTopic, release, _, _ := lv.openCSRView(view, q, sel, true, "")
 	defer release()
-	withoutTopic, release2, _ := lv.openCSRView(view, q, sel, false)
+	withoutTopic, release2, _, _ := lv.openCSRView(view, q, sel, false, "")
 	defer release2()
 	if withTopic == withoutTopic || len(lv.csrViews) != 2 {
 		t.Fatalf("one view with and without verdicts: topics %s, %s; %d views", withTopic, withoutTopic, len(lv.csrViews))
@@ -335,7 +372,7 @@ func TestLiveCSRViewsFollowPolicyChanges(t *testing.T) {
 	lv.csrQueue.UsePolicies(csrpolicy.NewSet(src))
 	open := func(view string, verdicts bool) string {
 		q, sel, _ := csrViewOf(view)
-		topic, release, ok := lv.openCSRView(view, q, sel, verdicts)
+		topic, release, _, ok := lv.openCSRView(view, q, sel, verdicts, "")
 		if !ok {
 			t.Fatalf("view %s not opened", view)
 		}

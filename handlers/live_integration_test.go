@@ -35,6 +35,19 @@ type liveStack struct {
 
 func newLiveStack(t *testing.T) *liveStack {
 	t.Helper()
+	return newLiveStackWith(t, liveHubWraps{})
+}
+
+// liveHubWraps wrap the hub's renderer and publisher (nil: as they are), for
+// a test that holds a batch back.
+type liveHubWraps struct {
+	render func(live.Renderer) live.Renderer
+	out    func(live.Publisher) live.Publisher
+}
+
+// newLiveStackWith is newLiveStack with the hub's parts wrapped.
+func newLiveStackWith(t *testing.T, wraps liveHubWraps) *liveStack {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cache, err := kube.NewCache(testcluster.RestConfig(t, testcluster.Admin), log)
 	if err != nil {
@@ -42,7 +55,14 @@ func newLiveStack(t *testing.T) *liveStack {
 	}
 	s := &liveStack{cache: cache, log: log, streams: live.NewStreams(live.Options{Log: log})}
 	s.updates = NewLiveUpdates(cache, s.streams)
-	hub := live.NewHub(s.updates.Render, s.streams, live.HubOptions{Log: log})
+	render, out := live.Renderer(s.updates.Render), live.Publisher(s.streams)
+	if wraps.render != nil {
+		render = wraps.render(render)
+	}
+	if wraps.out != nil {
+		out = wraps.out(out)
+	}
+	hub := live.NewHub(render, out, live.HubOptions{Log: log})
 	cache.OnChange(hub.Notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { s.streams.Close(); cancel() })

@@ -105,7 +105,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 		qp.Filter.SelectorError = selErr.Error()
 		qp.Empty = "Correct the label selector to see CertificateSigningRequests."
 	} else {
-		liveView(&qp, res.Signers, env) // queue_live.go
+		liveView(&qp, res, env) // queue_live.go
 	}
 	return qp, http.StatusOK, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -13,9 +14,9 @@ import (
 
 // liveView makes the page's live updates follow its view (handlers'
 // live_csr_views.go): the stream names the view the table shows, and the
-// table says what rows a live update adds may offer this user. signers are
-// the queue's signers (csrqueue.Result.Signers).
-func liveView(qp *model.CSRQueuePage, signers map[string]int, env present.CSRQueueEnv) {
+// table says what rows a live update adds may offer this user. res is the
+// queue's result the page's rows were laid out from.
+func liveView(qp *model.CSRQueuePage, res csrqueue.Result, env present.CSRQueueEnv) {
 	if qp.Chrome.Live.URL == "" {
 		return // live updates are off
 	}
@@ -26,6 +27,9 @@ func liveView(qp *model.CSRQueuePage, signers map[string]int, env present.CSRQue
 	view := strings.TrimPrefix(strings.TrimPrefix(qp.View, urls.CSRs), "?")
 	v := u.Query()
 	v.Set("view", view)
+	// What the rows show, for the stream to compare with the view it opens
+	// (handlers' openCSRView): read with the rows, after the cursor.
+	v.Set("shows", page.CSRViewState(page.CSRPageRows(res.Items, qp.Rows)))
 	u.RawQuery = v.Encode()
 	qp.LiveView, qp.LiveURL = view, u.String()
 	qp.LiveDictID, qp.LiveDict = page.CSRViewDict()
@@ -34,7 +38,7 @@ func liveView(qp *model.CSRQueuePage, signers map[string]int, env present.CSRQue
 	if env.MayDecide == nil {
 		return
 	}
-	for s := range signers {
+	for s := range res.Signers {
 		if env.MayDecide(s) {
 			qp.DecideSigners = append(qp.DecideSigners, s)
 		}
