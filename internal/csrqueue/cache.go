@@ -30,13 +30,12 @@ type Cache struct {
 	x  *index
 }
 
-// facts is what the queue knows of one CSR object, computed once. What only
-// a pending request keeps is apart (pendingOnly), so that the tens of
-// thousands of decided requests of a large cluster hold half the bytes each.
+// facts is what the queue knows of one CSR object, computed once, kept in
+// its index entry. What only a pending request keeps is apart (pendingOnly),
+// so that the tens of thousands of decided requests of a large cluster hold
+// half the bytes each. The state and the decision time are the object's
+// (state, decided): a copy of them was 40 bytes a CSR.
 type facts struct {
-	state   string
-	decided time.Time
-
 	// own and shared are the lower-cased search text that depends on
 	// nothing but the object, besides its name (Words.Static), worded once
 	// (staticOnce); shared is interned: tens of thousands of requests repeat
@@ -49,11 +48,13 @@ type facts struct {
 
 	pending *pendingOnly // nil for a decided request
 
-	// The fields of 4 bytes and less last, in one run: 128 bytes in all
-	// (TestFactsSize), one of the allocator's size classes, where their
-	// places between the strings padded the struct into the next (144).
+	// The fields of 4 bytes and less last, in one run: an entry with its
+	// facts is 112 bytes (TestEntrySize), one of the allocator's size
+	// classes; a field between the strings would pad it into the next.
 	checkMu    sync.Mutex // guards checked, noFindings, findingText, rank and pending.findings
 	staticOnce sync.Once
+	slot       uint8 // slotOf(State(c)), the state's tab
+	bad        bool  // pending, and spec.request does not decode
 	checked    bool
 	noFindings bool // the checks found nothing (nothing to work out again)
 }
@@ -69,13 +70,29 @@ type pendingOnly struct {
 	policy policyVerdicts // the policies' verdicts (verdicts.go)
 }
 
-// newFacts are the facts of c, none worked out yet.
+// newFacts are the facts of c, none worked out yet (tests; the index keeps
+// them in its entries: init).
 func newFacts(c *certificatesv1.CertificateSigningRequest) *facts {
-	f := &facts{state: State(c), decided: DecidedAt(c)}
-	if f.state == Pending {
+	f := &facts{}
+	f.init(c)
+	return f
+}
+
+// init sets the facts of c, none worked out yet.
+func (f *facts) init(c *certificatesv1.CertificateSigningRequest) {
+	f.slot = uint8(slotOf(State(c)))
+	if f.slot == uint8(slotOf(Pending)) {
 		f.pending = &pendingOnly{}
 	}
-	return f
+}
+
+// state is the object's state key (State).
+func (f *facts) state() string { return States[f.slot] }
+
+// decided is when c, the facts' object, was decided (DecidedAt): a loop over
+// its one or two conditions, asked by the queue order and by the rows.
+func (f *facts) decided(c *certificatesv1.CertificateSigningRequest) time.Time {
+	return DecidedAt(c)
 }
 
 // index returns the cache's index (c.mu held).
@@ -146,7 +163,7 @@ func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks)
 // requests, whose rows a view shows a page of, and whose search text and
 // findings are kept as text once worked out.
 func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks) (*csr.Request, error) {
-	if f.state == Pending {
+	if f.pending != nil {
 		p := f.decoded(c, env)
 		return p.req, p.decodeErr
 	}
@@ -165,7 +182,7 @@ func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks)
 func (f *facts) staticMatches(c *certificatesv1.CertificateSigningRequest, env Checks, w Words, needle string) bool {
 	f.staticOnce.Do(func() {
 		req, err := f.request(c, env)
-		own, shared := w.Static(c, f.state, req, err)
+		own, shared := w.Static(c, f.state(), req, err)
 		f.own, f.shared = own, internText(shared)
 	})
 	name := strings.ToLower(c.Name)

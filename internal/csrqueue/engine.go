@@ -100,7 +100,7 @@ type view struct {
 }
 
 func (v *view) item(c *certificatesv1.CertificateSigningRequest, f *facts) *Item {
-	it := &Item{CSR: c, State: f.state, Decided: f.decided, f: f, v: v}
+	it := &Item{CSR: c, State: f.state(), Decided: f.decided(c), f: f, v: v}
 	if it.State == Pending {
 		it.Bad = f.decoded(c, v.checks).req == nil
 	}
