@@ -97,6 +97,22 @@ type view struct {
 	storms *Storms
 	// policies are Env.Policies.
 	policies *csrpolicy.Compiled
+	// dupN and dupText are the last duplicates finding the text filter
+	// worded (dupWords): it depends on the count alone, and the requests of
+	// a storm, thousands, all have one count.
+	dupN    int
+	dupText string
+}
+
+// dupWords is the duplicates finding of others other requests as the row
+// words it (Words.Findings), worded once per count a view meets in a row,
+// not once per request of a storm (5,000 texts of garbage for the filter of
+// one view). A view's items are tested by one goroutine (Cache.run).
+func (v *view) dupWords(others int) string {
+	if others != v.dupN || v.dupText == "" {
+		v.dupN, v.dupText = others, v.words.Findings(csr.CheckDuplicates(others))
+	}
+	return v.dupText
 }
 
 func (v *view) item(c *certificatesv1.CertificateSigningRequest, f *facts) *Item {
@@ -180,7 +196,7 @@ func (it *Item) matches(needle string, now time.Time) bool {
 		return true
 	}
 	if n, _ := it.v.storms.Duplicates(it.CSR.Name); n > 0 {
-		if strings.Contains(w.Findings(csr.CheckDuplicates(n)), needle) {
+		if strings.Contains(it.v.dupWords(n), needle) {
 			return true
 		}
 	}
