@@ -87,7 +87,7 @@ func (it *Item) ranked() {
 		it.rank = checksRank(it.Findings())
 		return
 	}
-	_, it.rank = it.f.checkedText(it.CSR, it.v.checks, it.v.words)
+	_, _, it.rank = it.f.checkedText(it.CSR, it.v.checks, it.v.words)
 }
 
 // view is what the items of one call share.
@@ -102,6 +102,9 @@ type view struct {
 	// a storm, thousands, all have one count.
 	dupN    int
 	dupText string
+	// scratch is where the filter expands findings texts kept as templates
+	// (findingsContain).
+	scratch []byte
 }
 
 // dupWords is the duplicates finding of others other requests as the row
@@ -192,7 +195,7 @@ func (it *Item) matches(needle string, now time.Time) bool {
 	if it.f.staticMatches(it.CSR, it.v.checks, w, needle) {
 		return true
 	}
-	if text, _ := it.f.checkedText(it.CSR, it.v.checks, w); strings.Contains(text, needle) {
+	if text, tmpl, _ := it.f.checkedText(it.CSR, it.v.checks, w); it.f.findingsContain(it.CSR, text, tmpl, needle, &it.v.scratch) {
 		return true
 	}
 	if n, _ := it.v.storms.Duplicates(it.CSR.Name); n > 0 {
