@@ -1,6 +1,7 @@
 package csrqueue
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -30,13 +31,12 @@ type Cache struct {
 	x  *index
 }
 
-// facts is what the queue knows of one CSR object, computed once. What only
-// a pending request keeps is apart (pendingOnly), so that the tens of
-// thousands of decided requests of a large cluster hold half the bytes each.
+// facts is what the queue knows of one CSR object, computed once, kept in
+// its index entry. What only a pending request keeps is apart (pendingOnly),
+// so that the tens of thousands of decided requests of a large cluster hold
+// half the bytes each. The state and the decision time are the object's
+// (state, decided): a copy of them was 40 bytes a CSR.
 type facts struct {
-	state   string
-	decided time.Time
-
 	// own and shared are the lower-cased search text that depends on
 	// nothing but the object, besides its name (Words.Static), worded once
 	// (staticOnce); shared is interned: tens of thousands of requests repeat
@@ -44,18 +44,25 @@ type facts struct {
 	// each one's text.
 	own, shared string
 
-	findingText string // the findings as the row shows them, lower-cased, for the filter
-	rank        int    // checksRank of the findings, for the sort by checks
+	// findingText is the findings as the row shows them, lower-cased, for
+	// the filter: a template (findings_text.go) when tmpl is not 0.
+	findingText string
 
 	pending *pendingOnly // nil for a decided request
 
-	// The fields of 4 bytes and less last, in one run: 128 bytes in all
-	// (TestFactsSize), one of the allocator's size classes, where their
-	// places between the strings padded the struct into the next (144).
-	checkMu    sync.Mutex // guards checked, noFindings, findingText, rank and pending.findings
+	// The fields of 4 bytes and less last, in one run: an entry with its
+	// facts is 112 bytes (TestEntrySize), one of the allocator's size
+	// classes; a field between the strings would pad it into the next.
+	rank       int32      // checksRank of the findings (packRank), for the sort by checks
+	checkMu    sync.Mutex // guards checked, noFindings, findingText, tmpl, cnLen, cnOff, rank and pending.findings
 	staticOnce sync.Once
+	slot       uint8 // slotOf(State(c)), the state's tab
+	bad        bool  // pending, and spec.request does not decode
 	checked    bool
-	noFindings bool // the checks found nothing (nothing to work out again)
+	noFindings bool  // the checks found nothing (nothing to work out again)
+	tmpl       uint8 // the marks findingText holds (findings_text.go)
+	cnLen      uint8
+	cnOff      uint16 // the subject CN's place in own, when tmpl has tmplCN
 }
 
 // pendingOnly is what the queue keeps of a pending request only.
@@ -69,13 +76,29 @@ type pendingOnly struct {
 	policy policyVerdicts // the policies' verdicts (verdicts.go)
 }
 
-// newFacts are the facts of c, none worked out yet.
+// newFacts are the facts of c, none worked out yet (tests; the index keeps
+// them in its entries: init).
 func newFacts(c *certificatesv1.CertificateSigningRequest) *facts {
-	f := &facts{state: State(c), decided: DecidedAt(c)}
-	if f.state == Pending {
+	f := &facts{}
+	f.init(c)
+	return f
+}
+
+// init sets the facts of c, none worked out yet.
+func (f *facts) init(c *certificatesv1.CertificateSigningRequest) {
+	f.slot = uint8(slotOf(State(c)))
+	if f.slot == uint8(slotOf(Pending)) {
 		f.pending = &pendingOnly{}
 	}
-	return f
+}
+
+// state is the object's state key (State).
+func (f *facts) state() string { return States[f.slot] }
+
+// decided is when c, the facts' object, was decided (DecidedAt): a loop over
+// its one or two conditions, asked by the queue order and by the rows.
+func (f *facts) decided(c *certificatesv1.CertificateSigningRequest) time.Time {
+	return DecidedAt(c)
 }
 
 // index returns the cache's index (c.mu held).
@@ -146,7 +169,7 @@ func (f *facts) decoded(c *certificatesv1.CertificateSigningRequest, env Checks)
 // requests, whose rows a view shows a page of, and whose search text and
 // findings are kept as text once worked out.
 func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks) (*csr.Request, error) {
-	if f.state == Pending {
+	if f.pending != nil {
 		p := f.decoded(c, env)
 		return p.req, p.decodeErr
 	}
@@ -163,16 +186,21 @@ func (f *facts) request(c *certificatesv1.CertificateSigningRequest, env Checks)
 // searched where it is kept; one with a newline (a pasted text) is
 // searched in the whole text, as one string.
 func (f *facts) staticMatches(c *certificatesv1.CertificateSigningRequest, env Checks, w Words, needle string) bool {
-	f.staticOnce.Do(func() {
-		req, err := f.request(c, env)
-		own, shared := w.Static(c, f.state, req, err)
-		f.own, f.shared = own, internText(shared)
-	})
+	f.static(c, env, w)
 	name := strings.ToLower(c.Name)
 	if strings.Contains(needle, "\n") {
 		return strings.Contains(name+"\n"+f.own+f.shared, needle)
 	}
 	return strings.Contains(name, needle) || strings.Contains(f.own, needle) || strings.Contains(f.shared, needle)
+}
+
+// static words the search text of the object alone once (own, shared).
+func (f *facts) static(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) {
+	f.staticOnce.Do(func() {
+		req, err := f.request(c, env)
+		own, shared := w.Static(c, f.state(), req, err)
+		f.own, f.shared = own, internText(shared)
+	})
 }
 
 // check runs the checks but the duplicates finding (it is the only one that
@@ -194,7 +222,10 @@ func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w
 		MaxDuration:   env.MaxDuration,
 	})
 	if !f.checked {
-		f.checked, f.findingText, f.rank = true, sharedText(w.Findings(fs)), checksRank(fs)
+		// The template of the findings text finds the CN in own.
+		f.static(c, env, w)
+		f.setFindingText(c, req, w.Findings(fs))
+		f.checked, f.rank = true, packRank(checksRank(fs))
 		f.noFindings = len(fs) == 0
 		if f.pending != nil {
 			f.pending.findings = fs
@@ -203,19 +234,31 @@ func (f *facts) check(c *certificatesv1.CertificateSigningRequest, env Checks, w
 	return fs
 }
 
-// checkedText runs the checks once and returns the findings' text, lower-cased,
+// checkedText runs the checks once and returns the findings' text,
+// lower-cased, as kept (a template when tmpl is not 0: findingsContain),
 // and their rank (checksRank), without the findings.
-func (f *facts) checkedText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) (string, int) {
+func (f *facts) checkedText(c *certificatesv1.CertificateSigningRequest, env Checks, w Words) (text string, tmpl uint8, rank int) {
 	f.checkMu.Lock()
-	text, rank, done := f.findingText, f.rank, f.checked
+	text, tmpl, packed, done := f.findingText, f.tmpl, f.rank, f.checked
 	f.checkMu.Unlock()
 	if done {
-		return text, rank
+		return text, tmpl, unpackRank(packed)
 	}
 	f.check(c, env, w)
 	f.checkMu.Lock()
 	defer f.checkMu.Unlock()
-	return f.findingText, f.rank
+	return f.findingText, f.tmpl, unpackRank(f.rank)
+}
+
+// packRank keeps a checksRank in 4 bytes: ranks of findings are below 4,000,
+// no findings is math.MaxInt (math.MaxInt32 kept).
+func packRank(r int) int32 { return int32(min(r, math.MaxInt32)) }
+
+func unpackRank(r int32) int {
+	if r == math.MaxInt32 {
+		return math.MaxInt
+	}
+	return int(r)
 }
 
 // withDuplicates adds the duplicates finding to fs (a new slice; fs is shared).

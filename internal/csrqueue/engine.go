@@ -87,7 +87,7 @@ func (it *Item) ranked() {
 		it.rank = checksRank(it.Findings())
 		return
 	}
-	_, it.rank = it.f.checkedText(it.CSR, it.v.checks, it.v.words)
+	_, _, it.rank = it.f.checkedText(it.CSR, it.v.checks, it.v.words)
 }
 
 // view is what the items of one call share.
@@ -97,10 +97,29 @@ type view struct {
 	storms *Storms
 	// policies are Env.Policies.
 	policies *csrpolicy.Compiled
+	// dupN and dupText are the last duplicates finding the text filter
+	// worded (dupWords): it depends on the count alone, and the requests of
+	// a storm, thousands, all have one count.
+	dupN    int
+	dupText string
+	// scratch is where the filter expands findings texts kept as templates
+	// (findingsContain).
+	scratch []byte
+}
+
+// dupWords is the duplicates finding of others other requests as the row
+// words it (Words.Findings), worded once per count a view meets in a row,
+// not once per request of a storm (5,000 texts of garbage for the filter of
+// one view). A view's items are tested by one goroutine (Cache.run).
+func (v *view) dupWords(others int) string {
+	if others != v.dupN || v.dupText == "" {
+		v.dupN, v.dupText = others, v.words.Findings(csr.CheckDuplicates(others))
+	}
+	return v.dupText
 }
 
 func (v *view) item(c *certificatesv1.CertificateSigningRequest, f *facts) *Item {
-	it := &Item{CSR: c, State: f.state, Decided: f.decided, f: f, v: v}
+	it := &Item{CSR: c, State: f.state(), Decided: f.decided(c), f: f, v: v}
 	if it.State == Pending {
 		it.Bad = f.decoded(c, v.checks).req == nil
 	}
@@ -176,11 +195,11 @@ func (it *Item) matches(needle string, now time.Time) bool {
 	if it.f.staticMatches(it.CSR, it.v.checks, w, needle) {
 		return true
 	}
-	if text, _ := it.f.checkedText(it.CSR, it.v.checks, w); strings.Contains(text, needle) {
+	if text, tmpl, _ := it.f.checkedText(it.CSR, it.v.checks, w); it.f.findingsContain(it.CSR, text, tmpl, needle, &it.v.scratch) {
 		return true
 	}
 	if n, _ := it.v.storms.Duplicates(it.CSR.Name); n > 0 {
-		if strings.Contains(w.Findings(csr.CheckDuplicates(n)), needle) {
+		if strings.Contains(it.v.dupWords(n), needle) {
 			return true
 		}
 	}

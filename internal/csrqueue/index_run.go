@@ -101,14 +101,14 @@ func (c *Cache) run(q Query, env Env) Result {
 			if q.Group != "" && !storms.InSet(q.Group, c.Name) {
 				return
 			}
-			cand := Item{CSR: c, State: e.f.state, Decided: e.f.decided, Bad: e.bad, f: e.f, v: v}
+			cand := Item{CSR: c, State: e.f.state(), Decided: e.f.decided(c), Bad: e.f.bad, f: &e.f, v: v}
 			if byPolicy && !cand.policyMatches(q.Policy, q.Verdict) {
 				return
 			}
 			if needle != "" && !cand.matches(needle, env.Now) {
 				return
 			}
-			res.Counts[e.f.state]++
+			res.Counts[e.f.state()]++
 			if tab[slot] {
 				if len(slab) == cap(slab) {
 					slab = make([]Item, 0, min(1024, len(x.byName)))
@@ -174,7 +174,7 @@ func (c *Cache) runOrdered(x *index, q Query, env Env, v *view, res Result) Resu
 		key, by = sortKey, entryOrder(sortKey)
 	case sortKey == SortState: // the tabs' queue orders, by the state's wording
 		by = func(a, b *entry) int {
-			return cmp.Or(cmp.Compare(env.Words.Status(a.f.state), env.Words.Status(b.f.state)), compareQueuePos(a.pos(), b.pos()))
+			return cmp.Or(cmp.Compare(env.Words.Status(a.f.state()), env.Words.Status(b.f.state())), compareQueuePos(a.pos(), b.pos()))
 		}
 	}
 	if q.Desc {
@@ -193,7 +193,7 @@ func (c *Cache) runOrdered(x *index, q Query, env Env, v *view, res Result) Resu
 	res.Items = make([]*Item, 0, hi-lo)
 	for row, e := 0, next.next(); e != nil && row < hi; e = next.next() {
 		var st *Storm
-		if e.f.state == Pending && !e.bad {
+		if e.f.state() == Pending && !e.f.bad {
 			st = storms.Of(e.obj.Name)
 		}
 		if st != nil {
@@ -207,7 +207,7 @@ func (c *Cache) runOrdered(x *index, q Query, env Env, v *view, res Result) Resu
 			if st != nil {
 				// The checks shown are those of the storm's newest request,
 				// which is in the tab as all its requests are.
-				it = &Item{CSR: e.obj, State: e.f.state, Decided: e.f.decided, f: e.f, v: v, Storm: st,
+				it = &Item{CSR: e.obj, State: e.f.state(), Decided: e.f.decided(e.obj), f: &e.f, v: v, Storm: st,
 					ChecksOf: v.entryItem(x.byName[st.Newest().Name])}
 			}
 			res.Items = append(res.Items, it)
@@ -228,7 +228,7 @@ func tabSlots(state string) [nStates]bool {
 }
 
 func (v *view) entryItem(e *entry) *Item {
-	return &Item{CSR: e.obj, State: e.f.state, Decided: e.f.decided, Bad: e.bad, f: e.f, v: v}
+	return &Item{CSR: e.obj, State: e.f.state(), Decided: e.f.decided(e.obj), Bad: e.f.bad, f: &e.f, v: v}
 }
 
 func identityMatches(id *identity, needle string) bool {

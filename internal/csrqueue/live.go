@@ -61,7 +61,7 @@ func (c *Cache) live(names []string, env Env) Change {
 			rep = x.byName[st.Oldest().Name]
 		}
 		if rep != nil {
-			it := &Item{CSR: rep.obj, State: Pending, f: rep.f, v: v, Storm: st}
+			it := &Item{CSR: rep.obj, State: Pending, f: &rep.f, v: v, Storm: st}
 			it.ChecksOf = it
 			out.Rows = append(out.Rows, it)
 		}
@@ -106,7 +106,7 @@ func (c *Cache) live(names []string, env Env) Change {
 					if now := storms.Of(m.Name); now != nil {
 						sendStorm(now, nil)
 					} else {
-						out.Rows = append(out.Rows, v.item(j.obj, j.f))
+						out.Rows = append(out.Rows, v.item(j.obj, &j.f))
 					}
 				}
 			}
@@ -115,10 +115,10 @@ func (c *Cache) live(names []string, env Env) Change {
 			out.Removed = append(out.Removed, Removal{ID: name})
 			continue
 		}
-		if e.f.state == Pending && storms.Of(name) != nil {
+		if e.f.state() == Pending && storms.Of(name) != nil {
 			continue // its group row stands for it
 		}
-		out.Rows = append(out.Rows, v.item(e.obj, e.f))
+		out.Rows = append(out.Rows, v.item(e.obj, &e.f))
 	}
 	return out
 }

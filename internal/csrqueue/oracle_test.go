@@ -59,7 +59,7 @@ func oracleRun(items []*certificatesv1.CertificateSigningRequest, q Query, env o
 	for i, c := range items {
 		res.Signers[c.Spec.SignerName]++
 		f := facts[i]
-		state := f.state
+		state := f.state()
 		if !res.Decidable && env.MayDecide != nil && state == Pending && env.MayDecide(c.Spec.SignerName) {
 			res.Decidable = true
 		}
@@ -81,7 +81,7 @@ func oracleRun(items []*certificatesv1.CertificateSigningRequest, q Query, env o
 		if len(slab) == cap(slab) {
 			slab = make([]Item, 0, min(1024, len(items)))
 		}
-		slab = append(slab, Item{CSR: c, State: state, Decided: f.decided, f: f, v: v})
+		slab = append(slab, Item{CSR: c, State: state, Decided: f.decided(c), f: f, v: v})
 		it := &slab[len(slab)-1]
 		if state == Pending {
 			it.Bad = f.decoded(c, env.Checks).req == nil
@@ -267,7 +267,7 @@ func (c *oracleCache) previous() *Storms {
 func oracleGroupStorms(items []*certificatesv1.CertificateSigningRequest, facts []*facts, env Checks) *Storms {
 	var pending []Member
 	for i, c := range items {
-		if f := facts[i]; f.state == Pending && f.decoded(c, env).req != nil {
+		if f := facts[i]; f.state() == Pending && f.decoded(c, env).req != nil {
 			pending = append(pending, Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
 				Subject: f.pending.req.Subject, Requester: c.Spec.Username, Created: c.CreationTimestamp.Time})
 		}
@@ -297,7 +297,7 @@ func oracleLive(items []*certificatesv1.CertificateSigningRequest, names []strin
 	}
 	out := Change{Total: len(items), Counts: map[string]int{}}
 	for i, c := range items {
-		out.Counts[facts[i].state]++
+		out.Counts[facts[i].state()]++
 		if _, asked := byName[c.Name]; asked {
 			byName[c.Name] = i
 		}
@@ -381,7 +381,7 @@ func oracleLive(items []*certificatesv1.CertificateSigningRequest, names []strin
 			out.Removed = append(out.Removed, Removal{ID: name})
 			continue
 		}
-		if facts[i].state == Pending && storms.Of(name) != nil {
+		if facts[i].state() == Pending && storms.Of(name) != nil {
 			continue // its group row stands for it
 		}
 		out.Rows = append(out.Rows, v.item(items[i], facts[i]))

@@ -123,13 +123,13 @@ func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
 	}
 	var pending, decided int
 	for _, e := range q.facts.x.byName {
-		if e.f.state == Pending {
+		if e.f.state() == Pending {
 			pending++
 			continue
 		}
 		decided++
 		if e.f.pending != nil || e.f.shared == "" {
-			t.Fatalf("%s (%s): decoded request and findings kept %v, text %q", e.obj.Name, e.f.state, e.f.pending != nil, e.f.own+e.f.shared)
+			t.Fatalf("%s (%s): decoded request and findings kept %v, text %q", e.obj.Name, e.f.state(), e.f.pending != nil, e.f.own+e.f.shared)
 		}
 	}
 	if decided < DecidedDecodesKept || q.decodes.Len() > pending {

@@ -39,7 +39,7 @@ type policyVerdicts struct {
 
 // verdicts evaluates the policies on a pending request once per generation.
 func (f *facts) verdicts(c *certificatesv1.CertificateSigningRequest, checks Checks, pol *csrpolicy.Compiled) []csrpolicy.Verdict {
-	if pol == nil || pol.Gen == 0 || f.state != Pending {
+	if pol == nil || pol.Gen == 0 || f.pending == nil {
 		return nil
 	}
 	m := &f.pending.policy
@@ -106,7 +106,7 @@ func (q *Queue) Matching(policy, verdict string, pol *csrpolicy.Compiled, may fu
 		v := &view{checks: checks, policies: pol}
 		cur := c.index().order(SortQueue)[slotOf(Pending)].cursor(false)
 		for e := cur.next(); e != nil; e = cur.next() {
-			if e.bad || may == nil || !may(e.obj.Spec.SignerName) || !v.entryItem(e).policyMatches(policy, verdict) {
+			if e.f.bad || may == nil || !may(e.obj.Spec.SignerName) || !v.entryItem(e).policyMatches(policy, verdict) {
 				continue
 			}
 			if n++; len(out) < limit {

@@ -48,7 +48,7 @@ func (q *Queue) warmVerdicts(query Query, checks Checks, pol *csrpolicy.Compiled
 	err := q.with(checks, func(c *Cache) {
 		cur := c.index().order(SortQueue)[slotOf(Pending)].cursor(false)
 		for e := cur.next(); e != nil; e = cur.next() {
-			pending = append(pending, pendingFacts{obj: e.obj, f: e.f})
+			pending = append(pending, pendingFacts{obj: e.obj, f: &e.f})
 		}
 	})
 	if err != nil {
