@@ -5,7 +5,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -85,21 +84,7 @@ func TestAdmissionPoliciesListDetailAndLive(t *testing.T) {
 
 	get := func(path string) *goquery.Document {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
-		req.AddCookie(sess)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d", path, resp.StatusCode)
-		}
-		doc, err := goquery.NewDocumentFromReader(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return doc
+		return getPage(t, srv, sess, path)
 	}
 	list := get("/" + policies + "?q=" + suffix)
 	if list.Find(`tr#row-`+policies+`-`+policy+` a[href="/`+policies+`/`+policy+`"]`).Length() != 1 {

@@ -213,20 +213,7 @@ func insertKeepsHash(u csrViewUpdateOps, keys []string) bool {
 // keys in order.
 func queueLiveURL(t *testing.T, srv *httptest.Server, sess *http.Cookie, path, name string) (string, []string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
-	req.AddCookie(sess)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: status %d", path, resp.StatusCode)
-	}
-	doc, err := goquery.NewDocumentFromReader(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := getPage(t, srv, sess, path)
 	if doc.Find("#"+rowID(kube.CSRs, name)).Length() != 1 {
 		t.Fatalf("GET %s does not list %s", path, name)
 	}

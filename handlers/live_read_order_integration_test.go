@@ -227,6 +227,18 @@ func testReadOrder(t *testing.T, s *liveStack, access Access, tc readOrderCase) 
 // address (data-live-url), which must name the page's object and version.
 func detailLiveURL(t *testing.T, srv *httptest.Server, sess *http.Cookie, path string) string {
 	t.Helper()
+	doc := getPage(t, srv, sess, path)
+	url, _ := doc.Find("body").Attr("data-live-url")
+	if !strings.HasPrefix(url, "/events?") || !strings.Contains(url, "object=") || !strings.Contains(url, "rv=") {
+		t.Fatalf("%s: data-live-url %q names no object version", path, url)
+	}
+	return url
+}
+
+// getPage gets path with the session cookie sess, as a tab would, and parses
+// it; anything but 200 fails the test.
+func getPage(t *testing.T, srv *httptest.Server, sess *http.Cookie, path string) *goquery.Document {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
 	req.AddCookie(sess)
 	resp, err := http.DefaultClient.Do(req)
@@ -241,9 +253,5 @@ func detailLiveURL(t *testing.T, srv *httptest.Server, sess *http.Cookie, path s
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, _ := doc.Find("body").Attr("data-live-url")
-	if !strings.HasPrefix(url, "/events?") || !strings.Contains(url, "object=") || !strings.Contains(url, "rv=") {
-		t.Fatalf("%s: data-live-url %q names no object version", path, url)
-	}
-	return url
+	return doc
 }
