@@ -59,6 +59,18 @@ type csrView struct {
 	known    bool // rows and counts are what the tabs show
 	rows     []csrqueue.PageRow
 	counts   model.CSRViewCounts
+	// state is page.CSRViewState(rows), worked out at the first join that
+	// asks after the rows changed ("" until then): a view that hundreds of
+	// tabs open hashes its rows once, not once per tab under l.mu.
+	state string
+}
+
+// rowsState is what the view's rows show, as a page names it (shows=).
+func (v *csrView) rowsState() string {
+	if v.state == "" {
+		v.state = page.CSRViewState(v.rows)
+	}
+	return v.state
 }
 
 // csrViewOf reads the view a queue tab names (the query of the page's
@@ -134,7 +146,7 @@ func (l *LiveUpdates) openCSRView(view string, q csrqueue.Query, sel labels.Sele
 		l.csrViews[key] = v
 	}
 	v.tabs++
-	current = shows == "" || (v.known && page.CSRViewState(v.rows) == shows)
+	current = shows == "" || (v.known && v.rowsState() == shows)
 	return v.topic, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -248,7 +260,7 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 			u.Counts = &counts
 		}
 	}
-	v.known, v.rows, v.counts = true, after, counts
+	v.known, v.rows, v.counts, v.state = true, after, counts, ""
 	if !send {
 		return live.Message{}, false
 	}
