@@ -229,14 +229,23 @@ func stall(t *testing.T, url string) net.Conn {
 	return conn
 }
 
-// readAll counts the events of one healthy client.
-func readAll(c *client, kind string, got *atomic.Int64, wg *sync.WaitGroup) {
-	defer wg.Done()
-	for ev := range c.events {
-		if ev.Event == kind {
-			got.Add(1)
-		}
+// healthyReaders connects n clients to url, each read until it ends in a
+// goroutine of its own, and returns how many "rows" events each has read.
+func healthyReaders(t *testing.T, url string, n int) []atomic.Int64 {
+	t.Helper()
+	counts := make([]atomic.Int64, n)
+	for i := range n {
+		c := connect(t, url, nil)
+		c.next(t)
+		go func() {
+			for ev := range c.events {
+				if ev.Event == "rows" {
+					counts[i].Add(1)
+				}
+			}
+		}()
 	}
+	return counts
 }
 
 // A client that reads nothing is evicted, and until then it delays nobody: the
@@ -254,14 +263,7 @@ func TestStalledClientIsEvictedOthersKeepReceiving(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.opts, topics("rows"), smallBuffers)
 			const healthy = 3
-			var wg sync.WaitGroup
-			counts := make([]atomic.Int64, healthy)
-			for i := range healthy {
-				c := connect(t, s.URL, nil)
-				c.next(t)
-				wg.Add(1)
-				go readAll(c, "rows", &counts[i], &wg)
-			}
+			counts := healthyReaders(t, s.URL, healthy)
 			stall(t, s.URL)
 			attached(t, s.streams, healthy+1)
 
@@ -460,14 +462,7 @@ func TestShownIsAskedAsTheConnectionJoins(t *testing.T) {
 func TestBehindCountsTheConnectionsThatHaveNotTakenTheLastMessage(t *testing.T) {
 	s := newServer(t, Options{Queue: maxQueue, WriteTimeout: time.Minute}, topics("rows"), smallBuffers)
 	const healthy = 2
-	var wg sync.WaitGroup
-	counts := make([]atomic.Int64, healthy)
-	for i := range healthy {
-		c := connect(t, s.URL, nil)
-		c.next(t)
-		wg.Add(1)
-		go readAll(c, "rows", &counts[i], &wg)
-	}
+	counts := healthyReaders(t, s.URL, healthy)
 	attached(t, s.streams, healthy)
 	if behind, of := s.streams.Behind(); behind != 0 || of != healthy {
 		t.Fatalf("before any message: %d behind of %d", behind, of)
