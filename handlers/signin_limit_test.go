@@ -14,6 +14,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testwait"
 )
 
 // frozenLimit is a sign-in limit on a clock that does not move, so what a
@@ -69,7 +70,7 @@ func TestOverBudgetAttemptsGoOneAtATime(t *testing.T) {
 	}
 	held := make(chan int)
 	go func() { held <- attempt("held-bad-token", "203.0.113.9:40001", "198.51.100.50").Code }()
-	<-entered // over budget: it holds the client's lane until released
+	testwait.Recv(t, entered, testwait.Within, "the over-budget attempt at the token review") // it holds the client's lane until released
 	rec := attempt("bad-token", "203.0.113.9:40002", "198.51.100.99")
 	if rec.Code != http.StatusTooManyRequests {
 		t.Errorf("a second over-budget attempt while one is checked: %d, want 429", rec.Code)
@@ -81,7 +82,7 @@ func TestOverBudgetAttemptsGoOneAtATime(t *testing.T) {
 		t.Errorf("another client's sign-in meanwhile: %d, want 303", c)
 	}
 	close(release)
-	if c := <-held; c != http.StatusUnauthorized {
+	if c := testwait.Recv(t, held, testwait.Within, "the held attempt's answer"); c != http.StatusUnauthorized {
 		t.Errorf("the held bad token: %d, want 401", c)
 	}
 	if c := attempt(goodToken, "203.0.113.9:40003", "").Code; c != http.StatusSeeOther {
@@ -192,14 +193,14 @@ func TestRefusalsBeforeACheckSpendNothing(t *testing.T) {
 		e.ServeHTTP(rec, tokenLoginRequest(t, e, "held-bad-token", remote))
 		held <- rec.Code
 	}()
-	<-entered
+	testwait.Recv(t, entered, testwait.Within, "the held attempt at the token review")
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, tokenLoginRequest(t, e, "bad-token", remote))
 	close(release)
 	if rec.Code != http.StatusUnauthorized {
 		t.Errorf("a bad token beside a held one after 40 refusals: %d, want 401 (checked: the refusals spent nothing)", rec.Code)
 	}
-	if c := <-held; c != http.StatusUnauthorized {
+	if c := testwait.Recv(t, held, testwait.Within, "the held attempt's answer"); c != http.StatusUnauthorized {
 		t.Errorf("the held bad token: %d, want 401", c)
 	}
 }

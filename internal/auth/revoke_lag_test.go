@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testwait"
 )
 
 // The rule of "When the watch is behind" (revoke_shared.go): within MaxLag
@@ -126,7 +127,7 @@ func TestSharedRevokerKeepsADeletedRevocationUntilItExpires(t *testing.T) {
 		t.Fatal("deleting the Lease revived the session")
 	}
 	for range 2 { // both replicas write it back
-		if r := <-cluster.restored; r.Name != name || !r.Until.Equal(clock.Add(time.Hour)) {
+		if r := testwait.Recv(t, cluster.restored, testwait.Within, "a replica writing the Lease back"); r.Name != name || !r.Until.Equal(clock.Add(time.Hour)) {
 			t.Fatalf("written back: %+v", r)
 		}
 	}
@@ -172,12 +173,12 @@ func TestSharedRevokerUndoesEditsThatCoverLess(t *testing.T) {
 	if !r.Revoked(sess) {
 		t.Fatal("an edit to an earlier since revived the session")
 	}
-	if got := <-cluster.restored; !got.Since.Equal(clock) {
+	if got := testwait.Recv(t, cluster.restored, testwait.Within, "the Lease written back"); !got.Since.Equal(clock) {
 		t.Fatalf("written back with since %v, want %v", got.Since, clock)
 	}
 	r.Forget(name) // label removed: out of the watch's selection
 	if !r.Revoked(sess) {
 		t.Fatal("a Lease taken out of the selection revived the session")
 	}
-	<-cluster.restored
+	testwait.Recv(t, cluster.restored, testwait.Within, "the Lease written back after leaving the selection")
 }
