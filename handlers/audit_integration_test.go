@@ -55,13 +55,9 @@ func newAuditConsole(t *testing.T, identity string, readOnly bool) *auditConsole
 	cache.OnObject(func(ch kube.ObjectChange) {
 		store.Enqueue(activity.Change{Kind: string(ch.Kind), Old: ch.Old, New: ch.New})
 	})
-	rec.OnRecord(store.Attributor(func(k string) (string, bool) {
-		for _, kind := range kube.AllKinds() {
-			if kind.Singular == k {
-				return string(kind.ID), true
-			}
-		}
-		return "", false
+	rec.OnRecord(store.Attributor(func(group, resource string) (string, bool) {
+		k, ok := kube.KindByResource(group, resource)
+		return string(k.ID), ok
 	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

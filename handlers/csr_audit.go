@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
+
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/internal/decide"
 	"github.com/clusterdesk/clusterdesk/internal/issue"
@@ -19,7 +21,7 @@ func (a requestAudit) Decided(_ context.Context, d decide.Decision) {
 
 // Issued records one certificate upload with who made it.
 func (a requestAudit) Issued(_ context.Context, o issue.Outcome) {
-	rec := writeRecord{Verb: "issue", Kind: "CertificateSigningRequest", Name: o.Ref.Name, Err: o.Err}
+	rec := csrWrite("issue", o.Ref.Name, o.Err)
 	if o.Before != nil {
 		rec.From, rec.Before = csrs.TypedCSR(o.Before), o.Before.ResourceVersion
 	}
@@ -33,7 +35,8 @@ func (a requestAudit) Issued(_ context.Context, o issue.Outcome) {
 // read it and as the API server stored it.
 func csrRecord(d decide.Decision) writeRecord {
 	verb := d.Verb()
-	rec := writeRecord{Verb: strings.ToLower(verb[:len(verb)-1]), Kind: "CertificateSigningRequest", Name: d.Ref.Name, Err: d.Err, Reason: d.Text}
+	rec := csrWrite(strings.ToLower(verb[:len(verb)-1]), d.Ref.Name, d.Err)
+	rec.Reason = d.Text
 	if d.Before != nil {
 		rec.From, rec.Before = csrs.TypedCSR(d.Before), d.Before.ResourceVersion
 	}
@@ -41,4 +44,11 @@ func csrRecord(d decide.Decision) writeRecord {
 		rec.To, rec.After = csrs.TypedCSR(d.After), d.After.ResourceVersion
 	}
 	return rec
+}
+
+// csrWrite is the record of verb on the CSR name, named by its group and
+// resource as well as its kind (edit_audit.go).
+func csrWrite(verb, name string, err error) writeRecord {
+	return writeRecord{Verb: verb, Kind: "CertificateSigningRequest", Group: certificatesv1.GroupName,
+		Resource: "certificatesigningrequests", Name: name, Err: err}
 }

@@ -16,13 +16,16 @@ import (
 
 // writeRecord is one write performed through clusterdesk, for the audit trail.
 type writeRecord struct {
-	Verb   string // "create", "update", "apply", "delete", "approve", "deny", "issue"
-	Kind   string // the API kind, "FlowSchema"
-	Name   string
-	Before string // resourceVersion the write started from, "" if none
-	After  string // resourceVersion the API server answered with, "" if none
-	DryRun bool
-	Err    error
+	Verb string // "create", "update", "apply", "delete", "approve", "deny", "issue"
+	Kind string // the API kind, "FlowSchema"
+	Name string
+	// Group and Resource say which kind the object is (kube.KindByResource);
+	// Namespace is a namespaced custom resource's.
+	Group, Resource, Namespace string
+	Before                     string // resourceVersion the write started from, "" if none
+	After                      string // resourceVersion the API server answered with, "" if none
+	DryRun                     bool
+	Err                        error
 
 	Reason string // the approver's own text on a CSR decision
 	// Propagation is a deletion's propagationPolicy as sent ("" when none was).
@@ -52,7 +55,8 @@ type auditTrail struct {
 // recorder one structured log line.
 func (t auditTrail) record(c echo.Context, r writeRecord) {
 	rec := audit.Record{
-		User: t.user(c), Verb: r.Verb, Kind: r.Kind, Name: r.Name, Reason: r.Reason,
+		User: t.user(c), Verb: r.Verb, Kind: r.Kind, APIGroup: r.Group, Resource: r.Resource, Namespace: r.Namespace,
+		Name: r.Name, Reason: r.Reason,
 		RVBefore: r.Before, RVAfter: r.After, DryRun: r.DryRun, Propagation: r.Propagation,
 	}
 	if id, ok := kube.IdentityFrom(c.Request().Context()); ok {
@@ -60,7 +64,7 @@ func (t auditTrail) record(c echo.Context, r writeRecord) {
 	}
 	rec.Finish(r.Err)
 	if t.rec == nil {
-		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
+		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "group", r.Group, "resource", r.Resource, "name", r.Name,
 			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "result", rec.Result, "err", errString(r.Err)}
 		if r.Propagation != "" {
 			args = append(args, "propagation", r.Propagation)
@@ -72,10 +76,18 @@ func (t auditTrail) record(c echo.Context, r writeRecord) {
 	rec.RVBefore = r.Before // before may have found it
 	rec.APIVersion = t.apiVersion(r)
 	rec.UID = auditUID(r.To, r.From)
-	rec.Signer = auditSigner(r.Kind, r.To, r.From)
-	if r.Err == nil && (!audit.IsNil(r.To) || r.Verb == "delete") {
+	rec.Signer = auditSigner(r.Group, r.Resource, r.To, r.From)
+	_, ours := kube.KindByResource(r.Group, r.Resource)
+	if ours && r.Err == nil && (!audit.IsNil(r.To) || r.Verb == "delete") {
 		// A refused write changed nothing: a diff would claim it did. A
 		// deletion's "after" is nothing, by design.
+		//
+		// Only the console's own kinds get a diff. A custom resource's body
+		// may hold anything (a spec.password), and the API server's own audit
+		// keeps custom resources at Metadata, without bodies
+		// (deploy/audit-webhook/policy.yaml): the console's record of one
+		// says who did what to which object and how it ended, as the API
+		// server's does, and keeps no more of it than that.
 		before, after := t.texts(r)
 		rec.SetDiff(before, after)
 	}
@@ -90,21 +102,21 @@ func (t auditTrail) before(_ echo.Context, r *writeRecord) {
 	if !audit.IsNil(r.From) || r.Verb == "create" {
 		return
 	}
-	for _, k := range kube.AllKinds() {
-		if k.Singular != r.Kind {
-			continue
-		}
-		obj, err := t.cluster.Object(k.ID, r.Name)
-		if err != nil || audit.IsNil(obj) {
-			return
-		}
-		if m, ok := obj.(interface{ GetResourceVersion() string }); ok && (r.Before == "" || m.GetResourceVersion() == r.Before) {
-			r.From = t.typed(k.ID, obj)
-			if r.Before == "" && r.Verb != "approve" && r.Verb != "deny" {
-				r.Before = m.GetResourceVersion()
-			}
-		}
+	// Only the console's kinds are cached; a custom resource of the same
+	// kind name is not the cached object of that name.
+	k, ok := kube.KindByResource(r.Group, r.Resource)
+	if !ok {
 		return
+	}
+	obj, err := t.cluster.Object(k.ID, r.Name)
+	if err != nil || audit.IsNil(obj) {
+		return
+	}
+	if m, ok := obj.(interface{ GetResourceVersion() string }); ok && (r.Before == "" || m.GetResourceVersion() == r.Before) {
+		r.From = t.typed(k.ID, obj)
+		if r.Before == "" && r.Verb != "approve" && r.Verb != "deny" {
+			r.Before = m.GetResourceVersion()
+		}
 	}
 }
 
@@ -129,11 +141,9 @@ func (t auditTrail) apiVersion(r writeRecord) string {
 			return u.GetAPIVersion()
 		}
 	}
-	for _, k := range kube.AllKinds() {
-		if k.Singular == r.Kind {
-			if served, ok := t.cluster.Kind(k.ID); ok && served.Version != "" {
-				return apiVersion(served)
-			}
+	if k, ok := kube.KindByResource(r.Group, r.Resource); ok {
+		if served, ok := t.cluster.Kind(k.ID); ok && served.Version != "" {
+			return apiVersion(served)
 		}
 	}
 	return ""
@@ -152,10 +162,11 @@ func auditUID(objs ...runtime.Object) string {
 }
 
 // auditSigner is a CSR's spec.signerName from the first of objs that has
-// one, "" for any other kind: the ledger's per-signer view lists the
-// console's writes by it, decisions, uploads and YAML edits alike.
-func auditSigner(kind string, objs ...runtime.Object) string {
-	if kind != "CertificateSigningRequest" {
+// one, "" for any other kind (by group and resource: a custom resource may
+// call its kind CertificateSigningRequest): the ledger's per-signer view
+// lists the console's writes by it, decisions, uploads and YAML edits alike.
+func auditSigner(group, resource string, objs ...runtime.Object) string {
+	if group != certificatesv1.GroupName || resource != "certificatesigningrequests" {
 		return ""
 	}
 	for _, o := range objs {

@@ -27,5 +27,5 @@ func (a requestAudit) FromCache(w *editing.Write) {
 }
 
 func recordOf(w editing.Write) writeRecord {
-	return writeRecord{Verb: w.Verb, Kind: w.Kind, Name: w.Name, Before: w.Before, After: w.After, DryRun: w.DryRun, Err: w.Err, From: w.From, To: w.To, Propagation: string(w.Propagation)}
+	return writeRecord{Verb: w.Verb, Kind: w.Kind, Group: w.Group, Resource: w.Resource, Namespace: w.Namespace, Name: w.Name, Before: w.Before, After: w.After, DryRun: w.DryRun, Err: w.Err, From: w.From, To: w.To, Propagation: string(w.Propagation)}
 }

@@ -91,13 +91,13 @@ func buildAudit(cfg auditConfig, restCfg *rest.Config, cache *kube.Cache, log *s
 	cache.OnObject(func(ch kube.ObjectChange) {
 		t.activity.Enqueue(activity.Change{Kind: string(ch.Kind), Old: ch.Old, New: ch.New})
 	})
-	t.recorder.OnRecord(t.activity.Attributor(func(apiKind string) (string, bool) {
-		for _, k := range kube.AllKinds() {
-			if k.Singular == apiKind {
-				return string(k.ID), true
-			}
-		}
-		return "", false
-	}))
+	t.recorder.OnRecord(t.activity.Attributor(kindIDByResource))
 	return t, nil
+}
+
+// kindIDByResource is the id of the console's kind served as group/resource
+// (activity.Store.Attributor).
+func kindIDByResource(group, resource string) (string, bool) {
+	k, ok := kube.KindByResource(group, resource)
+	return string(k.ID), ok
 }

@@ -177,13 +177,17 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	// Every API server instance listed in the default/kubernetes
-	// EndpointSlices is read at its own address (issue 30: through the
-	// Service, each read lands on one instance at random); the sampler falls
-	// back to the kubeconfig's server when none answers there.
+	// Every API server instance listed in the API server's own
+	// default/kubernetes EndpointSlice is read at its own address (issue 30:
+	// through the Service, each read lands on one instance at random); the
+	// sampler falls back to the kubeconfig's server when none answers there,
+	// and always with a kubeconfig that skips TLS verification (issue 43).
 	instances, err := kube.APIServerInstances(restCfg)
 	if err != nil {
 		return err
+	}
+	if restCfg.Insecure {
+		log.Warn("apf load: the API server instances are not read at their own addresses", "why", kube.ErrInstancesInsecure.Error())
 	}
 	apfLoad := apfload.New(metricsFetch, apfload.Options{Dump: dumpFetch, Instances: apfload.DiscoverFrom(instances)})
 	go apfLoad.Run(ctx)

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
 // writeCert writes a self-signed certificate and its key as PEM files.
@@ -332,7 +333,7 @@ func TestProxySecretListener(t *testing.T) {
 		}
 		return si
 	}
-	external := nonLoopbackAddress(t)
+	external := testcluster.NonLoopbackAddress(t)
 	for _, tc := range []struct {
 		addr string
 		tls  bool
@@ -398,21 +399,4 @@ func TestProxySecretListener(t *testing.T) {
 	if code, body := get(external); code != http.StatusUnauthorized || !strings.Contains(body, "plain HTTP") {
 		t.Errorf("from %s: %d %q", external, code, body)
 	}
-}
-
-// nonLoopbackAddress is an IPv4 address of this host that is not loopback:
-// the tests of what crosses a network need one, and fail without it.
-func nonLoopbackAddress(t *testing.T) string {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
-			return n.IP.String()
-		}
-	}
-	t.Fatal("this host has no non-loopback IPv4 address to test a listener beyond loopback")
-	return ""
 }

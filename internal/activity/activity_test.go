@@ -156,20 +156,20 @@ func TestDiffBudgetDropsOldestDiffs(t *testing.T) {
 
 func TestAttributionEitherOrder(t *testing.T) {
 	s := NewStore(Options{})
-	attr := s.Attributor(func(k string) (string, bool) {
-		return map[string]string{"CSIDriver": "csidrivers"}[k], k == "CSIDriver"
+	attr := s.Attributor(func(group, resource string) (string, bool) {
+		return "csidrivers", group == "storage.k8s.io" && resource == "csidrivers"
 	})
 	// The write's record first, then its watch event.
-	attr(audit.Record{User: "alice", Verb: "update", Kind: "CSIDriver", Name: "a", RVAfter: "5", Result: audit.ResultOK})
+	attr(audit.Record{User: "alice", Verb: "update", Kind: "CSIDriver", APIGroup: "storage.k8s.io", Resource: "csidrivers", Name: "a", RVAfter: "5", Result: audit.ResultOK})
 	s.Add(Change{Kind: "csidrivers", Old: driver("a", "4", true), New: driver("a", "5", false)})
 	// The watch event first, then the record.
 	s.Add(Change{Kind: "csidrivers", Old: driver("b", "6", true), New: driver("b", "7", false)})
-	attr(audit.Record{User: "bob", Verb: "update", Kind: "CSIDriver", Name: "b", RVAfter: "7", Result: audit.ResultOK})
+	attr(audit.Record{User: "bob", Verb: "update", Kind: "CSIDriver", APIGroup: "storage.k8s.io", Resource: "csidrivers", Name: "b", RVAfter: "7", Result: audit.ResultOK})
 	// Dry runs and refusals credit nobody.
-	attr(audit.Record{User: "eve", Verb: "update", Kind: "CSIDriver", Name: "c", RVAfter: "9", DryRun: true, Result: audit.ResultOK})
+	attr(audit.Record{User: "eve", Verb: "update", Kind: "CSIDriver", APIGroup: "storage.k8s.io", Resource: "csidrivers", Name: "c", RVAfter: "9", DryRun: true, Result: audit.ResultOK})
 	s.Add(Change{Kind: "csidrivers", Old: driver("c", "8", true), New: driver("c", "9", false)})
 	// A deletion matches without a version.
-	attr(audit.Record{User: "carol", Verb: "delete", Kind: "CSIDriver", Name: "a", Result: audit.ResultOK})
+	attr(audit.Record{User: "carol", Verb: "delete", Kind: "CSIDriver", APIGroup: "storage.k8s.io", Resource: "csidrivers", Name: "a", Result: audit.ResultOK})
 	s.Add(Change{Kind: "csidrivers", Old: driver("a", "5", false)})
 
 	who := map[string]string{}

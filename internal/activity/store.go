@@ -245,13 +245,16 @@ func (s *Store) History(kind, name string) []Entry {
 
 // Attributor returns an audit observer that credits each successful write
 // made through clusterdesk (not dry runs) to its user on the matching watch
-// entry. kindID maps the record's API kind to the console's kind id.
-func (s *Store) Attributor(kindID func(apiKind string) (string, bool)) func(audit.Record) {
+// entry. kindID maps the record's API group and resource to the console's
+// kind id (kube.KindByResource); a record's kind name is no identity (a
+// custom resource's kind may be named CertificateSigningRequest, and its
+// deletion must not be credited with a real CSR's).
+func (s *Store) Attributor(kindID func(group, resource string) (string, bool)) func(audit.Record) {
 	return func(r audit.Record) {
 		if r.DryRun || r.Result != audit.ResultOK || r.User == "" {
 			return
 		}
-		id, ok := kindID(r.Kind)
+		id, ok := kindID(r.APIGroup, r.Resource)
 		if !ok {
 			return
 		}

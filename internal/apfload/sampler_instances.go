@@ -2,10 +2,13 @@ package apfload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 // readsAtOnce bounds how many instances one scrape reads at the same time,
@@ -32,6 +35,10 @@ func (s *Sampler) scrapeInstances(ctx context.Context, start time.Time) (done bo
 	}
 	list, err := s.opt.Instances(ctx)
 	switch {
+	case errors.Is(err, kube.ErrInstancesInsecure):
+		// Not a failure to list: the instances are never read with this
+		// kubeconfig, and the pages say why in its own words.
+		return s.fallBack(err.Error())
 	case err != nil:
 		return s.fallBack("the API server instances cannot be listed (EndpointSlices of default/kubernetes): " + err.Error())
 	case len(list) == 0:

@@ -236,7 +236,8 @@ func (c *Controller) firstReport(uid types.UID, outcome string) bool {
 func (c *Controller) audit(before, after *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict, err error) {
 	rec := audit.Record{
 		User: c.o.User, Verb: "approve", APIVersion: certificatesv1.SchemeGroupVersion.String(),
-		Kind: "CertificateSigningRequest", Name: before.Name, UID: string(before.UID), Signer: before.Spec.SignerName,
+		Kind: "CertificateSigningRequest", APIGroup: certificatesv1.GroupName, Resource: "certificatesigningrequests",
+		Name: before.Name, UID: string(before.UID), Signer: before.Spec.SignerName,
 		Reason: Condition(v).Message, RVBefore: before.ResourceVersion, DryRun: c.o.DryRun,
 	}
 	if v.Decision == csrpolicy.Deny {

@@ -34,9 +34,17 @@ type Record struct {
 	Verb       string    `json:"verb"` // create, update, delete, approve, deny
 	APIVersion string    `json:"apiVersion,omitempty"`
 	Kind       string    `json:"kind"` // the API kind, "FlowSchema"
-	Name       string    `json:"name"`
-	UID        string    `json:"uid,omitempty"`
-	Reason     string    `json:"reason,omitempty"` // the approver's text on a CSR decision
+	// APIGroup and Resource name the object's type as the API server's
+	// audit events do (ObjectReference): "" is the core group. They, not
+	// Kind, say which of the console's kinds a record is about (the ledger,
+	// the activity log): a kind's name is anyone's, a CRD of any group may
+	// call its kind CertificateSigningRequest.
+	APIGroup  string `json:"apiGroup"`
+	Resource  string `json:"resource"`
+	Namespace string `json:"namespace,omitempty"` // a namespaced custom resource's
+	Name      string `json:"name"`
+	UID       string `json:"uid,omitempty"`
+	Reason    string `json:"reason,omitempty"` // the approver's text on a CSR decision
 	// Signer is a CSR's spec.signerName: the ledger's per-signer view lists
 	// the console's writes of the signer's requests by it.
 	Signer   string `json:"signer,omitempty"`

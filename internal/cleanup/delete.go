@@ -169,7 +169,9 @@ func (s *Service) record(t Target, c Candidate, err error) {
 	if c.Namespace != "" {
 		name = c.Namespace + "/" + c.Name
 	}
-	s.Audit.Record(editing.Write{Verb: "delete", Kind: t.Kind.Singular, Name: name, Err: err})
+	w := editing.NewWrite("delete", t.Kind, name)
+	w.Namespace, w.Err = c.Namespace, err
+	s.Audit.Record(w)
 }
 
 // Counts tallies outcomes by result.

@@ -73,7 +73,9 @@ func (s *Service) Delete(ctx context.Context, d Deletion) (Deleted, error) {
 	res, err := s.API.Delete(ctx, k, name, uid, true, policy)
 	// The object as the API server holds it before, read once for both
 	// records; the cache at any version if it cannot be read.
-	w := Write{Verb: "delete", Kind: k.Singular, Name: name, DryRun: true, Err: err, Propagation: policy}.from(s.before(ctx, k, name))
+	w := NewWrite("delete", k, name)
+	w.DryRun, w.Err, w.Propagation = true, err, policy
+	w = w.from(s.before(ctx, k, name))
 	s.Audit.FromCache(&w)
 	s.Audit.Record(w)
 	if err == nil {

@@ -43,6 +43,11 @@ type Write struct {
 	After  string // resourceVersion the API server answered with, "" if none
 	DryRun bool
 	Err    error
+
+	// Group and Resource are the kind's API group and resource: they say
+	// which kind the object is (audit.Record), its kind's name does not.
+	// Namespace is a namespaced custom resource's.
+	Group, Resource, Namespace string
 	// Propagation is a deletion's propagationPolicy as sent ("" when none was).
 	Propagation metav1.DeletionPropagation
 	// From and To are the object before and after the write, nil when not
@@ -132,11 +137,18 @@ func (w Write) from(obj *unstructured.Unstructured) Write {
 }
 
 func writeOf(verb string, k kube.Kind, name, before string, dryRun bool, res kube.WriteResult, err error) Write {
-	w := Write{Verb: verb, Kind: k.Singular, Name: name, Before: before, DryRun: dryRun, Err: err}
+	w := NewWrite(verb, k, name)
+	w.Before, w.DryRun, w.Err = before, dryRun, err
 	if res.Object != nil {
 		w.To, w.After = res.Object, res.Object.GetResourceVersion()
 	}
 	return w
+}
+
+// NewWrite is the audit record of verb on k's object name, with the kind's
+// name, group and resource and a custom resource's namespace.
+func NewWrite(verb string, k kube.Kind, name string) Write {
+	return Write{Verb: verb, Kind: k.Singular, Group: k.Group, Resource: k.Resource, Namespace: k.Namespace, Name: name}
 }
 
 // CreateWrite is the audit record of a creation of obj.

@@ -43,10 +43,16 @@ func NewConsoleFeed(store ledger.Store, size int, log *slog.Logger) *ConsoleFeed
 	return &ConsoleFeed{store: store, log: log, queue: make(chan ledger.Entry, size)}
 }
 
-// Record queues rec; it is an audit.Recorder observer (OnRecord).
+// Record queues rec; it is an audit.Recorder observer (OnRecord). A record
+// of an object that is none of the console's kinds is not stored
+// (ConsoleEntry).
 func (f *ConsoleFeed) Record(rec audit.Record) {
+	e, ok := ConsoleEntry(rec)
+	if !ok {
+		return
+	}
 	select {
-	case f.queue <- ConsoleEntry(rec):
+	case f.queue <- e:
 	default:
 		if f.dropped.Add(1) == 1 {
 			f.log.Warn("ledger: the console's record queue is full, dropping records (the API server's audit events still reach the ledger)")
@@ -128,17 +134,25 @@ func (f *ConsoleFeed) drain() {
 	}
 }
 
-// kindBySingular maps the API kind a record names to the console's kind.
-var kindBySingular = func() map[string]kube.Kind {
-	m := map[string]kube.Kind{}
-	for _, k := range kube.AllKinds() {
-		m[k.Singular] = k
+// ConsoleEntry maps one of the console's write records to a ledger entry,
+// or reports false when the ledger does not keep it: a record of an object
+// that is none of the console's kinds.
+//
+// The kind is the record's API group and resource (kube.KindByResource), as
+// Entry maps the API server's events, never the kind's name: a CRD of any
+// group may call its kind CertificateSigningRequest, and its objects' writes
+// would join a real CSR's history. Records of other objects (custom
+// resources, edited on the CRD pages) are not stored at all, as Entry keeps
+// no event of them: no ledger page lists or shows them, and an entry no page
+// shows is one nobody reviews, kept for the retention period all the same.
+// The console's JSON audit line and the API server's own audit log have
+// them (the console's record of a custom resource carries no diff:
+// handlers/edit_audit.go).
+func ConsoleEntry(rec audit.Record) (ledger.Entry, bool) {
+	k, ok := kube.KindByResource(rec.APIGroup, rec.Resource)
+	if !ok {
+		return ledger.Entry{}, false
 	}
-	return m
-}()
-
-// ConsoleEntry maps one of the console's write records to a ledger entry.
-func ConsoleEntry(rec audit.Record) ledger.Entry {
 	e := ledger.Entry{
 		Source: ledger.SourceConsole,
 		ID:     rec.ID,
@@ -153,9 +167,8 @@ func ConsoleEntry(rec audit.Record) ledger.Entry {
 		DryRun: rec.DryRun,
 		Diff:   rec.Diff,
 		Code:   rec.Status,
-	}
-	if k, ok := kindBySingular[rec.Kind]; ok {
-		e.Kind, e.APIGroup, e.Resource = string(k.ID), k.Group, k.Resource
+
+		Kind: string(k.ID), APIGroup: k.Group, Resource: k.Resource,
 	}
 	if _, v, ok := cutLast(rec.APIVersion, '/'); ok {
 		e.APIVersion = v
@@ -180,7 +193,7 @@ func ConsoleEntry(rec audit.Record) ledger.Entry {
 	if rec.Result != audit.ResultOK && rec.Error != "" {
 		e.Reason = joinReason(rec.Reason, rec.Error)
 	}
-	return e
+	return e, true
 }
 
 func cutLast(s string, sep byte) (before, after string, found bool) {

@@ -17,21 +17,41 @@ func TestConsoleEntry(t *testing.T) {
 		code                                int
 		reason                              string
 	}{
-		{audit.Record{ID: "a", Time: now, User: "alice", Verb: "approve", APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: "x", UID: "u", Reason: "ticket OPS-1", Signer: "example.com/x", Result: audit.ResultOK},
+		{audit.Record{ID: "a", Time: now, User: "alice", Verb: "approve", APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", APIGroup: "certificates.k8s.io", Resource: "certificatesigningrequests", Name: "x", UID: "u", Reason: "ticket OPS-1", Signer: "example.com/x", Result: audit.ResultOK},
 			"update", "approval", ledger.ActionApprove, "csrs", "certificates.k8s.io", "certificatesigningrequests", 200, "ticket OPS-1"},
-		{audit.Record{ID: "b", Time: now, User: "bob", Verb: "deny", Kind: "CertificateSigningRequest", Name: "x", Reason: "unknown host", Result: audit.ResultDenied, Status: 403, Error: "forbidden"},
+		{audit.Record{ID: "b", Time: now, User: "bob", Verb: "deny", Kind: "CertificateSigningRequest", APIGroup: "certificates.k8s.io", Resource: "certificatesigningrequests", Name: "x", Reason: "unknown host", Result: audit.ResultDenied, Status: 403, Error: "forbidden"},
 			"update", "approval", ledger.ActionDeny, "csrs", "certificates.k8s.io", "certificatesigningrequests", 403, "unknown host — forbidden"},
-		{audit.Record{ID: "c", Time: now, User: "carol", Verb: "update", APIVersion: "flowcontrol.apiserver.k8s.io/v1", Kind: "FlowSchema", Name: "fs", Result: audit.ResultOK, Diff: "-a\n+b\n"},
+		{audit.Record{ID: "c", Time: now, User: "carol", Verb: "update", APIVersion: "flowcontrol.apiserver.k8s.io/v1", Kind: "FlowSchema", APIGroup: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas", Name: "fs", Result: audit.ResultOK, Diff: "-a\n+b\n"},
 			"update", "", ledger.ActionUpdate, "flowschemas", "flowcontrol.apiserver.k8s.io", "flowschemas", 200, ""},
-		{audit.Record{ID: "d", Time: now, User: "dan", Verb: "issue", Kind: "CertificateSigningRequest", Name: "x", Result: audit.ResultOK},
+		{audit.Record{ID: "d", Time: now, User: "dan", Verb: "issue", Kind: "CertificateSigningRequest", APIGroup: "certificates.k8s.io", Resource: "certificatesigningrequests", Name: "x", Result: audit.ResultOK},
 			"update", "status", ledger.ActionIssue, "csrs", "certificates.k8s.io", "certificatesigningrequests", 200, ""},
 	} {
-		e := ConsoleEntry(tc.rec)
-		if e.Source != ledger.SourceConsole || e.ID != tc.rec.ID || !e.Time.Equal(now) || e.Time.Location() != time.UTC ||
+		e, ok := ConsoleEntry(tc.rec)
+		if !ok || e.Source != ledger.SourceConsole || e.ID != tc.rec.ID || !e.Time.Equal(now) || e.Time.Location() != time.UTC ||
 			e.Verb != tc.verb || e.Subresource != tc.sub || e.Action != tc.action || e.Kind != tc.kind ||
 			e.APIGroup != tc.group || e.Resource != tc.res || e.Code != tc.code || e.Reason != tc.reason || e.Diff != tc.rec.Diff || e.Signer != tc.rec.Signer {
 			t.Errorf("%s: %+v", tc.rec.ID, e)
 		}
+	}
+}
+
+// A record is mapped by its API group and resource, never by its kind's
+// name: a custom resource whose CRD calls its kind CertificateSigningRequest
+// is no CSR, and the ledger keeps no record of an object none of its pages
+// show (a custom resource's, with its diff).
+func TestConsoleEntryByGroupAndResource(t *testing.T) {
+	for _, rec := range []audit.Record{
+		{ID: "impostor", Verb: "update", Kind: "CertificateSigningRequest", APIGroup: "evil.example.com", Resource: "certificatesigningrequests",
+			Name: "x", Result: audit.ResultOK, Diff: "-  password: a\n+  password: b\n"},
+		{ID: "no-group", Verb: "update", Kind: "FlowSchema", Name: "fs", Result: audit.ResultOK},
+	} {
+		if e, ok := ConsoleEntry(rec); ok {
+			t.Errorf("%s: stored as %+v", rec.ID, e)
+		}
+	}
+	e, ok := ConsoleEntry(audit.Record{ID: "named-otherwise", Verb: "create", Kind: "Widget", APIGroup: "storage.k8s.io", Resource: "csidrivers", Name: "d", Result: audit.ResultOK})
+	if !ok || e.Kind != "csidrivers" || e.APIGroup != "storage.k8s.io" || e.Resource != "csidrivers" {
+		t.Errorf("a CSIDriver's record: %+v, %v", e, ok)
 	}
 }
 
@@ -42,7 +62,7 @@ func TestConsoleFeedDropsWhenFullAndRetries(t *testing.T) {
 	store.setDown(true)
 	f := NewConsoleFeed(store, 2, nil)
 	for _, id := range []string{"1", "2", "3"} {
-		f.Record(audit.Record{ID: id, Verb: "create", Kind: "CSIDriver", Result: audit.ResultOK})
+		f.Record(audit.Record{ID: id, Verb: "create", Kind: "CSIDriver", APIGroup: "storage.k8s.io", Resource: "csidrivers", Result: audit.ResultOK})
 	}
 	if f.Dropped() != 1 {
 		t.Fatalf("dropped %d, want 1", f.Dropped())

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -37,15 +38,35 @@ const APIServerServerName = "kubernetes.default.svc"
 // that hangs until the scrape's deadline would hold every scrape that long.
 const instanceDialTimeout = 2 * time.Second
 
-// APIServerInstances returns a function that lists the instances in the
-// default/kubernetes EndpointSlices (the API server's endpoint reconciler
+// ErrInstancesInsecure is what the list of APIServerInstances answers,
+// without asking the API server anything, when the kubeconfig skips TLS
+// verification: the console then reads only the kubeconfig's server, which
+// its operator chose.
+var ErrInstancesInsecure = errors.New("the kubeconfig skips TLS verification (insecure-skip-tls-verify), so the console reads the API server only at the kubeconfig's server: " +
+	"at an address from the default/kubernetes EndpointSlice nothing would prove that the listener is an API server before the console sent it its credentials")
+
+// kubernetesSlice is the name of the API server's own EndpointSlice in
+// default, after the Service it lists the instances of.
+const kubernetesSlice = "kubernetes"
+
+// APIServerInstances returns a function that lists the instances in the API
+// server's own default/kubernetes EndpointSlice (its endpoint reconciler
 // keeps every live instance there) and gives each its own client: the
 // kubeconfig's credentials and CA, the instance's address, ServerName
 // APIServerServerName. It lists on every call instead of watching: the
 // sampler calls it once per scrape, only while someone looks, so an idle
 // console keeps no watch open, and a new or gone instance shows within one
 // scrape. Clients are kept per address while the address is listed.
+//
+// Each instance is sent the console's credentials, so only the slice the
+// API server writes is read (apiServerSlice), never any slice that merely
+// carries the Service's label (anyone who may create EndpointSlices in
+// default can label one so); and with a kubeconfig that skips TLS
+// verification the list is ErrInstancesInsecure.
 func APIServerInstances(cfg *rest.Config) (func(ctx context.Context) ([]APIServerInstance, error), error) {
+	if cfg.Insecure {
+		return func(context.Context) ([]APIServerInstance, error) { return nil, ErrInstancesInsecure }, nil
+	}
 	cs, err := kubernetes.NewForConfig(clientConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("client for the kubernetes EndpointSlices: %w", err)
@@ -53,13 +74,20 @@ func APIServerInstances(cfg *rest.Config) (func(ctx context.Context) ([]APIServe
 	var mu sync.Mutex
 	clients := map[string]APIServerInstance{}
 	return func(ctx context.Context) ([]APIServerInstance, error) {
+		// A list with the name as field selector, not a get: the console's
+		// ClusterRole lets it list EndpointSlices (the insight pages), and
+		// apiServerSlice checks the name again.
 		list, err := cs.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{
-			LabelSelector: discoveryv1.LabelServiceName + "=kubernetes",
+			FieldSelector: "metadata.name=" + kubernetesSlice,
 		})
 		if err != nil {
 			return nil, err
 		}
-		addrs := instanceAddresses(list.Items)
+		slice, err := apiServerSlice(list.Items)
+		if err != nil {
+			return nil, err
+		}
+		addrs := instanceAddresses([]discoveryv1.EndpointSlice{slice})
 		mu.Lock()
 		defer mu.Unlock()
 		out := make([]APIServerInstance, 0, len(addrs))
@@ -80,6 +108,31 @@ func APIServerInstances(cfg *rest.Config) (func(ctx context.Context) ([]APIServe
 		}
 		return out, nil
 	}, nil
+}
+
+// apiServerSlice is the API server's own EndpointSlice among items: named
+// "kubernetes" (in default: the caller lists there), labelled for the
+// Service and by no controller. The API server's endpoint reconciler writes
+// exactly that: k8s.io/kubernetes pkg/controlplane/reconcilers/endpointsadapter.go
+// (endpointSliceFromEndpoints: Name = the Endpoints' name, Labels = only
+// kubernetes.io/service-name; EnsureEndpointSliceFromEndpoints puts the
+// labels back when they differ), and marks the Endpoints skip-mirror so that
+// no controller makes another. A slice under another name is anyone's, and a
+// managed-by label means a controller or a person made it, not the API server.
+func apiServerSlice(items []discoveryv1.EndpointSlice) (discoveryv1.EndpointSlice, error) {
+	for _, s := range items {
+		if s.Name != kubernetesSlice || s.Namespace != metav1.NamespaceDefault {
+			continue
+		}
+		if s.Labels[discoveryv1.LabelServiceName] != kubernetesSlice {
+			return s, fmt.Errorf("the EndpointSlice default/%s is not labelled %s=%s, as the API server labels its own", kubernetesSlice, discoveryv1.LabelServiceName, kubernetesSlice)
+		}
+		if by, ok := s.Labels[discoveryv1.LabelManagedBy]; ok {
+			return s, fmt.Errorf("the EndpointSlice default/%s is managed by %q: the API server's own carries no %s label", kubernetesSlice, by, discoveryv1.LabelManagedBy)
+		}
+		return s, nil
+	}
+	return discoveryv1.EndpointSlice{}, fmt.Errorf("there is no EndpointSlice default/%s (the API server's endpoint reconciler writes it)", kubernetesSlice)
 }
 
 // instanceAddresses is every IP:port the slices list for the https port (or

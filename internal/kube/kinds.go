@@ -163,3 +163,18 @@ func AllKinds() []Kind {
 	}
 	return out
 }
+
+// KindByResource returns the console's kind that the API server serves as
+// resource in group, as its audit events name it (ObjectReference.APIGroup
+// and .Resource). It is the one way a write's record is matched to the
+// console's kinds: a kind's name is no identity, since a CRD of any group may
+// call its kind CertificateSigningRequest or FlowSchema. Custom resources
+// (CustomResourceKind) are none of the console's kinds.
+func KindByResource(group, resource string) (Kind, bool) {
+	for _, k := range AllKinds() {
+		if k.Group == group && k.Resource == resource {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
