@@ -59,7 +59,7 @@ type Entry struct {
 	// shown and exported to match the API server's own audit log, never the
 	// entry's identity, since the client may have chosen it.
 	AuditID string
-	Time   time.Time // when the API server received the request (UTC)
+	Time    time.Time // when the API server received the request (UTC)
 	// User is who made the change: the impersonated user when the request
 	// impersonated one (the console in proxy mode), else the authenticated one.
 	User   string

@@ -38,7 +38,9 @@ func TestValuesPostgreSQLRefusesAreStoredBesideTheBatch(t *testing.T) {
 			e.Groups = []string{"system:\x00"}
 		})
 		invalid := entry("invalid-utf8", 2, func(e *ledger.Entry) { e.Name, e.User = "csr-\xff\xfe-y", "bob\xc3" })
-		long := entry(longID, 3, func(e *ledger.Entry) { e.Name, e.User, e.Signer, e.AuditID = longName, longUser, longSigner, noise(t, 20_000) })
+		long := entry(longID, 3, func(e *ledger.Entry) {
+			e.Name, e.User, e.Signer, e.AuditID = longName, longUser, longSigner, noise(t, 20_000)
+		})
 		batch := []ledger.Entry{entry("before", 0), nul, invalid, long, entry("after", 4)}
 		if n, err := s.Append(ctx, batch); err != nil || n != len(batch) {
 			t.Fatalf("Append = %d, %v; want %d", n, err, len(batch))
