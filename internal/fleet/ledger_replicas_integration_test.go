@@ -402,9 +402,9 @@ type ledgerRecord struct {
 	Source  string `json:"source"`
 	AuditID string `json:"auditID"`
 	Action  string `json:"action"`
-	Name   string `json:"name"`
-	Signer string `json:"signer"`
-	Reason string `json:"reason"`
+	Name    string `json:"name"`
+	Signer  string `json:"signer"`
+	Reason  string `json:"reason"`
 }
 
 // exportLedger downloads the ledger's NDJSON export through the balancer.
