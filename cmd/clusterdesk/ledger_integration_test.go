@@ -148,7 +148,7 @@ func storedIDs(t *testing.T, dsn string) map[string]bool {
 	defer store.Close()
 	ids := map[string]bool{}
 	if err := store.Export(context.Background(), ledger.Query{Source: ledger.SourceAPIServer}, func(e ledger.Entry) error {
-		ids[e.ID] = true
+		ids[e.AuditID] = true
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -399,12 +399,12 @@ func webhookDropped(ctx context.Context, t *testing.T, cs kubernetes.Interface) 
 
 // ledgerRecord is the part of an NDJSON export line the test reads.
 type ledgerRecord struct {
-	Source string `json:"source"`
-	ID     string `json:"id"`
-	Action string `json:"action"`
-	Name   string `json:"name"`
-	Signer string `json:"signer"`
-	Reason string `json:"reason"`
+	Source  string `json:"source"`
+	AuditID string `json:"auditID"`
+	Action  string `json:"action"`
+	Name    string `json:"name"`
+	Signer  string `json:"signer"`
+	Reason  string `json:"reason"`
 }
 
 // exportLedger downloads the ledger's NDJSON export through the balancer.
@@ -439,7 +439,7 @@ func countIDs(entries []ledgerRecord, source string) map[string]int {
 	n := map[string]int{}
 	for _, e := range entries {
 		if e.Source == source {
-			n[e.ID]++
+			n[e.AuditID]++
 		}
 	}
 	return n

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -22,14 +23,26 @@ const consoleBatch = 128
 // entries. Record never blocks the request that made the write: a full
 // queue drops the record and counts it, since the API server's audit stream
 // still has the write itself. A ledger that fails keeps the batch in hand
-// and retries it while new records queue behind it.
+// and retries it while new records queue behind it, for as long as the
+// database does not answer; a batch that fails consoleAttempts times while
+// the database answers is discarded (counted, logged), so that no batch can
+// hold up the records behind it forever (issue 43).
 type ConsoleFeed struct {
 	store ledger.Store
 	log   *slog.Logger
 	queue chan ledger.Entry
 
-	stored, dropped, failed atomic.Int64
+	stored, dropped, failed, discarded atomic.Int64
+	// firstBackoff is the wait after a failed Append (doubling to 30 s): a
+	// second; shorter in tests.
+	firstBackoff time.Duration
 }
+
+// consoleAttempts is how often a batch is tried while the database answers.
+// The store sets aside an entry it refuses for its data (ledger.Store's
+// Append), so such a batch is a fault nobody foresaw: a few tries, with the
+// backoff about half a minute, tell it from a passing one.
+const consoleAttempts = 5
 
 // NewConsoleFeed returns a feed with a queue of size records (default
 // DefaultConsoleQueue); call Run to append them.
@@ -40,7 +53,7 @@ func NewConsoleFeed(store ledger.Store, size int, log *slog.Logger) *ConsoleFeed
 	if log == nil {
 		log = slog.Default()
 	}
-	return &ConsoleFeed{store: store, log: log, queue: make(chan ledger.Entry, size)}
+	return &ConsoleFeed{store: store, log: log, queue: make(chan ledger.Entry, size), firstBackoff: time.Second}
 }
 
 // Record queues rec; it is an audit.Recorder observer (OnRecord). A record
@@ -60,17 +73,20 @@ func (f *ConsoleFeed) Record(rec audit.Record) {
 	}
 }
 
-// Stored, Dropped and Failed count records appended, dropped on a full
-// queue, and failed Appends (each retried).
-func (f *ConsoleFeed) Stored() int64  { return f.stored.Load() }
-func (f *ConsoleFeed) Dropped() int64 { return f.dropped.Load() }
-func (f *ConsoleFeed) Failed() int64  { return f.failed.Load() }
+// Stored, Dropped, Failed and Discarded count records appended, dropped on
+// a full queue, failed Appends (each retried), and records of batches given
+// up after consoleAttempts while the database answered.
+func (f *ConsoleFeed) Stored() int64    { return f.stored.Load() }
+func (f *ConsoleFeed) Dropped() int64   { return f.dropped.Load() }
+func (f *ConsoleFeed) Failed() int64    { return f.failed.Load() }
+func (f *ConsoleFeed) Discarded() int64 { return f.discarded.Load() }
 
 // Run appends queued records until ctx ends, then what is queued for up to
 // 5 s more.
 func (f *ConsoleFeed) Run(ctx context.Context) {
 	batch := make([]ledger.Entry, 0, consoleBatch)
-	backoff := time.Second
+	backoff := f.firstBackoff
+	attempts := 0
 	for {
 		if len(batch) == 0 {
 			select {
@@ -86,6 +102,17 @@ func (f *ConsoleFeed) Run(ctx context.Context) {
 			if f.failed.Add(1) == 1 {
 				f.log.Warn("ledger: cannot store the console's records; retrying", "err", err)
 			}
+			// A timeout is a slow database, not a bad batch.
+			if !errors.Is(err, context.DeadlineExceeded) {
+				attempts++
+			}
+			if attempts >= consoleAttempts && f.answers(ctx) {
+				f.discarded.Add(int64(len(batch)))
+				f.log.Error("ledger: the database answers but kept refusing a batch of the console's records; discarded it (the API server's audit events still have the writes)",
+					"err", err, "records", len(batch), "attempts", attempts)
+				batch, attempts, backoff = batch[:0], 0, f.firstBackoff
+				continue
+			}
 			select {
 			case <-ctx.Done():
 				f.drain()
@@ -95,9 +122,17 @@ func (f *ConsoleFeed) Run(ctx context.Context) {
 			backoff = min(2*backoff, 30*time.Second)
 			continue
 		}
-		backoff = time.Second
+		backoff, attempts = f.firstBackoff, 0
 		batch = batch[:0]
 	}
+}
+
+// answers tells whether the database answers: a batch failing while it does
+// is the batch's fault, not the database's.
+func (f *ConsoleFeed) answers(ctx context.Context) bool {
+	pctx, cancel := context.WithTimeout(ctx, appendTimeout)
+	defer cancel()
+	return f.store.Ping(pctx) == nil
 }
 
 // fill adds what is queued to batch, up to consoleBatch, without waiting.

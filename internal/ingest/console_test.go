@@ -84,3 +84,30 @@ func TestConsoleFeedDropsWhenFullAndRetries(t *testing.T) {
 		t.Errorf("stored %d, failed %d; want 2 stored after a failure", got, f.Failed())
 	}
 }
+
+// A batch the ledger keeps refusing while the database answers is given up
+// after a few tries, counted and logged, and the records behind it are
+// stored: one record can no longer stop the console's records for good
+// (issue 43).
+func TestConsoleFeedDiscardsABatchRefusedWhileTheDatabaseAnswers(t *testing.T) {
+	store := newMemStore()
+	store.refuse = func(e ledger.Entry) bool { return e.Name == "poison" }
+	f := NewConsoleFeed(store, 0, nil)
+	f.firstBackoff = time.Millisecond
+	f.Record(audit.Record{ID: "poison", Verb: "approve", Kind: "CertificateSigningRequest", Name: "poison", Result: audit.ResultOK})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(30 * time.Second)
+	for f.Discarded() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	f.Record(audit.Record{ID: "later", Verb: "approve", Kind: "CertificateSigningRequest", Name: "csr-2", Result: audit.ResultOK})
+	for f.Stored() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := store.all(); len(got) != 1 || got[0].ID != "later" || f.Discarded() != 1 || f.Failed() != consoleAttempts {
+		t.Errorf("stored %v, discarded %d, failed %d; want the later record, 1 discarded after %d failures", got, f.Discarded(), f.Failed(), consoleAttempts)
+	}
+}

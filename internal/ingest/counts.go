@@ -19,14 +19,16 @@ var RefusedReasons = []string{RefusedUnauthenticated, RefusedTooLarge, RefusedBu
 type Counts struct {
 	// Received events in accepted batches; Stored the new ones committed;
 	// Duplicate those already stored (a retried batch); Ignored those the
-	// ledger does not keep (other resources, reads).
-	Received, Stored, Duplicate, Ignored int64
-	Refused                              map[string]int64 // batches, by reason
+	// ledger does not keep (other resources, reads); AnonymousRefused the
+	// refused writes of clients that did not authenticate, counted only
+	// (anonymousRefusal).
+	Received, Stored, Duplicate, Ignored, AnonymousRefused int64
+	Refused                                                map[string]int64 // batches, by reason
 }
 
 type counters struct {
-	received, stored, duplicate, ignored atomic.Int64
-	refused                              [5]atomic.Int64 // by index in RefusedReasons
+	received, stored, duplicate, ignored, anonymousRefused atomic.Int64
+	refused                                                [5]atomic.Int64 // by index in RefusedReasons
 }
 
 func (c *counters) refuse(reason string) {
@@ -39,7 +41,7 @@ func (c *counters) refuse(reason string) {
 
 func (c *counters) snapshot() Counts {
 	s := Counts{Received: c.received.Load(), Stored: c.stored.Load(), Duplicate: c.duplicate.Load(),
-		Ignored: c.ignored.Load(), Refused: map[string]int64{}}
+		Ignored: c.ignored.Load(), AnonymousRefused: c.anonymousRefused.Load(), Refused: map[string]int64{}}
 	for i, r := range RefusedReasons {
 		s.Refused[r] = c.refused[i].Load()
 	}
@@ -51,6 +53,10 @@ func (c *counters) snapshot() Counts {
 func (rc *Receiver) EventCounts() (received, stored, duplicate, ignored int64) {
 	return rc.c.received.Load(), rc.c.stored.Load(), rc.c.duplicate.Load(), rc.c.ignored.Load()
 }
+
+// AnonymousRefused is how many refused writes of unauthenticated clients
+// were counted and not stored.
+func (rc *Receiver) AnonymousRefused() int64 { return rc.c.anonymousRefused.Load() }
 
 // RefusedBatches is how many batches were refused for reason.
 func (rc *Receiver) RefusedBatches(reason string) int64 {

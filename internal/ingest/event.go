@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -27,11 +29,11 @@ var kindOf = func() map[[2]string]kube.KindID {
 // policy keeps (other resources' writes at Metadata among them).
 var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
 
-// Entry maps one audit event to a ledger entry, or reports false when the
-// ledger does not keep it: a stage before the response (only ResponseComplete
-// and Panic carry the outcome), a read, or a resource that is not one of the
-// console's kinds.
-func Entry(ev *auditv1.Event) (ledger.Entry, bool) {
+// Entry maps one audit event, raw as received in its batch, to a ledger
+// entry, or reports false when the ledger does not keep it: a stage before
+// the response (only ResponseComplete and Panic carry the outcome), a read,
+// or a resource that is not one of the console's kinds.
+func Entry(ev *auditv1.Event, raw []byte) (ledger.Entry, bool) {
 	if ev.Stage != auditv1.StageResponseComplete && ev.Stage != auditv1.StagePanic {
 		return ledger.Entry{}, false
 	}
@@ -45,7 +47,8 @@ func Entry(ev *auditv1.Event) (ledger.Entry, bool) {
 	}
 	e := ledger.Entry{
 		Source:      ledger.SourceAPIServer,
-		ID:          string(ev.AuditID),
+		ID:          eventID(raw),
+		AuditID:     string(ev.AuditID),
 		Time:        ev.RequestReceivedTimestamp.UTC(),
 		User:        ev.User.Username,
 		Groups:      ev.User.Groups,
@@ -91,6 +94,21 @@ func Entry(ev *auditv1.Event) (ledger.Entry, bool) {
 		}
 	}
 	return e, true
+}
+
+// eventID is an API server entry's identity: the SHA-256 of the event as
+// received. Not its auditID: the API server takes a client's Audit-ID header
+// as the audit ID, as is (WithAuditInit in
+// k8s.io/apiserver/pkg/endpoints/filters/audit_init.go), so a client that
+// reused an earlier event's audit ID would have its write counted a
+// duplicate and never stored. The API server sends a retried batch as the
+// same bytes (the webhook encodes the same events again, in
+// k8s.io/apiserver/plugin/pkg/audit/webhook/webhook.go), which is stored
+// once; a different event is different bytes (its own timestamps, in
+// microseconds, and request), stored whatever its audit ID.
+func eventID(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
 }
 
 // outcome is the response's code, the ledger's result and, for a refusal,

@@ -55,7 +55,7 @@ func TestEntryMapsTheDevclusterEvents(t *testing.T) {
 	seen := 0
 	for i := range list.Items {
 		ev := &list.Items[i]
-		e, ok := Entry(ev)
+		e, ok := Entry(ev, mustJSON(t, ev))
 		w, wanted := wants[string(ev.AuditID)]
 		if ok != wanted {
 			t.Errorf("%s %s/%s: kept %v, want %v", ev.Verb, ev.ObjectRef.Resource, ev.ObjectRef.Name, ok, wanted)
@@ -76,7 +76,7 @@ func TestEntryMapsTheDevclusterEvents(t *testing.T) {
 		if w.reasonHas == "" && e.Reason != "" {
 			t.Errorf("%s (%s): reason %q, want none", ev.AuditID, e.Action, e.Reason)
 		}
-		if e.Source != ledger.SourceAPIServer || e.ID != string(ev.AuditID) || e.Time.IsZero() || e.Time.Location().String() != "UTC" {
+		if e.Source != ledger.SourceAPIServer || e.AuditID != string(ev.AuditID) || e.ID != eventID(mustJSON(t, ev)) || e.Time.IsZero() || e.Time.Location().String() != "UTC" {
 			t.Errorf("%s: source %q id %q time %v", ev.AuditID, e.Source, e.ID, e.Time)
 		}
 		if e.Kind == "csrs" && e.Result == ledger.ResultOK && e.UID == "" {
@@ -103,19 +103,19 @@ func TestEntryStagesAndLargeObjects(t *testing.T) {
 	}
 	received := create
 	received.Stage = auditv1.StageRequestReceived
-	if _, ok := Entry(&received); ok {
+	if _, ok := Entry(&received, mustJSON(t, received)); ok {
 		t.Error("a RequestReceived event is kept")
 	}
 	panicked := create
 	panicked.Stage, panicked.ResponseStatus, panicked.ResponseObject = auditv1.StagePanic, nil, nil
-	if e, ok := Entry(&panicked); !ok || e.Code != 500 || e.Result != ledger.ResultFailed {
+	if e, ok := Entry(&panicked, mustJSON(t, panicked)); !ok || e.Code != 500 || e.Result != ledger.ResultFailed {
 		t.Errorf("a Panic event: kept %v, code %d result %q", ok, e.Code, e.Result)
 	}
 	big := create
 	obj := *create.ResponseObject
 	obj.Raw = []byte(`{"kind":"CertificateSigningRequest","metadata":{"annotations":{"a":"` + strings.Repeat("x", ledger.MaxObjectBytes) + `"}}}`)
 	big.ResponseObject = &obj
-	if e, ok := Entry(&big); !ok || e.Object != nil || !e.ObjectDropped {
+	if e, ok := Entry(&big, mustJSON(t, big)); !ok || e.Object != nil || !e.ObjectDropped {
 		t.Errorf("a large object: kept %v, object %d bytes, dropped %v", ok, len(e.Object), e.ObjectDropped)
 	}
 }

@@ -11,19 +11,25 @@ import (
 
 // memStore is a tiny in-memory ledger.Store for this package's tests (the
 // real stores are internal/ledger's): Append keeps (Source, ID) unique;
-// gate, when set, holds every Append until it is closed; down fails them.
+// gate, when set, holds every Append until it is closed; down fails them;
+// refuse, when set, fails a batch holding an entry it accepts while Ping
+// still answers (a batch the database refuses for its data).
 type memStore struct {
 	mu      sync.Mutex
 	entries []ledger.Entry
 	keys    map[[2]string]bool
 	gate    chan struct{}
 	down    bool
+	refuse  func(ledger.Entry) bool
 	appends int
 }
 
 func newMemStore() *memStore { return &memStore{keys: map[[2]string]bool{}} }
 
-var errDown = errors.New("memStore: down")
+var (
+	errDown    = errors.New("memStore: down")
+	errRefused = errors.New("memStore: refused the batch's data")
+)
 
 func (m *memStore) Append(ctx context.Context, entries []ledger.Entry) (int, error) {
 	m.mu.Lock()
@@ -42,6 +48,11 @@ func (m *memStore) Append(ctx context.Context, entries []ledger.Entry) (int, err
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.appends++
+	for _, e := range entries {
+		if m.refuse != nil && m.refuse(e) {
+			return 0, errRefused
+		}
+	}
 	added := 0
 	for _, e := range entries {
 		k := [2]string{e.Source, e.ID}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
@@ -120,7 +122,11 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.refuse(w, http.StatusTooManyRequests, RefusedBusy, retryBusy)
 		return
 	}
-	var list auditv1.EventList
+	// The events stay raw until each is decoded: an entry's identity is the
+	// digest of its event as received (eventID).
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, rc.o.MaxBody)).Decode(&list); err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 			rc.refuse(w, http.StatusRequestEntityTooLarge, RefusedTooLarge, 0)
@@ -130,8 +136,20 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entries := make([]ledger.Entry, 0, len(list.Items))
-	for i := range list.Items {
-		if e, ok := Entry(&list.Items[i]); ok {
+	anonymous := 0
+	for i, raw := range list.Items {
+		var ev auditv1.Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			rc.refuse(w, http.StatusBadRequest, RefusedBadRequest, 0)
+			return
+		}
+		list.Items[i] = nil // the decoded event holds what the ledger keeps
+		e, ok := Entry(&ev, raw)
+		switch {
+		case !ok:
+		case anonymousRefusal(&ev, e):
+			anonymous++
+		default:
 			entries = append(entries, e)
 		}
 	}
@@ -150,8 +168,26 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.c.received.Add(int64(len(list.Items)))
 	rc.c.stored.Add(int64(added))
 	rc.c.duplicate.Add(int64(len(entries) - added))
-	rc.c.ignored.Add(int64(len(list.Items) - len(entries)))
+	rc.c.anonymousRefused.Add(int64(anonymous))
+	rc.c.ignored.Add(int64(len(list.Items) - len(entries) - anonymous))
 	w.WriteHeader(http.StatusOK)
+}
+
+// anonymousRefusal tells whether e is a write refused (401/403) to a client
+// that did not authenticate: system:anonymous, a member of
+// system:unauthenticated, or nobody (a failed authentication's event has no
+// user, WithFailedAuthenticationAudit in
+// k8s.io/apiserver/pkg/endpoints/filters/authn_audit.go). Anybody who reaches
+// the API server can send those without limit; the ledger counts them
+// (Counts.AnonymousRefused, the events metric) rather than keep each for the
+// whole retention. The authenticated user decides, not an impersonated one:
+// a user refused while impersonating system:anonymous is kept.
+func anonymousRefusal(ev *auditv1.Event, e ledger.Entry) bool {
+	if e.Result != ledger.ResultDenied {
+		return false
+	}
+	u := ev.User
+	return u.Username == "" || u.Username == user.Anonymous || slices.Contains(u.Groups, user.AllUnauthenticated)
 }
 
 func (rc *Receiver) refuse(w http.ResponseWriter, code int, reason string, retryAfter int) {

@@ -202,7 +202,7 @@ func TestWebhookStoresARetriedBatchOnce(t *testing.T) {
 	}
 	n := 0
 	if err := store.Export(context.Background(), ledger.Query{Source: ledger.SourceAPIServer}, func(e ledger.Entry) error {
-		if e.ID == "50660f61-79bc-4144-a25b-5f8e9a65a73a" {
+		if e.AuditID == "50660f61-79bc-4144-a25b-5f8e9a65a73a" {
 			n++
 		}
 		return nil

@@ -17,7 +17,10 @@ import (
 // Where an entry comes from. An entry's (Source, ID) is unique.
 const (
 	// SourceAPIServer is an audit event the API server sent to the webhook;
-	// its ID is the event's auditID.
+	// its ID is the SHA-256 of the event as received (internal/ingest), not
+	// its auditID: a client chooses the auditID (the Audit-ID request
+	// header, taken as is), so it would choose which of its writes the
+	// ledger keeps. The auditID is kept in AuditID.
 	SourceAPIServer = "apiserver"
 	// SourceConsole is a write made through the console (an audit.Record);
 	// its ID is the record's own ID.
@@ -51,8 +54,12 @@ const MaxObjectBytes = 256 << 10
 // Entry is one change, attempted or made, to one object of the console's kinds.
 type Entry struct {
 	Source string
-	ID     string    // unique per Source (see the Source constants)
-	Time   time.Time // when the API server received the request (UTC)
+	ID     string // unique per Source (see the Source constants)
+	// AuditID is the API server's audit ID of the request (SourceAPIServer):
+	// shown and exported to match the API server's own audit log, never the
+	// entry's identity, since the client may have chosen it.
+	AuditID string
+	Time    time.Time // when the API server received the request (UTC)
 	// User is who made the change: the impersonated user when the request
 	// impersonated one (the console in proxy mode), else the authenticated one.
 	User   string
@@ -138,7 +145,11 @@ type Store interface {
 	// Append stores entries in one transaction and returns how many were new:
 	// an entry whose (Source, ID) is already stored is ignored, so a batch the
 	// API server retries is stored once. When Append returns nil, the entries
-	// survive a crash of the process.
+	// survive a crash of the process. Values the database could not hold are
+	// made storable the same way on every backend (storable.go), and an entry
+	// the database still refuses for its data is stored as a placeholder
+	// saying so, never failing the others of its batch (append.go): an error
+	// means the database did not take the batch, not that one entry was bad.
 	Append(ctx context.Context, entries []Entry) (added int, err error)
 	// Query returns one page; a page costs in proportion to its rows (keyset
 	// paging on indexes), never to the size of the ledger.

@@ -50,16 +50,16 @@ func selectFor(d dialect, q Query, c *cursor) selection {
 		s.add("kind = ?", q.Kind)
 	}
 	if q.Name != "" {
-		s.add("name = ?", q.Name)
+		s.add("name = ?", queryKey(q.Name))
 	}
 	if q.UID != "" {
-		s.add("uid = ?", q.UID)
+		s.add("uid = ?", textOf(q.UID))
 	}
 	if q.User != "" {
-		s.add("user_name = ?", q.User)
+		s.add("user_name = ?", queryKey(q.User))
 	}
 	if q.Signer != "" {
-		s.add("signer = ?", q.Signer)
+		s.add("signer = ?", queryKey(q.Signer))
 	}
 	switch len(q.Actions) {
 	case 0:

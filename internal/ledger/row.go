@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,7 @@ import (
 var columns = []string{
 	"source", "id", "time_ns", "user_name", "groups_json", "impersonator", "user_agent", "source_ips",
 	"verb", "action", "api_group", "api_version", "resource", "subresource", "kind", "name", "uid", "signer",
-	"code", "result", "reason", "dry_run", "object", "object_dropped", "diff",
+	"code", "result", "reason", "dry_run", "object", "object_dropped", "diff", "audit_id", "full_values",
 }
 
 var (
@@ -22,8 +23,10 @@ var (
 	placeholder = "(" + strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ") + ")"
 )
 
-// entryArgs are an entry's values for columns. An entry without Source, ID or
-// Time is a bug of the caller, refused rather than stored unfindable.
+// entryArgs are an entry's values for columns, made storable (storable.go):
+// the indexed strings bounded by keyOf, their whole values in full_values. An
+// entry without Source, ID or Time is a bug of the caller, refused rather
+// than stored unfindable.
 func entryArgs(e Entry) ([]any, error) {
 	if e.Source == "" || e.ID == "" {
 		return nil, errors.New("ledger: an entry needs a Source and an ID")
@@ -46,11 +49,33 @@ func entryArgs(e Entry) ([]any, error) {
 	if e.Object != nil {
 		object = e.Object
 	}
+	e = storable(e)
+	full := fullValues{ID: e.ID, User: e.User, Name: e.Name, Signer: e.Signer}
+	id, user, name, signer := keyOf(e.ID), keyOf(e.User), keyOf(e.Name), keyOf(e.Signer)
+	var fullJSON any // NULL unless a value was bounded
+	if id != e.ID || user != e.User || name != e.Name || signer != e.Signer {
+		b, err := json.Marshal(full)
+		if err != nil {
+			return nil, err
+		}
+		fullJSON = string(b)
+	}
 	return []any{
-		e.Source, e.ID, e.Time.UnixNano(), e.User, groups, e.Impersonator, e.UserAgent, ips,
-		e.Verb, e.Action, e.APIGroup, e.APIVersion, e.Resource, e.Subresource, e.Kind, e.Name, e.UID, e.Signer,
-		e.Code, e.Result, e.Reason, e.DryRun, object, e.ObjectDropped, e.Diff,
+		e.Source, id, e.Time.UnixNano(), user, groups, e.Impersonator, e.UserAgent, ips,
+		e.Verb, e.Action, e.APIGroup, e.APIVersion, e.Resource, e.Subresource, e.Kind, name, e.UID, signer,
+		e.Code, e.Result, e.Reason, e.DryRun, object, e.ObjectDropped, e.Diff, e.AuditID, fullJSON,
 	}, nil
+}
+
+// fullValues are the whole values of the indexed strings of an entry whose
+// indexed columns hold them bounded (keyOf): reads return them, so nothing
+// is lost but the index's reach (a Query matches the bounded key, which
+// holds the whole value's digest).
+type fullValues struct {
+	ID     string `json:"id"`
+	User   string `json:"user"`
+	Name   string `json:"name"`
+	Signer string `json:"signer"`
 }
 
 // jsonList stores a list as JSON text; nil stays nil when read back.
@@ -73,12 +98,20 @@ func scanEntry(s scanner) (Entry, int64, error) {
 		groups, ips  string
 		object       []byte
 		dryRun, drop bool
+		full         sql.NullString
 	)
 	err := s.Scan(&seq, &e.Source, &e.ID, &timeNS, &e.User, &groups, &e.Impersonator, &e.UserAgent, &ips,
 		&e.Verb, &e.Action, &e.APIGroup, &e.APIVersion, &e.Resource, &e.Subresource, &e.Kind, &e.Name, &e.UID, &e.Signer,
-		&e.Code, &e.Result, &e.Reason, &dryRun, &object, &drop, &e.Diff)
+		&e.Code, &e.Result, &e.Reason, &dryRun, &object, &drop, &e.Diff, &e.AuditID, &full)
 	if err != nil {
 		return Entry{}, 0, err
+	}
+	if full.Valid {
+		var f fullValues
+		if err := json.Unmarshal([]byte(full.String), &f); err != nil {
+			return Entry{}, 0, fmt.Errorf("ledger: entry %d: full values: %w", seq, err)
+		}
+		e.ID, e.User, e.Name, e.Signer = f.ID, f.User, f.Name, f.Signer
 	}
 	e.Time = time.Unix(0, timeNS).UTC()
 	e.DryRun, e.ObjectDropped, e.Object = dryRun, drop, object

@@ -44,18 +44,9 @@ func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
 	}
 }
 
-// Append stores the entries in one transaction; the conflict clause skips an
-// entry already stored, and rows affected counts the new ones.
-func (s *sqlStore) Append(ctx context.Context, entries []Entry) (added int, err error) {
-	if len(entries) == 0 {
-		return 0, nil
-	}
-	args := make([][]any, len(entries))
-	for i, e := range entries {
-		if args[i], err = entryArgs(e); err != nil {
-			return 0, err
-		}
-	}
+// appendBatch stores the entries' args in one transaction; the conflict
+// clause skips an entry already stored, and rows affected counts the new ones.
+func (s *sqlStore) appendBatch(ctx context.Context, args [][]any) (added int, err error) {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: append: %w", err)

@@ -63,7 +63,7 @@ func TestAppendStoresEveryFieldAndIgnoresWhatIsStored(t *testing.T) {
 		s := open(t, dsn, ledger.Options{})
 		ctx := context.Background()
 		full := ledger.Entry{
-			Source: ledger.SourceConsole, ID: "rec-1", Time: t0.Add(-time.Hour + 123456789),
+			Source: ledger.SourceConsole, ID: "rec-1", AuditID: "6b3c3d0e-0d4c-4c8e-9f1a-2d3e4f5a6b7c", Time: t0.Add(-time.Hour + 123456789),
 			User: "bob", Groups: []string{"system:authenticated", "admins"}, Impersonator: "system:serviceaccount:clusterdesk:console",
 			UserAgent: "clusterdesk/1", SourceIPs: []string{"10.0.0.1", "::1"},
 			Verb: "update", Action: ledger.ActionApprove, APIGroup: "certificates.k8s.io", APIVersion: "v1",

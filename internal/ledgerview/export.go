@@ -13,7 +13,7 @@ import (
 )
 
 // csvHeader names the CSV export's columns.
-var csvHeader = []string{"time", "source", "id", "user", "impersonator", "groups", "action", "verb", "kind", "resource",
+var csvHeader = []string{"time", "source", "id", "auditID", "user", "impersonator", "groups", "action", "verb", "kind", "resource",
 	"subresource", "name", "uid", "signer", "code", "result", "reason", "dryRun", "userAgent", "sourceIPs", "diff"}
 
 // CSVWriter writes entries as CSV rows (RFC 4180 quoting), one at a time, so
@@ -30,7 +30,7 @@ func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
 
 // Write writes one entry.
 func (c *CSVWriter) Write(e ledger.Entry) error {
-	row := []string{e.Time.UTC().Format(time.RFC3339Nano), e.Source, e.ID, e.User, e.Impersonator,
+	row := []string{e.Time.UTC().Format(time.RFC3339Nano), e.Source, e.ID, e.AuditID, e.User, e.Impersonator,
 		strings.Join(e.Groups, " "), e.Action, e.Verb, e.Kind, e.Resource, e.Subresource, e.Name, e.UID, e.Signer,
 		strconv.Itoa(e.Code), e.Result, e.Reason, strconv.FormatBool(e.DryRun), e.UserAgent,
 		strings.Join(e.SourceIPs, " "), e.Diff}
@@ -53,6 +53,7 @@ type Record struct {
 	Time          time.Time       `json:"time"`
 	Source        string          `json:"source"`
 	ID            string          `json:"id"`
+	AuditID       string          `json:"auditID,omitempty"` // the API server's; a client may have chosen it
 	User          string          `json:"user"`
 	Groups        []string        `json:"groups,omitempty"`
 	Impersonator  string          `json:"impersonator,omitempty"`
@@ -82,7 +83,7 @@ type Record struct {
 
 // RecordOf is the export's record of e.
 func RecordOf(e ledger.Entry) Record {
-	r := Record{Time: e.Time.UTC(), Source: e.Source, ID: e.ID, User: e.User, Groups: e.Groups, Impersonator: e.Impersonator,
+	r := Record{Time: e.Time.UTC(), Source: e.Source, ID: e.ID, AuditID: e.AuditID, User: e.User, Groups: e.Groups, Impersonator: e.Impersonator,
 		UserAgent: e.UserAgent, SourceIPs: e.SourceIPs, Verb: e.Verb, Action: e.Action, APIGroup: e.APIGroup,
 		APIVersion: e.APIVersion, Resource: e.Resource, Subresource: e.Subresource, Kind: e.Kind, Name: e.Name, UID: e.UID,
 		Signer: e.Signer, Code: e.Code, Result: e.Result, Reason: e.Reason, DryRun: e.DryRun,
