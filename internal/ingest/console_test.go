@@ -94,7 +94,7 @@ func TestConsoleFeedDiscardsABatchRefusedWhileTheDatabaseAnswers(t *testing.T) {
 	store.refuse = func(e ledger.Entry) bool { return e.Name == "poison" }
 	f := NewConsoleFeed(store, 0, nil)
 	f.firstBackoff = time.Millisecond
-	f.Record(audit.Record{ID: "poison", Verb: "approve", Kind: "CertificateSigningRequest", Name: "poison", Result: audit.ResultOK})
+	f.Record(audit.Record{ID: "poison", Verb: "approve", Kind: "CertificateSigningRequest", APIGroup: "certificates.k8s.io", Resource: "certificatesigningrequests", Name: "poison", Result: audit.ResultOK})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { f.Run(ctx); close(done) }()
@@ -103,7 +103,7 @@ func TestConsoleFeedDiscardsABatchRefusedWhileTheDatabaseAnswers(t *testing.T) {
 	for f.Discarded() == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	f.Record(audit.Record{ID: "later", Verb: "approve", Kind: "CertificateSigningRequest", Name: "csr-2", Result: audit.ResultOK})
+	f.Record(audit.Record{ID: "later", Verb: "approve", Kind: "CertificateSigningRequest", APIGroup: "certificates.k8s.io", Resource: "certificatesigningrequests", Name: "csr-2", Result: audit.ResultOK})
 	for f.Stored() == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}

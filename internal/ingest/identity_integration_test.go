@@ -195,14 +195,15 @@ func TestConsoleFeedOnPostgreSQLStoresTheRecordsAfterOneWithANUL(t *testing.T) {
 	store := pgLedger(t)
 	f := NewConsoleFeed(store, 0, nil)
 	now := time.Now()
-	f.Record(audit.Record{ID: "poison", Time: now, User: "mallory", Verb: "deny", Kind: "CertificateSigningRequest", Name: "csr-1",
+	f.Record(audit.Record{ID: "poison", Time: now, User: "mallory", Verb: "deny", Kind: "CertificateSigningRequest",
+		APIGroup: "certificates.k8s.io", Resource: "certificatesigningrequests", Name: "csr-1",
 		Result: audit.ResultDenied, Reason: "Nope\x00", Error: "forbidden"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { f.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 	f.Record(audit.Record{ID: "later", Time: now.Add(time.Second), User: "alice", Verb: "approve", Kind: "CertificateSigningRequest",
-		Name: "csr-2", Result: audit.ResultOK, Reason: "ok"})
+		APIGroup: "certificates.k8s.io", Resource: "certificatesigningrequests", Name: "csr-2", Result: audit.ResultOK, Reason: "ok"})
 	later := waitEntry(t, store, "the record after the NUL", func(e ledger.Entry) bool { return e.ID == "later" })
 	poison := waitEntry(t, store, "the record with the NUL", func(e ledger.Entry) bool { return e.ID == "poison" })
 	if later.User != "alice" || !strings.HasPrefix(poison.Reason, "Nope␀") || f.Discarded() != 0 {
