@@ -20,6 +20,8 @@ type sqlStore struct {
 	// Append). PostgreSQL: one pool, both.
 	w, r      *sql.DB
 	retention time.Duration
+	// exportSlots holds a token per export page query running (exportConns).
+	exportSlots chan struct{}
 	// insertChunk is "INSERT … VALUES (…), … ON CONFLICT DO NOTHING" of
 	// insertRows entries.
 	insertChunk string
@@ -39,7 +41,7 @@ func insertSQL(d dialect, n int) string {
 
 func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
 	return &sqlStore{
-		d: d, w: w, r: r, retention: o.Retention,
+		d: d, w: w, r: r, retention: o.Retention, exportSlots: make(chan struct{}, exportConns),
 		insertChunk: insertSQL(d, insertRows),
 	}
 }
@@ -142,35 +144,56 @@ func (s *sqlStore) Query(ctx context.Context, q Query) (Page, error) {
 	return page, nil
 }
 
-// Export streams every selected entry, row by row, to each.
+// exportPage is how many rows one of an export's queries reads (Query's
+// keyset paging): the rows are read, the connection given back, and only
+// then handed to each, so an export to a client that stops reading holds no
+// connection, no transaction and no read snapshot while it waits. 100 rows
+// bound what a page holds in memory (25 MiB were every row a MaxObjectBytes
+// object; a few hundred KiB for ordinary ones) and cost a query of 100 rows on
+// an index, so a million-row export is 10,000 short queries.
+const exportPage = 100
+
+// exportConns is the connection budget of every export of one store: at
+// most this many of their page queries run at once, whatever the number of
+// exports, so exports never take the connections Append (the audit
+// webhook), the pages' Query and Ping need (PostgreSQL's pool of
+// postgresConns, SQLite's sqliteReaders).
+const exportConns = 2
+
+// Export streams every selected entry to each, a keyset page at a time.
+// Entries appended while it runs after its position are not in it (newest
+// first: they sort before the page it reached); none is read twice.
 func (s *sqlStore) Export(ctx context.Context, q Query, each func(Entry) error) error {
-	q.After = ""
-	sel := selectFor(s.d, q, nil)
-	if sel.none {
-		return nil
-	}
-	query, args := sel.sql(0)
-	rows, err := s.r.QueryContext(ctx, s.d.bind(query), args...)
-	if err != nil {
-		return fmt.Errorf("ledger: export: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e, _, err := scanEntry(rows)
+	q.After, q.Limit = "", exportPage
+	for {
+		page, err := s.exportPage(ctx, q)
 		if err != nil {
-			return fmt.Errorf("ledger: export: %w", err)
+			return err // Query's errors name the ledger already
 		}
-		if err := each(e); err != nil {
-			return err
+		for _, e := range page.Entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := each(e); err != nil {
+				return err
+			}
 		}
+		if page.Next == "" {
+			return ctx.Err()
+		}
+		q.After = page.Next
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("ledger: export: %w", err)
+}
+
+// exportPage reads one page within the exports' connection budget.
+func (s *sqlStore) exportPage(ctx context.Context, q Query) (Page, error) {
+	select {
+	case s.exportSlots <- struct{}{}:
+	case <-ctx.Done():
+		return Page{}, ctx.Err()
 	}
-	return ctx.Err()
+	defer func() { <-s.exportSlots }()
+	return s.Query(ctx, q)
 }
 
 // pruneChunk bounds one prune transaction: a million old rows go in many
