@@ -131,6 +131,10 @@ type Stats struct {
 	Oldest    time.Time // zero when empty
 	Newest    time.Time
 	Retention time.Duration // 0: kept forever
+	// MaxEntries is the size bound (0: none); PrunedForSize counts the
+	// entries it pruned since the store opened.
+	MaxEntries    int64
+	PrunedForSize int64
 }
 
 // Store is the durable ledger. Implementations are safe for concurrent use.

@@ -20,6 +20,8 @@ type sqlStore struct {
 	// Append). PostgreSQL: one pool, both.
 	w, r      *sql.DB
 	retention time.Duration
+	// trim enforces Options.MaxEntries (trim.go); nil: no bound.
+	trim *trimmer
 	// exportSlots holds a token per export page query running (exportConns).
 	exportSlots chan struct{}
 	// insertChunk is "INSERT … VALUES (…), … ON CONFLICT DO NOTHING" of
@@ -40,10 +42,14 @@ func insertSQL(d dialect, n int) string {
 }
 
 func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
-	return &sqlStore{
+	s := &sqlStore{
 		d: d, w: w, r: r, retention: o.Retention, exportSlots: make(chan struct{}, exportConns),
 		insertChunk: insertSQL(d, insertRows),
 	}
+	if o.MaxEntries > 0 {
+		s.trim = newTrimmer(o.MaxEntries)
+	}
+	return s
 }
 
 // Append stores the entries in one transaction; the conflict clause skips an
@@ -92,6 +98,7 @@ func (s *sqlStore) Append(ctx context.Context, entries []Entry) (added int, err 
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("ledger: append: commit: %w", err)
 	}
+	s.appended(added) // the size bound (trim.go)
 	return added, nil
 }
 
@@ -224,7 +231,10 @@ func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {
 // exact on SQLite; on PostgreSQL it is the planner's estimate once the table
 // is large (see countPostgres): an exact count(*) reads the whole table.
 func (s *sqlStore) Stats(ctx context.Context) (Stats, error) {
-	st := Stats{Backend: s.d.name, Retention: s.retention}
+	st := Stats{Backend: s.d.name, Retention: s.retention, PrunedForSize: s.PrunedForSize()}
+	if s.trim != nil {
+		st.MaxEntries = s.trim.max
+	}
 	var err error
 	if s.d.name == postgresName {
 		st.Entries, err = countPostgres(ctx, s.r)
@@ -256,6 +266,7 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 }
 
 func (s *sqlStore) Close() error {
+	s.closeTrim()
 	err := s.w.Close()
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())
