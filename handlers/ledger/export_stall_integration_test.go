@@ -67,4 +67,3 @@ type syncedHealth struct{ ports.Cluster }
 
 func (syncedHealth) Statuses() []kube.KindStatus { return nil }
 func (syncedHealth) Ready() bool                 { return true }
-
