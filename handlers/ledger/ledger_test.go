@@ -55,12 +55,6 @@ func (c cluster) Meta(id kube.KindID, name string) (metav1.Object, error) {
 // puts in front of :kind routes; mayList says which kinds the viewer may list.
 func newServer(t *testing.T, store ledger.Store, mayList func(kube.Kind) bool) *echo.Echo {
 	t.Helper()
-	return newServerWith(t, store, mayList, nil)
-}
-
-// newServerWith is newServer with more of Deps set by with (nil: none).
-func newServerWith(t *testing.T, store ledger.Store, mayList func(kube.Kind) bool, with func(*Deps)) *echo.Echo {
-	t.Helper()
 	if mayList == nil {
 		mayList = func(kube.Kind) bool { return true }
 	}
@@ -72,18 +66,14 @@ func newServerWith(t *testing.T, store ledger.Store, mayList func(kube.Kind) boo
 		}
 		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, "no such kind")
 	}
-	d := Deps{
+	h := New(Deps{
 		Base: page.Base{Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Chrome: func(_ echo.Context, title string, _ kube.KindID, crumbs ...model.Crumb) model.Chrome {
 				return model.Chrome{Title: title, Breadcrumbs: append([]model.Crumb{{Label: "Home", Href: "/"}}, crumbs...)}
 			}},
 		Cluster: cluster{existing: map[string]bool{"flowschemas/exempt": true}}, Store: store,
 		MayList: func(_ echo.Context, k kube.Kind) bool { return mayList(k) }, Kind: kindOf,
-	}
-	if with != nil {
-		with(&d)
-	}
-	h := New(d)
+	})
 	e := echo.New()
 	ofKind := func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
