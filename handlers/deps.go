@@ -68,6 +68,9 @@ type Deps struct {
 	// Ledger is the durable history of changes (internal/ledger, issue 29):
 	// the auditor's ledger pages read it; nil when the console runs without one.
 	Ledger ledger.Store
+	// LedgerExports bound the ledger's exports; zero fields are
+	// DefaultLedgerExportLimits (handlers/ledger/export_limit.go).
+	LedgerExports LedgerExportLimits
 	// APFLoad is the live load of API Priority and Fairness, read as the
 	// console and shown to users who may get /metrics (URLAccess); nil for
 	// either leaves the load out of the pages.

@@ -42,6 +42,9 @@ type (
 	UserForgetter = signin.UserForgetter
 )
 
+// LedgerExportLimits bound the ledger's exports (handlers/ledger).
+type LedgerExportLimits = ledgerpages.ExportLimits
+
 // DefaultSignInLimit is the sign-in limit when Deps.SignInLimit is zero.
 var DefaultSignInLimit = signin.DefaultSignInLimit
 
@@ -111,7 +114,7 @@ func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
 
 // healthFeature is the probes (handlers/health).
 func healthFeature(h *Handlers) *health.Handlers {
-	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate, Ledger: h.deps.Ledger})
+	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate, Ledger: h.deps.Ledger, Log: h.deps.Log})
 }
 
 // searchFeature is the search by name across kinds (handlers/search).
@@ -138,6 +141,7 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 	return ledgerpages.New(ledgerpages.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Ledger, MayList: h.mayList, Timeout: lookupTimeout,
+		Exports: h.deps.LedgerExports,
 		Kind: func(c echo.Context) (kube.Kind, error) {
 			k, _, err := h.kindFor(c)
 			return k, err

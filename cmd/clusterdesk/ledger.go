@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +26,10 @@ type ledgerConfig struct {
 	dsn       string // sqlite:<path>, postgres://…, or off
 	dataDir   string
 	retention time.Duration
-	webhook   webhookConfig
+	// maxEntries bounds the ledger by size (internal/ledger/trim.go).
+	maxEntries     int64
+	maxEntriesText string // the flag, parsed by finish
+	webhook        webhookConfig
 }
 
 // webhookConfig is the audit webhook's listener.
@@ -37,10 +41,17 @@ type webhookConfig struct {
 // ("who approved this three weeks ago?") and a yearly audit both fit.
 const DefaultLedgerRetention = 400 * 24 * time.Hour
 
+// DefaultLedgerMaxEntries bounds the ledger by size: ten million entries is
+// years of an ordinary cluster's changes (a few thousand a day) and some
+// tens of GB at the few KB an entry takes with its object; a storm of
+// writes meets it instead of the disk's end.
+const DefaultLedgerMaxEntries = 10_000_000
+
 func (l *ledgerConfig) register(fs *flag.FlagSet) (retention *string) {
 	fs.StringVar(&l.dataDir, "data-dir", env("DATA_DIR", defaultDataDir()), "directory of the embedded ledger's SQLite file (the --ledger default)")
 	fs.StringVar(&l.dsn, "ledger", env("LEDGER", ""), "the durable ledger of every change: sqlite:<path> (embedded; default <data-dir>/ledger.db), postgres://… (replicas share one; put the URL in a Secret), or off")
 	retention = fs.String("ledger-retention", env("LEDGER_RETENTION", DefaultLedgerRetention.String()), "how long the ledger keeps entries (pruned daily); 0 keeps them forever")
+	fs.StringVar(&l.maxEntriesText, "ledger-max-entries", env("LEDGER_MAX_ENTRIES", strconv.Itoa(DefaultLedgerMaxEntries)), "how many entries the ledger keeps at most: past it the oldest are pruned as entries come in; 0 for no bound")
 	fs.StringVar(&l.webhook.listen, "audit-webhook-listen", env("AUDIT_WEBHOOK_LISTEN", ""), "address of the audit webhook that receives the API server's audit events into the ledger (TLS; empty: none)")
 	fs.StringVar(&l.webhook.certFile, "audit-webhook-tls-cert", env("AUDIT_WEBHOOK_TLS_CERT", ""), "the audit webhook's serving certificate (PEM)")
 	fs.StringVar(&l.webhook.keyFile, "audit-webhook-tls-key", env("AUDIT_WEBHOOK_TLS_KEY", ""), "the audit webhook's serving key (PEM)")
@@ -56,6 +67,9 @@ func (l *ledgerConfig) finish(retention string) error {
 		return fmt.Errorf("--ledger-retention (CLUSTERDESK_LEDGER_RETENTION) must be a duration such as 9600h, or 0 for ever, not %q", retention)
 	}
 	l.retention = d
+	if l.maxEntries, err = strconv.ParseInt(l.maxEntriesText, 10, 64); err != nil || l.maxEntries < 0 {
+		return fmt.Errorf("--ledger-max-entries (CLUSTERDESK_LEDGER_MAX_ENTRIES) must be a count of entries, or 0 for no bound, not %q", l.maxEntriesText)
+	}
 	if l.dsn == "" {
 		l.dsn = "sqlite:" + filepath.Join(l.dataDir, "ledger.db")
 	}
@@ -108,7 +122,7 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 			return nil, fmt.Errorf("--ledger: %w", err)
 		}
 	}
-	opts := ledger.Options{Retention: l.retention}
+	opts := ledger.Options{Retention: l.retention, MaxEntries: l.maxEntries}
 	store, err := ledger.Open(ctx, l.dsn, opts)
 	switch {
 	case err != nil && isShared(l.dsn):
@@ -147,7 +161,8 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 		log.Info("serving the audit webhook", "addr", run.webhook.Addr())
 	}
 	reg.RegisterLedger(webhook, ingest.RefusedReasons, run.console)
-	log.Info("ledger open", "dsn", ledger.RedactDSN(l.dsn), "retention", l.retention)
+	reg.RegisterLedgerPruned(store)
+	log.Info("ledger open", "dsn", ledger.RedactDSN(l.dsn), "retention", l.retention, "max_entries", l.maxEntries)
 	return run, nil
 }
 

@@ -105,3 +105,14 @@ func (l *lateLedger) Close() error {
 	}
 	return nil
 }
+
+// PrunedForSize is the open store's count of entries its size bound pruned
+// (0 until it opens).
+func (l *lateLedger) PrunedForSize() int64 {
+	if s := l.store.Load(); s != nil {
+		if p, ok := (*s).(interface{ PrunedForSize() int64 }); ok {
+			return p.PrunedForSize()
+		}
+	}
+	return 0
+}

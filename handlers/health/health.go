@@ -6,6 +6,7 @@ package health
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -26,6 +27,8 @@ type Deps struct {
 	Gate *auth.Gate
 	// Ledger is the durable history (nil: none); /readyz says whether it answers.
 	Ledger ledger.Store
+	// Log gets why the ledger does not answer, which /readyz does not say.
+	Log *slog.Logger
 }
 
 // Handlers serves the probes.
@@ -68,8 +71,8 @@ func (h *Handlers) readyz(c echo.Context) error {
 	// people make through the console, which need only the API server (the
 	// decision is the API server's; the ledger catches up from the audit
 	// stream, whose batches the API server retries while the webhook
-	// answers 503). The pages say the ledger is unreachable; /readyz says
-	// why, for the operator.
+	// answers 503). The pages and /readyz say the ledger is unreachable;
+	// the log says why, for the operator.
 	if h.d.Ledger != nil {
 		b.WriteString("ledger: " + h.ledgerState(c.Request().Context()) + "\n")
 	}
@@ -99,12 +102,18 @@ func (h *Handlers) signOuts() (signOutsStatus, bool) {
 // (1 s by default in Kubernetes).
 const ledgerPingTimeout = 500 * time.Millisecond
 
-// ledgerState is "ok" or why the ledger does not answer.
+// ledgerState is "ok" or that the ledger does not answer. Never why: /readyz
+// is public, and a driver's error names the database's user, database, host
+// and port (pgx: "failed to connect to `user=… database=…`: 10.0.0.9:5432
+// …"); the log has it.
 func (h *Handlers) ledgerState(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, ledgerPingTimeout)
 	defer cancel()
 	if err := h.d.Ledger.Ping(ctx); err != nil {
-		return "unreachable (" + err.Error() + "); writes through the console go on, the API server retries its audit batches"
+		if h.d.Log != nil {
+			h.d.Log.Warn("readyz: the ledger's database does not answer", "err", err)
+		}
+		return "unreachable; writes through the console go on, the API server retries its audit batches"
 	}
 	return "ok"
 }

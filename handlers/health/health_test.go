@@ -26,9 +26,12 @@ func (syncedCluster) Ready() bool                 { return true }
 // downLedger is a ledger whose database does not answer; the probe only pings.
 type downLedger struct{ ledger.Store }
 
-func (downLedger) Ping(context.Context) error {
-	return errors.New("dial tcp 10.0.0.9:5432: connect: connection refused")
-}
+// downErr is what pgx says of a server that does not answer: the
+// database's user, name, host and port, none of which /readyz may say.
+var downErr = errors.New("ledger: postgres: failed to connect to `user=ledger_rw database=clusterdesk`: " +
+	"10.0.0.9:5432 (pg.internal.example): dial error: dial tcp 10.0.0.9:5432: connect: connection refused")
+
+func (downLedger) Ping(context.Context) error { return downErr }
 
 type upLedger struct{ ledger.Store }
 
@@ -36,7 +39,8 @@ func (upLedger) Ping(context.Context) error { return nil }
 
 // An unreachable ledger leaves the replica ready (writes need only the API
 // server; replicas share the database, and its outage must not take all of
-// them out of the Service) and /readyz says why.
+// them out of the Service) and /readyz says so, and never the driver's error
+// (a public route: it names the database's user, host and port).
 func TestReadyzReportsTheLedgerWithoutFailing(t *testing.T) {
 	for _, tc := range []struct {
 		store ledger.Store
@@ -44,7 +48,7 @@ func TestReadyzReportsTheLedgerWithoutFailing(t *testing.T) {
 	}{
 		{nil, ""},
 		{upLedger{}, "ledger: ok"},
-		{downLedger{}, "ledger: unreachable (dial tcp 10.0.0.9:5432: connect: connection refused)"},
+		{downLedger{}, "ledger: unreachable;"},
 	} {
 		e := echo.New()
 		New(Deps{Cluster: syncedCluster{}, Ledger: tc.store}).Register(e)
@@ -54,6 +58,11 @@ func TestReadyzReportsTheLedgerWithoutFailing(t *testing.T) {
 		body := rec.Body.String()
 		if rec.Code != http.StatusOK || (tc.want != "" && !strings.Contains(body, tc.want)) || (tc.want == "" && strings.Contains(body, "ledger")) {
 			t.Errorf("ledger %T: %d %q, want 200 with %q", tc.store, rec.Code, body, tc.want)
+		}
+		for _, secret := range []string{"ledger_rw", "clusterdesk", "10.0.0.9", "5432", "pg.internal", "dial"} {
+			if strings.Contains(body, secret) {
+				t.Errorf("ledger %T: /readyz says %q", tc.store, secret)
+			}
 		}
 		if time.Since(start) > 2*ledgerPingTimeout {
 			t.Errorf("ledger %T: the probe took %v", tc.store, time.Since(start))

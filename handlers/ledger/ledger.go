@@ -44,6 +44,8 @@ type Deps struct {
 	// Timeout bounds the store's answer to one page (its Ping, Stats and
 	// Query): a database that hangs makes the page say so, never hang.
 	Timeout time.Duration
+	// Exports bound the exports (zero fields: DefaultExportLimits).
+	Exports ExportLimits
 }
 
 // DefaultTimeout is Deps.Timeout when zero.
@@ -57,8 +59,9 @@ const OffMessage = "This console runs with --ledger off, so it keeps no history 
 
 // Handlers serves the ledger routes.
 type Handlers struct {
-	d     Deps
-	stats statsMemo
+	d       Deps
+	stats   statsMemo
+	exports *exportGate
 }
 
 // New builds the ledger views' handlers.
@@ -66,7 +69,7 @@ func New(d Deps) *Handlers {
 	if d.Timeout <= 0 {
 		d.Timeout = DefaultTimeout
 	}
-	return &Handlers{d: d}
+	return &Handlers{d: d, exports: newExportGate(d.Exports)}
 }
 
 // Register adds the ledger page, its exports, and one object's history

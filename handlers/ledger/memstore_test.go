@@ -23,6 +23,10 @@ type memStore struct {
 	pingErr   error
 	queryErr  error
 	exportErr error // returned by Export after the first entry
+	// exporting, when set, receives a value as each Export starts, which
+	// then waits for release to close (an export whose client is slow).
+	exporting chan struct{}
+	release   chan struct{}
 	retention time.Duration
 	queries   []ledger.Query // every Query asked, for assertions
 	csr       testfixtures.CSRStory
@@ -100,6 +104,10 @@ func (m *memStore) Export(ctx context.Context, q ledger.Query, each func(ledger.
 	m.mu.Lock()
 	all := m.match(q)
 	m.mu.Unlock()
+	if m.exporting != nil {
+		m.exporting <- struct{}{}
+		<-m.release
+	}
 	for i, e := range all {
 		if m.exportErr != nil && i == 1 {
 			return m.exportErr

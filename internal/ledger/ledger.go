@@ -138,6 +138,10 @@ type Stats struct {
 	Oldest    time.Time // zero when empty
 	Newest    time.Time
 	Retention time.Duration // 0: kept forever
+	// MaxEntries is the size bound (0: none); PrunedForSize counts the
+	// entries it pruned since the store opened.
+	MaxEntries    int64
+	PrunedForSize int64
 }
 
 // Store is the durable ledger. Implementations are safe for concurrent use.
@@ -154,8 +158,10 @@ type Store interface {
 	// Query returns one page; a page costs in proportion to its rows (keyset
 	// paging on indexes), never to the size of the ledger.
 	Query(ctx context.Context, q Query) (Page, error)
-	// Export calls each for every entry q selects, in order, streaming (no
-	// page or limit), until each returns an error or ctx ends.
+	// Export calls each for every entry q selects, in order (no limit),
+	// until each returns an error or ctx ends. It reads keyset pages and
+	// holds no connection while each runs, so an export to a client that
+	// stops reading takes nothing Append, Query or Ping need.
 	Export(ctx context.Context, q Query, each func(Entry) error) error
 	// Prune deletes the entries older than before and returns how many.
 	Prune(ctx context.Context, before time.Time) (int64, error)

@@ -30,6 +30,10 @@ type Options struct {
 	// Retention is how long entries are kept; 0 keeps them forever. The store
 	// reports it (Stats); whoever runs the console calls Prune with it.
 	Retention time.Duration
+	// MaxEntries bounds the ledger by size: past it, the oldest entries are
+	// pruned (in the background, after Appends; trim.go says why entries
+	// and not bytes). 0: no bound.
+	MaxEntries int64
 }
 
 // Open opens the ledger that dsn names and brings its schema up to date:
@@ -41,6 +45,9 @@ type Options struct {
 func Open(ctx context.Context, dsn string, o Options) (Store, error) {
 	if o.Retention < 0 {
 		return nil, fmt.Errorf("ledger: negative retention %s", o.Retention)
+	}
+	if o.MaxEntries < 0 {
+		return nil, fmt.Errorf("ledger: negative entry bound %d", o.MaxEntries)
 	}
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):

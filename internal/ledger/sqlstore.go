@@ -20,6 +20,10 @@ type sqlStore struct {
 	// Append). PostgreSQL: one pool, both.
 	w, r      *sql.DB
 	retention time.Duration
+	// trim enforces Options.MaxEntries (trim.go); nil: no bound.
+	trim *trimmer
+	// exportSlots holds a token per export page query running (exportConns).
+	exportSlots chan struct{}
 	// insertChunk is "INSERT … VALUES (…), … ON CONFLICT DO NOTHING" of
 	// insertRows entries.
 	insertChunk string
@@ -38,10 +42,14 @@ func insertSQL(d dialect, n int) string {
 }
 
 func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
-	return &sqlStore{
-		d: d, w: w, r: r, retention: o.Retention,
+	s := &sqlStore{
+		d: d, w: w, r: r, retention: o.Retention, exportSlots: make(chan struct{}, exportConns),
 		insertChunk: insertSQL(d, insertRows),
 	}
+	if o.MaxEntries > 0 {
+		s.trim = newTrimmer(o.MaxEntries)
+	}
+	return s
 }
 
 // appendBatch stores the entries' args in one transaction; the conflict
@@ -81,6 +89,7 @@ func (s *sqlStore) appendBatch(ctx context.Context, args [][]any) (added int, er
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("ledger: append: commit: %w", err)
 	}
+	s.appended(added) // the size bound (trim.go)
 	return added, nil
 }
 
@@ -133,35 +142,56 @@ func (s *sqlStore) Query(ctx context.Context, q Query) (Page, error) {
 	return page, nil
 }
 
-// Export streams every selected entry, row by row, to each.
+// exportPage is how many rows one of an export's queries reads (Query's
+// keyset paging): the rows are read, the connection given back, and only
+// then handed to each, so an export to a client that stops reading holds no
+// connection, no transaction and no read snapshot while it waits. 100 rows
+// bound what a page holds in memory (25 MiB were every row a MaxObjectBytes
+// object; a few hundred KiB for ordinary ones) and cost a query of 100 rows on
+// an index, so a million-row export is 10,000 short queries.
+const exportPage = 100
+
+// exportConns is the connection budget of every export of one store: at
+// most this many of their page queries run at once, whatever the number of
+// exports, so exports never take the connections Append (the audit
+// webhook), the pages' Query and Ping need (PostgreSQL's pool of
+// postgresConns, SQLite's sqliteReaders).
+const exportConns = 2
+
+// Export streams every selected entry to each, a keyset page at a time.
+// Entries appended while it runs after its position are not in it (newest
+// first: they sort before the page it reached); none is read twice.
 func (s *sqlStore) Export(ctx context.Context, q Query, each func(Entry) error) error {
-	q.After = ""
-	sel := selectFor(s.d, q, nil)
-	if sel.none {
-		return nil
-	}
-	query, args := sel.sql(0)
-	rows, err := s.r.QueryContext(ctx, s.d.bind(query), args...)
-	if err != nil {
-		return fmt.Errorf("ledger: export: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e, _, err := scanEntry(rows)
+	q.After, q.Limit = "", exportPage
+	for {
+		page, err := s.exportPage(ctx, q)
 		if err != nil {
-			return fmt.Errorf("ledger: export: %w", err)
+			return err // Query's errors name the ledger already
 		}
-		if err := each(e); err != nil {
-			return err
+		for _, e := range page.Entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := each(e); err != nil {
+				return err
+			}
 		}
+		if page.Next == "" {
+			return ctx.Err()
+		}
+		q.After = page.Next
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("ledger: export: %w", err)
+}
+
+// exportPage reads one page within the exports' connection budget.
+func (s *sqlStore) exportPage(ctx context.Context, q Query) (Page, error) {
+	select {
+	case s.exportSlots <- struct{}{}:
+	case <-ctx.Done():
+		return Page{}, ctx.Err()
 	}
-	return ctx.Err()
+	defer func() { <-s.exportSlots }()
+	return s.Query(ctx, q)
 }
 
 // pruneChunk bounds one prune transaction: a million old rows go in many
@@ -192,7 +222,10 @@ func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {
 // exact on SQLite; on PostgreSQL it is the planner's estimate once the table
 // is large (see countPostgres): an exact count(*) reads the whole table.
 func (s *sqlStore) Stats(ctx context.Context) (Stats, error) {
-	st := Stats{Backend: s.d.name, Retention: s.retention}
+	st := Stats{Backend: s.d.name, Retention: s.retention, PrunedForSize: s.PrunedForSize()}
+	if s.trim != nil {
+		st.MaxEntries = s.trim.max
+	}
 	var err error
 	if s.d.name == postgresName {
 		st.Entries, err = countPostgres(ctx, s.r)
@@ -224,6 +257,7 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 }
 
 func (s *sqlStore) Close() error {
+	s.closeTrim()
 	err := s.w.Close()
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())

@@ -31,6 +31,12 @@ func LedgerAbout(s ledger.Stats) model.LedgerAbout {
 	if s.Retention > 0 {
 		a.Retention = "kept " + retention(s.Retention)
 	}
+	if s.MaxEntries > 0 {
+		a.Retention += ", at most " + thousands(int(s.MaxEntries)) + " entries"
+	}
+	if s.PrunedForSize > 0 {
+		a.Retention += " (" + thousands(int(s.PrunedForSize)) + " oldest pruned for size since the console started)"
+	}
 	return a
 }
 

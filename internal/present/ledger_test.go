@@ -23,6 +23,10 @@ func TestLedgerAbout(t *testing.T) {
 	if got := LedgerAbout(ledger.Stats{Entries: 1, Retention: 6 * time.Hour}); got.Entries != "1 entry" || got.Retention != "kept 6 hours" {
 		t.Errorf("%+v", got)
 	}
+	got = LedgerAbout(ledger.Stats{Retention: 400 * 24 * time.Hour, MaxEntries: 10_000_000, PrunedForSize: 1500})
+	if want := "kept 400 days, at most 10,000,000 entries (1,500 oldest pruned for size since the console started)"; got.Retention != want {
+		t.Errorf("bounded by size: %q, want %q", got.Retention, want)
+	}
 }
 
 func TestLedgerRow(t *testing.T) {
