@@ -48,7 +48,7 @@ type Metrics struct {
 	// set once before the first scrape; nil: none.
 	brokenPolicies func() int
 	policies       *boundedLabels
-	signers   *boundedLabels
+	signers        *boundedLabels
 }
 
 // NewMetrics registers the approver's metrics. pending lists the requests

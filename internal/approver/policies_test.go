@@ -54,8 +54,8 @@ func TestABrokenPolicyFailsClosed(t *testing.T) {
 				t.Errorf("%d errors told, %d policies broken; want the broken policy, once", errs, c.o.Policies.Broken())
 			}
 			if tc.decide {
-				if d.calls != 1 {
-					t.Errorf("%d decisions, want the request decided", d.calls)
+				if d.calls == 0 { // once per Sync: the scripted decider leaves the cached request pending
+					t.Error("not decided, want the request decided")
 				}
 				return
 			}
