@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -131,7 +132,17 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		c.Forget(obj.UID)
 		return nil
 	}
-	programs := c.o.Policies.For(obj.Spec.SignerName)
+	programs, broken := c.o.Policies.For(obj.Spec.SignerName)
+	if len(broken) > 0 {
+		// A policy that cannot run might have denied this request: what the
+		// others say is not the policies' answer (Policies).
+		if c.firstReport(obj.UID, "broken "+strings.Join(broken, ",")) {
+			c.o.Log.Warn("approver: a policy naming this signer cannot run; the request is left to people until it is fixed",
+				"csr", name, "signer", obj.Spec.SignerName, "policies", broken)
+			c.o.Metrics.undecided.WithLabelValues(UndecidedBroken).Inc()
+		}
+		return nil
+	}
 	if len(programs) == 0 {
 		return nil
 	}
@@ -143,13 +154,13 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 				c.o.Log.Warn("approver: a policy could not run; the request is left to people", "csr", name, "policy", v.Policy, "err", v.Err)
 				c.o.Metrics.error(ErrEvaluation)
 			}
-			c.o.Metrics.undecided.WithLabelValues("error").Inc()
+			c.o.Metrics.undecided.WithLabelValues(UndecidedError).Inc()
 		}
 		return nil
 	case out.Conflict:
 		if c.firstReport(obj.UID, "conflict") {
 			c.o.Log.Warn("approver: the policies disagree; the request is left to people", "csr", name)
-			c.o.Metrics.undecided.WithLabelValues("conflict").Inc()
+			c.o.Metrics.undecided.WithLabelValues(UndecidedConflict).Inc()
 		}
 		return nil
 	case !out.Decide:

@@ -36,6 +36,15 @@ func (d *scriptedDecider) Decide(_ context.Context, c *certificatesv1.Certificat
 // that the policy "approve-all" approves.
 func oneRequest(t *testing.T, d Decider, dryRun bool, conditions ...certificatesv1.CertificateSigningRequestCondition) (*Controller, *bytes.Buffer) {
 	t.Helper()
+	objs := []*unstructured.Unstructured{policyObject("approve-all", certificatesv1.KubeAPIServerClientSignerName, "Approve", "true")}
+	return oneRequestUnder(t, d, dryRun, objs, func(name string, err error) { t.Fatalf("policy %s: %v", name, err) }, conditions...)
+}
+
+// oneRequestUnder is oneRequest under the policy objects objs; onError is
+// told of those that cannot run.
+func oneRequestUnder(t *testing.T, d Decider, dryRun bool, objs []*unstructured.Unstructured, onError func(string, error),
+	conditions ...certificatesv1.CertificateSigningRequestCondition) (*Controller, *bytes.Buffer) {
+	t.Helper()
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	c := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: "r", UID: "uid-r", ResourceVersion: "7"},
@@ -49,9 +58,7 @@ func oneRequest(t *testing.T, d Decider, dryRun bool, conditions ...certificates
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	objs := []*unstructured.Unstructured{policyObject("approve-all", certificatesv1.KubeAPIServerClientSignerName, "Approve", "true")}
-	p := NewPolicies(func() ([]*unstructured.Unstructured, error) { return objs, nil }, slog.New(slog.NewTextHandler(&log, nil)),
-		func(name string, err error) { t.Fatalf("policy %s: %v", name, err) })
+	p := NewPolicies(func() ([]*unstructured.Unstructured, error) { return objs, nil }, slog.New(slog.NewTextHandler(&log, nil)), onError)
 	return NewController(Options{
 		CSRs: certlisters.NewCertificateSigningRequestLister(idx), Policies: p, Decider: d, DryRun: dryRun,
 		Metrics: NewMetrics(noPending, noSigners), Log: slog.New(slog.NewTextHandler(&log, nil)),

@@ -5,7 +5,8 @@
 // replica keeps its informers warm so a new leader starts at once. The leader
 // works a rate-limited queue of pending request names (controller.go): each
 // request is evaluated by every policy naming its signer, and decided only
-// when the policies that match agree (verdicts.go). The decision goes through
+// when the policies that match agree (verdicts.go) and none naming the signer
+// is broken (policies.go: a policy that cannot run stops its signers). The decision goes through
 // the /approval subresource with the resourceVersion the cache holds
 // (decider.go): the API server's optimistic concurrency, not this process, is
 // what keeps a second leader or a person racing the approver from deciding a

@@ -106,20 +106,32 @@ func replace(ctx context.Context, cfg *rest.Config, o *unstructured.Unstructured
 // or another test's.
 func policy(t *testing.T, label, name, signer, decision, expression string) {
 	t.Helper()
-	dyn := dynamic.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy",
-		"metadata": map[string]any{"name": name, "labels": map[string]any{"approver-test": label}},
-		"spec": map[string]any{
-			"signerNames": []any{signer}, "decision": decision, "reason": "Test",
-			"message": "test policy " + name, "expression": expression,
-		},
-	}}
-	r := dyn.Resource(kube.CSRApprovalPolicyResource)
-	if _, err := r.Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+	r := policies(testcluster.RestConfig(t, testcluster.Admin))
+	if _, err := r.Create(context.Background(), policyFor(label, name, decision, expression, signer), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("policy %s: %v", name, err)
 	}
 	t.Cleanup(func() { _ = r.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+}
+
+// policyFor is a CSRApprovalPolicy object labelled for the test's approver.
+func policyFor(label, name, decision, expression string, signers ...string) *unstructured.Unstructured {
+	names := make([]any, len(signers))
+	for i, s := range signers {
+		names[i] = s
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy",
+		"metadata": map[string]any{"name": name, "labels": map[string]any{"approver-test": label}},
+		"spec": map[string]any{
+			"signerNames": names, "decision": decision, "reason": "Test",
+			"message": "test policy " + name, "expression": expression,
+		},
+	}}
+}
+
+// policies is the CSRApprovalPolicies' resource, as cfg's identity.
+func policies(cfg *rest.Config) dynamic.ResourceInterface {
+	return dynamic.NewForConfigOrDie(cfg).Resource(kube.CSRApprovalPolicyResource)
 }
 
 // running is one approver in process, with its audit lines and log.

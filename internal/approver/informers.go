@@ -119,6 +119,7 @@ func New(cfg Config) (*Approver, error) {
 	a.Metrics = NewMetrics(func() ([]*certificatesv1.CertificateSigningRequest, error) {
 		return csrLister.List(labels.Everything())
 	}, policies.Signers)
+	a.Metrics.brokenPolicies = policies.Broken
 	nodeLister := nodeInf.Lister()
 	a.ctrl = NewController(Options{
 		CSRs: csrLister, Policies: policies, Decider: APIDecider{Client: client, DryRun: cfg.DryRun},

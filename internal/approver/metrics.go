@@ -29,6 +29,13 @@ const (
 	ErrPolicy     = "policy"     // a policy object does not compile or read
 )
 
+// Why a request a policy names is left to people (the undecided counter's reason).
+const (
+	UndecidedConflict = "conflict" // the policies that match disagree
+	UndecidedError    = "error"    // a policy could not run on the request
+	UndecidedBroken   = "broken"   // a policy naming its signer cannot run at all
+)
+
 // Metrics are the approver's Prometheus metrics, in a registry of their own.
 type Metrics struct {
 	reg       *prometheus.Registry
@@ -36,8 +43,12 @@ type Metrics struct {
 	undecided *prometheus.CounterVec
 	errors    *prometheus.CounterVec
 	leader    prometheus.Gauge
-	policies  *boundedLabels
-	signers   *boundedLabels
+	broken    prometheus.GaugeFunc
+	// brokenPolicies counts the policies that cannot run (Policies.Broken),
+	// set once before the first scrape; nil: none.
+	brokenPolicies func() int
+	policies       *boundedLabels
+	signers        *boundedLabels
 }
 
 // NewMetrics registers the approver's metrics. pending lists the requests
@@ -52,7 +63,7 @@ func NewMetrics(pending func() ([]*certificatesv1.CertificateSigningRequest, err
 		}, []string{"policy", "verdict", "dry_run"}),
 		undecided: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clusterdesk_approver_undecided_total",
-			Help: "Requests a policy named but the approver left to people: conflict (matching policies disagree) or error (a policy could not run).",
+			Help: "Requests a policy named but the approver left to people: conflict (matching policies disagree), error (a policy could not run on the request) or broken (a policy naming its signer cannot run at all).",
 		}, []string{"reason"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clusterdesk_approver_errors_total",
@@ -65,10 +76,19 @@ func NewMetrics(pending func() ([]*certificatesv1.CertificateSigningRequest, err
 		policies: newBoundedLabels(maxPolicyLabels),
 		signers:  newBoundedLabels(maxSignerLabels),
 	}
+	m.broken = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "clusterdesk_approver_broken_policies",
+		Help: "Policies the approver selects that cannot run (a field it cannot read, CEL that does not compile): nothing is decided for the signers they name, nor for any signer while one's signers cannot be read.",
+	}, func() float64 {
+		if m.brokenPolicies == nil {
+			return 0
+		}
+		return float64(m.brokenPolicies())
+	})
 	for _, k := range []string{ErrForbidden, ErrConflict, ErrWrite, ErrEvaluation, ErrPolicy} {
 		m.errors.WithLabelValues(k)
 	}
-	m.reg.MustRegister(m.decisions, m.undecided, m.errors, m.leader,
+	m.reg.MustRegister(m.decisions, m.undecided, m.errors, m.leader, m.broken,
 		&pendingCollector{list: pending, signers: signers, label: m.signerLabel},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

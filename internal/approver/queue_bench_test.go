@@ -133,7 +133,7 @@ func benchPolicies(b *testing.B) *Policies {
 	}
 	p := NewPolicies(func() ([]*unstructured.Unstructured, error) { return objs, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		func(name string, err error) { b.Fatalf("policy %s: %v", name, err) })
-	if len(p.For(certificatesv1.KubeletServingSignerName)) != 2 {
+	if pr, _ := p.For(certificatesv1.KubeletServingSignerName); len(pr) != 2 {
 		b.Fatal("the policies did not compile")
 	}
 	return p

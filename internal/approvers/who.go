@@ -41,6 +41,9 @@ type Answer struct {
 	// Approvers hold both permissions; Partial hold one (a member of a group
 	// that holds the other can still approve, which RBAC objects cannot show).
 	Approvers, Partial []Holder
+	// PolicyWriters may write CSRApprovalPolicies, and so approve through
+	// `clusterdesk approver` where it is granted the signer (writers.go).
+	PolicyWriters []Writer
 }
 
 // Nobody is true when no subject but the superusers may approve: the
@@ -104,7 +107,7 @@ func Who(signer string, roles []rbacv1.ClusterRole, bindings []rbacv1.ClusterRol
 			}
 		}
 	}
-	a := Answer{Signer: signer}
+	a := Answer{Signer: signer, PolicyWriters: policyWriters(roles, bindings, holders)}
 	for _, h := range holders {
 		if h.Can() {
 			a.Approvers = append(a.Approvers, *h)

@@ -37,3 +37,15 @@ func FromObject(u *unstructured.Unstructured) (Policy, error) {
 	p.Signers, _, err = unstructured.NestedStringSlice(u.Object, "spec", "signerNames")
 	return p, err
 }
+
+// SignersOf reads the signers a policy object names, whatever else in it is
+// wrong: a policy that cannot run still says which signers it was written
+// for. ok is false when they cannot be read (no list of strings, an empty
+// list, a name that is not <domain>/<path> or <domain>/*).
+func SignersOf(u *unstructured.Unstructured) (signers []string, ok bool) {
+	signers, found, err := unstructured.NestedStringSlice(u.Object, "spec", "signerNames")
+	if !found || err != nil || checkSigners(signers) != nil {
+		return nil, false
+	}
+	return signers, true
+}

@@ -96,15 +96,11 @@ func Compile(p Policy) (*Program, error) {
 	switch {
 	case p.Decision != Approve && p.Decision != Deny:
 		return nil, &CompileError{Policy: p.Name, Field: "decision", Issues: fmt.Sprintf("%q is neither Approve nor Deny", p.Decision)}
-	case len(p.Signers) == 0:
-		return nil, &CompileError{Policy: p.Name, Field: "signerNames", Issues: "name at least one signer"}
 	case strings.TrimSpace(p.Expression) == "":
 		return nil, &CompileError{Policy: p.Name, Field: "expression", Issues: "empty"}
 	}
-	for _, s := range p.Signers {
-		if !strings.Contains(s, "/") {
-			return nil, &CompileError{Policy: p.Name, Field: "signerNames", Issues: fmt.Sprintf("%q is not <domain>/<path> or <domain>/*", s)}
-		}
+	if err := checkSigners(p.Signers); err != nil {
+		return nil, &CompileError{Policy: p.Name, Field: "signerNames", Issues: err.Error()}
 	}
 	e, err := env()
 	if err != nil {
@@ -131,6 +127,20 @@ func Compile(p Policy) (*Program, error) {
 		pr.EstimatedCost = est.Max
 	}
 	return pr, nil
+}
+
+// checkSigners refuses a list of signers a policy cannot be said to name:
+// none, or one that is not a signer name.
+func checkSigners(signers []string) error {
+	if len(signers) == 0 {
+		return errors.New("name at least one signer")
+	}
+	for _, s := range signers {
+		if !strings.Contains(s, "/") {
+			return fmt.Errorf("%q is not <domain>/<path> or <domain>/*", s)
+		}
+	}
+	return nil
 }
 
 // AppliesTo reports whether the policy decides requests for signer.

@@ -30,6 +30,11 @@ func ApproversPage(signer string, answer *approvers.Answer, unreadable string, c
 		for _, h := range answer.Partial {
 			p.Partial = append(p.Partial, approverRow(h))
 		}
+		p.Guard = approvers.GuardPolicy
+		for _, w := range answer.PolicyWriters {
+			p.PolicyWriters = append(p.PolicyWriters, model.PolicyWriterRow{Kind: w.Subject.Kind, Name: approvers.Name(w.Subject),
+				Verbs: strings.Join(w.Verbs, ", "), Via: strings.Join(w.Via, ", "), Guarded: w.Guarded, Superusers: w.Superusers})
+		}
 	}
 	for _, d := range approvers.Deciders(csrs, signer) {
 		reasons := strings.Join(d.Reasons, ", ")

@@ -77,3 +77,19 @@ func NewServiceAccount(t testing.TB, name string, rules []rbacv1.PolicyRule) Ser
 		Token:  tr.Status.Token,
 	}
 }
+
+// TempServiceAccount is NewServiceAccount for this test only: the
+// ServiceAccount, its ClusterRole and binding are deleted when the test ends,
+// so that no later page or test meets a grant it did not make.
+func TempServiceAccount(t testing.TB, name string, rules []rbacv1.PolicyRule) ServiceAccount {
+	t.Helper()
+	sa := NewServiceAccount(t, name, rules)
+	cs := kubernetes.NewForConfigOrDie(RestConfig(t, Admin))
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = cs.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = cs.CoreV1().ServiceAccounts("default").Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	return sa
+}

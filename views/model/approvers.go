@@ -18,7 +18,12 @@ type ApproversPage struct {
 	OnlyAdmins bool
 	Approvers  []ApproverRow
 	Partial    []ApproverRow
-	Deciders   []DeciderRow
+	// PolicyWriters may write CSRApprovalPolicies: through `clusterdesk
+	// approver`, writing a policy is approving; Guard names the admission
+	// policy that lets only those who may approve the signer write one.
+	PolicyWriters []PolicyWriterRow
+	Guard         string
+	Deciders      []DeciderRow
 	// Pending counts the signer's requests waiting for a decision, and
 	// PendingHref lists them in the queue.
 	Pending     int
@@ -37,6 +42,16 @@ type ApproverRow struct {
 	Superusers bool
 	// Broad: the subject may approve every signer (an administrator).
 	Broad bool
+}
+
+// PolicyWriterRow is one subject that may write CSRApprovalPolicies.
+type PolicyWriterRow struct {
+	Kind, Name string
+	Verbs      string // "create, update"
+	Via        string // the ClusterRoles
+	// Guarded: it may approve the signer too, so the guard lets it write a
+	// policy naming it. Superusers: system:masters, which no guard stops.
+	Guarded, Superusers bool
 }
 
 // DeciderRow is one client that decided requests for the signer.
