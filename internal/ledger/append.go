@@ -31,10 +31,13 @@ func (s *sqlStore) Append(ctx context.Context, entries []Entry) (int, error) {
 		args[i] = a
 	}
 	added, err := s.appendBatch(ctx, args)
-	if err == nil || !dataError(err) || ctx.Err() != nil {
-		return added, err
+	if err != nil && dataError(err) && ctx.Err() == nil {
+		added, err = s.appendEach(ctx, entries, args)
 	}
-	return s.appendEach(ctx, entries, args)
+	if err == nil {
+		s.appended(added) // the size bound (trim.go) counts the entries of either path
+	}
+	return added, err
 }
 
 // appendEach stores each entry behind a savepoint, a placeholder in place of

@@ -89,7 +89,6 @@ func (s *sqlStore) appendBatch(ctx context.Context, args [][]any) (added int, er
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("ledger: append: commit: %w", err)
 	}
-	s.appended(added) // the size bound (trim.go)
 	return added, nil
 }
 
