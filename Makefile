@@ -191,6 +191,10 @@ fuzz-short: ## Run each fuzz target for FUZZTIME (20,000 runs; part of make test
 fuzz: ## Run each fuzz target for FUZZ_LONG (3m)
 	$(MAKE) --no-print-directory fuzz-short FUZZTIME=$(FUZZ_LONG)
 
+.PHONY: test-repeat
+test-repeat: build devcluster e2e-deps postgres ## Find flaky tests: the unit layer REPEAT (5) times beside LOAD busy loops (one per core), then the integration and browser layers REPEAT_SLOW (2) times; lists every test that failed even once (not part of make test)
+	scripts/repeat.sh
+
 .PHONY: e2e-deps
 e2e-deps: deps haproxy oauth2-proxy ## Install Debian's Chromium (browser tests) and HAProxy (failover tests) when missing, and oauth2-proxy (proxy-mode browser test)
 	@command -v /usr/bin/chromium >/dev/null || { echo "installing chromium from Debian"; \
