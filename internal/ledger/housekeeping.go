@@ -19,7 +19,7 @@ import "strings"
 //     controller manager: its csrapproving controller approves as
 //     system:serviceaccount:kube-system:certificate-controller (an approval
 //     an auditor wants), and its signer issues as the same identity.
-//   - impersonator = ”: someone acting as the control plane is a person.
+//   - no impersonator: someone acting as the control plane is a person.
 //   - the user is one of the control plane's own identities: the API server
 //     itself (system:apiserver, its loopback client), the controller
 //     manager and the scheduler under their own names, and the service
