@@ -40,6 +40,9 @@ func TestFirstPageFoldsTheControlPlanesHousekeeping(t *testing.T) {
 	if h, _ := fold.Attr("data-hidden"); h != "true" || !strings.Contains(fold.Text(), "Housekeeping by the control plane is hidden") {
 		t.Fatalf("fold line %q (hidden %q)", fold.Text(), h)
 	}
+	if doc.Find(`input[name="housekeeping"]`).Length() != 0 {
+		t.Errorf("the folded page's form would show housekeeping")
+	}
 	show, _ := fold.Find(tid("ledger-fold-toggle")).Attr("href")
 	if u, _ := url.Parse(show); u.Path != urls.Ledger || u.Query().Get("housekeeping") != "show" {
 		t.Fatalf("show link %q", show)
@@ -56,6 +59,9 @@ func TestFirstPageFoldsTheControlPlanesHousekeeping(t *testing.T) {
 		if href, _ := doc.Find(tid(id)).Attr("href"); !strings.Contains(href, "housekeeping=show") {
 			t.Errorf("%s %q loses housekeeping=show", id, href)
 		}
+	}
+	if v, _ := doc.Find(tid("ledger-filter") + ` input[name="housekeeping"]`).Attr("value"); v != "show" {
+		t.Errorf("the filter form loses housekeeping=show")
 	}
 	hide, _ := doc.Find(tid("ledger-fold-toggle")).Attr("href")
 	if strings.Contains(hide, "housekeeping") {
