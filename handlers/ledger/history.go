@@ -45,6 +45,13 @@ func (h *Handlers) history(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
+	// An object's history never folds the control plane's housekeeping
+	// (FoldHousekeeping stays false), unlike the ledger's list: it answers
+	// "what happened to this object", where a status write is part of the
+	// story (a CRD's Established condition), and there is no other object's
+	// change for it to bury. Folding here would also make the object's
+	// index walk the housekeeping it skips: the partial index serves the
+	// list only.
 	q := ledger.Query{Kind: string(k.ID), Name: name, UID: uid, Kinds: []string{string(k.ID)}, Oldest: true}
 	switch format := c.QueryParam("format"); format {
 	case formatCSV, formatNDJSON:

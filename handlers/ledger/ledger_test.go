@@ -391,6 +391,8 @@ func TestHostileInputIsA400(t *testing.T) {
 		urls.Ledger + "?until=99999d",
 		urls.Ledger + "?user=" + strings.Repeat("x", 10000),
 		urls.Ledger + "?action=truncate",
+		urls.Ledger + "?housekeeping=hide",
+		urls.LedgerCSV + "?housekeeping=all",
 		urls.LedgerCSV + "?signer=" + strings.Repeat("s", 5000),
 		urls.LedgerNDJSON + "?since=tomorrow",
 		urls.LedgerObject("csrs", "alice-laptop", "") + "?after=forged",

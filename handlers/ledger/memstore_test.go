@@ -54,7 +54,8 @@ func (m *memStore) match(q ledger.Query) []ledger.Entry {
 			q.User != "" && e.User != q.User, q.Signer != "" && e.Signer != q.Signer,
 			len(q.Actions) > 0 && !slices.Contains(q.Actions, e.Action), q.Result != "" && e.Result != q.Result,
 			q.Source != "" && e.Source != q.Source, !q.Since.IsZero() && e.Time.Before(q.Since),
-			!q.Until.IsZero() && !e.Time.Before(q.Until), q.Kinds != nil && !slices.Contains(q.Kinds, e.Kind):
+			!q.Until.IsZero() && !e.Time.Before(q.Until), q.Kinds != nil && !slices.Contains(q.Kinds, e.Kind),
+			q.FoldHousekeeping && ledger.IsHousekeeping(e):
 			continue
 		}
 		out = append(out, e)

@@ -107,6 +107,7 @@ func (h *Handlers) page(c echo.Context) error {
 		p.Kinds = append(p.Kinds, model.Option{Value: id, Label: v.byID[id].Title, Selected: slices.Contains(f.Kinds, id)})
 	}
 	p.Actions, p.Results, p.Sources = present.LedgerOptions(f)
+	p.Fold = present.LedgerFold(f)
 	exports := f.Values()
 	p.CSVURL, p.NDJSONURL = urls.WithQuery(urls.LedgerCSV, exports), urls.WithQuery(urls.LedgerNDJSON, exports)
 

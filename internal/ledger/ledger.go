@@ -116,6 +116,10 @@ type Query struct {
 	// After is the cursor of the page to continue from (Page.Next); "" starts.
 	After string
 	Limit int // at most MaxLimit; 0 means DefaultLimit
+	// FoldHousekeeping leaves out the control plane's housekeeping
+	// (HousekeepingSQL). The zero Query keeps every entry: an object's
+	// history and the CSR's story always tell all of it.
+	FoldHousekeeping bool
 }
 
 // Paging bounds.

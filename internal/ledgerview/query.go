@@ -55,6 +55,24 @@ type Filter struct {
 	SinceText, UntilText string
 	Since, Until         time.Time
 	After                string // the cursor of the page to continue from
+	// ShowHousekeeping is housekeeping=show: the control plane's
+	// housekeeping (ledger.HousekeepingSQL) is folded unless it is set.
+	ShowHousekeeping bool
+}
+
+// HousekeepingShow is the value of housekeeping= that shows the control
+// plane's housekeeping; the parameter takes no other (a misspelt one must not
+// silently fold an export).
+const HousekeepingShow = "show"
+
+// Folds is whether the filter's list leaves out the control plane's
+// housekeeping: by default, unless the URL asks to show it or names a user
+// or a signer. A user's page must show all they did, the control plane's own
+// identities included (user=system:apiserver is a question about exactly
+// those entries); a signer's entries are CSRs, which are never housekeeping,
+// and its query keeps the signer's index to itself.
+func (f Filter) Folds() bool {
+	return !f.ShowHousekeeping && f.User == "" && f.Signer == ""
 }
 
 // ErrBadFilter wraps every reason ParseFilter refuses a URL: the handlers
@@ -66,7 +84,7 @@ func bad(format string, a ...any) error {
 }
 
 // ParseFilter reads kind and action (repeatable), user, signer, result,
-// source, since, until and after. since and until take what the activity page
+// source, since, until, housekeeping (show) and after. since and until take what the activity page
 // takes (a duration back from now, "7d", or a time in UTC). Unlike the
 // activity page, which ignores a value it cannot read, the ledger refuses it:
 // an auditor's export must never hold more than the filter said.
@@ -97,6 +115,11 @@ func ParseFilter(v url.Values, now time.Time) (Filter, error) {
 	if f.Source, err = oneOf(v.Get("source"), "source", Sources); err != nil {
 		return Filter{}, err
 	}
+	hk, err := oneOf(v.Get("housekeeping"), "housekeeping", []string{HousekeepingShow})
+	if err != nil {
+		return Filter{}, err
+	}
+	f.ShowHousekeeping = hk == HousekeepingShow
 	if f.Since, err = bound(f.SinceText, "since", now); err != nil {
 		return Filter{}, err
 	}
@@ -178,7 +201,7 @@ func clip(s string) string {
 // viewer may list: never nil, so that a viewer who may list none sees none).
 func (f Filter) Query(kinds []string, limit int) ledger.Query {
 	q := ledger.Query{User: f.User, Signer: f.Signer, Actions: f.Actions, Result: f.Result, Source: f.Source,
-		Since: f.Since, Until: f.Until, After: f.After, Limit: limit, Kinds: []string{}}
+		Since: f.Since, Until: f.Until, After: f.After, Limit: limit, Kinds: []string{}, FoldHousekeeping: f.Folds()}
 	for _, k := range kinds {
 		if len(f.Kinds) == 0 || slices.Contains(f.Kinds, k) {
 			q.Kinds = append(q.Kinds, k)
@@ -208,5 +231,8 @@ func (f Filter) Values() url.Values {
 	set("source", f.Source)
 	set("since", f.SinceText)
 	set("until", f.UntilText)
+	if f.ShowHousekeeping {
+		v.Set("housekeeping", HousekeepingShow)
+	}
 	return v
 }

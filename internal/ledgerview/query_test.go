@@ -63,6 +63,8 @@ func TestParseFilterRefusesHostileInput(t *testing.T) {
 		"neither":               {"since": {"yesterday"}},
 		"since after until":     {"since": {"2026-11-02"}, "until": {"2026-11-01"}},
 		"bad kind":              {"kind": {strings.Repeat("k", 64)}},
+		"unknown housekeeping":  {"housekeeping": {"shwo"}},
+		"housekeeping=hide":     {"housekeeping": {"hide"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseFilter(v, now)
@@ -92,5 +94,36 @@ func TestFilterOffersTheContractsActions(t *testing.T) {
 		if !slices.Contains(Actions, a) {
 			t.Errorf("%s is not offered", a)
 		}
+	}
+}
+
+// The control plane's housekeeping is folded by default, shown on
+// housekeeping=show, and never folded from a user's or a signer's page.
+func TestHousekeepingIsFoldedByDefault(t *testing.T) {
+	for name, c := range map[string]struct {
+		v    url.Values
+		fold bool
+	}{
+		"the first page":         {url.Values{}, true},
+		"a kind and an action":   {url.Values{"kind": {"crds"}, "action": {"status"}}, true},
+		"housekeeping=show":      {url.Values{"housekeeping": {"show"}}, false},
+		"the API server's page":  {url.Values{"user": {"system:apiserver"}}, false},
+		"a person's page":        {url.Values{"user": {"alice"}}, false},
+		"a signer's decisions":   {url.Values{"signer": {"example.com/x"}}, false},
+		"show with other fields": {url.Values{"housekeeping": {" show "}, "source": {"apiserver"}}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, err := ParseFilter(c.v, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q := f.Query([]string{"crds"}, 0); q.FoldHousekeeping != c.fold {
+				t.Errorf("FoldHousekeeping %v, want %v", q.FoldHousekeeping, c.fold)
+			}
+			// The links (next page, exports) keep the choice.
+			if show := f.Values().Get("housekeeping") == "show"; show != f.ShowHousekeeping {
+				t.Errorf("values %v lose housekeeping=show", f.Values())
+			}
+		})
 	}
 }

@@ -137,6 +137,29 @@ func LedgerHeading(f ledgerview.Filter) (heading, intro string) {
 	return "Ledger", "Every change to the kinds clusterdesk shows, from every client, kept in the console's database."
 }
 
+// LedgerFold is the line saying the list leaves out the control plane's
+// housekeeping (ledger.HousekeepingSQL) and the link that shows it, or that
+// it is shown and the link that folds it again; nil when the filter folds
+// nothing. It gives no count: counting what is hidden reads every entry of
+// the window, the cost the fold's index exists to avoid.
+func LedgerFold(f ledgerview.Filter) *model.LedgerFold {
+	if f.User != "" || f.Signer != "" {
+		return nil
+	}
+	v := f.Values()
+	if f.Folds() {
+		v.Set("housekeeping", ledgerview.HousekeepingShow)
+		return &model.LedgerFold{Hidden: true,
+			Text: "Housekeeping by the control plane is hidden: status writes and updates by the API server, " +
+				"the controller manager, the scheduler and kube-system's service accounts. " +
+				"Their creates, deletes, refused writes and anything of a CSR are listed.",
+			Link: "Show housekeeping", Href: urls.WithQuery(urls.Ledger, v)}
+	}
+	v.Del("housekeeping")
+	return &model.LedgerFold{Text: "Housekeeping by the control plane is shown.", Link: "Hide housekeeping",
+		Href: urls.WithQuery(urls.Ledger, v)}
+}
+
 // LedgerOptions are the filter form's choices with the filter's ticked.
 func LedgerOptions(f ledgerview.Filter) (actions, results, sources []model.Option) {
 	for _, a := range ledgerview.Actions {

@@ -1,6 +1,7 @@
 package present
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,26 @@ func TestShortDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 10 * time.Minute: "10m", 45 * time.Second: "45s", 24 * time.Hour: "24h"} {
 		if got := shortDuration(d); got != want {
 			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
+
+// The fold line: hidden with a link that shows, shown with a link that
+// hides, none where nothing is folded; the links keep the rest of the filter.
+func TestLedgerFold(t *testing.T) {
+	f := ledgerview.Filter{Kinds: []string{"crds"}, Source: "apiserver"}
+	fold := LedgerFold(f)
+	if fold == nil || !fold.Hidden || !strings.Contains(fold.Text, "hidden") ||
+		fold.Href != "/ledger?housekeeping=show&kind=crds&source=apiserver" {
+		t.Fatalf("folded: %+v", fold)
+	}
+	f.ShowHousekeeping = true
+	if fold = LedgerFold(f); fold == nil || fold.Hidden || fold.Href != "/ledger?kind=crds&source=apiserver" {
+		t.Fatalf("shown: %+v", fold)
+	}
+	for _, f := range []ledgerview.Filter{{User: "system:apiserver"}, {Signer: "example.com/x"}} {
+		if fold := LedgerFold(f); fold != nil {
+			t.Errorf("%+v folds nothing but says %+v", f, fold)
 		}
 	}
 }

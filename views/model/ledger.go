@@ -30,6 +30,19 @@ type LedgerPage struct {
 	FirstHref string
 	CSVURL    string
 	NDJSONURL string
+	// Fold says whether the control plane's housekeeping is left out, with
+	// the one click that changes it; nil when the view folds nothing (a
+	// user's or a signer's page).
+	Fold *LedgerFold
+}
+
+// LedgerFold is the line above the list that says the control plane's
+// housekeeping is hidden (or shown), and the link that turns it.
+type LedgerFold struct {
+	Hidden bool
+	Text   string
+	Link   string
+	Href   string
 }
 
 // LedgerAbout is the ledger's header: where it is kept, how much it holds,

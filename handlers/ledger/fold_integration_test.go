@@ -1,0 +1,132 @@
+//go:build integration
+
+package ledger
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/clusterdesk/clusterdesk/internal/ingest"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+)
+
+// serveAuditWebhook serves the devcluster API server's audit webhook into
+// store, as the console does, until the test ends.
+func serveAuditWebhook(t *testing.T, store ledger.Store) {
+	t.Helper()
+	w := testcluster.RequireAuditWebhook(t)
+	pem, err := os.ReadFile(w.ClientCAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ingest.Options{Store: store}
+	o.Senders.ClientCAs = x509.NewCertPool()
+	o.Senders.ClientCAs.AppendCertsFromPEM(pem)
+	rc, err := ingest.NewReceiver(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srv *ingest.Server
+	// Another test's listener may still be closing.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if srv, err = ingest.Listen(w.Listen, w.CertFile, w.KeyFile, rc, nil); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("listen on the devcluster's audit webhook address: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// rowsOf are the list's rows of the object name as "user action".
+func rowsOf(doc *goquery.Document, kind, name string) []string {
+	var out []string
+	doc.Find(tid("ledger-row")).Each(func(_ int, r *goquery.Selection) {
+		if href, _ := r.Find(tid("ledger-history-link")).Attr("href"); href == urls.LedgerObject(kind, name, "") {
+			out = append(out, strings.TrimSpace(r.Find(tid("ledger-user-link")).First().Text())+" "+r.AttrOr("data-action", ""))
+		}
+	})
+	return out
+}
+
+// A person creates a FlowSchema; the API server's flow control controller
+// then writes its status as system:apiserver, the housekeeping that made the
+// ledger's first page a wall (issue 44). The first page shows the person's
+// create and says the housekeeping is hidden; one click shows it.
+func TestFirstPageAfterRealControlPlaneActivity(t *testing.T) {
+	store := openSQLite(t)
+	serveAuditWebhook(t, store)
+	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	name := fmt.Sprintf("fold-%d", time.Now().UnixNano())
+	fs := &flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: flowcontrolv1.FlowSchemaSpec{MatchingPrecedence: 9000,
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "global-default"}}}
+	ctx := context.Background()
+	if _, err := admin.FlowcontrolV1().FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.FlowcontrolV1().FlowSchemas().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+
+	// Wait until the ledger holds the API server's status write.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		pg, err := store.Query(ctx, ledger.Query{Kind: "flowschemas", Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range pg.Entries {
+			found = found || (e.User == "system:apiserver" && e.Action == ledger.ActionStatus && ledger.IsHousekeeping(e))
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no status write by system:apiserver to %s after 60 s: %d entries of it", name, len(pg.Entries))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	e := newServer(t, store, nil)
+	rec, doc := get(t, e, urls.Ledger)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if got := strings.Join(rowsOf(doc, "flowschemas", name), ", "); got != "admin create" {
+		t.Errorf("first page's rows of %s: %q, want the person's create alone", name, got)
+	}
+	if n := doc.Find(`[data-testid="ledger-row"][data-action="status"]`).Length(); n != 0 {
+		t.Errorf("the first page lists %d status writes", n)
+	}
+	fold := doc.Find(tid("ledger-fold"))
+	if !strings.Contains(fold.Text(), "Housekeeping by the control plane is hidden") {
+		t.Fatalf("no fold line: %q", fold.Text())
+	}
+	show, _ := fold.Find(tid("ledger-fold-toggle")).Attr("href")
+	rec, doc = get(t, e, show)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%s: status %d", show, rec.Code)
+	}
+	if got := strings.Join(rowsOf(doc, "flowschemas", name), ", "); !strings.Contains(got, "system:apiserver status") ||
+		!strings.Contains(got, "admin create") {
+		t.Errorf("%s: rows of %s %q, want the API server's status write and the create", show, name, got)
+	}
+}
