@@ -12,37 +12,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/ledger"
-	"github.com/clusterdesk/clusterdesk/internal/testpg"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // A real PostgreSQL ledger that stops answering: pgx's error names the
 // database's user, database and host (here its socket directory); the
 // public /readyz says only that the ledger is unreachable.
 func TestReadyzHidesThePostgresError(t *testing.T) {
-	pg, err := testpg.Start()
-	if err != nil {
+	store, dsn, stopPostgres := testfixtures.PostgresLedger(t)
+	if err := stopPostgres(); err != nil {
 		t.Fatal(err)
 	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			pg.Stop()
-		}
-	})
-	dsn, err := pg.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := ledger.Open(context.Background(), dsn, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := pg.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	stopped = true
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -23,9 +23,8 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
-	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
-	"github.com/clusterdesk/clusterdesk/internal/testpg"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // The ledger's PostgreSQL goes away: the audit webhook answers 503 (the API
@@ -34,25 +33,7 @@ import (
 // work: the decision is the API server's.
 func TestLedgerDatabaseDown(t *testing.T) {
 	testcluster.Require(t)
-	pg, err := testpg.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			pg.Stop()
-		}
-	})
-	dsn, err := pg.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := ledger.Open(context.Background(), dsn, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store, _, stopPostgres := testfixtures.PostgresLedger(t)
 
 	// The webhook, as cmd/clusterdesk serves it, on a port of its own.
 	w := testcluster.RequireAuditWebhook(t)
@@ -119,10 +100,9 @@ func TestLedgerDatabaseDown(t *testing.T) {
 		t.Fatalf("with the database up the webhook answers %d", code)
 	}
 
-	if err := pg.Stop(); err != nil {
+	if err := stopPostgres(); err != nil {
 		t.Fatal(err)
 	}
-	stopped = true
 
 	if code := post(); code != http.StatusServiceUnavailable {
 		t.Errorf("with the database down the webhook answers %d, want 503 (the API server retries it)", code)

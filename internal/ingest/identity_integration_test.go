@@ -20,7 +20,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
-	"github.com/clusterdesk/clusterdesk/internal/testpg"
+	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // The attacks of issue 43 on the ledger, each against the devcluster's real
@@ -30,24 +30,7 @@ import (
 // pgLedger is a ledger in a throwaway PostgreSQL.
 func pgLedger(t *testing.T) ledger.Store {
 	t.Helper()
-	pg, err := testpg.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := pg.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	dsn, err := pg.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := ledger.Open(context.Background(), dsn, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store, _, _ := testfixtures.PostgresLedger(t)
 	return store
 }
 
