@@ -28,6 +28,10 @@ async function classify(page: Page, fill: Record<string, string>, nonResource = 
 }
 
 test('build a FlowSchema with two rules in the form, preview, save, classify to it, delete it', async ({ page }, info) => {
+  // About forty steps, each a round trip to the console and most to the API
+  // server: 35 s in make test beside the integration layer on 2 cores (it
+  // failed there at the default 30 s).
+  test.setTimeout(90_000);
   const name = `e2e-form-${Date.now()}`;
   const precedence = 700;
 

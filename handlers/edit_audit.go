@@ -64,8 +64,11 @@ func (t auditTrail) record(c echo.Context, r writeRecord) {
 	}
 	rec.Finish(r.Err)
 	if t.rec == nil {
-		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "group", r.Group, "resource", r.Resource, "name", r.Name,
-			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "result", rec.Result, "err", errString(r.Err)}
+		// group and resource last: the line's first fields keep the order
+		// that people's (and the tests') searches of the log were written for.
+		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
+			"rvBefore", r.Before, "rvAfter", r.After, "dryRun", r.DryRun, "result", rec.Result, "err", errString(r.Err),
+			"group", r.Group, "resource", r.Resource}
 		if r.Propagation != "" {
 			args = append(args, "propagation", r.Propagation)
 		}

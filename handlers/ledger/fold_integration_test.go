@@ -85,22 +85,25 @@ func TestFirstPageAfterRealControlPlaneActivity(t *testing.T) {
 	}
 	t.Cleanup(func() { admin.FlowcontrolV1().FlowSchemas().Delete(context.Background(), name, metav1.DeleteOptions{}) })
 
-	// Wait until the ledger holds the API server's status write.
+	// Wait until the ledger holds the API server's status write and the
+	// person's create: with two API servers each sends its own batches, so
+	// either may arrive first.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		pg, err := store.Query(ctx, ledger.Query{Kind: "flowschemas", Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := false
+		status, create := false, false
 		for _, e := range pg.Entries {
-			found = found || (e.User == "system:apiserver" && e.Action == ledger.ActionStatus && ledger.IsHousekeeping(e))
+			status = status || (e.User == "system:apiserver" && e.Action == ledger.ActionStatus && ledger.IsHousekeeping(e))
+			create = create || (e.User == "admin" && e.Action == ledger.ActionCreate)
 		}
-		if found {
+		if status && create {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no status write by system:apiserver to %s after 60 s: %d entries of it", name, len(pg.Entries))
+			t.Fatalf("after 60 s, of %s: status write by system:apiserver %v, admin's create %v (%d entries)", name, status, create, len(pg.Entries))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
