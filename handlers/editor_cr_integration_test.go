@@ -84,6 +84,17 @@ func installCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
 		}
 		return false
 	})
+	// Established is the CRD's status in etcd; the instance that serves this
+	// test's requests answers for the new resource only once its own CRD
+	// informer has seen that status (apiextensions-apiserver's crdHandler
+	// answers 404 until then: pkg/apiserver/customresource_handler.go). A
+	// create right after Established failed so in CI ("the server could not
+	// find the requested resource"): wait until a list is served.
+	cr := dyn.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: crd.Spec.Versions[0].Name, Resource: crd.Spec.Names.Plural})
+	waitFor(t, crd.Name+" to be served", 30*time.Second, func() bool {
+		_, err := cr.List(context.Background(), metav1.ListOptions{Limit: 1})
+		return err == nil
+	})
 }
 
 func TestCustomResourceInstancesAndEditor(t *testing.T) {
