@@ -82,14 +82,16 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 # tests start.
 .PHONY: test
 test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit, then test-integration and e2e side by side on two devclusters, then test-compat
-	scripts/go-test-unit.sh
+	scripts/timed.sh "unit layer: go-test-unit.sh" scripts/go-test-unit.sh
 	rm -rf $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e
-	DEVCLUSTER_MEANWHILE='$(TEST_UNIT_REST)' \
-	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
+	DEVCLUSTER_MEANWHILE='TIMEFORMAT="timed: unit layer, the rest (fuzz, devcluster modules) took %0R s wall, %0U s user + %0S s system CPU"; time { $(TEST_UNIT_REST); }' \
+	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) \
+	  scripts/timed.sh "integration and browser layers side by side, with their devclusters' start" \
+	  scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
 	  scripts/beside.sh e2e $(CACHE)/test-e2e.log '$(E2E_RUN)' test-integration \
 	  env DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
 	    bash -c '$(GO_INTEGRATION) && $(BENCH_ROUNDS)'
-	$(COMPAT_RUN)
+	scripts/timed.sh "compat layer" bash -c '$(COMPAT_RUN)'
 
 # The integration devcluster runs two kube-apiserver instances (issue 30), so
 # the tests of the per-instance load run in CI on the cluster the other
