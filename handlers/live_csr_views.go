@@ -92,7 +92,7 @@ func csrViewOf(s string) (csrqueue.Query, labels.Selector, bool) {
 	if canon.Encode() != v.Encode() || canon.Encode() != s {
 		return csrqueue.Query{}, nil, false
 	}
-	sel, err := present.ParseSelector(q.Selector)
+	sel, err := page.ParseSelector(q.Selector)
 	if err != nil {
 		return csrqueue.Query{}, nil, false
 	}

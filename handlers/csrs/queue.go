@@ -73,7 +73,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	if !h.d.Lists.MayListKind(c) { // the route's kindAccess (handlers/access.go)
 		return forbidden(nil)
 	}
-	sel, selErr := present.ParseSelector(q.Selector)
+	sel, selErr := page.ParseSelector(q.Selector)
 	if selErr != nil {
 		sel = labels.Nothing()
 	}

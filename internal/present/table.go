@@ -38,7 +38,8 @@ type ListQuery struct {
 	Page   int // 1-based; 0 is the first page
 	// Selector is the label selector as typed (selector=, kubectl -l syntax);
 	// Labels is it parsed (nil: every object), or SelectorErr says why it
-	// could not be, and the list then shows no rows (selector.go).
+	// could not be, and the list then shows no rows (selector.go). The page
+	// layer reads all of it from the request (handlers/page.ParseListQuery).
 	Selector    string
 	Labels      labels.Selector
 	SelectorErr error
@@ -48,22 +49,6 @@ type ListQuery struct {
 	// and the list then shows no rows.
 	Lint    string
 	LintErr error
-}
-
-// ParseListQuery reads q, selector, lint, sort, dir and page from a URL query.
-// Unknown sort keys are kept here and ignored by table (name order is the
-// fallback).
-func ParseListQuery(v url.Values) ListQuery {
-	q := ListQuery{
-		Filter:   strings.TrimSpace(v.Get("q")),
-		Selector: strings.TrimSpace(v.Get("selector")),
-		Lint:     strings.TrimSpace(v.Get("lint")),
-		Sort:     v.Get("sort"),
-		Desc:     v.Get("dir") == "desc",
-		Page:     parsePage(v),
-	}
-	q.Labels, q.SelectorErr = ParseSelector(q.Selector)
-	return q
 }
 
 // Selects reports whether the query's label selector keeps an object with
