@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -24,9 +25,9 @@ type column struct {
 // timestamp, not by its "3d4h" text).
 type row struct {
 	model.Row
-	sortKeys []string   // one per column
-	search   string     // lower-cased text the filter matches against
-	lints    lintCounts // the lints column's counts, for the lint= filter (list_lint.go)
+	sortKeys []string        // one per column
+	search   string          // lower-cased text the filter matches against
+	lints    admission.Tally // the lints column's counts, for the lint= filter (list_lint.go)
 }
 
 // ListQuery is what the browser asked of a list: filter text, sort order and
