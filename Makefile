@@ -177,7 +177,7 @@ test-compat: build devcluster-compat ## The FlowSchema integration tests on kube
 # testdata/fuzz/<function>/ and from then on runs in every go test: commit it.
 FUZZ_TARGETS := internal/csr:FuzzDecode internal/csr:FuzzCheck internal/docs:FuzzMarkdown \
   internal/live:FuzzReply internal/live:FuzzPublish internal/edit:FuzzParse internal/edit:FuzzBase \
-  internal/apf:FuzzClassify internal/present:FuzzClassifyForm internal/flowschemaform:FuzzFlowSchemaForm
+  internal/apf:FuzzClassify handlers/flowschemas:FuzzClassifyForm internal/flowschemaform:FuzzFlowSchemaForm
 # An execution count, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with "context deadline exceeded" when a loaded machine starves its
 # workers at the deadline (golang/go#75804, fixed in Go 1.27). 20,000 runs take

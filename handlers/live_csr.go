@@ -3,6 +3,7 @@ package handlers
 import (
 	"time"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -13,11 +14,10 @@ import (
 // changed CSRs and the state tabs' counts (the queue's rows are its own, not
 // the generic list's). ok is false when the cache cannot say (not synced).
 func (l *LiveUpdates) csrQueueRows(names []string, now time.Time) (live.Message, bool) {
-	env := present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks()}
-	ch, err := l.csrQueue.Live(names, env.Engine())
+	ch, err := l.csrQueue.Live(names, csrqueue.Env{Now: now, Words: present.CSRQueueWords{}})
 	if err != nil {
 		return live.Message{}, false
 	}
-	u := present.CSRQueueLiveOf(ch, env)
+	u := present.CSRQueueLiveOf(ch, present.CSRQueueEnv{Now: now})
 	return live.Message{Topic: rowsTopic(kube.CSRs), Event: rowsTopic(kube.CSRs), Data: mustRender(pages.CSRQueueLiveRows(u))}, true
 }

@@ -92,7 +92,7 @@ func csrViewOf(s string) (csrqueue.Query, labels.Selector, bool) {
 	if canon.Encode() != v.Encode() || canon.Encode() != s {
 		return csrqueue.Query{}, nil, false
 	}
-	sel, err := present.ParseSelector(q.Selector)
+	sel, err := page.ParseSelector(q.Selector)
 	if err != nil {
 		return csrqueue.Query{}, nil, false
 	}
@@ -206,7 +206,7 @@ func (l *LiveUpdates) csrVerdictViewMessages(now time.Time) []live.Message {
 // its tabs show changed, the message that tells them what. v then holds the
 // page now.
 func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.Message, bool) {
-	env := present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks(), Labels: v.labels}
+	env := present.CSRQueueEnv{Now: now}
 	if pol := l.csrQueue.Policies(); v.verdicts && pol != nil && pol.Err == nil {
 		// Shared by every tab of the view, whose users may all list the
 		// policies (csrViewKey).
@@ -217,7 +217,8 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 		env.MayDecide = func(string) bool { return true }
 		env.MayDelete = true
 	}
-	res, err := l.csrQueue.Run(v.query, env.Engine())
+	res, err := l.csrQueue.Run(v.query, csrqueue.Env{Now: now, Words: present.CSRQueueWords{}, MayDecide: env.MayDecide,
+		Labels: v.labels, Policies: env.Policies})
 	if err != nil {
 		v.known = false // not synced or not readable: the tabs fetch it once it is
 		return live.Message{}, false

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -107,7 +108,7 @@ func (h *Handlers) list(c echo.Context) error {
 		return err
 	}
 	chrome := h.chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
-	q := present.ParseListQuery(c.QueryParams())
+	q := page.ParseListQuery(c.QueryParams())
 	q.LintErr = present.LintFilterError(string(kind.ID), q.Lint)
 	status := http.StatusOK
 	var page model.ListPage

@@ -186,7 +186,7 @@ func (h *Handlers) showCleanup(c echo.Context, t cleanupTarget, f cleanup.Filter
 	}
 	lo, hi := 0, len(sel.Items)
 	if f.Picked == nil { // ticked rows are few and posted: one page shows them all
-		lo, hi, p.Pager = present.CleanupWindow(len(sel.Items), query, t.preview, filterQuery(f))
+		lo, hi, p.Pager = present.CleanupWindow(len(sel.Items), page.ParsePage(query), t.preview, filterQuery(f))
 	}
 	shown := sel.Items[lo:hi]
 	outcomes := h.cleanupCase(c).DryRun(ctx, t.target, shown)

@@ -73,27 +73,27 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	if !h.d.Lists.MayListKind(c) { // the route's kindAccess (handlers/access.go)
 		return forbidden(nil)
 	}
-	sel, selErr := present.ParseSelector(q.Selector)
+	sel, selErr := page.ParseSelector(q.Selector)
 	if selErr != nil {
 		sel = labels.Nothing()
 	}
 	env := present.CSRQueueEnv{
 		Now:       time.Now(),
-		Checks:    h.d.Queue.Checks(),
 		MayDecide: h.decisions(c).MayDecide(c.Request().Context()),
 		Selected:  selected,
-		Labels:    sel,
 		MayDelete: h.d.Lists.MayDeleteAll(c, kube.CSRs),
 		Policies:  h.policies(c),
 	}
 	// The queue reads its index, kept per change of the informer cache; it
 	// lists the cache only for its first view (then the cache's errors).
-	res, err := h.d.Queue.Run(q, env.Engine())
+	res, err := h.d.Queue.Run(q, csrqueue.Env{Now: env.Now, Words: present.CSRQueueWords{}, MayDecide: env.MayDecide,
+		Labels: sel, Policies: env.Policies})
 	switch {
 	case apierrors.IsForbidden(err):
 		return forbidden(err)
 	case errors.Is(err, kube.ErrNotSynced):
-		qp := present.CSRQueue(nil, q, present.CSRQueueEnv{Now: time.Now()})
+		empty := csrqueue.Run(nil, q, csrqueue.Env{Now: env.Now, Words: present.CSRQueueWords{}})
+		qp := present.CSRQueueOf(empty, q, present.CSRQueueEnv{Now: env.Now})
 		qp.Chrome, qp.Empty = chrome, "Loading "+kind.Title+"…"
 		return qp, http.StatusServiceUnavailable, nil
 	case err != nil:

@@ -135,7 +135,7 @@ func (h *Handlers) crInstances(c echo.Context) error {
 	}
 	cont := c.QueryParam("continue")
 	p.Selector = strings.TrimSpace(c.QueryParam("selector"))
-	if _, err := present.ParseSelector(p.Selector); err != nil {
+	if _, err := page.ParseSelector(p.Selector); err != nil {
 		// Refused here with the parser the API server uses, so the message
 		// is the same and no request is spent on it.
 		p.SelectorError = err.Error()

@@ -60,7 +60,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	q := present.ParseListQuery(c.QueryParams())
+	q := page.ParseListQuery(c.QueryParams())
 	// The overview has no lint filter (present.LintFilterError says so): a
 	// lint= link must not show every FlowSchema as if it had filtered them.
 	q.LintErr = present.LintFilterError(string(kind.ID), q.Lint)
@@ -117,7 +117,7 @@ func (h *Handlers) classify(c echo.Context) error {
 		Chrome: chrome, Form: present.NewClassifyForm(), Examples: present.ClassifyExamples(),
 		Action: urls.Classify, ListHref: urls.FlowSchemas,
 	}
-	if f := present.ParseClassifyForm(c.QueryParams()); f.Submitted {
+	if f := parseClassifyForm(c.QueryParams()); f.Submitted {
 		p.Form = f
 	}
 	if !ok {

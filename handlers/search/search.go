@@ -48,7 +48,7 @@ func (h *Handlers) Register(e *echo.Echo) {
 // is searched only if the signed-in user may list it, the same check the list
 // pages make, so the search never reveals names a list page would not.
 func (h *Handlers) search(c echo.Context) error {
-	q := present.ParseSearchQuery(c.QueryParams())
+	q := parseQuery(c.QueryParams())
 	var sources []present.SearchSource
 	if q != "" {
 		for _, st := range h.d.Cluster.Statuses() {

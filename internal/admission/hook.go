@@ -1,7 +1,9 @@
 // Package admission explains admission webhook configurations: a summary of
 // each webhook with the API server's defaults filled in, and safety lints
 // that say what can go wrong before it does. It is pure: lookups of Services
-// and EndpointSlices are done by the caller and passed in as Backend.
+// and EndpointSlices are done by the caller and passed in as Backend. Its one
+// state is a bounded memo of the list pages' lint tallies per object version
+// (tally_memo.go), kept here beside the caBundle parsing it spares.
 package admission
 
 import (

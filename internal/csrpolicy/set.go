@@ -68,16 +68,13 @@ func (s *Set) Current() *Compiled {
 	return s.cur
 }
 
-// CompileAll compiles every object into one generation of policies.
+// CompileAll compiles every object into one generation of policies; an
+// object version compiled before (by an earlier generation, or for the
+// policies' pages) is not compiled again (CompileObject).
 func CompileAll(gen uint64, objs []*unstructured.Unstructured) *Compiled {
 	c := &Compiled{Gen: gen, Policies: make([]Entry, 0, len(objs))}
 	for _, o := range objs {
-		pol, err := FromObject(o)
-		e := Entry{Policy: pol, Err: err}
-		if err == nil {
-			e.Program, e.Err = Compile(pol)
-		}
-		c.Policies = append(c.Policies, e)
+		c.Policies = append(c.Policies, CompileObject(o))
 	}
 	slices.SortFunc(c.Policies, func(a, b Entry) int { return cmp.Compare(a.Policy.Name, b.Policy.Name) })
 	return c

@@ -15,7 +15,9 @@
 // internal/csr (decoding, checks) and nothing of the web layer or present.
 //
 // The text filter matches what a row shows, and only that. The row's
-// wording belongs to the presenter, so the presenter lends it as Words; the
-// queue searches those words and caches the parts that depend on the object
-// alone.
+// wording belongs to the presenter, so the page that asks for a view lends
+// the presenter's (present.CSRQueueWords) as Words; the queue searches those
+// words and caches the parts that depend on the object alone. A Queue wires
+// in what it owns (its cache, its decoders, the page size: Queue.Run), so the
+// presenter only lays out what the engine returns.
 package csrqueue

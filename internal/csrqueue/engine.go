@@ -14,7 +14,14 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 )
 
-// Env is what a view of the queue needs besides the CSRs and the query.
+// PageSize is how many rows one page of the queue holds unless the view asks
+// for another size (Env.PageSize), as many as a generic list's page.
+const PageSize = 100
+
+// Env is what a view of the queue needs besides the CSRs and the query. The
+// page that asks for the view gives the time, who may decide, the labels
+// and the policies, and lends the presenter's Words; a Queue brings its own
+// Checks and Cache (Queue.Run, Queue.Live).
 type Env struct {
 	Now    time.Time
 	Checks Checks
@@ -24,7 +31,7 @@ type Env struct {
 	// nil means nowhere. The result says whether any pending request is
 	// decidable (Result.Decidable).
 	MayDecide func(signer string) bool
-	// PageSize is the rows one page holds (at least 1). Filters, tabs,
+	// PageSize is the rows one page holds (0: PageSize). Filters, tabs,
 	// counts and sort run over every CSR; only the rows are paged.
 	PageSize int
 	// Cache keeps per-CSR work between views (nil: none kept).
@@ -160,6 +167,7 @@ func (it *Item) DuplicatesID() string {
 // (when given) is brought to hold items, one map lookup per CSR; a Queue's
 // Run reads its index without a list (index_run.go does the view).
 func Run(items []*certificatesv1.CertificateSigningRequest, q Query, env Env) Result {
+	env.PageSize = cmp.Or(env.PageSize, PageSize)
 	cache := env.Cache
 	if cache == nil {
 		cache = &Cache{}

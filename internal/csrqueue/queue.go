@@ -1,6 +1,7 @@
 package csrqueue
 
 import (
+	"cmp"
 	"sync/atomic"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
@@ -89,23 +90,36 @@ func (q *Queue) with(checks Checks, fn func(c *Cache)) error {
 	return nil
 }
 
-// Run lays out one view of the source's CSRs (see the package's Run);
-// env.Cache is the queue's own.
+// Run lays out one view of the source's CSRs (see the package's Run) with
+// the queue's own cache and checks (wire).
 func (q *Queue) Run(query Query, env Env) (Result, error) {
-	env.Cache = q.facts
+	env = q.wire(env)
 	q.warmVerdicts(query, env.Checks, env.Policies)
 	var res Result
 	err := q.with(env.Checks, func(c *Cache) { res = c.run(query, env) })
 	return res, err
 }
 
-// Live works out what changed for the named CSRs (see the package's Live);
-// env.Cache is the queue's own.
+// Live works out what changed for the named CSRs (see the package's Live)
+// with the queue's own cache and checks (wire).
 func (q *Queue) Live(names []string, env Env) (Change, error) {
-	env.Cache = q.facts
+	env = q.wire(env)
 	var ch Change
 	err := q.with(env.Checks, func(c *Cache) { ch = c.live(names, env) })
 	return ch, err
+}
+
+// wire completes a view's env with what the queue owns: its cache (always:
+// one cache serves one queue), its memos' decoders unless env brings its
+// own (a test's counting decoder), and the default page size.
+func (q *Queue) wire(env Env) Env {
+	env.Cache = q.facts
+	if env.Checks.Decode == nil && env.Checks.Transient == nil {
+		own := q.Checks()
+		env.Checks.Decode, env.Checks.Transient = own.Decode, own.Transient
+	}
+	env.PageSize = cmp.Or(env.PageSize, PageSize)
+	return env
 }
 
 // Storms returns the storm index of the source's CSRs, kept per CSR change

@@ -205,6 +205,19 @@ var rules = []rule{
 		forbidden: func(_, to string) bool { return hasPrefix(to, webLayer...) && to != module+"/views/model" },
 	},
 	{
+		// Presenters map objects to view models and keep nothing between
+		// calls: a memo or cache belongs to the package that owns its data
+		// (csrpolicy's compilations, admission's lint tallies, csrqueue's
+		// index), where its bound and its invalidation are that data's. The
+		// imports catch a lock or an LRU; a bare package-level map would
+		// pass, and review must catch that.
+		name:    "present keeps no process-wide state (no sync, no LRU)",
+		applies: func(p string) bool { return under(p, "internal/present") },
+		forbidden: func(_, to string) bool {
+			return hasPrefix(to, "sync", "github.com/hashicorp/golang-lru")
+		},
+	},
+	{
 		name:    "live imports no handlers and no echo",
 		applies: func(p string) bool { return under(p, "internal/live") },
 		forbidden: func(_, to string) bool {
@@ -377,7 +390,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 	add(m("internal/csr"), "github.com/a-h/templ", m("handlers"))
 	add(m("internal/apf"), m("views/model"))
 	add(m("internal/csrqueue"), m("internal/present"))
-	add(m("internal/present"), m("views/components"))
+	add(m("internal/present"), m("views/components"), "sync", "github.com/hashicorp/golang-lru/v2")
 	add(m("internal/live"), "github.com/labstack/echo/v4")
 	add(m("internal/kube"), m("internal/audit"))
 	add(m("handlers"), "k8s.io/client-go/kubernetes")
@@ -395,6 +408,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"internal packages import no views (present builds view models): internal/apf -> views/model",
 		"only handlers and cmd import present (engines and use cases sit below it): internal/csrqueue -> internal/present",
 		"present imports views/model only: internal/present -> views/components",
+		"present keeps no process-wide state (no sync, no LRU): internal/present -> sync",
+		"present keeps no process-wide state (no sync, no LRU): internal/present -> github.com/hashicorp/golang-lru/v2",
 		"live imports no handlers and no echo: internal/live -> github.com/labstack/echo/v4",
 		"internal/kube imports no other package of the module: internal/kube -> internal/audit",
 		"handlers import no client-go: handlers -> k8s.io/client-go/kubernetes",

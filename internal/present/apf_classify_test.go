@@ -1,29 +1,14 @@
 package present
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
-	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
-
-func TestParseClassifyForm(t *testing.T) {
-	if f := ParseClassifyForm(url.Values{}); f.Submitted {
-		t.Error("an empty query is not a submission")
-	}
-	if f := ParseClassifyForm(url.Values{"q": {"x"}}); f.Submitted {
-		t.Error("unrelated parameters are not a submission")
-	}
-	f := ParseClassifyForm(url.Values{"user": {" bob "}, "verb": {"LIST"}, "kind": {"nonresource"}, "exact": {"1"}, "path": {"/version"}})
-	if !f.Submitted || f.User != "bob" || f.Verb != "list" || !f.NonResource || !f.ExactGroups || f.Path != "/version" {
-		t.Errorf("parsed %+v", f)
-	}
-}
 
 func TestClassifyRequest(t *testing.T) {
 	cases := []struct {
@@ -79,29 +64,6 @@ func TestClassifyRequest(t *testing.T) {
 				t.Errorf("got  %+v\nwant %+v", req, c.want)
 			}
 		})
-	}
-}
-
-func TestClassifyExamplesClassify(t *testing.T) {
-	fss, pls := testfixtures.DefaultAPF(t)
-	want := []string{"exempt", "system-leader-election", "system-node-high", "service-accounts", "probes", "global-default"}
-	exs := ClassifyExamples()
-	if len(exs) != len(want) {
-		t.Fatalf("%d examples", len(exs))
-	}
-	for i, ex := range exs {
-		u, err := url.Parse(ex.Href)
-		if err != nil || u.Path != urls.Classify {
-			t.Fatalf("%s: href %s", ex.Label, ex.Href)
-		}
-		f := ParseClassifyForm(u.Query())
-		req, errs := ClassifyRequest(f)
-		if len(errs) > 0 {
-			t.Fatalf("%s: %v", ex.Label, errs)
-		}
-		if got := apf.Classify(fss, apf.LevelsOf(pls), req).FlowSchema.Name; got != want[i] {
-			t.Errorf("%s: classified to %s, want %s", ex.Label, got, want[i])
-		}
 	}
 }
 

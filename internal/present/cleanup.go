@@ -18,10 +18,11 @@ import (
 const CleanupPageSize = 50
 
 // CleanupWindow is the part [lo, hi) of n selected objects that the preview's
-// page (from the query's page=N) lists, and its pager; action and v are the
-// preview's URL and query without the page.
-func CleanupWindow(n int, query url.Values, action string, v url.Values) (lo, hi int, p model.Pager) {
-	return paginate(parsePage(query), CleanupPageSize, n, func(page int) string { return withPage(action, v, page) })
+// page (1-based; 0 is the first, as handlers/page.ParsePage reads page=N)
+// lists, and its pager; action and v are the preview's URL and query without
+// the page.
+func CleanupWindow(n, page int, action string, v url.Values) (lo, hi int, p model.Pager) {
+	return paginate(page, CleanupPageSize, n, func(n int) string { return withPage(action, v, n) })
 }
 
 // CleanupWhat words a filter: "decided, signer example.com/x, older than 7d, labels team=a".

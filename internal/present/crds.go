@@ -1,7 +1,6 @@
 package present
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -78,8 +77,8 @@ func CRDList(items []*apiextensionsv1.CustomResourceDefinition, q ListQuery, now
 	for _, c := range items {
 		ageC, ageKey := ageCell(c.CreationTimestamp, now)
 		status := crdStatus(c)
-		lints := memoLints(kind, c, now, func() lintCounts { return crdLints(crd.Lint(c, now)) })
-		lintC, lintKey := lints.cell()
+		lints := admission.ListTally(kind, c, now, func() admission.Tally { return admission.TallyOf(crd.Lint(c, now), crd.IsDrift) })
+		lintC, lintKey := lintCell(lints)
 		r := newRow(kind, action, c.Name, []model.Cell{
 			{Text: c.Spec.Group, Mono: true},
 			{Text: c.Spec.Names.Kind},
@@ -93,13 +92,6 @@ func CRDList(items []*apiextensionsv1.CustomResourceDefinition, q ListQuery, now
 		rows = append(rows, r)
 	}
 	return table(kind, "CustomResourceDefinitions", action, crdColumns, rows, q)
-}
-
-// crdLints counts a CRD's findings and notes its stored-version drift.
-func crdLints(fs []admission.Finding) lintCounts {
-	c := countFindings(fs)
-	c.Drift = slices.ContainsFunc(fs, func(f admission.Finding) bool { return crd.IsDrift(f.Code) })
-	return c
 }
 
 // CRDDetail lays out one CustomResourceDefinition: names, versions with

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,45 +27,6 @@ var csrPolicyColumns = []column{
 	{"age", "Age", true},
 }
 
-// compiledPolicy is one policy object read and compiled: its program, or
-// why it would not run.
-type compiledPolicy struct {
-	pol csrpolicy.Policy
-	err error
-}
-
-// policyMemo keeps each policy object's compilation by UID and
-// resourceVersion: compiling costs milliseconds, and a list's live rows
-// would otherwise compile every policy on every change of one. Bounded: a
-// full memo starts over.
-var policyMemo = struct {
-	sync.Mutex
-	m map[string]compiledPolicy
-}{m: map[string]compiledPolicy{}}
-
-const policyMemoSize = 1024
-
-func compilePolicy(u *unstructured.Unstructured) compiledPolicy {
-	key := string(u.GetUID()) + "/" + u.GetResourceVersion()
-	policyMemo.Lock()
-	c, ok := policyMemo.m[key]
-	policyMemo.Unlock()
-	if ok {
-		return c
-	}
-	c.pol, c.err = csrpolicy.FromObject(u)
-	if c.err == nil {
-		_, c.err = csrpolicy.Compile(c.pol)
-	}
-	policyMemo.Lock()
-	if len(policyMemo.m) >= policyMemoSize {
-		policyMemo.m = map[string]compiledPolicy{}
-	}
-	policyMemo.m[key] = c
-	policyMemo.Unlock()
-	return c
-}
-
 // policyRuns is a policy's state in a word: whether it would run.
 func policyRuns(err error) model.Badge {
 	if err != nil {
@@ -88,18 +48,18 @@ func CSRPolicyList(items []*unstructured.Unstructured, q ListQuery, now time.Tim
 	action := urls.List(csrPolicyKind)
 	rows := make([]row, 0, len(items))
 	for _, u := range items {
-		c := compilePolicy(u)
+		c := csrpolicy.CompileObject(u)
 		ageC, ageKey := ageCell(u.GetCreationTimestamp(), now)
-		signers := join(c.pol.Signers)
-		runs := policyRuns(c.err)
+		signers := join(c.Policy.Signers)
+		runs := policyRuns(c.Err)
 		cells := []model.Cell{
 			{Text: signers, Mono: true},
-			{Badges: []model.Badge{decisionBadge(c.pol.Decision)}},
+			{Badges: []model.Badge{decisionBadge(c.Policy.Decision)}},
 			{Badges: []model.Badge{runs}},
 			ageC,
 		}
 		rows = append(rows, newRow(csrPolicyKind, action, u.GetName(), cells,
-			[]string{signers, string(c.pol.Decision), runs.Text, ageKey}))
+			[]string{signers, string(c.Policy.Decision), runs.Text, ageKey}))
 	}
 	return table(csrPolicyKind, "CSRApprovalPolicies", action, csrPolicyColumns, rows, q)
 }
@@ -108,29 +68,29 @@ func CSRPolicyList(items []*unstructured.Unstructured, q ListQuery, now time.Tim
 // CEL, and where its error is when it would not run; the comparison with past
 // decisions is a link (it reads the requests and their Nodes as the user).
 func CSRPolicyDetail(u *unstructured.Unstructured, now time.Time) model.DetailPage {
-	c := compilePolicy(u)
+	c := csrpolicy.CompileObject(u)
 	ageText, ageTitle, _ := age(u.GetCreationTimestamp(), now)
 	p := model.DetailPage{
 		KindID: csrPolicyKind, KindTitle: "CSRApprovalPolicies", Name: u.GetName(),
-		Status: policyRuns(c.err),
+		Status: policyRuns(c.Err),
 		Fields: []model.Field{
-			{Label: "Signers", Value: join(c.pol.Signers), Mono: true},
-			{Label: "Decision", Badges: []model.Badge{decisionBadge(c.pol.Decision)}},
-			{Label: "Reason", Value: c.pol.Reason},
-			{Label: "Message", Value: c.pol.Message},
+			{Label: "Signers", Value: join(c.Policy.Signers), Mono: true},
+			{Label: "Decision", Badges: []model.Badge{decisionBadge(c.Policy.Decision)}},
+			{Label: "Reason", Value: c.Policy.Reason},
+			{Label: "Message", Value: c.Policy.Message},
 			{Label: "Age", Value: ageText, Hint: ageTitle},
 		},
 	}
 	expr := model.Section{Title: "Expression (CEL)", TestID: "policy-expression",
 		Columns: []string{"Line", "CEL"}}
-	for i, line := range strings.Split(strings.TrimRight(c.pol.Expression, "\n"), "\n") {
+	for i, line := range strings.Split(strings.TrimRight(c.Policy.Expression, "\n"), "\n") {
 		expr.Rows = append(expr.Rows, []string{strconv.Itoa(i + 1), line})
 	}
 	p.Sections = append(p.Sections, expr)
-	if c.err != nil {
-		msg := c.err.Error()
+	if c.Err != nil {
+		msg := c.Err.Error()
 		var ce *csrpolicy.CompileError
-		if errors.As(c.err, &ce) {
+		if errors.As(c.Err, &ce) {
 			if n := ce.ExpressionLine(); n > 0 {
 				msg = "Line " + strconv.Itoa(n) + " of the expression: " + ce.Issues
 			}

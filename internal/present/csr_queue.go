@@ -8,7 +8,6 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
@@ -35,25 +34,20 @@ var csrQueueColumns = []column{
 	{csrqueue.SortDuration, "Requested duration", true},
 }
 
-// CSRQueueEnv is what the queue's page needs besides the CSRs and the query.
+// CSRQueueEnv is what the queue's page needs besides the engine's view
+// (csrqueue.Result) and the query.
 type CSRQueueEnv struct {
-	Now    time.Time
-	Checks csrqueue.Checks
+	Now time.Time
 	// MayDecide reports whether the user may approve and deny for a signer;
 	// nil means nowhere (read-only mode, or no permission checked).
 	MayDecide func(signer string) bool
-	// PageSize is the rows one page renders (0: PageSize). Filters, tabs,
-	// counts and sort run over every CSR; only the rows are paged.
+	// PageSize is the rows one page renders (0: csrqueue.PageSize), the
+	// engine's page size of the view.
 	PageSize int
 	// Selected pre-selects rows, e.g. the CSRs a bulk decision failed for, by
 	// their selection value (model.CSRRow.SelectValue: UID and name), so a CSR
 	// replaced under the same name is not ticked for the person.
 	Selected []string
-	// Cache keeps per-CSR work between views (nil: none kept).
-	Cache *csrqueue.Cache
-	// Labels keeps only the CSRs whose labels it selects (nil: every CSR;
-	// labels.Nothing() for a selector that did not parse).
-	Labels labels.Selector
 	// MayDelete offers the bulk form's "Delete selected" and, on a decided
 	// state's tab, the requests' tick boxes (elsewhere a box still means
 	// "decidable"); RBAC decides again on the preview.
@@ -63,23 +57,10 @@ type CSRQueueEnv struct {
 	Policies *csrpolicy.Compiled
 }
 
-// Engine is the env of the queue's engine for env: the rows' wording is
-// the presenter's (the text filter searches what a row shows).
-func (env CSRQueueEnv) Engine() csrqueue.Env {
-	return csrqueue.Env{Now: env.Now, Checks: env.Checks, Words: queueWords{}, MayDecide: env.MayDecide,
-		PageSize: cmp.Or(env.PageSize, PageSize), Cache: env.Cache, Labels: env.Labels,
-		Policies: env.Policies}
-}
-
-// CSRQueue lays out one view of the approval queue (csrqueue.Run decides
-// which CSRs, in which order, on which page): filters, state tabs with
-// counts, the rows with the checks' findings, the pager.
-func CSRQueue(items []*certificatesv1.CertificateSigningRequest, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
-	return CSRQueueOf(csrqueue.Run(items, q, env.Engine()), q, env)
-}
-
-// CSRQueueOf lays out a view the queue's engine made (csrqueue.Queue.Run,
-// which reads its index, not a list of every CSR) for q and env.
+// CSRQueueOf lays out one view of the approval queue that the queue's engine
+// made (csrqueue.Queue.Run, which reads its index, not a list of every CSR;
+// csrqueue.Run over a list) for q and env: filters, state tabs with counts,
+// the rows with the checks' findings, the pager.
 func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSRQueuePage {
 	const action = urls.CSRs
 	page := model.CSRQueuePage{
@@ -97,7 +78,7 @@ func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSR
 		page.Group = groupModel(res.Group, nil, env)
 	}
 	view := q.Values()
-	_, _, pager := paginate(res.Page, cmp.Or(env.PageSize, PageSize), res.Rows, func(n int) string { return withPage(action, view, n) })
+	_, _, pager := paginate(res.Page, cmp.Or(env.PageSize, csrqueue.PageSize), res.Rows, func(n int) string { return withPage(action, view, n) })
 	page.Pager, page.View = pager, withPage(action, view, pager.Page)
 	// A bulk decision comes back to this page of this view.
 	page.Return = view.Encode()
@@ -132,22 +113,23 @@ func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSR
 	return page
 }
 
-// queueWords is how the queue's rows word what its text filter searches
-// (csrqueue.Words): the same functions lay out the rows below.
-type queueWords struct{}
+// CSRQueueWords is how the queue's rows word what its text filter searches
+// (csrqueue.Words): the same functions lay out the rows below. The page
+// that asks the engine for a view lends it (csrqueue.Env.Words).
+type CSRQueueWords struct{}
 
-func (queueWords) Status(state string) string { return stateBadge(state).Text }
+func (CSRQueueWords) Status(state string) string { return stateBadge(state).Text }
 
 // Static is the row's own text (the subject line) and what it shares with
 // other rows (signer, requester, duration, status); the queue searches the
 // name's line before them.
-func (queueWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) (own, shared string) {
+func (CSRQueueWords) Static(c *certificatesv1.CertificateSigningRequest, state string, req *csr.Request, decodeErr error) (own, shared string) {
 	subject, _, _ := csrSubject(req, decodeErr)
 	dur, _ := requestedDuration(c)
 	return lowerLines(subject), lowerLines(c.Spec.SignerName, c.Spec.Username, dur, stateBadge(state).Text)
 }
 
-func (queueWords) Findings(fs []csr.Finding) string {
+func (CSRQueueWords) Findings(fs []csr.Finding) string {
 	lines := make([]string, 0, len(fs))
 	for _, m := range findingModels(fs) {
 		lines = append(lines, m.Label+" "+m.Message)
@@ -177,7 +159,7 @@ func lowerLines(lines ...string) string {
 // Moment is the text of the age and state cells (ageCell's and stateCell's),
 // without their titles and badges: the text filter asks it of every CSR it
 // tests, and the cells' other parts were garbage there.
-func (queueWords) Moment(c *certificatesv1.CertificateSigningRequest, state string, decided, now time.Time) (string, string) {
+func (CSRQueueWords) Moment(c *certificatesv1.CertificateSigningRequest, state string, decided, now time.Time) (string, string) {
 	return ageText(c.CreationTimestamp, now), waitText(state, decided, now)
 }
 

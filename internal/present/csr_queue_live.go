@@ -1,27 +1,19 @@
 package present
 
 import (
-	certificatesv1 "k8s.io/api/certificates/v1"
-
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// CSRQueueLive lays out, once for every open queue, what changed for the
-// named CSRs among items (the whole cache; csrqueue.Live works out which
-// rows): their rows as the queue renders them, the rows no longer there, and
-// the state tabs' counts over all CSRs (what an unfiltered queue shows). A
-// row is selectable when the request is pending and decodes; whether the user
-// may decide for its signer is the page's business (a row that replaces one
-// keeps the old one's selectability: the signer and the request of a CSR
-// never change).
-func CSRQueueLive(items []*certificatesv1.CertificateSigningRequest, names []string, env CSRQueueEnv) model.CSRLiveRows {
-	return CSRQueueLiveOf(csrqueue.Live(items, names, env.Engine()), env)
-}
-
-// CSRQueueLiveOf lays out a change the queue's engine worked out
-// (csrqueue.Queue.Live, which reads its index, not a list of every CSR).
+// CSRQueueLiveOf lays out, once for every open queue, a change the queue's
+// engine worked out for the named CSRs (csrqueue.Queue.Live, which reads its
+// index, not a list of every CSR): their rows as the queue renders them, the
+// rows no longer there, and the state tabs' counts over all CSRs (what an
+// unfiltered queue shows). A row is selectable when the request is pending
+// and decodes; whether the user may decide for its signer is the page's
+// business (a row that replaces one keeps the old one's selectability: the
+// signer and the request of a CSR never change).
 func CSRQueueLiveOf(ch csrqueue.Change, env CSRQueueEnv) model.CSRLiveRows {
 	out := model.CSRLiveRows{Total: ch.Total, Tabs: csrTabs(CSRQueueQuery{}, ch.Counts, urls.CSRs),
 		Columns: csrQueueHeaders(CSRQueueQuery{}, csrqueue.SortQueue, urls.CSRs)}

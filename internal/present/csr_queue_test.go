@@ -74,7 +74,7 @@ func names(p model.CSRQueuePage) []string {
 func TestCSRQueueOrderAndTabs(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := queueFixture(t, now)
-	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now})
+	p := runQueue(items, CSRQueueQuery{}, queueEnv{Now: now})
 
 	want := []string{"pending-old", "masters", "pending-young", "approved-waiting", "denied-recent", "failed", "issued-old"}
 	if got := names(p); !slices.Equal(got, want) {
@@ -97,7 +97,7 @@ func TestCSRQueueOrderAndTabs(t *testing.T) {
 		t.Errorf("the first column sorts in queue order by default: %+v", p.Columns[0])
 	}
 
-	rev := CSRQueue(items, CSRQueueQuery{Sort: "queue", Desc: true}, CSRQueueEnv{Now: now})
+	rev := runQueue(items, CSRQueueQuery{Sort: "queue", Desc: true}, queueEnv{Now: now})
 	r := slices.Clone(want)
 	slices.Reverse(r)
 	if got := names(rev); !slices.Equal(got, r) {
@@ -152,7 +152,7 @@ func TestCSRQueueFilters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := CSRQueue(items, tc.q, CSRQueueEnv{Now: now})
+			p := runQueue(items, tc.q, queueEnv{Now: now})
 			if got := names(p); !slices.Equal(got, tc.want) {
 				t.Errorf("rows = %v, want %v", got, tc.want)
 			}
@@ -177,11 +177,11 @@ func TestCSRQueueFilters(t *testing.T) {
 			}
 		})
 	}
-	none := CSRQueue(items, CSRQueueQuery{Filter: "zzz"}, CSRQueueEnv{Now: now})
+	none := runQueue(items, CSRQueueQuery{Filter: "zzz"}, queueEnv{Now: now})
 	if none.Empty == "" || len(none.Rows) != 0 {
 		t.Error("no match explains itself")
 	}
-	if empty := CSRQueue(nil, CSRQueueQuery{}, CSRQueueEnv{Now: now}); !strings.Contains(empty.Empty, "There are no") {
+	if empty := runQueue(nil, CSRQueueQuery{}, queueEnv{Now: now}); !strings.Contains(empty.Empty, "There are no") {
 		t.Errorf("empty cluster: %q", empty.Empty)
 	}
 }
@@ -192,7 +192,7 @@ func TestCSRQueueSelection(t *testing.T) {
 	onlyAPIClient := func(s string) bool { return s == apiClient }
 	// pending-young was selected as another object than the one now under its
 	// name (deleted and created again): it is not ticked for the person.
-	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: onlyAPIClient,
+	p := runQueue(items, CSRQueueQuery{}, queueEnv{Now: now, MayDecide: onlyAPIClient,
 		Selected: []string{"uid-masters/masters", "uid-pending-old/pending-old", "uid-issued-old/issued-old", "uid-before/pending-young"}})
 	selectable := map[string]bool{}
 	selected := map[string]bool{}
@@ -215,10 +215,10 @@ func TestCSRQueueSelection(t *testing.T) {
 		t.Error("the bulk form is offered when some pending CSR may be decided")
 	}
 	// The bulk form does not depend on the filters.
-	if f := CSRQueue(items, CSRQueueQuery{State: CSRIssued}, CSRQueueEnv{Now: now, MayDecide: onlyAPIClient}); !f.Decide {
+	if f := runQueue(items, CSRQueueQuery{State: CSRIssued}, queueEnv{Now: now, MayDecide: onlyAPIClient}); !f.Decide {
 		t.Error("the bulk form stays on another tab")
 	}
-	if ro := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now}); ro.Decide || ro.Rows[0].Selectable {
+	if ro := runQueue(items, CSRQueueQuery{}, queueEnv{Now: now}); ro.Decide || ro.Rows[0].Selectable {
 		t.Error("without MayDecide nothing is selectable")
 	}
 
@@ -229,12 +229,12 @@ func TestCSRQueueSelection(t *testing.T) {
 func TestCSRQueuePages(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := queueFixture(t, now)
-	all := names(CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now}))
+	all := names(runQueue(items, CSRQueueQuery{}, queueEnv{Now: now}))
 	if len(all) != 7 {
 		t.Fatalf("the fixture has 7 CSRs on one default page: %v", all)
 	}
-	env := CSRQueueEnv{Now: now, PageSize: 2}
-	first := CSRQueue(items, CSRQueueQuery{}, env)
+	env := queueEnv{Now: now, PageSize: 2}
+	first := runQueue(items, CSRQueueQuery{}, env)
 	if first.Shown != 2 || first.Matched != 7 || !slices.Equal(names(first), all[:2]) {
 		t.Errorf("page 1 is the head of the queue: shown %d matched %d %v", first.Shown, first.Matched, names(first))
 	}
@@ -242,7 +242,7 @@ func TestCSRQueuePages(t *testing.T) {
 		t.Errorf("pager of page 1: %+v", p)
 	}
 	for page := 2; page <= 4; page++ {
-		p := CSRQueue(items, CSRQueueQuery{Page: page}, env)
+		p := runQueue(items, CSRQueueQuery{Page: page}, env)
 		want := all[(page-1)*2 : min(page*2, 7)]
 		if !slices.Equal(names(p), want) || p.Pager.Page != page {
 			t.Errorf("page %d = %v, want %v", page, names(p), want)
@@ -251,7 +251,7 @@ func TestCSRQueuePages(t *testing.T) {
 			t.Errorf("page %d: the tab counts are the whole queue's: %v vs %v", page, tabCounts(p), tabCounts(first))
 		}
 	}
-	past := CSRQueue(items, CSRQueueQuery{Page: 40}, env)
+	past := runQueue(items, CSRQueueQuery{Page: 40}, env)
 	if past.Pager.Page != 4 || !slices.Equal(names(past), all[6:]) || past.Pager.From != 7 || past.Pager.To != 7 {
 		t.Errorf("a page past the end opens the last one: %+v %v", past.Pager, names(past))
 	}
@@ -259,11 +259,11 @@ func TestCSRQueuePages(t *testing.T) {
 	// Sorted and filtered, page 2 continues page 1 of the same order, and every
 	// link of the pager keeps the filter and the sort.
 	q := CSRQueueQuery{Sort: "age", Desc: true, Signer: apiClient}
-	one := CSRQueue(items, q, env)
+	one := runQueue(items, q, env)
 	q.Page = 2
-	two := CSRQueue(items, q, env)
+	two := runQueue(items, q, env)
 	q.Page = 0
-	whole := CSRQueue(items, q, CSRQueueEnv{Now: now})
+	whole := runQueue(items, q, queueEnv{Now: now})
 	if got := append(names(one), names(two)...); !slices.Equal(got, names(whole)[:len(got)]) {
 		t.Errorf("pages 1+2 %v are the head of %v", got, names(whole))
 	}
@@ -302,7 +302,7 @@ func tabCounts(p model.CSRQueuePage) []int {
 
 func TestCSRQueueSortByChecks(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	p := CSRQueue(queueFixture(t, now), CSRQueueQuery{Sort: "checks"}, CSRQueueEnv{Now: now})
+	p := runQueue(queueFixture(t, now), CSRQueueQuery{Sort: "checks"}, queueEnv{Now: now})
 	if p.Rows[0].Name != "masters" {
 		t.Errorf("sorting by checks puts the danger first: %v", names(p))
 	}
@@ -343,7 +343,7 @@ func TestCSRQueueUndecodablePendingSinksAndIsNotSelectable(t *testing.T) {
 	bad := qcsr(t, "legacy", apiClient, "old", "old", now.Add(-72*time.Hour), CSRPending, time.Time{})
 	bad.Spec.Request = []byte("not PEM")
 	items := append(queueFixture(t, now), bad)
-	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: func(string) bool { return true }})
+	p := runQueue(items, CSRQueueQuery{}, queueEnv{Now: now, MayDecide: func(string) bool { return true }})
 	want := []string{"pending-old", "masters", "pending-young", "legacy", "approved-waiting"}
 	if got := names(p)[:5]; !slices.Equal(got, want) {
 		t.Errorf("order = %v, want %v", got, want)

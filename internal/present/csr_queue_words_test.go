@@ -57,7 +57,7 @@ func TestMomentIsTheCellsText(t *testing.T) {
 		for _, cr := range created {
 			for _, d := range decided {
 				c := &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: cr}}
-				age, wait := queueWords{}.Moment(c, state, d, now)
+				age, wait := CSRQueueWords{}.Moment(c, state, d, now)
 				ageC, _ := ageCell(cr, now)
 				if st := stateCell(state, d, now); age != ageC.Text || wait != st.Text {
 					t.Errorf("%s created %v decided %v: Moment %q, %q; cells %q, %q", state, cr, d, age, wait, ageC.Text, st.Text)
@@ -84,7 +84,7 @@ func TestStaticIsTheRowsText(t *testing.T) {
 		subject, _, _ := csrSubject(tc.req, tc.err)
 		dur, _ := requestedDuration(c)
 		for _, state := range []string{CSRPending, CSRApproved, CSRIssued} {
-			own, shared := queueWords{}.Static(c, state, tc.req, tc.err)
+			own, shared := CSRQueueWords{}.Static(c, state, tc.req, tc.err)
 			want := strings.ToLower(strings.Join([]string{subject, c.Spec.SignerName, c.Spec.Username, dur, stateBadge(state).Text}, "\n") + "\n")
 			if own+shared != want || own != strings.ToLower(subject)+"\n" {
 				t.Errorf("%s: Static = %q + %q, want %q (own: the subject's line)", state, own, shared, want)

@@ -56,7 +56,7 @@ func BenchmarkCSRQueueStorm(b *testing.B) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := stormShape(b, now, 5_000, 45_000)
 	memo := csr.NewMemo(200_000)
-	env := CSRQueueEnv{Now: now, Checks: csrqueue.Checks{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}}
+	env := queueEnv{Now: now, Checks: csrqueue.Checks{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}}
 	for _, bc := range []struct {
 		name string
 		q    CSRQueueQuery
@@ -65,12 +65,12 @@ func BenchmarkCSRQueueStorm(b *testing.B) {
 		{"filtered", CSRQueueQuery{Requester: "storm", State: CSRPending}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			CSRQueue(items, bc.q, env) // fills the memo and cache, as the first view does
+			runQueue(items, bc.q, env) // fills the memo and cache, as the first view does
 			var buf bytes.Buffer
 			b.ReportAllocs()
 			for b.Loop() {
 				buf.Reset()
-				p := CSRQueue(items, bc.q, env)
+				p := runQueue(items, bc.q, env)
 				if len(p.Rows) == 0 {
 					b.Fatal("no rows")
 				}

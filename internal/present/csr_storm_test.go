@@ -32,7 +32,7 @@ func stormFixture(t testing.TB, now time.Time, n int) []*certificatesv1.Certific
 func TestCSRQueueStormIsOneRow(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := stormFixture(t, now, 40)
-	all := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: func(string) bool { return true }})
+	all := runQueue(items, CSRQueueQuery{}, queueEnv{Now: now, MayDecide: func(string) bool { return true }})
 	var groups []int
 	for i, r := range all.Rows {
 		if r.Group != nil {
@@ -57,19 +57,19 @@ func TestCSRQueueStormIsOneRow(t *testing.T) {
 	}
 	// The fixture's rows plus one: a group counts as one row; Matched and the
 	// tabs count requests.
-	plain := CSRQueue(queueFixture(t, now), CSRQueueQuery{}, CSRQueueEnv{Now: now})
+	plain := runQueue(queueFixture(t, now), CSRQueueQuery{}, queueEnv{Now: now})
 	if len(all.Rows) != len(plain.Rows)+1 || all.Matched != plain.Matched+40 || tabCounts(all)[1] != tabCounts(plain)[1]+40 {
 		t.Errorf("rows %d (want %d), matched %d (want %d), pending tab %v", len(all.Rows), len(plain.Rows)+1, all.Matched, plain.Matched+40, tabCounts(all))
 	}
 	// Paged: the group is one row of a page of 2.
-	paged := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, PageSize: 2})
+	paged := runQueue(items, CSRQueueQuery{}, queueEnv{Now: now, PageSize: 2})
 	if paged.Pager.Pages != (len(plain.Rows)+1+1)/2 {
 		t.Errorf("pages %d for %d rows", paged.Pager.Pages, len(plain.Rows)+1)
 	}
 
 	// The group's view shows its requests one by one, oldest first, each
 	// saying how many others there are, with the link, without their names.
-	view := CSRQueue(items, CSRQueueQuery{Group: g.Group.ID}, CSRQueueEnv{Now: now, MayDecide: func(string) bool { return true }})
+	view := runQueue(items, CSRQueueQuery{Group: g.Group.ID}, queueEnv{Now: now, MayDecide: func(string) bool { return true }})
 	if len(view.Rows) != 40 || view.Rows[0].Name != "storm-0" || view.Group == nil || !view.Rows[0].Selectable {
 		t.Fatalf("group view: %d rows, first %s", len(view.Rows), view.Rows[0].Name)
 	}
@@ -84,12 +84,12 @@ func TestCSRQueueStormIsOneRow(t *testing.T) {
 		t.Errorf("row text %+v", dup)
 	}
 	// The duplicates link selects the same requests here (one requester).
-	dv := CSRQueue(items, csrqueue.ParseQuery(mustQuery(t, dup.href)), CSRQueueEnv{Now: now})
+	dv := runQueue(items, csrqueue.ParseQuery(mustQuery(t, dup.href)), queueEnv{Now: now})
 	if len(dv.Rows) != 40 {
 		t.Errorf("the duplicates link shows %d rows", len(dv.Rows))
 	}
 	// The text filter finds a storm by its finding's words, as one row.
-	if p := CSRQueue(items, CSRQueueQuery{Filter: "39 other pending"}, CSRQueueEnv{Now: now}); len(p.Rows) != 1 || p.Rows[0].Group == nil {
+	if p := runQueue(items, CSRQueueQuery{Filter: "39 other pending"}, queueEnv{Now: now}); len(p.Rows) != 1 || p.Rows[0].Group == nil {
 		t.Errorf("filter on the duplicates text: %v", names(p))
 	}
 	if q := csrqueue.ParseQuery(mustQuery(t, "/csrs?group=../../x")); q.Group != "" {
@@ -123,12 +123,12 @@ func TestCSRGroupPreviewPageOfALargeStorm(t *testing.T) {
 func TestCSRQueueLiveStorm(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	cache := &csrqueue.Cache{}
-	env := CSRQueueEnv{Now: now, Cache: cache}
+	env := queueEnv{Now: now, Cache: cache}
 	items := stormFixture(t, now, 30)
-	CSRQueue(items, CSRQueueQuery{}, env)
+	runQueue(items, CSRQueueQuery{}, env)
 	grown := stormFixture(t, now, 32)[len(items)-30:] // storm-0..31
 	items = append(items[:len(items)-30], grown...)
-	u := CSRQueueLive(items, []string{"storm-30", "storm-31"}, env)
+	u := runQueueLive(items, []string{"storm-30", "storm-31"}, env)
 	if len(u.Rows) != 1 || u.Rows[0].Group == nil || u.Rows[0].Group.Count != 32 || len(u.Removed) != 0 {
 		t.Fatalf("one group row of 32: %d rows, removed %v", len(u.Rows), u.Removed)
 	}
@@ -142,7 +142,7 @@ func TestCSRQueueLiveStorm(t *testing.T) {
 		}
 		shrunk = append(shrunk, c)
 	}
-	u = CSRQueueLive(shrunk, gone, env)
+	u = runQueueLive(shrunk, gone, env)
 	var rows []string
 	for _, r := range u.Rows {
 		rows = append(rows, r.Name)
@@ -167,7 +167,7 @@ func grownID(t testing.TB, items []*certificatesv1.CertificateSigningRequest) st
 func TestCSRQueueStormShape(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	items := stormShape(t, now, 5_000, 45_000)
-	p := CSRQueue(items, CSRQueueQuery{}, CSRQueueEnv{Now: now, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}})
+	p := runQueue(items, CSRQueueQuery{}, queueEnv{Now: now, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}})
 	if p.Rows[0].Group == nil || p.Rows[0].Group.Count != 5_000 {
 		t.Fatalf("first row: %+v", p.Rows[0].Row)
 	}

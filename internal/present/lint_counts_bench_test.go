@@ -16,6 +16,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/clusterdesk/clusterdesk/internal/admission"
 )
 
 // benchCABundle is a PEM bundle of n self-signed CA certificates.
@@ -89,7 +91,7 @@ func BenchmarkCRDListLints(b *testing.B) {
 
 // benchListViews measures a list view twice: "cold", every object linted
 // (the first view, or every view after each object changed), and "warm",
-// counts remembered per resourceVersion (lintMemo).
+// counts remembered per resourceVersion (admission.ListTally).
 func benchListViews(b *testing.B, view func() int) {
 	for _, cold := range []bool{true, false} {
 		name := "warm"
@@ -97,11 +99,11 @@ func benchListViews(b *testing.B, view func() int) {
 			name = "cold"
 		}
 		b.Run(name, func(b *testing.B) {
-			lintMemo.Purge()
+			admission.ForgetTallies()
 			view()
 			for b.Loop() {
 				if cold {
-					lintMemo.Purge()
+					admission.ForgetTallies()
 				}
 				if n := view(); n != PageSize {
 					b.Fatalf("%d rows", n)

@@ -92,38 +92,21 @@ func TestWebhookListCountsLints(t *testing.T) {
 	// Each webhook's empty caBundle (a warning) becomes an invalid one (a danger).
 	bad.Webhooks[0].ClientConfig.CABundle = []byte("junk")
 	bad.Webhooks[1].ClientConfig.CABundle = []byte("junk")
-	want := configLints(admission.FromValidating(good), now)
-	want.Danger, want.Warning = want.Danger+2, want.Warning-2
+	want := admission.ConfigTally(admission.FromValidating(good), now)
+	want.Errors, want.Warnings = want.Errors+2, want.Warnings-2
 	p := WebhookList([]*admissionregistrationv1.ValidatingWebhookConfiguration{good, bad}, ListQuery{Sort: "lints", Desc: true}, now)
 	if p.Rows[0].Name != "bad" {
 		t.Errorf("sorted by lints, descending: %s first", p.Rows[0].Name)
 	}
-	wantText := []string{fmt.Sprintf("%d danger", want.Danger)}
-	if want.Warning > 0 {
-		wantText = append(wantText, plural(want.Warning, "warning", "warnings"))
+	wantText := []string{fmt.Sprintf("%d danger", want.Errors)}
+	if want.Warnings > 0 {
+		wantText = append(wantText, plural(want.Warnings, "warning", "warnings"))
 	}
 	if got := badgeTextsOf(cellByColumn(p, p.Rows[0], "lints")); !slices.Equal(got, wantText) {
 		t.Errorf("lint badges %v, want %v", got, wantText)
 	}
 	if !p.Columns[slices.IndexFunc(p.Columns, func(c model.Column) bool { return c.Key == "lints" })].Sortable {
 		t.Error("the lint column is not sortable")
-	}
-}
-
-func TestLintCountsAreRememberedPerResourceVersion(t *testing.T) {
-	now := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
-	c := lintCRD("memo.example.com", nil)
-	c.UID, c.ResourceVersion = "uid-memo", "7"
-	calls := 0
-	lint := func() lintCounts { calls++; return lintCounts{Danger: 1} }
-	for range 3 {
-		memoLints("crds", c, now, lint)
-	}
-	memoLints("crds", c, now.Add(time.Hour), lint) // the next hour: certificates may have expired
-	c.ResourceVersion = "8"
-	memoLints("crds", c, now, lint)
-	if calls != 3 {
-		t.Errorf("linted %d times, want 3 (first view, next hour, new resourceVersion)", calls)
 	}
 }
 

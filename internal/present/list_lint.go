@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -13,7 +14,7 @@ import (
 // and how the page words it ("filtered: with stored-version drift").
 type lintFilter struct {
 	words string
-	keeps func(lintCounts) bool
+	keeps func(admission.Tally) bool
 }
 
 // lintFilters are the lint= values each kind's list understands. The home
@@ -21,14 +22,14 @@ type lintFilter struct {
 // configurations with danger lints, the CRDs with stored-version drift.
 var lintFilters = map[string]map[string]lintFilter{
 	"crds": {
-		urls.LintDrift:  {"with stored-version drift", func(c lintCounts) bool { return c.Drift }},
+		urls.LintDrift:  {"with stored-version drift", func(t admission.Tally) bool { return t.Marked }},
 		urls.LintDanger: dangerFilter,
 	},
 	"validatingwebhooks": {urls.LintDanger: dangerFilter},
 	"mutatingwebhooks":   {urls.LintDanger: dangerFilter},
 }
 
-var dangerFilter = lintFilter{"with danger lints", func(c lintCounts) bool { return c.Danger > 0 }}
+var dangerFilter = lintFilter{"with danger lints", func(t admission.Tally) bool { return t.Errors > 0 }}
 
 // LintFilterError says why value is not a lint filter of the kind's list
 // (the page answers 400 with it and shows no rows), or nil for "" and the

@@ -1,7 +1,6 @@
 package present
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -24,7 +23,7 @@ func TestCRDListLintDriftKeepsOnlyDrift(t *testing.T) {
 			c.Status.StoredVersions = []string{"v1beta1", "v1"} // several stored versions
 		}),
 	}
-	q := ParseListQuery(url.Values{"lint": {"drift"}})
+	q := ListQuery{Lint: "drift"}
 	q.LintErr = LintFilterError("crds", q.Lint)
 	p := CRDList(items, q, now)
 	var got []string
@@ -41,7 +40,7 @@ func TestCRDListLintDriftKeepsOnlyDrift(t *testing.T) {
 		t.Errorf("view %q and sort link %q lose the filter", p.View, p.Columns[1].SortHref)
 	}
 
-	q = ParseListQuery(url.Values{"lint": {"drift"}, "q": {"nothing-matches"}, "sort": {"age"}})
+	q = ListQuery{Lint: "drift", Filter: "nothing-matches", Sort: "age"}
 	p = CRDList(items, q, now)
 	if clear := p.LintClearHref; !strings.Contains(clear, "q=nothing-matches") || strings.Contains(clear, "lint=") {
 		t.Errorf("clear link %q should keep the text filter and drop lint", clear)
@@ -70,7 +69,7 @@ func TestLintFilterErrorNamesTheKnownValues(t *testing.T) {
 	}
 	// A refused value keeps no row and says why.
 	now := time.Now()
-	q := ParseListQuery(url.Values{"lint": {"bogus"}})
+	q := ListQuery{Lint: "bogus"}
 	q.LintErr = LintFilterError("crds", q.Lint)
 	p := CRDList([]*apiextensionsv1.CustomResourceDefinition{lintCRD("a.example.com", nil)}, q, now)
 	if len(p.Rows) != 0 || p.LintError == "" {

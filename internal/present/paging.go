@@ -11,15 +11,6 @@ import (
 // always run over every object; only the rendering is paged.
 const PageSize = 100
 
-// parsePage reads page=N (1-based); anything else is 0, the first page.
-func parsePage(v url.Values) int {
-	n, err := strconv.Atoi(v.Get("page"))
-	if err != nil || n < 1 {
-		return 0
-	}
-	return n
-}
-
 // paginate chooses the rows [lo, hi) of matched rows that page (1-based, size
 // rows per page) shows, clamping a page past the end to the last page (a
 // bookmark to page 40 of a list that shrank opens its last page), and builds

@@ -114,7 +114,7 @@ func BenchmarkCSRQueue50k(b *testing.B) {
 			now.Add(-time.Duration(i)*time.Minute), states[i%3], now.Add(-time.Duration(i)*time.Second))
 	}
 	memo := csr.NewMemo(200_000)
-	env := CSRQueueEnv{Now: now, Checks: csrqueue.Checks{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}}
+	env := queueEnv{Now: now, Checks: csrqueue.Checks{Decode: memo.Decode}, MayDecide: func(string) bool { return true }, Cache: &csrqueue.Cache{}}
 	for _, bc := range []struct {
 		name string
 		q    CSRQueueQuery
@@ -125,9 +125,9 @@ func BenchmarkCSRQueue50k(b *testing.B) {
 		{"sorted-by-checks", CSRQueueQuery{Sort: "checks", Page: 200}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			CSRQueue(items, bc.q, env) // fills the memo, as the first view does
+			runQueue(items, bc.q, env) // fills the memo, as the first view does
 			for b.Loop() {
-				if p := CSRQueue(items, bc.q, env); len(p.Rows) == 0 {
+				if p := runQueue(items, bc.q, env); len(p.Rows) == 0 {
 					b.Fatal("no rows")
 				}
 			}
@@ -143,8 +143,8 @@ func TestCSRQueueCache(t *testing.T) {
 	items := queueFixture(t, now)
 	cache := &csrqueue.Cache{}
 	for _, q := range []CSRQueueQuery{{}, {Filter: "danger"}, {Filter: "mallory"}, {Sort: "checks"}, {State: CSRPending}} {
-		want := CSRQueue(items, q, CSRQueueEnv{Now: now})
-		got := CSRQueue(items, q, CSRQueueEnv{Now: now, Cache: cache})
+		want := runQueue(items, q, queueEnv{Now: now})
+		got := runQueue(items, q, queueEnv{Now: now, Cache: cache})
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: with the cache %v, without %v", q, names(got), names(want))
 		}
@@ -156,15 +156,15 @@ func TestCSRQueueCache(t *testing.T) {
 			changed[i] = qcsr(t, "pending-young", apiClient, "bob", "bob", now.Add(-time.Hour), CSRApproved, now)
 		}
 	}
-	p := CSRQueue(changed, CSRQueueQuery{State: CSRApproved}, CSRQueueEnv{Now: now, Cache: cache})
+	p := runQueue(changed, CSRQueueQuery{State: CSRApproved}, queueEnv{Now: now, Cache: cache})
 	if !slices.Contains(names(p), "pending-young") {
 		t.Errorf("a new version is seen: approved tab %v", names(p))
 	}
 	// A second pending request for mallory's subject makes both duplicates.
 	dup := qcsr(t, "masters-again", apiClient, "mallory", "mallory", now.Add(-2*time.Hour), CSRPending, time.Time{}, "system:masters")
 	withDup := append(slices.Clone(items), dup)
-	p = CSRQueue(withDup, CSRQueueQuery{Filter: "masters-again"}, CSRQueueEnv{Now: now, Cache: cache})
-	q := CSRQueue(withDup, CSRQueueQuery{Filter: "masters-again"}, CSRQueueEnv{Now: now})
+	p = runQueue(withDup, CSRQueueQuery{Filter: "masters-again"}, queueEnv{Now: now, Cache: cache})
+	q := runQueue(withDup, CSRQueueQuery{Filter: "masters-again"}, queueEnv{Now: now})
 	// The duplicate finding counts the other request rather than naming it,
 	// so only masters-again matches; with masters it is one storm, one row.
 	if !reflect.DeepEqual(p, q) || p.Matched != 1 || len(p.Rows) != 1 || p.Rows[0].Group == nil || p.Rows[0].Group.Count != 2 {
@@ -172,7 +172,7 @@ func TestCSRQueueCache(t *testing.T) {
 	}
 	// Many views over a shrinking set keep the cache bounded.
 	for range 3 {
-		CSRQueue(items[:1], CSRQueueQuery{}, CSRQueueEnv{Now: now, Cache: cache})
+		runQueue(items[:1], CSRQueueQuery{}, queueEnv{Now: now, Cache: cache})
 	}
 	if n := cache.Len(); n > 2*1+64 {
 		t.Errorf("the cache holds %d entries for 1 CSR", n)

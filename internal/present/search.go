@@ -25,11 +25,6 @@ type SearchSource struct {
 	Err       string // any other reason the kind could not be read
 }
 
-// ParseSearchQuery reads ?q= and trims it.
-func ParseSearchQuery(v url.Values) string {
-	return strings.TrimSpace(v.Get("q"))
-}
-
 // Search finds the names that contain q (ignoring case) in every source and
 // ranks them: an exact name first, then names starting with q, then names with
 // a part (after - . / : _) starting with q, then any other; shorter names

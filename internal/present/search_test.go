@@ -85,7 +85,4 @@ func TestSearchEmptyQueryAndOddNames(t *testing.T) {
 	if len(p.Groups) != 1 || p.Groups[0].Hits[0].Before != "İx" || p.Groups[0].Hits[0].Match != "" {
 		t.Errorf("odd name: %+v", p.Groups)
 	}
-	if ParseSearchQuery(map[string][]string{"q": {"  leader "}}) != "leader" {
-		t.Error("query not trimmed")
-	}
 }

@@ -2,22 +2,7 @@ package present
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/clusterdesk/clusterdesk/internal/labelselector"
 )
-
-// maxSelector is the longest selector text a list accepts.
-const maxSelector = labelselector.MaxLen
-
-// ParseSelector reads a label selector in kubectl -l syntax
-// ("app=web,tier!=db", "env in (a,b)", "!canary") with the console's one
-// selector parser (internal/labelselector). "" selects everything. The error
-// says what is wrong in words a person can act on.
-func ParseSelector(text string) (labels.Selector, error) {
-	sel, _, err := labelselector.Parse(text)
-	return sel, err
-}
 
 // Selected keeps the objects whose labels q's selector selects, in order: no
 // selector keeps everything (the slice itself), a selector that did not parse

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -24,9 +25,9 @@ type column struct {
 // timestamp, not by its "3d4h" text).
 type row struct {
 	model.Row
-	sortKeys []string   // one per column
-	search   string     // lower-cased text the filter matches against
-	lints    lintCounts // the lints column's counts, for the lint= filter (list_lint.go)
+	sortKeys []string        // one per column
+	search   string          // lower-cased text the filter matches against
+	lints    admission.Tally // the lints column's counts, for the lint= filter (list_lint.go)
 }
 
 // ListQuery is what the browser asked of a list: filter text, sort order and
@@ -38,7 +39,8 @@ type ListQuery struct {
 	Page   int // 1-based; 0 is the first page
 	// Selector is the label selector as typed (selector=, kubectl -l syntax);
 	// Labels is it parsed (nil: every object), or SelectorErr says why it
-	// could not be, and the list then shows no rows (selector.go).
+	// could not be, and the list then shows no rows (selector.go). The page
+	// layer reads all of it from the request (handlers/page.ParseListQuery).
 	Selector    string
 	Labels      labels.Selector
 	SelectorErr error
@@ -48,22 +50,6 @@ type ListQuery struct {
 	// and the list then shows no rows.
 	Lint    string
 	LintErr error
-}
-
-// ParseListQuery reads q, selector, lint, sort, dir and page from a URL query.
-// Unknown sort keys are kept here and ignored by table (name order is the
-// fallback).
-func ParseListQuery(v url.Values) ListQuery {
-	q := ListQuery{
-		Filter:   strings.TrimSpace(v.Get("q")),
-		Selector: strings.TrimSpace(v.Get("selector")),
-		Lint:     strings.TrimSpace(v.Get("lint")),
-		Sort:     v.Get("sort"),
-		Desc:     v.Get("dir") == "desc",
-		Page:     parsePage(v),
-	}
-	q.Labels, q.SelectorErr = ParseSelector(q.Selector)
-	return q
 }
 
 // Selects reports whether the query's label selector keeps an object with

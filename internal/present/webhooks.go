@@ -44,23 +44,13 @@ func webhookConfigRow(kind, action string, o metav1.Object, cfg admission.Config
 		fpCell.Badges = []model.Badge{{Text: "Fail", Tone: model.ToneWarning, Hint: "a webhook that is down blocks the requests it matches"}}
 	}
 	n := len(cfg.Hooks)
-	lints := memoLints(kind, o, now, func() lintCounts { return configLints(cfg, now) })
-	lintC, lintKey := lints.cell()
+	lints := admission.ListTally(kind, o, now, func() admission.Tally { return admission.ConfigTally(cfg, now) })
+	lintC, lintKey := lintCell(lints)
 	r := newRow(kind, action, name, []model.Cell{
 		{Text: strconv.Itoa(n)}, fpCell, lintC, ageC,
 	}, []string{padInt(int64(n)), fp, lintKey, ageKey})
 	r.lints = lints
 	return r
-}
-
-// configLints counts the findings of every webhook of a configuration, as its
-// detail page lints them before any Service lookup.
-func configLints(cfg admission.Config, now time.Time) lintCounts {
-	var c lintCounts
-	for _, h := range cfg.Hooks {
-		c = c.add(countFindings(admission.Lint(cfg, h, now)))
-	}
-	return c
 }
 
 // configFailurePolicies summarises the distinct failure policies of a

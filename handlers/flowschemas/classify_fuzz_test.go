@@ -1,4 +1,4 @@
-package present
+package flowschemas
 
 import (
 	"net/url"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/present"
 )
 
 // FuzzClassifyForm decodes arbitrary query strings as the classifier's form
@@ -15,7 +16,7 @@ import (
 // an accepted form has a user, a verb, and a path or resource as the apiserver
 // would see them.
 func FuzzClassifyForm(f *testing.F) {
-	for _, ex := range ClassifyExamples() {
+	for _, ex := range present.ClassifyExamples() {
 		_, query, _ := strings.Cut(ex.Href, "?")
 		f.Add(query)
 	}
@@ -27,8 +28,8 @@ func FuzzClassifyForm(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, query string) {
 		v, _ := url.ParseQuery(query) // a malformed pair is dropped, as echo does
-		form := ParseClassifyForm(v)
-		req, errs := ClassifyRequest(form)
+		form := parseClassifyForm(v)
+		req, errs := present.ClassifyRequest(form)
 		if len(errs) > 0 {
 			for field, msg := range errs {
 				if field == "" || msg == "" {
@@ -56,7 +57,7 @@ func FuzzClassifyForm(f *testing.F) {
 		}
 		// The apiserver's built-in exempt and catch-all FlowSchemas only.
 		res := apf.Classify(nil, nil, req)
-		view := ClassifyResultView(res, req, len(res.Trace))
+		view := present.ClassifyResultView(res, req, len(res.Trace))
 		if view.FlowSchema == "" {
 			t.Fatalf("no FlowSchema shown for %+v", req)
 		}

@@ -1,6 +1,7 @@
-package present
+package page
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -8,6 +9,9 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/labelselector"
+	"github.com/clusterdesk/clusterdesk/internal/present"
 )
 
 func labelled(name string, l map[string]string) *storagev1.CSIDriver {
@@ -35,7 +39,7 @@ func TestSelectorFiltersAndTravelsInLinks(t *testing.T) {
 		if q.SelectorErr != nil {
 			t.Fatalf("%q: %v", tc.sel, q.SelectorErr)
 		}
-		p := CSIDriverList(Selected(items, q), q, time.Now())
+		p := present.CSIDriverList(present.Selected(items, q), q, time.Now())
 		var got []string
 		for _, r := range p.Rows {
 			got = append(got, r.Name)
@@ -62,13 +66,13 @@ func TestSelectorFiltersAndTravelsInLinks(t *testing.T) {
 
 func TestSelectorPagingLinksKeepIt(t *testing.T) {
 	var items []*storagev1.CSIDriver
-	for i := range 2*PageSize + 5 {
-		items = append(items, labelled(strings.Repeat("x", 3)+padInt(int64(i)), map[string]string{"team": "a"}))
+	for i := range 2*present.PageSize + 5 {
+		items = append(items, labelled(strings.Repeat("x", 3)+fmt.Sprintf("%020d", i), map[string]string{"team": "a"}))
 	}
 	items = append(items, labelled("other", map[string]string{"team": "b"}))
 	q := ParseListQuery(url.Values{"selector": {"team=a"}})
-	p := CSIDriverList(Selected(items, q), q, time.Now())
-	if p.Shown != 2*PageSize+5 || p.Pager.Pages != 3 {
+	p := present.CSIDriverList(present.Selected(items, q), q, time.Now())
+	if p.Shown != 2*present.PageSize+5 || p.Pager.Pages != 3 {
 		t.Fatalf("shown %d pages %d", p.Shown, p.Pager.Pages)
 	}
 	if !hasSelector(t, p.Pager.Next, "team=a") {
@@ -83,13 +87,13 @@ func TestSelectorPagingLinksKeepIt(t *testing.T) {
 
 func TestBadSelectorShowsNothingAndSaysWhy(t *testing.T) {
 	items := []*storagev1.CSIDriver{labelled("a", map[string]string{"app": "web"})}
-	for _, bad := range []string{"app=(", "app=web,", "app in (", "a b c", "=x", strings.Repeat("k", maxSelector+1)} {
+	for _, bad := range []string{"app=(", "app=web,", "app in (", "a b c", "=x", strings.Repeat("k", labelselector.MaxLen+1)} {
 		q := ParseListQuery(url.Values{"selector": {bad}})
 		if q.SelectorErr == nil {
 			t.Errorf("%q parsed", bad)
 			continue
 		}
-		p := CSIDriverList(Selected(items, q), q, time.Now())
+		p := present.CSIDriverList(present.Selected(items, q), q, time.Now())
 		if len(p.Rows) != 0 || p.SelectorError == "" || !strings.Contains(p.Empty, "label selector") {
 			t.Errorf("%q: rows %d, error %q, empty %q", bad, len(p.Rows), p.SelectorError, p.Empty)
 		}
@@ -122,12 +126,12 @@ func BenchmarkSelected50k(b *testing.B) {
 		if i%10 == 0 {
 			team = "a"
 		}
-		items[i] = labelled(padInt(int64(i)), map[string]string{"team": team, "app": "web", "tier": "front"})
+		items[i] = labelled(fmt.Sprintf("%020d", i), map[string]string{"team": team, "app": "web", "tier": "front"})
 	}
 	q := ParseListQuery(url.Values{"selector": {"team=a,app in (web,db),!canary"}})
 	b.ReportAllocs()
 	for b.Loop() {
-		if n := len(Selected(items, q)); n != 5_000 {
+		if n := len(present.Selected(items, q)); n != 5_000 {
 			b.Fatal(n)
 		}
 	}
