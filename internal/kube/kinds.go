@@ -52,8 +52,8 @@ type Kind struct {
 // registry is the client-go half of the kind registry, in display order: each
 // kind's names and, best first, the versions the console can read with how to
 // list and watch each. It is the one list of kinds in this package; the
-// presentation half (presenters, live rows, search, shortcut, editable) is
-// handlers/kinds.go, whose test fails for a kind registered in one half only.
+// web declaration (presenters, live rows, search, shortcut, read-only) is
+// handlers/kinds, whose test fails for a kind registered in one half only.
 //
 // Routes, navigation, search, activity, live rows, cleanup, the editor, the
 // informers and the metrics read the two halves. What cannot read them
