@@ -16,6 +16,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -67,6 +68,8 @@ var registry = []Kind{
 		plain(func(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
 			return present.CSIDriverDetail(d, nil, now)
 		})),
+	readOnly(declare(kube.PriorityClasses, "i", cachedAs[*schedulingv1.PriorityClass](kube.PriorityClasses),
+		present.PriorityClassList, plain(present.PriorityClassDetail))),
 	// The console's own custom resource, read from the PolicyCache's
 	// dynamic informer (kube.Cache follows it as the CRD comes and goes).
 	declare(kube.CSRApprovalPolicies, "a", cachedAs[*unstructured.Unstructured](kube.CSRApprovalPolicies),

@@ -5,6 +5,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -28,6 +29,9 @@ const (
 	// Kubernetes 1.30+), shown read-only beside them.
 	AdmissionPolicies       KindID = "validatingadmissionpolicies"
 	AdmissionPolicyBindings KindID = "validatingadmissionpolicybindings"
+
+	// Shown read-only: which pods the scheduler places and preempts first.
+	PriorityClasses KindID = "priorityclasses"
 
 	// The console's own custom resource (deploy/base/csrapprovalpolicies.yaml):
 	// its CRD may be installed or deleted at any time, so its informer is the
@@ -141,6 +145,13 @@ var registry = []kindDef{
 		[]readableVersion{
 			{version: "v1", watch: watchWith[storagev1.CSIDriver](func(c *Cache) listWatchClient[*storagev1.CSIDriverList] {
 				return c.k8s.StorageV1().CSIDrivers()
+			})},
+		}},
+	{Kind{ID: PriorityClasses, Title: "PriorityClasses", Singular: "PriorityClass",
+		Group: "scheduling.k8s.io", Resource: "priorityclasses"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[schedulingv1.PriorityClass](func(c *Cache) listWatchClient[*schedulingv1.PriorityClassList] {
+				return c.k8s.SchedulingV1().PriorityClasses()
 			})},
 		}},
 	// Read through PolicyCache's dynamic informer as *unstructured.Unstructured
