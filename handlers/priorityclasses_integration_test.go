@@ -49,7 +49,7 @@ func TestPriorityClassPagesOnTheDevcluster(t *testing.T) {
 			t.Errorf("the API server's own class %s is not listed", system)
 		}
 	}
-	row := strings.Join(strings.Fields(doc.Find(`#row-priorityclasses-` + name).Text()), " ")
+	row := strings.Join(strings.Fields(doc.Find(`#row-priorityclasses-`+name).Text()), " ")
 	for _, want := range []string{"-7", "Never", "batch jobs that wait"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("row %q lacks %q", row, want)
