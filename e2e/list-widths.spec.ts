@@ -50,6 +50,7 @@ const LISTS: { path: string; primary: string[]; shot?: string }[] = [
   { path: '/validatingadmissionpolicies', primary: ['name', 'validations', 'failure'] },
   { path: '/validatingadmissionpolicybindings', primary: ['name', 'policy', 'actions'] },
   { path: '/csidrivers', primary: ['name', 'attach', 'modes', 'fsgroup'] },
+  { path: '/priorityclasses', primary: ['name', 'value'] },
   { path: '/crds/issuers.cert-manager.io/instances', primary: ['Name', 'Namespace'] },
 ];
 

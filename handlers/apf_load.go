@@ -21,7 +21,7 @@ func (h *Handlers) metricsShown(ctx context.Context) (shown bool, err error) {
 }
 
 // apfDetailLoad is the detail metrics of FlowSchemas and priority levels in
-// the kind registry (kinds.go): the live load first among the sections.
+// the root's kind hooks (kind_hooks.go): the live load first among the sections.
 func apfDetailLoad(h *Handlers, c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
 	h.flowSchemaPages.AddDetailLoad(c, id, name, page)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/layout"
@@ -27,8 +28,9 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	}
 	ready := false
 	for _, st := range h.statuses(c) {
+		declared, _ := kinds.Of(st.Kind.ID)
 		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: urls.List(st.Kind.ID), Active: st.Kind.ID == active,
-			Shortcut: layout.KindShortcut(pagesByKind[st.Kind.ID].shortcut)}
+			Shortcut: layout.KindShortcut(declared.Shortcut)}
 		if st.State == kube.StateSynced {
 			item.Count = strconv.Itoa(st.Count)
 			ready = true

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -31,7 +32,7 @@ func editorFeature(h *Handlers) *editorpages.Handlers {
 // the console writes, whose served version it knows.
 func (h *Handlers) editKind(c echo.Context) (kube.Kind, error) {
 	k, _, err := h.kindFor(c)
-	if err == nil && !editable(k.ID) {
+	if err == nil && !kinds.Editable(k.ID) {
 		err = echo.NewHTTPError(http.StatusNotFound, "clusterdesk shows "+k.Title+" read-only; change them with the tool that installed them.")
 	}
 	if err == nil && k.Version == "" {

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
@@ -64,7 +63,7 @@ func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
 		Access:        h.deps.Access,
 		ReadOnly:      h.deps.ReadOnly,
 		Editor:        h.deps.Editor,
-		Kinds:         cleanupKinds{h},
+		Targets:       cleanupTargets{h},
 		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
 		ProgressAfter: h.deps.CleanupProgressAfter,
 	})
@@ -121,7 +120,6 @@ func healthFeature(h *Handlers) *health.Handlers {
 func searchFeature(h *Handlers) *search.Handlers {
 	return search.New(search.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.mayList,
-		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
 	})
 }
 
@@ -133,7 +131,6 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 			k, _, err := h.kindFor(c)
 			return k, err
 		},
-		Objects: func(id kube.KindID) ([]metav1.Object, error) { return kindObjects(h.deps.Cluster, id) },
 	})
 }
 
@@ -162,7 +159,7 @@ func csrsFeature(h *Handlers) *csrs.Handlers {
 	})
 }
 
-// csrDetail is the CSRs' detail page in the kind registry (kinds.go): the
+// csrDetail is the CSRs' detail page in the root's kind hooks (kind_hooks.go): the
 // request's own page (handlers/csrs), built once by New.
 func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) }
 
@@ -233,23 +230,12 @@ func (e flowSchemaEditor) FlashAndRedirect(c echo.Context, title, msg string, wa
 	return e.h.flashAndRedirect(c, title, msg, warnings, to)
 }
 
-// cleanupKinds is the kind registry and the editor's targets as a cleanup
-// reads them.
-type cleanupKinds struct{ h *Handlers }
+// cleanupTargets is the editor's targets as a cleanup reads them.
+type cleanupTargets struct{ h *Handlers }
 
-func (k cleanupKinds) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
+func (k cleanupTargets) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
 
-func (cleanupKinds) Writable(id kube.KindID) bool { return editable(id) }
-
-func (k cleanupKinds) Candidates(id kube.KindID) (func() ([]cleanup.Candidate, error), bool) {
-	candidates := pagesByKind[id].candidates
-	if candidates == nil {
-		return nil, false
-	}
-	return func() ([]cleanup.Candidate, error) { return candidates(k.h.deps.Cluster) }, true
-}
-
-func (k cleanupKinds) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
+func (k cleanupTargets) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
 	kind, namespaced, crumbs, err := editorFeature(k.h).CustomResources(c)
 	return cleanuppages.CustomResources{Kind: kind, Namespaced: namespaced, Crumbs: crumbs}, err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -116,7 +117,7 @@ func (h *Handlers) user(c echo.Context) string {
 // Read-only mode and a failed review offer neither; the server enforces
 // regardless (read-only guard, the API server's RBAC).
 func (h *Handlers) mayChange(c echo.Context, k kube.Kind, name string) (update, del bool) {
-	if h.deps.ReadOnly || h.deps.Access == nil || !editable(k.ID) {
+	if h.deps.ReadOnly || h.deps.Access == nil || !kinds.Editable(k.ID) {
 		return false, false
 	}
 	ctx := c.Request().Context()

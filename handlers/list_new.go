@@ -3,6 +3,7 @@ package handlers
 import (
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
@@ -12,7 +13,7 @@ import (
 // user may not create objects of the kind (access review; a failed review
 // hides the button, the server decides anyway).
 func (h *Handlers) newHref(c echo.Context, id kube.KindID) string {
-	if h.deps.ReadOnly || h.deps.Access == nil || isHTMX(c) || !editable(id) {
+	if h.deps.ReadOnly || h.deps.Access == nil || isHTMX(c) || !kinds.Editable(id) {
 		return ""
 	}
 	k, ok := h.deps.Cluster.Kind(id)

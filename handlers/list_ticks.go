@@ -3,6 +3,7 @@ package handlers
 import (
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -15,7 +16,8 @@ import (
 // mode only, never on the user: live rows, rendered once for every viewer,
 // carry the same tick column as the page's header.
 func tickable(readOnly bool, id kube.KindID) bool {
-	return !readOnly && editable(id) && pagesByKind[id].candidates != nil
+	k, _ := kinds.Of(id)
+	return !readOnly && kinds.Editable(id) && k.Candidates != nil
 }
 
 // addTicks gives page's rows their tick boxes when kind offers cleanup, and,

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
@@ -184,9 +185,9 @@ func TestReadOnlyListRowsCarryNoTickBoxes(t *testing.T) {
 
 // A read-only kind's list offers no tick boxes either.
 func TestReadOnlyKindsAreNotTickable(t *testing.T) {
-	for id, kp := range pagesByKind {
-		if kp.readOnly && tickable(false, id) {
-			t.Errorf("read-only kind %s is tickable", id)
+	for _, kp := range kinds.All() {
+		if kp.ReadOnly && tickable(false, kp.ID) {
+			t.Errorf("read-only kind %s is tickable", kp.ID)
 		}
 	}
 	if !tickable(false, kube.CSIDrivers) || tickable(true, kube.CSIDrivers) {

@@ -115,7 +115,7 @@ func (h *Handlers) events(c echo.Context) error {
 		sub.Topics = append(sub.Topics, countTopic(k.ID))
 		if slices.Contains(rowsWanted, k.ID) {
 			// A user who may read /metrics sees load columns in the list
-			// (kindPages.listMetrics): the rows that replace its rows carry them.
+			// (kindHooks.listMetrics): the rows that replace its rows carry them.
 			topic := rowsTopic(k.ID)
 			if k.ID == kube.CSRs && viewTopic != "" {
 				// Any CSR batch since the page's cursor resyncs it as before.

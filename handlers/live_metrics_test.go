@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -106,7 +107,8 @@ func TestLiveRowsOfPriorityLevelsCarryLoadCells(t *testing.T) {
 	liveCells := cellTexts(doc(t, withLoad.Data).Find("tr#row-prioritylevels-pl-a"))
 
 	// The full list as the page renders it for the same user and load.
-	full, err := pagesByKind[kube.PriorityLevels].list(cl, present.ListQuery{}, time.Now())
+	pl, _ := kinds.Of(kube.PriorityLevels)
+	full, err := pl.List(cl, present.ListQuery{}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

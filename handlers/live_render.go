@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -42,7 +42,7 @@ func countTopic(k kube.KindID) string { return string(k) }
 func rowsTopic(k kube.KindID) string  { return string(k) + "-rows" }
 
 // metricsRowsTopic carries a kind's changed rows with the load cells its list
-// shows to users who may read /metrics (kindPages.listMetrics); they subscribe
+// shows to users who may read /metrics (kindHooks.listMetrics); they subscribe
 // to it instead of rowsTopic. Its messages have rowsTopic's event name, so the
 // page handles them the same way.
 func metricsRowsTopic(k kube.KindID) string { return rowsTopic(k) + "-metrics" }
@@ -119,7 +119,7 @@ func (l *LiveUpdates) WithLoad(load LatestLoad) *LiveUpdates {
 
 // hasMetricsRows reports whether kind's live rows come in a variant with load cells.
 func (l *LiveUpdates) hasMetricsRows(kind kube.KindID) bool {
-	return l != nil && l.load != nil && pagesByKind[kind].listMetrics != nil
+	return l != nil && l.load != nil && hooksByKind[kind].listMetrics != nil
 }
 
 // loadState is the load as live rows show it to users who may read /metrics.
@@ -179,8 +179,8 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 		if kind == kube.CSRs {
 			msgs = append(msgs, l.csrViewMessages(now, true)...)
 		}
-	case len(names) > 0 && pagesByKind[kind].liveRows != nil:
-		if m, ok := pagesByKind[kind].liveRows(l, names, now); ok {
+	case len(names) > 0 && hooksByKind[kind].liveRows != nil:
+		if m, ok := hooksByKind[kind].liveRows(l, names, now); ok {
 			msgs = append(msgs, m)
 		}
 		if kind == kube.CSRs {
@@ -234,7 +234,7 @@ func (l *LiveUpdates) Render(kind kube.KindID, names []string, status bool) []li
 // decorated by the kind's listMetrics like the full list.
 func rowWithMetrics(c Cluster, kind kube.KindID, row model.Row, st present.APFLoadState) model.Row {
 	page := model.ListPage{Rows: []model.Row{row}}
-	pagesByKind[kind].listMetrics(c, kind, &page, st)
+	hooksByKind[kind].listMetrics(c, kind, &page, st)
 	return page.Rows[0]
 }
 
@@ -291,39 +291,16 @@ func (l *LiveUpdates) staleBanners() []model.Banner {
 	return []model.Banner{{Tone: model.ToneWarning, Title: "Data as of " + since.Format("15:04:05"), Message: msg, TestID: "banner-stale"}}
 }
 
-// rowFunc renders one object's list row; found is false for an object that no
-// longer exists.
-type rowFunc func(c Cluster, name string, now time.Time) (row model.Row, found bool, err error)
-
-// rowOf builds a rowFunc from a kind's getter and list presenter: the row of a
-// one-object list is exactly the row the full list shows.
-func rowOf[T any](get func(Cluster, string) (T, error), list func([]T, present.ListQuery, time.Time) model.ListPage) rowFunc {
-	return func(c Cluster, name string, now time.Time) (model.Row, bool, error) {
-		o, err := get(c, name)
-		if apierrors.IsNotFound(err) {
-			return model.Row{}, false, nil
-		}
-		if err != nil {
-			return model.Row{}, false, err
-		}
-		p := list([]T{o}, present.ListQuery{}, now)
-		if len(p.Rows) != 1 {
-			return model.Row{}, false, fmt.Errorf("live: %T list of one gave %d rows", o, len(p.Rows))
-		}
-		return p.Rows[0], true, nil
-	}
-}
-
 // liveRow renders the generic list row of a kind (its registry entry's row).
 // A page with rows of its own (the CSR queue) does not take these: web/js/live.js
 // fetches its fragment again instead, until the page registers its own row
 // renderer and marks its table with data-live-rows.
 func liveRow(c Cluster, kind kube.KindID, name string, now time.Time) (model.Row, bool, error) {
-	kp, ok := pagesByKind[kind]
+	kp, ok := kinds.Of(kind)
 	if !ok {
 		return model.Row{}, false, fmt.Errorf("live: no rows for %s", kind)
 	}
-	return kp.row(c, name, now)
+	return kp.Row(c, name, now)
 }
 
 // rowID is a list row's DOM id, as present builds it (model.Row.ID), for an

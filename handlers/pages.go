@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
@@ -40,7 +41,7 @@ type Handlers struct {
 	// (handlers/flowschemas), which lists and detail pages read.
 	flowSchemaPages *flowschemas.Handlers
 	// insightPages is the insight pages (handlers/insight), which also build
-	// the detail pages with direct lookups (kindPages.detailPage).
+	// the detail pages with direct lookups (kind_hooks.go).
 	insightPages *insight.Handlers
 	// cleanupPages is the cleanup (handlers/cleanup), whose links and tick
 	// boxes' action the lists carry.
@@ -71,12 +72,12 @@ func (h *Handlers) home(c echo.Context) error {
 }
 
 // kindFor resolves the :kind path segment, or answers 404.
-func (h *Handlers) kindFor(c echo.Context) (kube.Kind, kindPages, error) {
+func (h *Handlers) kindFor(c echo.Context) (kube.Kind, kinds.Kind, error) {
 	id := kube.KindID(c.Param("kind"))
-	kp, ok := pagesByKind[id]
+	kp, ok := kinds.Of(id)
 	kind, known := h.deps.Cluster.Kind(id)
 	if !ok || !known {
-		return kube.Kind{}, kindPages{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", c.Param("kind")))
+		return kube.Kind{}, kinds.Kind{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", c.Param("kind")))
 	}
 	return kind, kp, nil
 }
@@ -116,7 +117,7 @@ func (h *Handlers) list(c echo.Context) error {
 		page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
 		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
 	} else {
-		page, err = kp.list(h.deps.Cluster, q, time.Now())
+		page, err = kp.List(h.deps.Cluster, q, time.Now())
 		switch {
 		case apierrors.IsForbidden(err):
 			page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
@@ -142,9 +143,9 @@ func (h *Handlers) list(c echo.Context) error {
 	page.NewHref = h.newHref(c, kind.ID)      // list_new.go
 	page.CleanupHref = h.cleanupPages.Href(c, kind.ID)
 	h.addTicks(c, &page, kind.ID) // list_ticks.go
-	if kp.listMetrics != nil && !page.Forbidden {
+	if listMetrics := hooksByKind[kind.ID].listMetrics; listMetrics != nil && !page.Forbidden {
 		if st, shown := h.flowSchemaPages.Load(c); shown {
-			kp.listMetrics(h.deps.Cluster, kind.ID, &page, st) // the API server's own numbers (apf_load.go, webhook_health.go)
+			listMetrics(h.deps.Cluster, kind.ID, &page, st) // the API server's own numbers (apf_load.go, webhook_health.go)
 		}
 	}
 	return renderPage(c, status, pages.List(page), pages.ListTable(page))
@@ -155,12 +156,13 @@ func (h *Handlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if kp.page != nil {
-		return kp.page(h, c)
+	hooks := hooksByKind[kind.ID] // kind_hooks.go
+	if hooks.page != nil {
+		return hooks.page(h, c)
 	}
 	name := c.Param("name")
 	h.markLive(c, kind.ID) // before the page reads the object (liveChrome)
-	page, err := kp.detailPage(h, c, name, time.Now())
+	page, err := h.detailPage(c, kp, name, time.Now())
 	if err != nil {
 		return err
 	}
@@ -170,8 +172,8 @@ func (h *Handlers) detail(c echo.Context) error {
 	page.Chrome = h.chrome(c, name, kind.ID,
 		model.Crumb{Label: kind.Title, Href: urls.List(kind.ID)}, model.Crumb{Label: name})
 	page.MayUpdate, page.MayDelete = h.mayChange(c, kind, name)
-	if kp.detailMetrics != nil {
-		kp.detailMetrics(h, c, kind.ID, name, &page)
+	if hooks.detailMetrics != nil {
+		hooks.detailMetrics(h, c, kind.ID, name, &page)
 	}
 	return render(c, http.StatusOK, pages.Detail(page))
 }

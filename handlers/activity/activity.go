@@ -7,7 +7,6 @@ package activity
 
 import (
 	"github.com/labstack/echo/v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
@@ -28,9 +27,6 @@ type Deps struct {
 	MayList func(c echo.Context, k kube.Kind) bool
 	// Kind resolves the :kind parameter, or answers 404 (handlers/pages.go).
 	Kind func(c echo.Context) (kube.Kind, error)
-	// Objects lists a kind's cached objects' metadata (the kind registry,
-	// handlers/kinds.go).
-	Objects func(id kube.KindID) ([]metav1.Object, error)
 }
 
 // Handlers serves the activity routes.

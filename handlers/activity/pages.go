@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -63,7 +64,7 @@ func (h *Handlers) activityEntries(allowed map[string]kube.Kind, source string) 
 // cachedObjects lists a kind's objects in the shared cache (none while it is
 // not synced or forbidden to the console).
 func (h *Handlers) cachedObjects(id kube.KindID) []metav1.Object {
-	objs, err := h.d.Objects(id)
+	objs, err := kinds.Objects(h.d.Cluster, id)
 	if err != nil {
 		return nil
 	}

@@ -20,18 +20,13 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// Kinds is what a cleanup reads of the kind registry and of the editor's
-// targets, which the handlers package builds (kinds.go, handlers/editor).
-type Kinds interface {
-	// Writable reports whether the console writes kind id's objects: a
-	// registered kind that is not read-only.
-	Writable(id kube.KindID) bool
+// Targets is what a cleanup reads of the editor's targets, which the
+// handlers package builds (handlers/editor); the kinds it offers and their
+// candidates are the kind registry's (handlers/kinds).
+type Targets interface {
 	// Editable resolves the :kind parameter to a kind the console writes,
 	// or answers with the error page's status (404, 503).
 	Editable(c echo.Context) (kube.Kind, error)
-	// Candidates lists kind id's cached objects as cleanup candidates; false
-	// when the console offers no cleanup of the kind (the read-only kinds).
-	Candidates(id kube.KindID) (func() ([]cleanup.Candidate, error), bool)
 	// CustomResources resolves the CRD :name to its custom resources.
 	CustomResources(c echo.Context) (CustomResources, error)
 }
@@ -54,8 +49,8 @@ type Deps struct {
 	ReadOnly bool
 	// Editor deletes and lists custom resources as the user; nil offers no
 	// cleanup (503).
-	Editor ports.ObjectEditor
-	Kinds  Kinds
+	Editor  ports.ObjectEditor
+	Targets Targets
 	// Audit records the request's deletions under its user (edit_audit.go).
 	Audit func(c echo.Context) cleanup.Auditor
 	// ProgressAfter is how long a confirmed cleanup may run before its page

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -18,10 +19,10 @@ import (
 // view's label selector (selector=, the parameter every list takes) matches.
 // "" in read-only mode, for read-only kinds and for htmx fragments.
 func (h *Handlers) Href(c echo.Context, id kube.KindID) string {
-	if h.d.ReadOnly || page.IsHTMX(c) || !h.d.Kinds.Writable(id) {
+	if h.d.ReadOnly || page.IsHTMX(c) || !kinds.Editable(id) {
 		return ""
 	}
-	if _, offered := h.d.Kinds.Candidates(id); !offered {
+	if _, offered := kinds.Candidates(h.d.Cluster, id); !offered {
 		return ""
 	}
 	q := url.Values{}
@@ -59,7 +60,7 @@ func (h *Handlers) CSRHref(c echo.Context, q csrqueue.Query) (href, ticked strin
 // offer tick boxes for deletion (handlers' list_ticks.go); the preview's dry
 // run and the deletion ask the API server.
 func (h *Handlers) MayDeleteAll(c echo.Context, id kube.KindID) bool {
-	if !h.d.Kinds.Writable(id) {
+	if !kinds.Editable(id) {
 		return false
 	}
 	k, ok := h.d.Cluster.Kind(id)

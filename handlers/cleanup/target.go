@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -31,13 +31,13 @@ type cleanupTarget struct {
 }
 
 // builtinCleanup is the cleanup of the :kind list: every kind of the registry
-// with candidates (not the read-only ones, see readOnly in handlers/kinds.go).
+// with candidates (not the read-only ones, see Kind.ReadOnly in handlers/kinds).
 func (h *Handlers) builtinCleanup(c echo.Context) (cleanupTarget, error) {
-	k, err := h.d.Kinds.Editable(c)
+	k, err := h.d.Targets.Editable(c)
 	if err != nil {
 		return cleanupTarget{}, err
 	}
-	candidates, ok := h.d.Kinds.Candidates(k.ID)
+	candidates, ok := kinds.Candidates(h.d.Cluster, k.ID)
 	if !ok {
 		return cleanupTarget{}, echo.NewHTTPError(http.StatusNotFound, "clusterdesk offers no cleanup of "+k.Title+".")
 	}
@@ -56,7 +56,7 @@ func (h *Handlers) builtinCleanup(c echo.Context) (cleanupTarget, error) {
 // crCleanup is the cleanup of the custom resources of the CRD :name, in every
 // namespace, listed as the user (no informer watches custom resources).
 func (h *Handlers) crCleanup(c echo.Context) (cleanupTarget, error) {
-	t, err := h.d.Kinds.CustomResources(c)
+	t, err := h.d.Targets.CustomResources(c)
 	if err != nil {
 		return cleanupTarget{}, err
 	}
@@ -81,16 +81,9 @@ func (h *Handlers) crCleanup(c echo.Context) (cleanupTarget, error) {
 			}
 			out := make([]cleanup.Candidate, len(items))
 			for i := range items {
-				out[i] = CandidateOf(&items[i])
+				out[i] = cleanup.CandidateOf(&items[i])
 			}
 			return out, nil
 		},
 	}, nil
-}
-
-// CandidateOf is an object's metadata as a cleanup candidate; the kind
-// registry's candidates (handlers/kinds.go) are made of it too.
-func CandidateOf(o metav1.Object) cleanup.Candidate {
-	return cleanup.Candidate{Namespace: o.GetNamespace(), Name: o.GetName(), UID: string(o.GetUID()),
-		Created: o.GetCreationTimestamp().Time, Labels: o.GetLabels()}
 }

@@ -40,8 +40,8 @@ type Deps struct {
 	Docs     ports.FieldDocs
 	ReadOnly bool // the instance pages offer no New, Edit, Delete or cleanup
 	// Editable resolves the :kind parameter to a kind the console writes, or
-	// answers with the error page's status (404, 503); the kind registry is
-	// the handlers package's (kinds.go).
+	// answers with the error page's status (404, 503), from the kind
+	// registry (handlers/kinds) and the cluster's kinds.
 	Editable func(c echo.Context) (kube.Kind, error)
 	// Audit records the request's writes under its user (handlers/edit_audit.go).
 	Audit func(c echo.Context) editing.Auditor

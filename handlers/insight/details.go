@@ -20,7 +20,7 @@ import (
 )
 
 // The detail pages that add direct lookups as the user to what the shared
-// cache holds; the kind registry (handlers/kinds.go, withLive) builds its
+// cache holds; the handlers root (kind_hooks.go, the live hook) builds its
 // kinds' detail pages with them. Each lookup is bounded by LookupTimeout: a
 // slow API server makes the page say "not checked", never hang.
 

@@ -44,7 +44,7 @@ type Cluster interface {
 	// List and Get read any registered kind from the cache, as the Go type
 	// the typed methods below return (flowcontrol v1 also where v1beta3 is
 	// served); the objects are the cache's own: never modify them. A kind
-	// without typed methods is read only through these (handlers/kinds.go).
+	// without typed methods is read only through these (handlers/kinds).
 	List(id kube.KindID) ([]runtime.Object, error)
 	Get(id kube.KindID, name string) (runtime.Object, error)
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -28,9 +29,6 @@ type Deps struct {
 	// MayList answers whether the request's user may list k (the access
 	// check of every kind route, handlers/access.go).
 	MayList func(c echo.Context, k kube.Kind) bool
-	// Objects lists a kind's cached objects' metadata (the kind registry,
-	// handlers/kinds.go).
-	Objects func(id kube.KindID) ([]metav1.Object, error)
 }
 
 // Handlers serves the search.
@@ -71,7 +69,7 @@ func (h *Handlers) searchSource(c echo.Context, k kube.Kind) present.SearchSourc
 		s.Forbidden = true
 		return s
 	}
-	names, err := names(h.d.Objects(k.ID))
+	names, err := names(kinds.Objects(h.d.Cluster, k.ID))
 	switch {
 	case apierrors.IsForbidden(err):
 		s.Forbidden = true

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -17,6 +18,14 @@ type Candidate struct {
 	Labels               map[string]string
 	// State and Signer are a CSR's state key and signerName ("" for other kinds).
 	State, Signer string
+}
+
+// CandidateOf is an object's metadata as a candidate: what every kind's
+// cleanup reads (the kind registry, handlers/kinds, and a CRD's custom
+// resources, handlers/cleanup).
+func CandidateOf(o metav1.Object) Candidate {
+	return Candidate{Namespace: o.GetNamespace(), Name: o.GetName(), UID: string(o.GetUID()),
+		Created: o.GetCreationTimestamp().Time, Labels: o.GetLabels()}
 }
 
 // Ref is the candidate as a reference.

@@ -278,8 +278,10 @@ var rules = []rule{
 }
 
 // handlersBase are the packages under handlers/ that every feature package
-// may import: the shared page helpers and the ports (interfaces) main builds.
-var handlersBase = []string{module + "/handlers/page", module + "/handlers/ports"}
+// may import: the shared page helpers, the ports (interfaces) main builds and
+// the kind registry (one declaration per kind, read by the root and the
+// features alike).
+var handlersBase = []string{module + "/handlers/page", module + "/handlers/ports", module + "/handlers/kinds"}
 
 // handlersSubpackage selects every package under handlers/ but handlers itself.
 func handlersSubpackage(p string) bool { return under(p, "handlers") && p != module+"/handlers" }

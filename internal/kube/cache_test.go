@@ -150,7 +150,7 @@ func TestCacheAgainstOldServer(t *testing.T) {
 	api := &fakeAPI{
 		version: "v1.28.15",
 		groups: map[string][]string{
-			"certificates.k8s.io": {"v1"}, "apiextensions.k8s.io": {"v1"}, "storage.k8s.io": {"v1"},
+			"certificates.k8s.io": {"v1"}, "apiextensions.k8s.io": {"v1"}, "storage.k8s.io": {"v1"}, "scheduling.k8s.io": {"v1"},
 			"admissionregistration.k8s.io": {"v1"}, "flowcontrol.apiserver.k8s.io": {"v1beta3", "v1beta2"},
 		},
 		denied: map[string]bool{"csidrivers": true},

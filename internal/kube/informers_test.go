@@ -32,7 +32,7 @@ func TestCacheFallsBackToListWhenWatchListRefused(t *testing.T) {
 	api := &fakeAPI{
 		version: "v1.36.3",
 		groups: map[string][]string{
-			"certificates.k8s.io": {"v1"}, "apiextensions.k8s.io": {"v1"}, "storage.k8s.io": {"v1"},
+			"certificates.k8s.io": {"v1"}, "apiextensions.k8s.io": {"v1"}, "storage.k8s.io": {"v1"}, "scheduling.k8s.io": {"v1"},
 			"admissionregistration.k8s.io": {"v1"}, "flowcontrol.apiserver.k8s.io": {"v1"},
 		},
 		items: map[string][]any{

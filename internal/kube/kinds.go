@@ -5,6 +5,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -29,6 +30,9 @@ const (
 	AdmissionPolicies       KindID = "validatingadmissionpolicies"
 	AdmissionPolicyBindings KindID = "validatingadmissionpolicybindings"
 
+	// Shown read-only: which pods the scheduler places and preempts first.
+	PriorityClasses KindID = "priorityclasses"
+
 	// The console's own custom resource (deploy/base/csrapprovalpolicies.yaml):
 	// its CRD may be installed or deleted at any time, so its informer is the
 	// PolicyCache's (Cache.FollowPolicies), not one decided at start.
@@ -52,8 +56,8 @@ type Kind struct {
 // registry is the client-go half of the kind registry, in display order: each
 // kind's names and, best first, the versions the console can read with how to
 // list and watch each. It is the one list of kinds in this package; the
-// presentation half (presenters, live rows, search, shortcut, editable) is
-// handlers/kinds.go, whose test fails for a kind registered in one half only.
+// web declaration (presenters, live rows, search, shortcut, read-only) is
+// handlers/kinds, whose test fails for a kind registered in one half only.
 //
 // Routes, navigation, search, activity, live rows, cleanup, the editor, the
 // informers and the metrics read the two halves. What cannot read them
@@ -141,6 +145,13 @@ var registry = []kindDef{
 		[]readableVersion{
 			{version: "v1", watch: watchWith[storagev1.CSIDriver](func(c *Cache) listWatchClient[*storagev1.CSIDriverList] {
 				return c.k8s.StorageV1().CSIDrivers()
+			})},
+		}},
+	{Kind{ID: PriorityClasses, Title: "PriorityClasses", Singular: "PriorityClass",
+		Group: "scheduling.k8s.io", Resource: "priorityclasses"},
+		[]readableVersion{
+			{version: "v1", watch: watchWith[schedulingv1.PriorityClass](func(c *Cache) listWatchClient[*schedulingv1.PriorityClassList] {
+				return c.k8s.SchedulingV1().PriorityClasses()
 			})},
 		}},
 	// Read through PolicyCache's dynamic informer as *unstructured.Unstructured

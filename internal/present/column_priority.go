@@ -28,6 +28,8 @@ var columnPriorities = map[string]map[string]model.Priority{
 	"csidrivers": {"podinfo": model.SecondaryColumn, "capacity": model.SecondaryColumn, "tokens": model.TertiaryColumn,
 		"republish": model.TertiaryColumn, "age": model.SecondaryColumn},
 	"csrapprovalpolicies": {"age": model.SecondaryColumn},
+	"priorityclasses": {"default": model.SecondaryColumn, "preemption": model.SecondaryColumn,
+		"description": model.TertiaryColumn, "age": model.SecondaryColumn},
 }
 
 // columnPriority is how important column key of list kind is.

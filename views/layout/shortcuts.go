@@ -27,7 +27,7 @@ const (
 )
 
 // KindShortcut is the key sequence that opens a kind's list, from the key
-// its registry entry gives (handlers/kinds.go); "" for none.
+// its registry entry gives (handlers/kinds); "" for none.
 func KindShortcut(key string) string {
 	if key == "" {
 		return ""

@@ -1,4 +1,4 @@
-package handlers
+package kinds
 
 import (
 	"time"
@@ -6,6 +6,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -19,7 +20,7 @@ var (
 // policyDetail shows a ValidatingAdmissionPolicy with the bindings that
 // reference it. The bindings are a courtesy: if they cannot be read
 // (forbidden, syncing) the policy still shows, and says so.
-func policyDetail(c Cluster, p *admissionregistrationv1.ValidatingAdmissionPolicy, now time.Time) model.DetailPage {
+func policyDetail(c ports.Cluster, p *admissionregistrationv1.ValidatingAdmissionPolicy, now time.Time) model.DetailPage {
 	all, err := policyBindings.list(c)
 	if err != nil {
 		all = nil
@@ -31,7 +32,7 @@ func policyDetail(c Cluster, p *admissionregistrationv1.ValidatingAdmissionPolic
 
 // bindingDetail shows a ValidatingAdmissionPolicyBinding with what the cache
 // says of its policy.
-func bindingDetail(c Cluster, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, now time.Time) model.DetailPage {
+func bindingDetail(c ports.Cluster, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, now time.Time) model.DetailPage {
 	p, err := admissionPolicies.get(c, b.Spec.PolicyName)
 	lookup := present.PolicyLookup{Policy: p, Known: err == nil || apierrors.IsNotFound(err)}
 	if err != nil {

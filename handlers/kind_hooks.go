@@ -1,0 +1,75 @@
+package handlers
+
+import (
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/handlers/insight"
+	"github.com/clusterdesk/clusterdesk/handlers/kinds"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/views/model"
+)
+
+// kindHooks is what the handlers root adds to a few kinds' pages from its
+// own services (the user's direct lookups, the API server's metrics, the
+// CSR queue). A kind is declared in handlers/kinds; an ordinary kind has no
+// hooks.
+type kindHooks struct {
+	// live, when set, builds the detail page instead of the declaration's
+	// Detail: for kinds whose page adds direct lookups (handlers/insight,
+	// details.go).
+	live func(*insight.Handlers, echo.Context, string, time.Time) (model.DetailPage, error)
+	// page and liveRows, when set, replace the generic detail page and live
+	// rows: for a kind with pages of its own (the CSR page and queue).
+	page     func(*Handlers, echo.Context) error
+	liveRows func(l *LiveUpdates, names []string, now time.Time) (live.Message, bool)
+	// listMetrics and detailMetrics, when set, add what the API server's
+	// /metrics says about the kind's objects (APF load, webhook health).
+	// listMetrics decorates a list page with the user's view of the load
+	// (columns and cells): the full list, and the one-row lists of live rows,
+	// which users who may read /metrics receive on metricsRowsTopic.
+	listMetrics   listMetricsFunc
+	detailMetrics func(*Handlers, echo.Context, kube.KindID, string, *model.DetailPage)
+}
+
+// listMetricsFunc adds the load columns and the banner saying where they come
+// from to a list page (or the one-row page of a live update).
+type listMetricsFunc func(Cluster, kube.KindID, *model.ListPage, present.APFLoadState)
+
+// hooksByKind holds the hooks of the kinds that have any (kind_hooks_test.go:
+// each is a declared kind). It is filled by init, not by its initializer: the
+// hooks refer to handlers that read it, which an initializer would make an
+// initialization cycle.
+var hooksByKind map[kube.KindID]kindHooks
+
+func init() {
+	webhooks := kindHooks{listMetrics: addListWebhookHealth, detailMetrics: (*Handlers).addDetailWebhookHealth} // webhook_health.go
+	apf := kindHooks{detailMetrics: apfDetailLoad}                                                              // apf_load.go
+	hooksByKind = map[kube.KindID]kindHooks{
+		kube.CSRs:             {page: csrDetail, liveRows: (*LiveUpdates).csrQueueRows},
+		kube.FlowSchemas:      apf,
+		kube.PriorityLevels:   {listMetrics: addPriorityLevelListLoad, detailMetrics: apfDetailLoad},
+		kube.CRDs:             {live: (*insight.Handlers).CRDDetail},
+		kube.Webhooks:         withLookups(webhooks, (*insight.Handlers).WebhookDetail),
+		kube.MutatingWebhooks: withLookups(webhooks, (*insight.Handlers).MutatingWebhookDetail),
+		kube.CSIDrivers:       {live: (*insight.Handlers).CSIDriverDetail},
+	}
+}
+
+// withLookups sets the detail page builder that adds direct lookups.
+func withLookups(k kindHooks, live func(*insight.Handlers, echo.Context, string, time.Time) (model.DetailPage, error)) kindHooks {
+	k.live = live
+	return k
+}
+
+// detailPage builds kind k's detail page of name, with its lookups as the
+// user when the kind has any (h's insight pages).
+func (h *Handlers) detailPage(c echo.Context, k kinds.Kind, name string, now time.Time) (model.DetailPage, error) {
+	if live := hooksByKind[k.ID].live; live != nil {
+		return live(h.insightPages, c, name, now)
+	}
+	return k.Detail(h.deps.Cluster, name, now)
+}
