@@ -15,7 +15,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -42,10 +41,11 @@ type kindPages struct {
 	live func(*insight.Handlers, echo.Context, string, time.Time) (model.DetailPage, error)
 	// row renders one object's list row for live updates.
 	row rowFunc
-	// page and liveRows, when set, replace the generic detail page and live
-	// rows: for a kind with pages of its own (the CSR page and queue).
-	page     func(*Handlers, echo.Context) error
-	liveRows func(l *LiveUpdates, names []string, now time.Time) (live.Message, bool)
+	// page, when set, replaces the generic detail page, and ownRows the
+	// generic live rows: for a kind with pages of its own (the CSR page, and
+	// the queue, whose rows handlers/live renders from the queue's index).
+	page    func(*Handlers, echo.Context) error
+	ownRows bool
 	// objects lists the cached objects' metadata, for search and activity.
 	objects func(Cluster) ([]metav1.Object, error)
 	// candidates lists the cached objects as cleanup candidates (cleanup.go);
@@ -205,8 +205,8 @@ func withLive(kp kindPages, live func(*insight.Handlers, echo.Context, string, t
 }
 
 // ownPages sets a kind's own detail page and live rows (see kindPages).
-func ownPages(kp kindPages, page func(*Handlers, echo.Context) error, rows func(*LiveUpdates, []string, time.Time) (live.Message, bool)) kindPages {
-	kp.page, kp.liveRows = page, rows
+func ownPages(kp kindPages, page func(*Handlers, echo.Context) error) kindPages {
+	kp.page, kp.ownRows = page, true
 	return kp
 }
 
@@ -232,7 +232,7 @@ func readOnly(kp kindPages) kindPages {
 var registeredKinds = []kindPages{
 	// The CSR page and queue are the approval workflow (handlers/csrs).
 	withCandidates(ownPages(pagesFor(kube.CSRs, "c", typed(Cluster.CSRs, Cluster.CSR), present.CSRList, plain(present.CSRDetail)),
-		csrDetail, (*LiveUpdates).csrQueueRows), csrCandidates),
+		csrDetail), csrCandidates),
 	// APF pages show the API server's live load (handlers/flowschemas/load.go, apf_load.go).
 	withMetrics(pagesFor(kube.FlowSchemas, "f", typed(Cluster.FlowSchemas, Cluster.FlowSchema), present.FlowSchemaList, plain(present.FlowSchemaDetail)),
 		nil, apfDetailLoad),

@@ -1,4 +1,4 @@
-package handlers
+package live
 
 import (
 	"time"
@@ -12,12 +12,12 @@ import (
 // csrQueueRows renders, once for every open CSR queue, the queue rows of the
 // changed CSRs and the state tabs' counts (the queue's rows are its own, not
 // the generic list's). ok is false when the cache cannot say (not synced).
-func (l *LiveUpdates) csrQueueRows(names []string, now time.Time) (live.Message, bool) {
+func (l *Updates) csrQueueRows(names []string, now time.Time) (live.Message, bool) {
 	env := present.CSRQueueEnv{Now: now, Checks: l.csrQueue.Checks()}
 	ch, err := l.csrQueue.Live(names, env.Engine())
 	if err != nil {
 		return live.Message{}, false
 	}
 	u := present.CSRQueueLiveOf(ch, env)
-	return live.Message{Topic: rowsTopic(kube.CSRs), Event: rowsTopic(kube.CSRs), Data: mustRender(pages.CSRQueueLiveRows(u))}, true
+	return live.Message{Topic: RowsTopic(kube.CSRs), Event: RowsTopic(kube.CSRs), Data: mustRender(pages.CSRQueueLiveRows(u))}, true
 }
