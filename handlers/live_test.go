@@ -42,22 +42,11 @@ var (
 
 func newLiveCluster(names ...string) *liveCluster { return livetest.NewCluster(names...) }
 
-func doc(t *testing.T, data []byte) *goquery.Document {
-	t.Helper()
-	d, err := goquery.NewDocumentFromReader(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-func byEvent(msgs []live.Message) map[string]live.Message {
-	out := map[string]live.Message{}
-	for _, m := range msgs {
-		out[m.Event] = m
-	}
-	return out
-}
+// doc parses a fragment, byEvent keys a batch's messages by event (livetest).
+var (
+	doc     = livetest.Doc
+	byEvent = livetest.ByEvent
+)
 
 // allowKinds lets the user list only the named resources.
 type allowKinds map[string]bool

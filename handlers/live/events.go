@@ -219,7 +219,7 @@ func (h *Handlers) mayListPolicies(c echo.Context) bool {
 
 // stillMayList re-checks, for a connection being served, the user's right to
 // list each kind it receives. A failed access review does not end the stream
-// (as mayList does not hide pages): the API server may just be down.
+// (as Deps.MayList does not hide pages): the API server may just be down.
 func (h *Handlers) stillMayList(ctx context.Context, kinds []kube.Kind) bool {
 	for _, k := range kinds {
 		ok, err := h.d.Access.Can(ctx, "list", k.Group, k.Resource, "", "")

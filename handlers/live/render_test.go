@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/internal/livetest"
@@ -36,22 +35,11 @@ var fakeCSR = livetest.CSR
 
 const apiClientSigner = certificatesv1.KubeAPIServerClientSignerName
 
-func doc(t *testing.T, data []byte) *goquery.Document {
-	t.Helper()
-	d, err := goquery.NewDocumentFromReader(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-func byEvent(msgs []live.Message) map[string]live.Message {
-	out := map[string]live.Message{}
-	for _, m := range msgs {
-		out[m.Event] = m
-	}
-	return out
-}
+// doc parses a fragment, byEvent keys a batch's messages by event (livetest).
+var (
+	doc     = livetest.Doc
+	byEvent = livetest.ByEvent
+)
 
 func TestLiveRenderRowsOnceWithRemovals(t *testing.T) {
 	cl := livetest.NewCluster("csr-a", "csr-b")

@@ -1,15 +1,18 @@
 // Package livetest is test support for the live updates (handlers/live) and
 // the console's tests that drive them (handlers): a shared cache holding a
-// few CSRs, and CSRs as the API server would hold them.
+// few CSRs, CSRs as the API server would hold them, and readers of the
+// fragments a batch of changes renders.
 package livetest
 
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +25,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
@@ -155,3 +159,22 @@ func UID(name string) types.UID {
 
 // Ref is the queue's selection value of the CSR named name (as CSR makes it).
 func Ref(name string) string { return string(UID(name)) + "/" + name }
+
+// Doc parses a rendered fragment.
+func Doc(t *testing.T, data []byte) *goquery.Document {
+	t.Helper()
+	d, err := goquery.NewDocumentFromReader(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// ByEvent keys a batch's messages by their event name.
+func ByEvent(msgs []live.Message) map[string]live.Message {
+	out := map[string]live.Message{}
+	for _, m := range msgs {
+		out[m.Event] = m
+	}
+	return out
+}
