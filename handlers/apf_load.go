@@ -15,7 +15,7 @@ import (
 
 // metricsShown reports whether the signed-in user sees what the API server's
 // /metrics say (flowschemas' MetricsShown), for the load cells of live rows
-// (live.go).
+// (handlers/live, built before handlers/flowschemas).
 func (h *Handlers) metricsShown(ctx context.Context) (shown bool, err error) {
 	return h.flowSchemaPages.MetricsShown(ctx)
 }
@@ -29,7 +29,7 @@ func apfDetailLoad(h *Handlers, c echo.Context, id kube.KindID, name string, pag
 // addPriorityLevelListLoad adds the load columns to the priority level list,
 // and the banner saying where they come from (or why they are missing). It
 // decorates the full list and the one-row lists of live updates alike
-// (LiveUpdates.Render), so a live row has the cells of the page's row.
+// (handlers/live, Updates.Render), so a live row has the cells of the page's row.
 func addPriorityLevelListLoad(_ Cluster, _ kube.KindID, page *model.ListPage, st present.APFLoadState) {
 	page.Chrome.Banners = append(page.Chrome.Banners, st.LoadBanner())
 	if st.Allowed {

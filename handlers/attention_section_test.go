@@ -14,6 +14,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
+	handlerpage "github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
@@ -28,7 +29,7 @@ func (r oneResource) Can(_ context.Context, _, _, resource, _, _ string) (bool, 
 }
 
 // The home page and the live updates of its attention section lay the
-// section out in one place (attentionSectionOf): for one access, the page
+// section out in one place (page.AttentionSection): for one access, the page
 // holds exactly the bytes its live view renders, when the tab opens and after
 // a change, for an administrator and for a user who may list CSRs only.
 func TestHomePageAndLiveAttentionRenderTheSameSection(t *testing.T) {
@@ -85,15 +86,13 @@ func TestHomePageAndLiveAttentionRenderTheSameSection(t *testing.T) {
 				}
 			}
 			slices.Sort(kinds)
-			acc := attentionAccess{kinds: kinds}
-			topic, release, ok := lv.openAttention(acc)
+			acc := handlerpage.AttentionAccess{Kinds: kinds}
+			topic, release, ok := lv.OpenAttention(acc)
 			if !ok {
 				t.Fatal("no live view opened")
 			}
 			defer release()
-			lv.mu.Lock()
-			shown := string(lv.attentionViews[acc.key()].shown)
-			lv.mu.Unlock()
+			shown := string(lv.AttentionShown(acc))
 			if !strings.Contains(shown, "storm-user") || !strings.Contains(page, shown) {
 				t.Fatalf("the page does not hold the live section:\n%s\nthe page:\n%s", shown, page)
 			}
@@ -106,10 +105,7 @@ func TestHomePageAndLiveAttentionRenderTheSameSection(t *testing.T) {
 			}
 			var sent string
 			// What a batch of changes sends the view (Render's attention part).
-			lv.mu.Lock()
-			msgs := lv.attentionMessages(lv.now(), nil)
-			lv.mu.Unlock()
-			for _, m := range msgs {
+			for _, m := range lv.AttentionChanges() {
 				if m.Topic == topic {
 					sent = string(m.Data)
 				}

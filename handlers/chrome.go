@@ -41,7 +41,7 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	ch.Nav = append(ch.Nav, model.NavItem{Label: "Activity", Href: urls.Activity, Active: c.Path() == urls.Activity})
 	// The durable ledger (handlers/ledger).
 	ch.Nav = append(ch.Nav, model.NavItem{Label: "Ledger", Href: urls.Ledger, Active: c.Path() == urls.Ledger})
-	ch.Live = h.liveChrome(c, active)
+	ch.Live = h.live.Chrome(c, active) // handlers/live
 	if !ready && !h.deps.Cluster.Ready() {
 		ch.Banners = append(ch.Banners, clusterBanner(h.deps.Cluster.Statuses()))
 	}

@@ -12,7 +12,7 @@ func csrQueueOf(deps Deps) *csrqueue.Queue {
 	switch {
 	case q != nil:
 	case deps.Live != nil:
-		q = deps.Live.csrQueue
+		q = deps.Live.Queue()
 	default:
 		q = csrqueue.New(deps.Cluster)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,10 +23,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	"github.com/clusterdesk/clusterdesk/handlers/internal/livetest"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
 
 // csrCluster is a synced cache holding only CSRs.
@@ -110,29 +108,15 @@ func (w *scriptedWriter) DecideCSR(_ context.Context, name string, uid types.UID
 	return []string{"a warning for " + name}, nil
 }
 
-func fakeCSR(t testing.TB, name, signer, user string, created time.Time, conds ...certificatesv1.RequestConditionType) *certificatesv1.CertificateSigningRequest {
-	c := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name, UID: uidFor(name), CreationTimestamp: metav1.NewTime(created)},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			SignerName: signer, Username: user, Request: testfixtures.SubjectPEM(t, user),
-			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
-		},
-	}
-	for _, ty := range conds {
-		c.Status.Conditions = append(c.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: ty, Status: corev1.ConditionTrue, LastUpdateTime: metav1.NewTime(created)})
-	}
-	return c
-}
-
-// uidFor is a fixed UUID per name, as the API server would give a CSR.
-func uidFor(name string) types.UID {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", h.Sum64()&(1<<48-1)))
-}
+// fakeCSR, uidFor: CSRs as the API server would hold them, shared with the
+// live updates' tests (handlers/internal/livetest).
+var (
+	fakeCSR = livetest.CSR
+	uidFor  = livetest.UID
+)
 
 // ref is the bulk form's selection value of the fake CSR name.
-func ref(name string) string { return string(uidFor(name)) + "/" + name }
+func ref(name string) string { return livetest.Ref(name) }
 
 type csrTestServer struct {
 	testServer

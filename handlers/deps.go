@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
@@ -28,6 +29,13 @@ type (
 	Lookup       = ports.Lookup
 	CSRDecider   = ports.CSRDecider
 	CSRIssuer    = ports.CSRIssuer
+)
+
+// The live updates' renderer and stream server (handlers/live), which main
+// builds with NewLiveUpdates.
+type (
+	LiveUpdates = liveupdates.Updates
+	LiveStreams = liveupdates.Streams
 )
 
 // Deps is everything the handlers need, built by main.

@@ -15,6 +15,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
+	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
@@ -52,7 +53,7 @@ const loginBody = signin.LoginBody
 
 // base is what every feature shares: the page chrome and the log.
 func (h *Handlers) base() page.Base {
-	return page.Base{Log: h.deps.Log, Chrome: h.chrome, MarkLive: h.markLive}
+	return page.Base{Log: h.deps.Log, Chrome: h.chrome, MarkLive: h.live.MarkLive}
 }
 
 // cleanupFeature is the cleanup's handlers (handlers/cleanup).
@@ -78,9 +79,22 @@ func signInFeature(h *Handlers) *signin.Handlers {
 		Limit: h.deps.SignInLimit,
 	}
 	if h.deps.Live != nil {
-		d.EndStreams = h.endSessionStreams
+		d.EndStreams = h.live.EndSessionStreams
 	}
 	return signin.New(d)
+}
+
+// liveFeature is the live updates: the event stream, the pages' live
+// settings and the end of a signed-out session's streams (handlers/live).
+// Its renderer is main's (Deps.Live, NewLiveUpdates), nil without live updates.
+func liveFeature(h *Handlers) *liveupdates.Handlers {
+	return liveupdates.New(liveupdates.Deps{
+		Base:    page.Base{Log: h.deps.Log, Chrome: h.chrome},
+		Cluster: h.deps.Cluster, Access: h.deps.Access, Updates: h.deps.Live,
+		Gate: h.gate, Sessions: h.deps.Sessions,
+		MayList: h.mayList, ReviewFailureShowsCache: h.reviewFailureShowsCache,
+		MetricsShown: h.metricsShown, MayReadRBAC: h.mayReadRBAC,
+	})
 }
 
 // lookupTimeout bounds the direct lookups of one page view: a slow API server

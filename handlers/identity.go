@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
+	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -55,8 +55,8 @@ func requireIdentity(g *auth.Gate, loginPage func(c echo.Context, status int, ms
 				return echo.NewHTTPError(http.StatusForbidden, reservedNameMessage(reserved))
 			}
 			if err != nil {
-				if wantsEventStream(c.Request()) {
-					return sessionEnded(c, err, g.Mode)
+				if liveupdates.WantsEventStream(c.Request()) {
+					return liveupdates.SessionEnded(c, err, g.Mode)
 				}
 				if isHTMX(c) {
 					c.Response().Header().Set("HX-Redirect", urls.Login)
@@ -163,20 +163,4 @@ func (h *Handlers) statuses(c echo.Context) []kube.KindStatus {
 // nothing is shown.
 func (h *Handlers) reviewFailureShowsCache() bool {
 	return h.gate.Mode == auth.ModeLocal
-}
-
-// streamSession is the session an event stream lives by, its idle clock not
-// refreshed. Proxy mode has no session cookie: the proxy vouches for every
-// request, so the stream gets one idle period and its reconnect is
-// authenticated through the proxy again.
-func (h *Handlers) streamSession(r *http.Request) (auth.Session, error) {
-	if h.gate.Mode != auth.ModeProxy {
-		return h.deps.Sessions.CheckQuiet(r)
-	}
-	id, ok := kube.IdentityFrom(r.Context())
-	if !ok {
-		return auth.Session{}, auth.ErrUntrusted
-	}
-	now := time.Now()
-	return auth.Session{User: id.User, IssuedAt: now, LastSeen: now}, nil
 }

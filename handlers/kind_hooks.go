@@ -8,7 +8,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
@@ -22,15 +21,16 @@ type kindHooks struct {
 	// Detail: for kinds whose page adds direct lookups (handlers/insight,
 	// details.go).
 	live func(*insight.Handlers, echo.Context, string, time.Time) (model.DetailPage, error)
-	// page and liveRows, when set, replace the generic detail page and live
-	// rows: for a kind with pages of its own (the CSR page and queue).
-	page     func(*Handlers, echo.Context) error
-	liveRows func(l *LiveUpdates, names []string, now time.Time) (live.Message, bool)
+	// page, when set, replaces the generic detail page, and ownRows the
+	// generic live rows: for a kind with pages of its own (the CSR page, and
+	// the queue, whose rows handlers/live renders from the queue's index).
+	page    func(*Handlers, echo.Context) error
+	ownRows bool
 	// listMetrics and detailMetrics, when set, add what the API server's
 	// /metrics says about the kind's objects (APF load, webhook health).
 	// listMetrics decorates a list page with the user's view of the load
 	// (columns and cells): the full list, and the one-row lists of live rows,
-	// which users who may read /metrics receive on metricsRowsTopic.
+	// which users who may read /metrics receive on live.MetricsRowsTopic.
 	listMetrics   listMetricsFunc
 	detailMetrics func(*Handlers, echo.Context, kube.KindID, string, *model.DetailPage)
 }
@@ -49,7 +49,7 @@ func init() {
 	webhooks := kindHooks{listMetrics: addListWebhookHealth, detailMetrics: (*Handlers).addDetailWebhookHealth} // webhook_health.go
 	apf := kindHooks{detailMetrics: apfDetailLoad}                                                              // apf_load.go
 	hooksByKind = map[kube.KindID]kindHooks{
-		kube.CSRs:             {page: csrDetail, liveRows: (*LiveUpdates).csrQueueRows},
+		kube.CSRs:             {page: csrDetail, ownRows: true},
 		kube.FlowSchemas:      apf,
 		kube.PriorityLevels:   {listMetrics: addPriorityLevelListLoad, detailMetrics: apfDetailLoad},
 		kube.CRDs:             {live: (*insight.Handlers).CRDDetail},

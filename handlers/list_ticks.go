@@ -4,7 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
-	"github.com/clusterdesk/clusterdesk/internal/cleanup"
+	handlerpage "github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -32,25 +32,8 @@ func (h *Handlers) addTicks(c echo.Context, page *model.ListPage, id kube.KindID
 		page.TickAction = urls.Cleanup(id)
 	}
 	for i := range page.Rows {
-		page.Rows[i] = withTick(h.deps.Cluster, id, page.Rows[i])
+		page.Rows[i] = handlerpage.WithTick(h.deps.Cluster, id, page.Rows[i])
 	}
-}
-
-// withTick is row in a tick column, its box valued.
-func withTick(c Cluster, id kube.KindID, row model.Row) model.Row {
-	row.TickColumn, row.Tick = true, tickValue(c, id, row.Name)
-	return row
-}
-
-// tickValue is a row's tick box value (cleanup.Ref.Value: its uid makes the
-// preview refuse an object deleted and created again under the same name),
-// "" (no box) for an object the cache no longer holds.
-func tickValue(c Cluster, id kube.KindID, name string) string {
-	m, err := c.Meta(id, name)
-	if err != nil || m.GetUID() == "" {
-		return ""
-	}
-	return cleanup.Ref{UID: string(m.GetUID()), Name: name}.Value()
 }
 
 // addFlowSchemaTicks is addTicks for the FlowSchema list's own rows. That
@@ -62,6 +45,6 @@ func (h *Handlers) addFlowSchemaTicks(c echo.Context, page *model.FlowSchemaList
 	}
 	page.List.TickAction = urls.Cleanup(kube.FlowSchemas)
 	for i := range page.Rows {
-		page.Rows[i].Tick = tickValue(h.deps.Cluster, kube.FlowSchemas, page.Rows[i].Name)
+		page.Rows[i].Tick = handlerpage.TickValue(h.deps.Cluster, kube.FlowSchemas, page.Rows[i].Name)
 	}
 }

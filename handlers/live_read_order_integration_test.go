@@ -27,7 +27,7 @@ import (
 )
 
 // A detail page reads its live settings (the stream's cursor and the version
-// of its object, liveChrome) before it reads its object from the cache. These
+// of its object, handlers/live's Chrome) before it reads its object from the cache. These
 // tests put a change in the window that order closes: the page's read of its
 // object returns what the cache holds, then, before the page goes on, the
 // object changes on the API server and the change is in the cache and

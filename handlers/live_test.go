@@ -2,221 +2,51 @@ package handlers
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	certificatesv1 "k8s.io/api/certificates/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/clusterdesk/clusterdesk/handlers/internal/livetest"
+	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/live/sseclient"
 )
 
-// liveCluster is a cache holding a few CSRs, every kind synced unless told otherwise.
-type liveCluster struct {
-	Cluster
-	mu     sync.Mutex
-	csrs   map[string]*certificatesv1.CertificateSigningRequest
-	states map[kube.KindID]kube.KindStatus
-}
+// liveCluster is the live updates' fake cache (handlers/internal/livetest).
+type liveCluster = livetest.Cluster
 
-func newLiveCluster(names ...string) *liveCluster {
-	c := &liveCluster{csrs: map[string]*certificatesv1.CertificateSigningRequest{}, states: map[kube.KindID]kube.KindStatus{}}
-	for _, n := range names {
-		c.csrs[n] = &certificatesv1.CertificateSigningRequest{
-			ObjectMeta: metav1.ObjectMeta{Name: n, CreationTimestamp: metav1.Now(), ResourceVersion: "7"},
-			Spec:       certificatesv1.CertificateSigningRequestSpec{SignerName: "example.com/live", Username: "tester"},
-		}
-	}
-	return c
-}
+// The live updates' protocol names (handlers/live), which web/js/live.js
+// reads: the tests below look for them on the stream.
+const (
+	statusTopic         = liveupdates.StatusTopic
+	sessionEndedEvent   = liveupdates.SessionEndedEvent
+	tooManyStreamsEvent = liveupdates.TooManyStreamsEvent
+	csrViewEvent        = liveupdates.CSRViewEvent
+	maxLiveRows         = liveupdates.MaxRows
+)
 
-// The fake holds CSRs only: no CRD or webhook configuration (the home
-// page's attention section reads them).
-func (c *liveCluster) CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) { return nil, nil }
-func (c *liveCluster) Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
-	return nil, nil
-}
-func (c *liveCluster) MutatingWebhooks() ([]*admissionregistrationv1.MutatingWebhookConfiguration, error) {
-	return nil, nil
-}
+var (
+	rowsTopic        = liveupdates.RowsTopic
+	metricsRowsTopic = liveupdates.MetricsRowsTopic
+	rowID            = liveupdates.RowID
+	csrPageHash      = liveupdates.CSRPageHash
+)
 
-func (c *liveCluster) Ready() bool           { return true }
-func (c *liveCluster) ServerVersion() string { return "v1.36.3" }
+func newLiveCluster(names ...string) *liveCluster { return livetest.NewCluster(names...) }
 
-func (c *liveCluster) Kind(id kube.KindID) (kube.Kind, bool) {
-	for _, k := range kube.AllKinds() {
-		if k.ID == id {
-			return k, true
-		}
-	}
-	return kube.Kind{}, false
-}
-
-func (c *liveCluster) Status(id kube.KindID) kube.KindStatus {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k, _ := c.Kind(id)
-	if st, ok := c.states[id]; ok {
-		st.Kind = k
-		return st
-	}
-	n := 0
-	if id == kube.CSRs {
-		n = len(c.csrs)
-	}
-	return kube.KindStatus{Kind: k, State: kube.StateSynced, Count: n, SyncedAt: time.Now()}
-}
-
-func (c *liveCluster) Statuses() []kube.KindStatus {
-	var out []kube.KindStatus
-	for _, k := range kube.AllKinds() {
-		out = append(out, c.Status(k.ID))
-	}
-	return out
-}
-
-func (c *liveCluster) CSR(name string) (*certificatesv1.CertificateSigningRequest, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if o, ok := c.csrs[name]; ok {
-		return o, nil
-	}
-	return nil, apierrors.NewNotFound(schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}, name)
-}
-
-func (c *liveCluster) CSRs() ([]*certificatesv1.CertificateSigningRequest, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]*certificatesv1.CertificateSigningRequest, 0, len(c.csrs))
-	for _, o := range c.csrs {
-		out = append(out, o)
-	}
-	return out, nil
-}
-
-func (c *liveCluster) setState(id kube.KindID, st kube.KindStatus) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.states[id] = st
-}
-
-func doc(t *testing.T, data []byte) *goquery.Document {
-	t.Helper()
-	d, err := goquery.NewDocumentFromReader(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-func byEvent(msgs []live.Message) map[string]live.Message {
-	out := map[string]live.Message{}
-	for _, m := range msgs {
-		out[m.Event] = m
-	}
-	return out
-}
-
-func TestLiveRenderRowsOnceWithRemovals(t *testing.T) {
-	cl := newLiveCluster("csr-a", "csr-b")
-	lv := NewLiveUpdates(cl, nil)
-	msgs := byEvent(lv.Render(kube.CSRs, []string{"csr-a", "csr-gone"}, false))
-
-	rows, ok := msgs["csrs-rows"]
-	if !ok || rows.Topic != "csrs-rows" || rows.Sticky {
-		t.Fatalf("rows message %+v", rows)
-	}
-	d := doc(t, rows.Data)
-	if a := d.Find("tr#row-csrs-csr-a"); a.Length() != 1 || !strings.Contains(a.Text(), "example.com/live") {
-		t.Fatalf("changed row missing or wrong: %q", rows.Data)
-	}
-	if d.Find("tr#row-csrs-csr-gone[data-live-removed]").Length() != 1 {
-		t.Fatalf("deleted object not marked removed: %q", rows.Data)
-	}
-	if d.Find("tr#row-csrs-csr-b").Length() != 0 {
-		t.Fatalf("unchanged row sent: %q", rows.Data)
-	}
-	// The queue's own rows (live_csr_test.go), with the count line per state tab.
-	if got := strings.TrimSpace(d.Find(`[data-csr-live-tabs] [data-tab="all"] [data-testid=list-count]`).Text()); !strings.Contains(got, "of 2") {
-		t.Fatalf("count line %q", got)
-	}
-
-	count, ok := msgs["csrs"]
-	if !ok || !count.Sticky {
-		t.Fatalf("count message %+v", count)
-	}
-	cd := doc(t, count.Data)
-	if cd.Find("#nav-count-csrs").Text() != "2" || cd.Find("#list-total-csrs").Text() != "2" {
-		t.Fatalf("count fragment %q", count.Data)
-	}
-	// The count did not change: the next batch does not repeat it.
-	if _, again := byEvent(lv.Render(kube.CSRs, []string{"csr-a"}, false))["csrs"]; again {
-		t.Fatal("unchanged count published again")
-	}
-}
-
-func TestLiveRenderStaleBannerAndRecovery(t *testing.T) {
-	cl := newLiveCluster("csr-a")
-	lv := NewLiveUpdates(cl, nil)
-	lv.now = func() time.Time { return time.Date(2026, 1, 2, 14, 3, 12, 0, time.UTC) }
-
-	cl.setState(kube.CSRs, kube.KindStatus{State: kube.StateError, Err: errors.New("connection refused"), SyncedAt: time.Now()})
-	msgs := byEvent(lv.Render(kube.CSRs, nil, true))
-	status, ok := msgs["status"]
-	if !ok || !status.Sticky {
-		t.Fatalf("no status message: %+v", msgs)
-	}
-	banner := doc(t, status.Data).Find("#live-status [data-testid=banner-stale]")
-	if banner.Length() != 1 || !strings.Contains(banner.Text(), "14:03:12") || !strings.Contains(banner.Text(), "connection refused") {
-		t.Fatalf("stale banner %q", status.Data)
-	}
-	if nav := doc(t, msgs["csrs"].Data).Find("#nav-count-csrs"); nav.AttrOr("hidden", "none") == "none" {
-		t.Errorf("a stale count should be hidden, as the nav hides it: %q", msgs["csrs"].Data)
-	}
-	if b := lv.StaleBanners(); len(b) != 1 {
-		t.Errorf("pages rendered now should show the banner: %+v", b)
-	}
-
-	cl.setState(kube.CSRs, kube.KindStatus{State: kube.StateSynced, Count: 1, SyncedAt: time.Now()})
-	msgs = byEvent(lv.Render(kube.CSRs, nil, true))
-	if s := msgs["status"]; doc(t, s.Data).Find("[data-testid=banner-stale]").Length() != 0 {
-		t.Fatalf("banner still there after recovery: %q", s.Data)
-	}
-	if r, ok := msgs[live.ResyncEvent]; !ok || string(r.Data) != "csrs-rows" || r.Topic != "csrs-rows" {
-		t.Fatalf("recovery must resync the rows: %+v", msgs)
-	}
-}
-
-func TestLiveRenderLargeBatchIsAResync(t *testing.T) {
-	lv := NewLiveUpdates(newLiveCluster(), nil)
-	names := make([]string, maxLiveRows+1)
-	for i := range names {
-		names[i] = "csr-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)
-	}
-	msgs := byEvent(lv.Render(kube.CSRs, names, false))
-	if _, ok := msgs[live.ResyncEvent]; !ok {
-		t.Fatalf("messages %+v", msgs)
-	}
-	if _, ok := msgs["csrs-rows"]; ok {
-		t.Fatal("rendered the rows as well")
-	}
-}
+// doc parses a fragment, byEvent keys a batch's messages by event (livetest).
+var (
+	doc     = livetest.Doc
+	byEvent = livetest.ByEvent
+)
 
 // allowKinds lets the user list only the named resources.
 type allowKinds map[string]bool
@@ -390,13 +220,6 @@ func TestPagesJoinTheStream(t *testing.T) {
 	}
 }
 
-func (c *liveCluster) Meta(id kube.KindID, name string) (metav1.Object, error) {
-	if id != kube.CSRs {
-		return nil, fmt.Errorf("no %s in this cache", id)
-	}
-	return c.CSR(name)
-}
-
 // A detail page's stream on a replica that did not render it (a cursor from
 // another process) is told to resync only when this replica's cache holds
 // another version of the page's object than the one it shows.
@@ -432,5 +255,27 @@ func TestEventsResyncADetailPageOnlyWhenItsObjectDiffers(t *testing.T) {
 				t.Fatalf("resync %v, want %v", resync, tc.resync)
 			}
 		})
+	}
+}
+
+// A view the page never asks for is refused, and so is any view to a user
+// who may not list CSRs: views are computed only for what a person may open.
+func TestEventsRefuseViewsThePageDoesNotOffer(t *testing.T) {
+	ls := newStreamServer(t, allowKinds{"certificatesigningrequests": true})
+	sess := ls.session(t)
+	for _, view := range []string{"sort%3Dsecret", "state%3Dpending%26state%3Ddenied", "page%3D0", "selector%3Da%2Bin%2B%28", "other%3D1"} {
+		if resp := ls.get(t, "/events?kinds=csrs&rows=csrs&view="+view, nil, sess); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("view=%s: status %d, want 400", view, resp.StatusCode)
+		}
+	}
+	if resp := ls.get(t, "/events?kinds=csrs&view=state%3Dpending", nil, sess); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a view without the queue's rows: status %d, want 403", resp.StatusCode)
+	}
+	other := newStreamServer(t, allowKinds{"customresourcedefinitions": true})
+	if resp := other.get(t, "/events?kinds=csrs,crds&rows=csrs&view=state%3Dpending", nil, other.session(t)); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a view of a queue the user may not list: status %d, want 403", resp.StatusCode)
+	}
+	if ls.lv.CSRViews()+other.lv.CSRViews() != 0 {
+		t.Error("a refused view was kept")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
+	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
@@ -46,8 +47,10 @@ type Handlers struct {
 	// cleanupPages is the cleanup (handlers/cleanup), whose links and tick
 	// boxes' action the lists carry.
 	cleanupPages *cleanuppages.Handlers
+	// live is the live updates (handlers/live): the pages' live settings.
+	live *liveupdates.Handlers
 	// attention is the home page's sources of attention items (attention.go).
-	attention *attentionState
+	attention *page.AttentionState
 }
 
 // home says what needs attention (attention.go), then counts each kind.
@@ -56,7 +59,7 @@ func (h *Handlers) home(c echo.Context) error {
 	statuses := h.statuses(c)
 	p.Attention = h.homeAttention(c, statuses, time.Now())
 	if p.Chrome.Live.URL != "" {
-		p.Chrome.Live.URL += "&attention=1" // its stream carries the section (live_attention.go)
+		p.Chrome.Live.URL += "&attention=1" // its stream carries the section (handlers/live, attention.go)
 	}
 	for _, st := range statuses {
 		if errors.Is(st.Err, kube.ErrNotServed) {
@@ -161,7 +164,7 @@ func (h *Handlers) detail(c echo.Context) error {
 		return hooks.page(h, c)
 	}
 	name := c.Param("name")
-	h.markLive(c, kind.ID) // before the page reads the object (liveChrome)
+	h.live.MarkLive(c, kind.ID) // before the page reads the object (handlers/live, Chrome)
 	page, err := h.detailPage(c, kp, name, time.Now())
 	if err != nil {
 		return err

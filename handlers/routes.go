@@ -25,9 +25,11 @@ func New(deps Deps) *echo.Echo {
 	// Before any request: the kind registry serves the CSRs' detail page, the
 	// APF detail pages' load and the detail pages with lookups from these,
 	// and the lists carry the cleanup's links.
+	// First: every page's chrome carries the live settings (handlers/live).
+	h.live = liveFeature(h)
 	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
 	h.cleanupPages = cleanupFeature(h)
-	h.endStreamsOfRemoteSignOuts() // live_signout.go
+	h.live.EndStreamsOfRemoteSignOuts() // handlers/live, signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -70,7 +72,7 @@ func New(deps Deps) *echo.Echo {
 	// Global search by name across kinds (handlers/search); static, so it wins over /:kind.
 	searchFeature(h).Register(e)
 	// One event stream per tab; no gzip or timeout middleware may wrap it.
-	e.GET(urls.Events, h.events)
+	h.live.Register(e)
 	// The CSR queue replaces the generic list; static segments win over :kind.
 	// The queue, a storm group's preview, a request's certificate, and a
 	// kubelet-serving CSR's SANs against its Node, read as the user after the

@@ -41,10 +41,10 @@ func (searchCluster) CSIDrivers() ([]*storagev1.CSIDriver, error) {
 	return []*storagev1.CSIDriver{{ObjectMeta: objMeta("other.csi")}}, nil
 }
 func (c searchCluster) CSRs() ([]*certificatesv1.CertificateSigningRequest, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
 	var out []*certificatesv1.CertificateSigningRequest
-	for _, o := range c.csrs {
+	for _, o := range c.Requests {
 		out = append(out, o)
 	}
 	return out, nil

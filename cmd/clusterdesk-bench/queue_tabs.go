@@ -516,7 +516,7 @@ func (t *queueTab) rows(ev sseclient.Event) bool {
 	return stale || (left && paged)
 }
 
-// pageHash is the server's csrPageHash (handlers/live_csr_views.go).
+// pageHash is the server's CSRPageHash (handlers/live/csr_views.go).
 func pageHash(keys []string) string {
 	h := fnv.New32a()
 	for _, k := range keys {

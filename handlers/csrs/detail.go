@@ -52,7 +52,7 @@ func (h *Handlers) Detail(c echo.Context) error {
 	name := c.Param("name")
 	if h.d.MarkLive != nil {
 		// The chrome's live cursor and version are read before the object
-		// (handlers' liveChrome keeps them for the request): a change in
+		// (handlers/live's Chrome keeps them for the request): a change in
 		// between then resyncs the page instead of being lost to it.
 		h.d.MarkLive(c, kube.CSRs)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// liveView makes the page's live updates follow its view (handlers'
-// live_csr_views.go): the stream names the view the table shows, and the
+// liveView makes the page's live updates follow its view (handlers/live,
+// csr_views.go): the stream names the view the table shows, and the
 // table says what rows a live update adds may offer this user. res is the
 // queue's result the page's rows were laid out from.
 func liveView(qp *model.CSRQueuePage, res csrqueue.Result, env present.CSRQueueEnv) {

@@ -23,7 +23,7 @@ type Base struct {
 	Chrome ChromeFunc
 	// MarkLive reads a detail page's live-update settings (the stream's
 	// cursor, the object's version) before the page reads its object, so
-	// the chrome built afterwards carries them (handlers' liveChrome); nil
+	// the chrome built afterwards carries them (handlers/live's Chrome); nil
 	// in tests that build no chrome.
 	MarkLive func(c echo.Context, active kube.KindID)
 }

@@ -34,7 +34,7 @@ type Deps struct {
 	// pre-session (handlers/csrf.go).
 	PreSessionToken func(c echo.Context) string
 	// EndStreams ends a signed-out session's event streams on this replica
-	// (handlers/live_signout.go); nil when there are none.
+	// (handlers/live, signout.go); nil when there are none.
 	EndStreams func(sess auth.Session)
 	// Limit bounds each client's failed sign-ins; zero fields take
 	// DefaultSignInLimit's.

@@ -1,4 +1,4 @@
-package handlers
+package live
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/attention"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -18,10 +19,10 @@ import (
 
 // Open attention sections of home pages. A home tab names on its stream
 // that it shows the section (attention=1); the events handler works out its
-// user's access (attentionAccess), and the tabs of one access share a view:
+// user's access (page.AttentionAccess), and the tabs of one access share a view:
 // per batch of changes the items are computed once for all views, kept to
 // each view's access, rendered once and sent to the view's tabs when the
-// section changed (as the CSR queue's open views, live_csr_views.go). The
+// section changed (as the CSR queue's open views, csr_views.go). The
 // section is replaced whole by its id (web/js/live.js, replaceById, on the
 // "status" event).
 
@@ -29,9 +30,9 @@ import (
 // beyond it gets no live attention (its counts still update).
 const maxAttentionViews = 64
 
-// attentionView is one access's open section, under LiveUpdates.mu.
+// attentionView is one access's open section, under Updates.mu.
 type attentionView struct {
-	access attentionAccess
+	access page.AttentionAccess
 	topic  string
 	tabs   int
 	shown  []byte // the section its tabs show
@@ -42,12 +43,12 @@ func attentionTopic(key string) string {
 	return "attention-" + hex.EncodeToString(h[:8])
 }
 
-// openAttention opens (or joins) the view of access for one tab: its topic
-// and the release its stream calls when it ends; ok is false past
-// maxAttentionViews.
-func (l *LiveUpdates) openAttention(access attentionAccess) (topic string, release func(), ok bool) {
-	key := access.key()
-	storms := l.attentionStorms(access.may(kube.CSRs))
+// OpenAttention opens (or joins) the view of access for one tab (the events
+// handler's, for a home tab): its topic and the release its stream calls
+// when it ends; ok is false past maxAttentionViews.
+func (l *Updates) OpenAttention(access page.AttentionAccess) (topic string, release func(), ok bool) {
+	key := access.Key()
+	storms := l.attentionStorms(access.May(kube.CSRs))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	v := l.attentionViews[key]
@@ -66,13 +67,13 @@ func (l *LiveUpdates) openAttention(access attentionAccess) (topic string, relea
 		}
 	}
 	v.tabs++
-	if v.access.may(kube.CSRs) {
+	if v.access.May(kube.CSRs) {
 		l.attentionCSRTabs.Add(1)
 	}
 	return v.topic, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if v.access.may(kube.CSRs) {
+		if v.access.May(kube.CSRs) {
 			l.attentionCSRTabs.Add(-1)
 		}
 		if v.tabs--; v.tabs == 0 && l.attentionViews[key] == v {
@@ -81,11 +82,23 @@ func (l *LiveUpdates) openAttention(access attentionAccess) (topic string, relea
 	}, true
 }
 
+// AttentionShown is the section the open view of access holds as what its
+// tabs show (nil when none is open): a home page rendered for that access
+// shows the same bytes (the console's tests hold the page to it).
+func (l *Updates) AttentionShown(access page.AttentionAccess) []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if v := l.attentionViews[access.Key()]; v != nil {
+		return v.shown
+	}
+	return nil
+}
+
 // attentionStorms is the CSR queue's storm index when some open attention
 // view (or the one opening, csrs) may list CSRs, read before the hub's lock
 // is taken: reading it catches the queue's index up with the CSR changes
 // (O(log n) each), which need not hold up the other live views.
-func (l *LiveUpdates) attentionStorms(csrs bool) *csrqueue.Storms {
+func (l *Updates) attentionStorms(csrs bool) *csrqueue.Storms {
 	if !csrs && l.attentionCSRTabs.Load() == 0 {
 		return nil
 	}
@@ -96,17 +109,17 @@ func (l *LiveUpdates) attentionStorms(csrs bool) *csrqueue.Storms {
 // load as the sampler last read it, without counting as a look, and who
 // approves from the last walk a page read. storms is the storm index read
 // before the lock (nil: none was read).
-func (l *LiveUpdates) attentionItems(now time.Time, storms *csrqueue.Storms) (items []attention.Item, loadRead bool) {
+func (l *Updates) attentionItems(now time.Time, storms *csrqueue.Storms) (items []attention.Item, loadRead bool) {
 	// Read what some open view's user may list, nothing else.
 	read := func(k kube.KindID) bool {
 		for _, v := range l.attentionViews {
-			if v.access.may(k) {
+			if v.access.May(k) {
 				return true
 			}
 		}
 		return false
 	}
-	f := attention.Facts{Statuses: l.cluster.Statuses(), Now: now, Gap: l.attention.walk.gapFunc(), Read: read}
+	f := attention.Facts{Statuses: l.cluster.Statuses(), Now: now, Gap: l.attention.Walk.GapFunc(), Read: read}
 	if read(kube.CSRs) {
 		if storms == nil { // a CSR reader's tab opened since: read it here, once
 			storms = l.csrQueue.Storms()
@@ -119,41 +132,27 @@ func (l *LiveUpdates) attentionItems(now time.Time, storms *csrqueue.Storms) (it
 			f.Rejecting = attention.RejectingOf(ld)
 		}
 	}
-	return l.attention.sources.Items(f), f.Load != nil
+	return l.attention.Sources.Items(f), f.Load != nil
 }
 
 // attentionSection renders one view's section from every item.
-func (l *LiveUpdates) attentionSection(v *attentionView, items []attention.Item, rated bool) []byte {
-	seen := loadUnknown
+func (l *Updates) attentionSection(v *attentionView, items []attention.Item, rated bool) []byte {
+	seen := page.LoadUnknown
 	switch {
 	case l.load == nil: // no sampler: nothing measured to say
-	case !v.access.load:
-		seen = loadForbidden
+	case !v.access.Load:
+		seen = page.LoadForbidden
 	case !rated:
-		seen = loadPending
+		seen = page.LoadPending
 	default:
-		seen = loadRead
+		seen = page.LoadRead
 	}
-	return mustRender(pages.AttentionSection(attentionSectionOf(v.access, items, seen)))
-}
-
-func dropLoadItems(items []attention.Item) []attention.Item {
-	return dropConcern(dropConcern(items, attention.WebhooksFailing), attention.LevelsRejecting)
-}
-
-func dropConcern(items []attention.Item, c attention.Concern) []attention.Item {
-	out := items[:0:0]
-	for _, it := range items {
-		if it.Concern != c {
-			out = append(out, it)
-		}
-	}
-	return out
+	return mustRender(pages.AttentionSection(page.AttentionSection(v.access, items, seen)))
 }
 
 // attentionMessages are the sections that changed, one message per view
 // (l.mu held; storms from attentionStorms before it).
-func (l *LiveUpdates) attentionMessages(now time.Time, storms *csrqueue.Storms) []live.Message {
+func (l *Updates) attentionMessages(now time.Time, storms *csrqueue.Storms) []live.Message {
 	if len(l.attentionViews) == 0 {
 		return nil
 	}
@@ -165,9 +164,19 @@ func (l *LiveUpdates) attentionMessages(now time.Time, storms *csrqueue.Storms) 
 			continue
 		}
 		v.shown = html
-		msgs = append(msgs, live.Message{Topic: v.topic, Event: statusTopic, Data: html})
+		msgs = append(msgs, live.Message{Topic: v.topic, Event: StatusTopic, Data: html})
 	}
 	return msgs
+}
+
+// AttentionChanges are the open sections that changed since their tabs were
+// last sent one, rendered now: what the next batch of changes sends them
+// (Render's attention part; the console's tests hold the home page to it).
+func (l *Updates) AttentionChanges() []live.Message {
+	storms := l.attentionStorms(false)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.attentionMessages(l.now(), storms)
 }
 
 // publisher is the part of live.Streams that sends messages outside the
@@ -178,7 +187,7 @@ type publisher interface{ Publish(msgs ...live.Message) }
 // any is open (l.mu held): the load changes without any object changing.
 // Without a sampler, or a stream server that publishes, the batches alone
 // update them.
-func (l *LiveUpdates) startAttentionTicks() {
+func (l *Updates) startAttentionTicks() {
 	p, ok := l.streams.(publisher)
 	if l.load == nil || !ok || l.ticking {
 		return
@@ -206,20 +215,20 @@ func (l *LiveUpdates) startAttentionTicks() {
 
 // liveAttentionAccess is the access of a home tab's user: the kinds granted
 // to the stream (each checked as the pages check it), /metrics, RBAC.
-func (h *Handlers) liveAttentionAccess(c echo.Context, granted []kube.Kind) attentionAccess {
+func (h *Handlers) liveAttentionAccess(c echo.Context, granted []kube.Kind) page.AttentionAccess {
 	statuses := make([]kube.KindStatus, 0, len(granted))
 	for _, k := range granted {
 		statuses = append(statuses, kube.KindStatus{Kind: k, State: kube.StateSynced})
 	}
-	load, err := h.metricsShown(c.Request().Context())
-	return accessOf(statuses, load && err == nil, h.mayReadRBAC(c))
+	load, err := h.d.MetricsShown(c.Request().Context())
+	return page.AccessOf(statuses, load && err == nil, h.d.MayReadRBAC(c))
 }
 
 // stillMayReadRBAC re-checks, for a stream carrying signers nothing
 // approves, the user's right to read who approves.
 func (h *Handlers) stillMayReadRBAC(ctx context.Context) bool {
 	for _, r := range []string{"clusterroles", "clusterrolebindings"} {
-		ok, err := h.deps.Access.Can(ctx, "list", "rbac.authorization.k8s.io", r, "", "")
+		ok, err := h.d.Access.Can(ctx, "list", "rbac.authorization.k8s.io", r, "", "")
 		if err != nil || !ok {
 			return false
 		}

@@ -1,4 +1,4 @@
-package handlers
+package live
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 )
@@ -16,18 +17,18 @@ import (
 // change it sends nothing; users of another access get their own rendering.
 func TestLiveAttentionRendersOncePerAccess(t *testing.T) {
 	cl := queueCluster(t, 3)
-	lv := NewLiveUpdates(cl, nil)
-	csrsOnly := attentionAccess{kinds: []kube.KindID{kube.CSRs}}
-	topic, release, ok := lv.openAttention(csrsOnly)
+	lv := newUpdates(cl)
+	csrsOnly := page.AttentionAccess{Kinds: []kube.KindID{kube.CSRs}}
+	topic, release, ok := lv.OpenAttention(csrsOnly)
 	if !ok {
 		t.Fatal("no view opened")
 	}
-	topic2, release2, _ := lv.openAttention(csrsOnly)
+	topic2, release2, _ := lv.OpenAttention(csrsOnly)
 	if topic2 != topic || len(lv.attentionViews) != 1 {
 		t.Fatalf("two tabs of one access: topics %s and %s, %d views", topic, topic2, len(lv.attentionViews))
 	}
-	nothing := attentionAccess{kinds: []kube.KindID{kube.CSIDrivers}}
-	other, releaseOther, _ := lv.openAttention(nothing)
+	nothing := page.AttentionAccess{Kinds: []kube.KindID{kube.CSIDrivers}}
+	other, releaseOther, _ := lv.OpenAttention(nothing)
 	if other == topic {
 		t.Fatal("two accesses share a topic")
 	}
@@ -41,12 +42,12 @@ func TestLiveAttentionRendersOncePerAccess(t *testing.T) {
 		}
 		return out
 	}
-	cl.mu.Lock()
-	cl.csrs["csr-new"] = fakeCSR(t, "csr-new", "example.com/attention", "user-new", time.Now())
-	cl.mu.Unlock()
+	cl.Mu.Lock()
+	cl.Requests["csr-new"] = fakeCSR(t, "csr-new", "example.com/attention", "user-new", time.Now())
+	cl.Mu.Unlock()
 	got := attentionOf(lv.Render(kube.CSRs, []string{"csr-new"}, false))
 	m, ok := got[topic]
-	if !ok || len(got) != 1 || m.Event != statusTopic || !bytes.Contains(m.Data, []byte(`id="attention"`)) ||
+	if !ok || len(got) != 1 || m.Event != StatusTopic || !bytes.Contains(m.Data, []byte(`id="attention"`)) ||
 		!bytes.Contains(m.Data, []byte("4 pending CertificateSigningRequests")) || !bytes.Contains(m.Data, []byte("example.com/attention")) {
 		t.Fatalf("the CSR readers' section: %d messages, %s", len(got), m.Data)
 	}

@@ -1,4 +1,4 @@
-package handlers
+package page
 
 import (
 	"context"
@@ -18,12 +18,12 @@ import (
 // never one per view.
 const approverWalkKept = 30 * time.Second
 
-// approverWalk is the last RBAC walk, read as a user who may list the
+// ApproverWalk is the last RBAC walk, read as a user who may list the
 // ClusterRoles and ClusterRoleBindings. Who may approve a signer does not
 // depend on who asks, so one read serves every user who may read RBAC
-// themselves (attentionRBAC checks that, through the cached access reviews);
+// themselves (handlers' mayReadRBAC checks that, through the cached access reviews);
 // the answers per signer are kept with it. Safe for concurrent use.
-type approverWalk struct {
+type ApproverWalk struct {
 	mu       sync.Mutex
 	at       time.Time
 	roles    []rbacv1.ClusterRole
@@ -38,8 +38,8 @@ type gap struct {
 	ok  bool
 }
 
-// gapFunc answers from the last walk; nil before the first.
-func (w *approverWalk) gapFunc() func(string) (attention.Severity, bool) {
+// GapFunc answers from the last walk; nil before the first.
+func (w *ApproverWalk) GapFunc() func(string) (attention.Severity, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.at.IsZero() {
@@ -59,10 +59,10 @@ func (w *approverWalk) gapFunc() func(string) (attention.Severity, bool) {
 	}
 }
 
-// refresh reads RBAC with read when the last walk is older than
+// Refresh reads RBAC with read when the last walk is older than
 // approverWalkKept (and no other read is under way); it keeps the last walk
 // when the read fails.
-func (w *approverWalk) refresh(ctx context.Context, now time.Time, read func(context.Context) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding, error)) error {
+func (w *ApproverWalk) Refresh(ctx context.Context, now time.Time, read func(context.Context) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding, error)) error {
 	w.mu.Lock()
 	if w.reading || (!w.at.IsZero() && now.Sub(w.at) < approverWalkKept) {
 		w.mu.Unlock()

@@ -1,8 +1,7 @@
-package handlers
+package live
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -10,11 +9,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/clusterdesk/clusterdesk/handlers/internal/livetest"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -41,13 +38,13 @@ func TestCSRViewOf(t *testing.T) {
 
 // queueCluster is a live cluster of n pending requests created a minute
 // apart, csr-000 the oldest, each from a requester of its own (no storms).
-func queueCluster(t testing.TB, n int) *liveCluster {
-	cl := newLiveCluster()
+func queueCluster(t testing.TB, n int) *livetest.Cluster {
+	cl := livetest.NewCluster()
 	now := time.Now()
 	for i := range n {
 		name := fmt.Sprintf("csr-%03d", i)
-		cl.csrs[name] = fakeCSR(t, name, apiClientSigner, fmt.Sprintf("user-%d", i), now.Add(-time.Duration(n-i)*time.Minute))
-		cl.csrs[name].ResourceVersion = "1"
+		cl.Requests[name] = fakeCSR(t, name, apiClientSigner, fmt.Sprintf("user-%d", i), now.Add(-time.Duration(n-i)*time.Minute))
+		cl.Requests[name].ResourceVersion = "1"
 	}
 	return cl
 }
@@ -74,7 +71,7 @@ func viewOps(t *testing.T, m live.Message) ([]string, *goquery.Document) {
 }
 
 // pageKeys is the row keys of a view's page as the server holds it.
-func pageKeys(lv *LiveUpdates, view string) []string {
+func pageKeys(lv *Updates, view string) []string {
 	var keys []string
 	for _, r := range lv.csrViews[view].rows {
 		keys = append(keys, r.Key)
@@ -88,7 +85,7 @@ func pageKeys(lv *LiveUpdates, view string) []string {
 // differs, and the events handler resyncs that tab.
 func TestOpenCSRViewComparesTheTabsPage(t *testing.T) {
 	cl := queueCluster(t, 5)
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	const view = "sort=age&state=pending"
 	q, sel, ok := csrViewOf(view)
 	if !ok {
@@ -111,7 +108,7 @@ func TestOpenCSRViewComparesTheTabsPage(t *testing.T) {
 
 	// The cache takes a new request, no batch rendered yet; a tab whose page
 	// was rendered before it opens the view.
-	cl.csrs["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
+	cl.Requests["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
 	_, release, current, _ = lv.openCSRView(view, q, sel, false, shows)
 	defer release()
 	if current {
@@ -124,7 +121,7 @@ func TestOpenCSRViewComparesTheTabsPage(t *testing.T) {
 // no message when the batch does not touch the view.
 func TestLiveCSRViewOps(t *testing.T) {
 	cl := queueCluster(t, 5)
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	const view = "sort=age&state=pending" // youngest first
 	q, sel, ok := csrViewOf(view)
 	if !ok {
@@ -141,9 +138,9 @@ func TestLiveCSRViewOps(t *testing.T) {
 	}
 
 	// A new request: the newest, first on the page.
-	cl.csrs["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
+	cl.Requests["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
 	msgs := lv.Render(kube.CSRs, []string{"csr-new"}, false)
-	m, ok := byEvent(msgs)[csrViewEvent]
+	m, ok := byEvent(msgs)[CSRViewEvent]
 	if !ok || m.Topic != topic {
 		t.Fatalf("no view update on %s in %+v", topic, msgs)
 	}
@@ -163,20 +160,20 @@ func TestLiveCSRViewOps(t *testing.T) {
 	if got := d.Find(`[data-csr-view-counts] [data-tab="pending"]`).Text(); got != "6" {
 		t.Errorf("pending count %q, want 6: %s", got, viewHTML(t, m))
 	}
-	if got := d.Find(`[data-csr-view-ops]`).AttrOr("data-hash", ""); got != csrPageHash(lv.csrViews[view].rows) || got == "" {
+	if got := d.Find(`[data-csr-view-ops]`).AttrOr("data-hash", ""); got != CSRPageHash(lv.csrViews[view].rows) || got == "" {
 		t.Errorf("hash %q, want the page's", got)
 	}
 
 	// The oldest is approved: it leaves the pending tab.
-	cl.csrs["csr-000"] = fakeCSR(t, "csr-000", apiClientSigner, "user-0", time.Now().Add(-5*time.Minute), certificatesv1.CertificateApproved)
-	ops, _ = viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"csr-000"}, false))[csrViewEvent])
+	cl.Requests["csr-000"] = fakeCSR(t, "csr-000", apiClientSigner, "user-0", time.Now().Add(-5*time.Minute), certificatesv1.CertificateApproved)
+	ops, _ = viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"csr-000"}, false))[CSRViewEvent])
 	if !slices.Equal(ops, []string{"remove row-csrs-csr-000"}) {
 		t.Errorf("ops %v, want the approved request removed", ops)
 	}
 
 	// A change the view does not show: no update for it.
-	cl.csrs["csr-000"].ResourceVersion = "9"
-	if m, ok := byEvent(lv.Render(kube.CSRs, []string{"csr-000"}, false))[csrViewEvent]; ok {
+	cl.Requests["csr-000"].ResourceVersion = "9"
+	if m, ok := byEvent(lv.Render(kube.CSRs, []string{"csr-000"}, false))[CSRViewEvent]; ok {
 		t.Errorf("an update for a change the view does not show: %s", m.Data)
 	}
 
@@ -191,7 +188,7 @@ func TestLiveCSRViewOps(t *testing.T) {
 // up, and page 2 takes the first row of page 3 at its end.
 func TestLiveCSRViewPaged(t *testing.T) {
 	cl := queueCluster(t, 2*100+3) // page size 100: three pages
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	const view = "dir=desc&page=2&sort=age&state=pending" // oldest first
 	q, sel, _ := csrViewOf(view)
 	if _, _, _, ok := lv.openCSRView(view, q, sel, false, ""); !ok {
@@ -201,8 +198,8 @@ func TestLiveCSRViewPaged(t *testing.T) {
 	if len(before) != 100 || before[0] != "row-csrs-csr-100" {
 		t.Fatalf("page 2 starts with %v (%d rows)", before[:1], len(before))
 	}
-	cl.csrs["csr-005"] = fakeCSR(t, "csr-005", apiClientSigner, "user-5", time.Now().Add(-time.Hour), certificatesv1.CertificateApproved)
-	ops, d := viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"csr-005"}, false))[csrViewEvent])
+	cl.Requests["csr-005"] = fakeCSR(t, "csr-005", apiClientSigner, "user-5", time.Now().Add(-time.Hour), certificatesv1.CertificateApproved)
+	ops, d := viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"csr-005"}, false))[CSRViewEvent])
 	want := []string{"remove row-csrs-csr-100", "insert row-csrs-csr-200 row-csrs-csr-199"}
 	if !slices.Equal(ops, want) {
 		t.Errorf("ops %v, want %v", ops, want)
@@ -220,9 +217,9 @@ func TestLiveCSRViewPaged(t *testing.T) {
 func TestLiveCSRViewStorm(t *testing.T) {
 	cl := queueCluster(t, 2)
 	for _, n := range []string{"storm-a", "storm-b"} {
-		cl.csrs[n] = fakeCSR(t, n, apiClientSigner, "retrying", time.Now().Add(-time.Second))
+		cl.Requests[n] = fakeCSR(t, n, apiClientSigner, "retrying", time.Now().Add(-time.Second))
 	}
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	const view = "state=pending"
 	q, sel, _ := csrViewOf(view)
 	lv.openCSRView(view, q, sel, false, "")
@@ -236,15 +233,15 @@ func TestLiveCSRViewStorm(t *testing.T) {
 		t.Fatalf("no storm row on %v", pageKeys(lv, view))
 	}
 	// It grows: one op, its row with the new count.
-	cl.csrs["storm-c"] = fakeCSR(t, "storm-c", apiClientSigner, "retrying", time.Now())
-	ops, d := viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"storm-c"}, false))[csrViewEvent])
+	cl.Requests["storm-c"] = fakeCSR(t, "storm-c", apiClientSigner, "retrying", time.Now())
+	ops, d := viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"storm-c"}, false))[CSRViewEvent])
 	if !slices.Equal(ops, []string{"replace " + group}) || d.Find(`[data-testid="group-count"]`).Text() != "3" {
 		t.Errorf("storm grew: ops %v, count %q", ops, d.Find(`[data-testid="group-count"]`).Text())
 	}
 	// It falls apart: its row goes, its last request comes.
-	delete(cl.csrs, "storm-a")
-	delete(cl.csrs, "storm-b")
-	ops, _ = viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"storm-a", "storm-b"}, false))[csrViewEvent])
+	delete(cl.Requests, "storm-a")
+	delete(cl.Requests, "storm-b")
+	ops, _ = viewOps(t, byEvent(lv.Render(kube.CSRs, []string{"storm-a", "storm-b"}, false))[CSRViewEvent])
 	if len(ops) != 2 || ops[0] != "remove "+group || !strings.HasPrefix(ops[1], "insert row-csrs-storm-c") {
 		t.Errorf("storm fell apart: ops %v", ops)
 	}
@@ -253,7 +250,7 @@ func TestLiveCSRViewStorm(t *testing.T) {
 // Beyond maxCSRViews distinct views a tab gets no view of its own (the
 // events handler then subscribes it to the unfiltered queue's rows).
 func TestLiveCSRViewBound(t *testing.T) {
-	lv := NewLiveUpdates(queueCluster(t, 1), nil)
+	lv := newUpdates(queueCluster(t, 1))
 	for i := range maxCSRViews {
 		view := fmt.Sprintf("q=x%d", i)
 		q, sel, _ := csrViewOf(view)
@@ -272,28 +269,6 @@ func TestLiveCSRViewBound(t *testing.T) {
 	}
 }
 
-// A view the page never asks for is refused, and so is any view to a user
-// who may not list CSRs: views are computed only for what a person may open.
-func TestEventsRefuseViewsThePageDoesNotOffer(t *testing.T) {
-	ls := newStreamServer(t, allowKinds{"certificatesigningrequests": true})
-	sess := ls.session(t)
-	for _, view := range []string{"sort%3Dsecret", "state%3Dpending%26state%3Ddenied", "page%3D0", "selector%3Da%2Bin%2B%28", "other%3D1"} {
-		if resp := ls.get(t, "/events?kinds=csrs&rows=csrs&view="+view, nil, sess); resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("view=%s: status %d, want 400", view, resp.StatusCode)
-		}
-	}
-	if resp := ls.get(t, "/events?kinds=csrs&view=state%3Dpending", nil, sess); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a view without the queue's rows: status %d, want 403", resp.StatusCode)
-	}
-	other := newStreamServer(t, allowKinds{"customresourcedefinitions": true})
-	if resp := other.get(t, "/events?kinds=csrs,crds&rows=csrs&view=state%3Dpending", nil, other.session(t)); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a view of a queue the user may not list: status %d, want 403", resp.StatusCode)
-	}
-	if len(ls.lv.csrViews)+len(other.lv.csrViews) != 0 {
-		t.Error("a refused view was kept")
-	}
-}
-
 // staticPolicies is a csrpolicy.Source that never changes.
 type staticPolicies []*unstructured.Unstructured
 
@@ -306,7 +281,7 @@ func (s staticPolicies) Generation() uint64                                  { r
 // the verdicts to every tab that may list CSRs.)
 func TestLiveCSRViewsSendVerdictsOnlyToThoseWhoMayListPolicies(t *testing.T) {
 	cl := queueCluster(t, 2)
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	lv.csrQueue.UsePolicies(csrpolicy.NewSet(staticPolicies{{Object: map[string]any{
 		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy", "metadata": map[string]any{"name": "everyone"},
 		"spec": map[string]any{"signerNames": []any{apiClientSigner}, "expression": "true", "decision": "Approve",
@@ -321,10 +296,10 @@ func TestLiveCSRViewsSendVerdictsOnlyToThoseWhoMayListPolicies(t *testing.T) {
 	if withTopic == withoutTopic || len(lv.csrViews) != 2 {
 		t.Fatalf("one view with and without verdicts: topics %s, %s; %d views", withTopic, withoutTopic, len(lv.csrViews))
 	}
-	cl.csrs["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
+	cl.Requests["csr-new"] = fakeCSR(t, "csr-new", apiClientSigner, "user-new", time.Now())
 	chips := map[string]int{}
 	for _, m := range lv.Render(kube.CSRs, []string{"csr-new"}, false) {
-		if m.Event == csrViewEvent {
+		if m.Event == CSRViewEvent {
 			_, d := viewOps(t, m)
 			chips[m.Topic] = d.Find(`[data-testid="verdict-chip"]`).Length()
 		}
@@ -348,12 +323,6 @@ func (s *changingPolicies) List() ([]*unstructured.Unstructured, uint64, error) 
 }
 func (s *changingPolicies) Generation() uint64 { return s.gen }
 
-// Get finds no object of the kinds liveCluster does not hold (its policies'
-// live rows are removed rows).
-func (c *liveCluster) Get(id kube.KindID, name string) (runtime.Object, error) {
-	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: string(id)}, name)
-}
-
 func everyonePolicy(decision string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy", "metadata": map[string]any{"name": "everyone"},
@@ -367,7 +336,7 @@ func everyonePolicy(decision string) *unstructured.Unstructured {
 // replaced with the new verdicts; a view without verdicts gets nothing.
 func TestLiveCSRViewsFollowPolicyChanges(t *testing.T) {
 	cl := queueCluster(t, 2)
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	src := &changingPolicies{gen: 1, policy: everyonePolicy("Approve")}
 	lv.csrQueue.UsePolicies(csrpolicy.NewSet(src))
 	open := func(view string, verdicts bool) string {
@@ -387,7 +356,7 @@ func TestLiveCSRViewsFollowPolicyChanges(t *testing.T) {
 	src.gen, src.policy = 2, everyonePolicy("Deny")
 	sent := map[string]int{}
 	for _, m := range lv.Render(kube.CSRApprovalPolicies, []string{"everyone"}, false) {
-		if m.Event != csrViewEvent {
+		if m.Event != CSRViewEvent {
 			continue
 		}
 		sent[m.Topic]++

@@ -1,4 +1,4 @@
-package handlers
+package live
 
 import (
 	"crypto/sha256"
@@ -43,10 +43,10 @@ import (
 // csrs-rows topic) and fetches its view when it cannot place them.
 const maxCSRViews = 128
 
-// csrViewEvent names the events carrying a view's ops.
-const csrViewEvent = "csrs-view"
+// CSRViewEvent names the events carrying a view's ops.
+const CSRViewEvent = "csrs-view"
 
-// csrView is one open view and the page its tabs show, under LiveUpdates.mu.
+// csrView is one open view and the page its tabs show, under Updates.mu.
 type csrView struct {
 	key   string // csrViewKey: the view's canonical query (csrViewOf), with or without verdicts
 	query csrqueue.Query
@@ -113,7 +113,7 @@ func csrViewKey(view string, verdicts bool) string {
 // a topic says nothing of the filters typed.
 func csrViewTopic(key string) string {
 	h := sha256.Sum256([]byte(key))
-	return rowsTopic(kube.CSRs) + "-view-" + hex.EncodeToString(h[:8])
+	return RowsTopic(kube.CSRs) + "-view-" + hex.EncodeToString(h[:8])
 }
 
 // openCSRView opens (or joins) the view key for one tab: its topic, and the
@@ -121,7 +121,7 @@ func csrViewTopic(key string) string {
 // other views are open. shows is what the tab's page shows (its rows'
 // page.CSRViewState; "" for unknown); current reports whether the view's
 // rows, from which its ops start, are exactly those.
-func (l *LiveUpdates) openCSRView(view string, q csrqueue.Query, sel labels.Selector, verdicts bool, shows string) (topic string, release func(), current, ok bool) {
+func (l *Updates) openCSRView(view string, q csrqueue.Query, sel labels.Selector, verdicts bool, shows string) (topic string, release func(), current, ok bool) {
 	key := csrViewKey(view, verdicts)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -156,10 +156,18 @@ func (l *LiveUpdates) openCSRView(view string, q csrqueue.Query, sel labels.Sele
 	}, current, true
 }
 
+// CSRViews is how many views of the CSR queue are open (the console's tests
+// check that a refused view is not kept).
+func (l *Updates) CSRViews() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.csrViews)
+}
+
 // csrViewMessages are the ops of every open view for one batch of CSR
 // changes; resync (after a lost watch, or a batch too large to send as rows)
 // tells every view's tabs to fetch their view instead.
-func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message {
+func (l *Updates) csrViewMessages(now time.Time, resync bool) []live.Message {
 	keys := make([]string, 0, len(l.csrViews))
 	for k := range l.csrViews {
 		keys = append(keys, k)
@@ -170,7 +178,7 @@ func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message
 		v := l.csrViews[k]
 		if resync {
 			l.csrViewUpdate(v, now, false)
-			msgs = append(msgs, live.Message{Topic: v.topic, Event: live.ResyncEvent, Data: []byte(rowsTopic(kube.CSRs))})
+			msgs = append(msgs, live.Message{Topic: v.topic, Event: live.ResyncEvent, Data: []byte(RowsTopic(kube.CSRs))})
 			continue
 		}
 		if m, ok := l.csrViewUpdate(v, now, true); ok {
@@ -185,7 +193,7 @@ func (l *LiveUpdates) csrViewMessages(now time.Time, resync bool) []live.Message
 // once, whatever its number of tabs, and its rows whose verdicts changed are
 // sent as replaced rows (page.CSRRowStamp covers the verdicts). Views without
 // verdicts do not change.
-func (l *LiveUpdates) csrVerdictViewMessages(now time.Time) []live.Message {
+func (l *Updates) csrVerdictViewMessages(now time.Time) []live.Message {
 	keys := make([]string, 0, len(l.csrViews))
 	for k, v := range l.csrViews {
 		if v.verdicts {
@@ -205,7 +213,7 @@ func (l *LiveUpdates) csrVerdictViewMessages(now time.Time) []live.Message {
 // csrViewUpdate computes v's page now and, when send is set and something
 // its tabs show changed, the message that tells them what. v then holds the
 // page now.
-func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.Message, bool) {
+func (l *Updates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.Message, bool) {
 	env := present.CSRQueueEnv{Now: now}
 	if pol := l.csrQueue.Policies(); v.verdicts && pol != nil && pol.Err == nil {
 		// Shared by every tab of the view, whose users may all list the
@@ -230,7 +238,7 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 		signers[r.ID] = res.Items[i].CSR.Spec.SignerName
 	}
 	counts := model.CSRViewCounts{Tabs: p.Tabs, Matched: p.Matched, Total: p.Total, Pager: p.Pager}
-	u := model.CSRViewUpdate{Columns: p.Columns, Hash: csrPageHash(after)}
+	u := model.CSRViewUpdate{Columns: p.Columns, Hash: CSRPageHash(after)}
 	switch {
 	case !send:
 	case !v.known || (len(v.rows) == 0) != (len(after) == 0):
@@ -266,13 +274,13 @@ func (l *LiveUpdates) csrViewUpdate(v *csrView, now time.Time, send bool) (live.
 		return live.Message{}, false
 	}
 	// Deflated once for every tab of the view (page.DeflateCSRView).
-	return live.Message{Topic: v.topic, Event: csrViewEvent, Data: page.DeflateCSRView(mustRender(pages.CSRQueueViewUpdate(u)))}, true
+	return live.Message{Topic: v.topic, Event: CSRViewEvent, Data: page.DeflateCSRView(mustRender(pages.CSRQueueViewUpdate(u)))}, true
 }
 
-// csrPageHash names a page's row keys in order, as live-csr.js computes it
+// CSRPageHash names a page's row keys in order, as live-csr.js computes it
 // over its table: FNV-1a (32 bits) of each key followed by a line feed, over
 // the keys' UTF-8 bytes (row ids are ASCII: names and storm IDs).
-func csrPageHash(rows []csrqueue.PageRow) string {
+func CSRPageHash(rows []csrqueue.PageRow) string {
 	h := fnv.New32a()
 	for _, r := range rows {
 		h.Write([]byte(r.Key))

@@ -1,4 +1,4 @@
-package handlers
+package live
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,16 +21,16 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// sessionEndedEvent tells the page its session is over; it shows the banner it
+// SessionEndedEvent tells the page its session is over; it shows the banner it
 // carries and stops reconnecting.
-const sessionEndedEvent = "session-expired"
+const SessionEndedEvent = "session-expired"
 
 // events serves GET /events?kinds=a,b&rows=a&since=cursor: counts and status for
 // the kinds, changed rows for the rows kinds, each only if the user may list the
 // kind. The session middleware has run; this route has no gzip or timeout
 // middleware, and the server no WriteTimeout.
 func (h *Handlers) events(c echo.Context) error {
-	lv := h.deps.Live
+	lv := h.d.Updates
 	if lv == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "Live updates are off in this console.")
 	}
@@ -42,10 +43,10 @@ func (h *Handlers) events(c echo.Context) error {
 	// with it (the reconnect then finds the session over).
 	sess, err := h.streamSession(r)
 	if err != nil {
-		return sessionEnded(c, err, h.gate.Mode)
+		return SessionEnded(c, err, h.d.Gate.Mode)
 	}
-	until := sess.LastSeen.Add(h.deps.Sessions.Idle)
-	if end := sess.IssuedAt.Add(h.deps.Sessions.Absolute); end.Before(until) {
+	until := sess.LastSeen.Add(h.d.Sessions.Idle)
+	if end := sess.IssuedAt.Add(h.d.Sessions.Absolute); end.Before(until) {
 		until = end
 	}
 
@@ -65,13 +66,13 @@ func (h *Handlers) events(c echo.Context) error {
 	rowsWanted := kindList(q.Get("rows"))
 	var granted []kube.Kind
 	for _, id := range kindList(q.Get("kinds")) {
-		k, ok := h.deps.Cluster.Kind(id)
-		if ok && !slices.ContainsFunc(granted, func(g kube.Kind) bool { return g.ID == id }) && h.mayList(c, k) {
+		k, ok := h.d.Cluster.Kind(id)
+		if ok && !slices.ContainsFunc(granted, func(g kube.Kind) bool { return g.ID == id }) && h.d.MayList(c, k) {
 			granted = append(granted, k)
 		}
 	}
 	// A queue tab names its view: it then receives that view's ops instead of
-	// the changed rows of the unfiltered queue (live_csr_views.go).
+	// the changed rows of the unfiltered queue (csr_views.go).
 	viewTopic, viewCurrent := "", true
 	if q.Has("view") {
 		cq, sel, ok := csrViewOf(q.Get("view"))
@@ -97,17 +98,17 @@ func (h *Handlers) events(c echo.Context) error {
 	// joins: does the page show what the cache holds (Subscription.Shown)?
 	shownTopics := map[string]kube.KindID{}
 	metrics := false // the stream carries what the API server's /metrics say (load cells, attention)
-	sub := live.Subscription{Topics: []string{statusTopic}, Until: until}
+	sub := live.Subscription{Topics: []string{StatusTopic}, Until: until}
 	// A home tab receives its attention section, rendered for its user's
-	// access (live_attention.go); the stream's checks below hold that access.
+	// access (attention.go); the stream's checks below hold that access.
 	attentionRBAC := false
 	if q.Get("attention") == "1" {
 		acc := h.liveAttentionAccess(c, granted)
-		if topic, release, ok := lv.openAttention(acc); ok {
+		if topic, release, ok := lv.OpenAttention(acc); ok {
 			releases = append(releases, release)
 			sub.Topics = append(sub.Topics, topic)
-			attentionRBAC = acc.rbac
-			metrics = metrics || acc.load
+			attentionRBAC = acc.RBAC
+			metrics = metrics || acc.Load
 		}
 	}
 	for _, k := range granted {
@@ -115,8 +116,8 @@ func (h *Handlers) events(c echo.Context) error {
 		sub.Topics = append(sub.Topics, countTopic(k.ID))
 		if slices.Contains(rowsWanted, k.ID) {
 			// A user who may read /metrics sees load columns in the list
-			// (kindHooks.listMetrics): the rows that replace its rows carry them.
-			topic := rowsTopic(k.ID)
+			// (Kinds.Metrics): the rows that replace its rows carry them.
+			topic := RowsTopic(k.ID)
 			if k.ID == kube.CSRs && viewTopic != "" {
 				// Any CSR batch since the page's cursor resyncs it as before.
 				sub.Topics = append(sub.Topics, viewTopic)
@@ -124,8 +125,8 @@ func (h *Handlers) events(c echo.Context) error {
 				continue
 			}
 			if lv.hasMetricsRows(k.ID) {
-				if shown, err := h.metricsShown(r.Context()); shown && err == nil {
-					topic, metrics = metricsRowsTopic(k.ID), true
+				if shown, err := h.d.MetricsShown(r.Context()); shown && err == nil {
+					topic, metrics = MetricsRowsTopic(k.ID), true
 				}
 			}
 			sub.Topics = append(sub.Topics, topic)
@@ -153,7 +154,7 @@ func (h *Handlers) events(c echo.Context) error {
 		return !h.revoked(sess) && h.stillMayList(ctx, granted) && (!metrics || h.stillMayReadMetrics(ctx)) &&
 			(!attentionRBAC || h.stillMayReadRBAC(ctx))
 	}
-	// Logout ends the session's streams (streamOwner, live_signout.go). The limit
+	// Logout ends the session's streams (streamOwner, signout.go). The limit
 	// counts the user's streams, not the session's: in proxy mode every
 	// request is a session of its own, and in the others a person (or a
 	// stolen token) can sign in again and again. One tab over it is told why.
@@ -173,8 +174,24 @@ func (h *Handlers) events(c echo.Context) error {
 	return nil
 }
 
+// streamSession is the session an event stream lives by, its idle clock not
+// refreshed. Proxy mode has no session cookie: the proxy vouches for every
+// request, so the stream gets one idle period and its reconnect is
+// authenticated through the proxy again.
+func (h *Handlers) streamSession(r *http.Request) (auth.Session, error) {
+	if h.d.Gate.Mode != auth.ModeProxy {
+		return h.d.Sessions.CheckQuiet(r)
+	}
+	id, ok := kube.IdentityFrom(r.Context())
+	if !ok {
+		return auth.Session{}, auth.ErrUntrusted
+	}
+	now := time.Now()
+	return auth.Session{User: id.User, IssuedAt: now, LastSeen: now}, nil
+}
+
 // objectShownIsCached reports whether a detail page (its object and the
-// resourceVersion it was rendered with, from liveChrome) shows exactly what this
+// resourceVersion it was rendered with, from Chrome) shows exactly what this
 // process's cache holds. Such a page needs no resync, whatever its cursor: a
 // cursor of another replica (the page rendered there, or its stream's replica
 // died) would otherwise tell every detail page "may be out of date" on most
@@ -187,7 +204,7 @@ func (h *Handlers) objectShownIsCached(kind kube.KindID, name, rv string) bool {
 	if name == "" || rv == "" {
 		return false
 	}
-	m, err := h.deps.Cluster.Meta(kind, name)
+	m, err := h.d.Cluster.Meta(kind, name)
 	return err == nil && m.GetResourceVersion() == rv
 }
 
@@ -196,17 +213,17 @@ func (h *Handlers) objectShownIsCached(kind kube.KindID, name, rv string) bool {
 // page).
 func (h *Handlers) mayListPolicies(c echo.Context) bool {
 	gr := kube.CSRApprovalPolicyResource.GroupResource()
-	ok, err := h.deps.Access.Can(c.Request().Context(), "list", gr.Group, gr.Resource, "", "")
+	ok, err := h.d.Access.Can(c.Request().Context(), "list", gr.Group, gr.Resource, "", "")
 	return err == nil && ok
 }
 
 // stillMayList re-checks, for a connection being served, the user's right to
 // list each kind it receives. A failed access review does not end the stream
-// (as mayList does not hide pages): the API server may just be down.
+// (as Deps.MayList does not hide pages): the API server may just be down.
 func (h *Handlers) stillMayList(ctx context.Context, kinds []kube.Kind) bool {
 	for _, k := range kinds {
-		ok, err := h.deps.Access.Can(ctx, "list", k.Group, k.Resource, "", "")
-		if (err == nil && !ok) || (err != nil && !h.reviewFailureShowsCache()) {
+		ok, err := h.d.Access.Can(ctx, "list", k.Group, k.Resource, "", "")
+		if (err == nil && !ok) || (err != nil && !h.d.ReviewFailureShowsCache()) {
 			return false
 		}
 	}
@@ -217,7 +234,7 @@ func (h *Handlers) stillMayList(ctx context.Context, kinds []kube.Kind) bool {
 // the user's right to get /metrics; a failed review ends it, to reconnect
 // with what the user may see.
 func (h *Handlers) stillMayReadMetrics(ctx context.Context) bool {
-	shown, err := h.metricsShown(ctx)
+	shown, err := h.d.MetricsShown(ctx)
 	return shown && err == nil
 }
 
@@ -249,15 +266,16 @@ func sameOrigin(r *http.Request) bool {
 	return false
 }
 
-// wantsEventStream reports an EventSource request (it asks for text/event-stream).
-func wantsEventStream(r *http.Request) bool {
+// WantsEventStream reports an EventSource request (it asks for text/event-stream):
+// the identity middleware answers it with SessionEnded.
+func WantsEventStream(r *http.Request) bool {
 	return r.URL.Path == urls.Events && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
-// sessionEnded answers an EventSource request that has no valid session. An error
+// SessionEnded answers an EventSource request that has no valid session. An error
 // status would make EventSource give up without the page knowing why; a short
 // stream with a named event lets the page tell the user to sign in again.
-func sessionEnded(c echo.Context, err error, mode auth.Mode) error {
+func SessionEnded(c echo.Context, err error, mode auth.Mode) error {
 	msg := "Live updates have stopped. Open the one-time login URL that clusterdesk printed in its terminal to sign in again."
 	switch mode {
 	case auth.ModeToken:
@@ -272,7 +290,7 @@ func sessionEnded(c echo.Context, err error, mode auth.Mode) error {
 		title = "Your session has expired"
 	}
 	// A session signed out (its cookie copied, or a tab reconnecting) gets a
-	// 401 like every page: its open tabs were told at logout (endStreams). An
+	// 401 like every page: its open tabs were told at logout (EndSessionStreams). An
 	// expired one gets 200, so that EventSource reads the event and the page
 	// says why its updates stopped.
 	status := http.StatusOK
@@ -286,14 +304,14 @@ func sessionEnded(c echo.Context, err error, mode auth.Mode) error {
 func sessionEndedMessage(title, msg string) live.Message {
 	banner := model.Banner{Tone: model.ToneWarning, Title: title, Message: msg, TestID: "banner-session-expired"}
 	return live.Message{
-		Topic: statusTopic, Event: sessionEndedEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner})),
+		Topic: StatusTopic, Event: SessionEndedEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner})),
 	}
 }
 
-// tooManyStreamsEvent tells a tab that it gets no live updates: its user
+// TooManyStreamsEvent tells a tab that it gets no live updates: its user
 // already has live.DefaultMaxPerUser tabs receiving them from this replica, or
 // the replica serves as many streams as it may (--max-streams).
-const tooManyStreamsEvent = "too-many-streams"
+const TooManyStreamsEvent = "too-many-streams"
 
 // tooManyStreamsReply and replicaFullReply are rendered once: every stream
 // holds its refusals for as long as it lasts (Subscription), and a rendering
@@ -320,14 +338,14 @@ func replicaFull() live.Message {
 
 func tooManyStreamsMessage(title, msg string) live.Message {
 	banner := model.Banner{Tone: model.ToneWarning, Title: title, Message: msg, TestID: "banner-too-many-streams"}
-	return live.Message{Topic: statusTopic, Event: tooManyStreamsEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner}))}
+	return live.Message{Topic: StatusTopic, Event: TooManyStreamsEvent, Data: mustRender(layout.LiveStatus([]model.Banner{banner}))}
 }
 
-// liveChrome is the layout's live-update settings for a page about kind active
+// Chrome is the layout's live-update settings for a page about kind active
 // (and, on a detail page, the object named in the path).
 //
 // It is read once per request: a detail page calls the chrome before it reads
-// its object (markLive), so the cursor and the version it records are from
+// its object (MarkLive), so the cursor and the version it records are from
 // before what the page shows. Read after (as they were), a change that
 // reached the cache while the page was built left the page showing the old
 // object under the new version: the stream then saw "the page shows what
@@ -336,8 +354,8 @@ func tooManyStreamsMessage(title, msg string) live.Message {
 // "Pending" after the approve form's redirect when the watch event came in
 // those milliseconds). Read before, such a change makes the versions differ,
 // and the page resyncs.
-func (h *Handlers) liveChrome(c echo.Context, active kube.KindID) model.Live {
-	lv := h.deps.Live
+func (h *Handlers) Chrome(c echo.Context, active kube.KindID) model.Live {
+	lv := h.d.Updates
 	if lv == nil {
 		return model.Live{}
 	}
@@ -349,31 +367,31 @@ func (h *Handlers) liveChrome(c echo.Context, active kube.KindID) model.Live {
 	return l
 }
 
-// liveChromeKey keeps a request's live settings (liveChrome) in its context.
+// liveChromeKey keeps a request's live settings (Chrome) in its context.
 const liveChromeKey = "clusterdesk.liveChrome"
 
-// markLive reads the live settings of a page about kind active now, before
-// the page reads the cache: the chrome built later gets these (liveChrome).
-func (h *Handlers) markLive(c echo.Context, active kube.KindID) { h.liveChrome(c, active) }
+// MarkLive reads the live settings of a page about kind active now, before
+// the page reads the cache: the chrome built later gets these (Chrome).
+func (h *Handlers) MarkLive(c echo.Context, active kube.KindID) { h.Chrome(c, active) }
 
 func (h *Handlers) readLiveChrome(c echo.Context, active kube.KindID) model.Live {
-	lv := h.deps.Live
+	lv := h.d.Updates
 	// The cursor is read before the page reads the cache: a change after it
 	// reaches the page as an event, or as a resync on connect.
 	l := model.Live{Rows: string(active), Status: lv.StaleBanners()}
-	for _, st := range h.deps.Cluster.Statuses() {
+	for _, st := range h.d.Cluster.Statuses() {
 		l.Kinds = append(l.Kinds, string(st.Kind.ID))
 	}
 	v := url.Values{"kinds": {strings.Join(l.Kinds, ",")}, "since": {lv.streams.Cursor()}}
 	if active != "" {
 		v.Set("rows", string(active))
 		if name := c.Param("name"); name != "" && c.Request().Method == http.MethodGet {
-			l.Object = rowID(active, name)
+			l.Object = RowID(active, name)
 			l.Reload = c.Request().URL.RequestURI()
 			// The version shown, read after the cursor like the page's own read:
 			// a stream on another replica resyncs the page only if its cache
 			// holds another version (objectShownIsCached).
-			if m, err := h.deps.Cluster.Meta(active, name); err == nil && m.GetResourceVersion() != "" {
+			if m, err := h.d.Cluster.Meta(active, name); err == nil && m.GetResourceVersion() != "" {
 				v.Set("object", name)
 				v.Set("rv", m.GetResourceVersion())
 			}

@@ -1,4 +1,4 @@
-package handlers
+package live
 
 import (
 	"time"
@@ -17,10 +17,10 @@ func signedOutStreamText(mode auth.Mode) string {
 	return "You signed out of clusterdesk. Open the newest one-time login URL that clusterdesk printed in its terminal to sign in again."
 }
 
-// endSessionStreams ends the event streams of sess, which signed out here
+// EndSessionStreams ends the event streams of sess, which signed out here
 // (handlers/signin's logout): its other tabs are told so and closed.
-func (h *Handlers) endSessionStreams(sess auth.Session) {
-	h.deps.Live.streams.End(streamOwner(sess), sessionEndedMessage("Signed out", signedOutStreamText(h.gate.Mode)))
+func (h *Handlers) EndSessionStreams(sess auth.Session) {
+	h.d.Updates.streams.End(streamOwner(sess), sessionEndedMessage("Signed out", signedOutStreamText(h.d.Gate.Mode)))
 }
 
 // streamOwner names the event streams of one session, so that logout finds
@@ -40,27 +40,27 @@ func streamOwner(sess auth.Session) string {
 func sessionStreamOwner(revocation string) string { return "session\x00" + revocation }
 
 // revoked reports whether sess was signed out since its stream opened (the
-// stream's periodic check): it catches what endStreamsOfRemoteSignOuts
+// stream's periodic check): it catches what EndStreamsOfRemoteSignOuts
 // cannot name, a sign-out of all of a user's sessions.
 func (h *Handlers) revoked(sess auth.Session) bool {
-	if sess.ID == "" || h.gate.Sessions == nil || h.gate.Sessions.Revocations == nil {
+	if sess.ID == "" || h.d.Gate.Sessions == nil || h.d.Gate.Sessions.Revocations == nil {
 		return false
 	}
-	return h.gate.Sessions.Revocations.Revoked(sess)
+	return h.d.Gate.Sessions.Revocations.Revoked(sess)
 }
 
-// endStreamsOfRemoteSignOuts ends, at once, the event streams this replica
+// EndStreamsOfRemoteSignOuts ends, at once, the event streams this replica
 // holds for a session signed out on any replica: with a shared revoker the
 // sign-out reaches every replica through its watch (auth.SharedRevoker).
-func (h *Handlers) endStreamsOfRemoteSignOuts() {
-	if h.gate.Sessions == nil || h.deps.Live == nil {
+func (h *Handlers) EndStreamsOfRemoteSignOuts() {
+	if h.d.Gate.Sessions == nil || h.d.Updates == nil {
 		return
 	}
-	shared, ok := h.gate.Sessions.Revocations.(*auth.SharedRevoker)
+	shared, ok := h.d.Gate.Sessions.Revocations.(*auth.SharedRevoker)
 	if !ok {
 		return
 	}
-	streams, mode := h.deps.Live.streams, h.gate.Mode
+	streams, mode := h.d.Updates.streams, h.d.Gate.Mode
 	shared.OnRevoke(func(name string) {
 		streams.End(sessionStreamOwner(name), sessionEndedMessage("Signed out", signedOutStreamText(mode)))
 	})

@@ -1,4 +1,4 @@
-package handlers
+package live
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clusterdesk/clusterdesk/handlers/internal/livetest"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
 )
@@ -21,9 +22,9 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 	// pending-c asks for another subject: two pending requests of one subject
 	// and requester would be a storm, one group row (TestLiveRenderCSRStorm).
 	other := testfixtures.SubjectPEM(t, "live-other")
-	cl := newLiveCluster("pending-a", "issued-b", "pending-c")
-	for _, c := range cl.csrs {
-		c.UID = uidFor(c.Name)
+	cl := livetest.NewCluster("pending-a", "issued-b", "pending-c")
+	for _, c := range cl.Requests {
+		c.UID = livetest.UID(c.Name)
 		c.Spec.Request = request
 		if c.Name == "pending-c" {
 			c.Spec.Request = other
@@ -31,11 +32,11 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 		c.Spec.SignerName = certificatesv1.KubeAPIServerClientSignerName
 		c.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature}
 	}
-	cl.csrs["issued-b"].Status = certificatesv1.CertificateSigningRequestStatus{
+	cl.Requests["issued-b"].Status = certificatesv1.CertificateSigningRequestStatus{
 		Conditions:  []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}},
 		Certificate: []byte("issued"),
 	}
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	msgs := byEvent(lv.Render(kube.CSRs, []string{"pending-a", "issued-b", "gone-d"}, false))
 	rows, ok := msgs["csrs-rows"]
 	if !ok {
@@ -44,7 +45,7 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 	d := doc(t, rows.Data)
 
 	a := d.Find(`tr#row-csrs-pending-a[data-csr-row][data-state="pending"]`)
-	if a.Length() != 1 || a.Find(`[data-testid="row-select"][value="`+ref("pending-a")+`"]`).Length() != 1 ||
+	if a.Length() != 1 || a.Find(`[data-testid="row-select"][value="`+livetest.Ref("pending-a")+`"]`).Length() != 1 ||
 		!strings.Contains(a.Find(`[data-testid="row-subject"]`).Text(), "live-user") {
 		t.Errorf("pending row: want the queue's row with its selection box and decoded subject: %q", rows.Data)
 	}
@@ -73,16 +74,16 @@ func TestLiveRenderCSRQueueRows(t *testing.T) {
 func BenchmarkLiveCSRQueueRows(b *testing.B) {
 	const n = 5000
 	now := time.Now()
-	cl := newLiveCluster()
+	cl := livetest.NewCluster()
 	for i := range n {
 		var conds []certificatesv1.RequestConditionType
 		if i%10 >= 6 {
 			conds = []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved}
 		}
 		name := fmt.Sprintf("csr-%05d", i)
-		cl.csrs[name] = fakeCSR(b, name, apiClientSigner, fmt.Sprintf("user-%d", i%700), now.Add(-time.Duration(i)*time.Minute), conds...)
+		cl.Requests[name] = fakeCSR(b, name, apiClientSigner, fmt.Sprintf("user-%d", i%700), now.Add(-time.Duration(i)*time.Minute), conds...)
 	}
-	lv := NewLiveUpdates(cl, nil)
+	lv := newUpdates(cl)
 	lv.Render(kube.CSRs, []string{"csr-00001"}, false) // warm: requests decoded once per process
 	b.ReportAllocs()
 	var size int
