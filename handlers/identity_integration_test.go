@@ -116,20 +116,6 @@ func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person)
 	return s
 }
 
-func sessionCookie(t *testing.T, rec *httptest.ResponseRecorder) *http.Cookie {
-	t.Helper()
-	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("sign-in: status %d: %s", rec.Code, rec.Body.String()[:min(300, rec.Body.Len())])
-	}
-	for _, c := range rec.Result().Cookies() {
-		if c.Name == auth.CookieName {
-			return c
-		}
-	}
-	t.Fatal("sign-in set no session cookie")
-	return nil
-}
-
 func (s *signedInServer) do(r *http.Request) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	s.e.ServeHTTP(rec, r)
