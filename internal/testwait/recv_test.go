@@ -28,7 +28,11 @@ func TestRecvFailsWhenNothingArrives(t *testing.T) {
 			defer func() { _ = recover() }() // fatalTB panics to stop like FailNow's Goexit
 			Recv(ft, ch, 10*time.Millisecond, "nothing")
 		}()
-		<-done
+		select {
+		case <-done:
+		case <-time.After(Within):
+			t.Fatalf("closed=%v: Recv did not end", closed)
+		}
 		if !ft.failed {
 			t.Fatalf("closed=%v: Recv returned without failing", closed)
 		}
