@@ -22,7 +22,7 @@ import (
 func TestLongCleanupSendsProgressWhileItRuns(t *testing.T) {
 	cluster := decidedCluster(40, time.Now())
 	release := make(chan struct{})
-	ed := &deleteRecorder{deleted: map[string]types.UID{}, onDelete: func() { <-release }}
+	ed := &deleteRecorder{deleted: map[string]types.UID{}, onDelete: func() { heldUntil(release) }}
 	ts := newSlowCleanupTestServer(t, cluster, ed, time.Millisecond)
 	sess := ts.login(t)
 	_, doc := ts.request(t, sess, http.MethodGet, "/csrs/-/cleanup?state=decided&older=7d", nil, false)
