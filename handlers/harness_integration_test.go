@@ -91,10 +91,22 @@ func syncedCache(t *testing.T, cfg *rest.Config, log *slog.Logger) *kube.Cache {
 // never act as the console itself for a person.
 func strictUsers(t *testing.T, cfg *rest.Config) *kube.Users {
 	t.Helper()
+	return usersOf(t, cfg, true)
+}
+
+// usersOf are the per-user clients of a console acting as cfg (with
+// perUserClients), strict or, in local mode, not.
+func usersOf(t *testing.T, cfg *rest.Config, strict bool) *kube.Users {
+	t.Helper()
 	users, err := kube.NewUsers(cfg, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	users.Strict = true
+	users.Strict = strict
 	return users
+}
+
+// reviewAs reviews pasted tokens with the API server as cfg (token mode).
+func reviewAs(cfg *rest.Config) TokenReviewer {
+	return func(ctx context.Context, token string) (kube.Identity, error) { return kube.Review(ctx, cfg, token) }
 }

@@ -49,21 +49,16 @@ func tokenConsole(t *testing.T, limit SignInLimit, hold func(token string) <-cha
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cache := syncedCache(t, cfg, log)
 	users := strictUsers(t, cfg)
-	sessions := auth.NewSessions()
-	return New(Deps{
-		Log: log, Cluster: cache, Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "console",
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users}, Users: users,
-		SignInLimit: limit,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
+	review := reviewAs(cfg)
+	return newConsole(t, Deps{Log: log, Cluster: cache, User: "console", Users: users, SignInLimit: limit},
+		perUserClients(users), tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
 			if hold != nil {
 				if wait := hold(token); wait != nil {
 					heldUntil(wait)
 				}
 			}
-			return kube.Review(ctx, cfg, token)
-		},
-	})
+			return review(ctx, token)
+		})).e
 }
 
 func tokenAttempt(t *testing.T, h http.Handler, token string, via func(*http.Request)) *httptest.ResponseRecorder {
