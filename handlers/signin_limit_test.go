@@ -41,15 +41,7 @@ func TestOverBudgetAttemptsGoOneAtATime(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	limit := frozenLimit(2)
 	limit.LaneWait = time.Millisecond
-	e := newConsole(t, Deps{
-		Cluster: emptyCluster{}, Access: denyAll{}, User: "console", SignInLimit: limit,
-	}, tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
-		if token == "held-bad-token" {
-			entered <- struct{}{}
-			heldUntil(release)
-		}
-		return reviewTokens(ctx, token)
-	})).e
+	e := heldReviewConsole(t, limit, entered, release)
 	attempt := func(token, remote, xff string) *httptest.ResponseRecorder {
 		r := tokenLoginRequest(t, e, token, remote)
 		r.Header.Set("X-Forwarded-For", xff) // from an untrusted peer: ignored
@@ -82,6 +74,20 @@ func TestOverBudgetAttemptsGoOneAtATime(t *testing.T) {
 	if c := attempt(goodToken, "203.0.113.9:40003", "").Code; c != http.StatusSeeOther {
 		t.Errorf("the limited client's valid token: %d, want 303", c)
 	}
+}
+
+// heldReviewConsole is a token-mode console limited by limit whose review of
+// "held-bad-token" says so on entered and waits for release.
+func heldReviewConsole(t *testing.T, limit SignInLimit, entered chan<- struct{}, release <-chan struct{}) http.Handler {
+	t.Helper()
+	return newConsole(t, Deps{Cluster: emptyCluster{}, Access: denyAll{}, User: "console", SignInLimit: limit},
+		tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
+			if token == "held-bad-token" {
+				entered <- struct{}{}
+				heldUntil(release)
+			}
+			return reviewTokens(ctx, token)
+		})).e
 }
 
 // TestLocalLoginURLOverBudget: guessing local mode's one-time token spends the
@@ -144,15 +150,7 @@ func TestRefusalsBeforeACheckSpendNothing(t *testing.T) {
 	entered, release := make(chan struct{}, 1), make(chan struct{})
 	limit := frozenLimit(2)
 	limit.LaneWait = time.Millisecond
-	e := newConsole(t, Deps{
-		Cluster: emptyCluster{}, Access: denyAll{}, User: "console", SignInLimit: limit,
-	}, tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
-		if token == "held-bad-token" {
-			entered <- struct{}{}
-			heldUntil(release)
-		}
-		return reviewTokens(ctx, token)
-	})).e
+	e := heldReviewConsole(t, limit, entered, release)
 	const remote = "203.0.113.9:40000"
 	for range 20 {
 		rec := httptest.NewRecorder()

@@ -19,19 +19,7 @@ func TestClosedFailsWithoutTheClose(t *testing.T) {
 		if sent {
 			ch <- 1
 		}
-		ft := &fatalTB{TB: t}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer func() { _ = recover() }()
-			Closed(ft, ch, 10*time.Millisecond, "nothing")
-		}()
-		select {
-		case <-done:
-		case <-time.After(Within):
-			t.Fatalf("sent=%v: Closed did not end", sent)
-		}
-		if !ft.failed {
+		if !fails(t, func(ft testing.TB) { Closed(ft, ch, 10*time.Millisecond, "nothing") }) {
 			t.Fatalf("sent=%v: Closed returned without failing", sent)
 		}
 	}
