@@ -77,16 +77,9 @@ func newFakeConsole(t testing.TB, cluster Cluster, access Access, opts ...consol
 // readOnlyConsole builds the console with --read-only (or without, for false).
 func readOnlyConsole(on bool) consoleOption { return func(d *Deps) { d.ReadOnly = on } }
 
-// asUser is who the console says it acts as (local mode's identity).
-func asUser(name string) consoleOption { return func(d *Deps) { d.User = name } }
-
 // withSignInLimit sets the sign-in limit (routeTableSignInLimit lets a test
 // post dozens of sign-ins from one address).
 func withSignInLimit(l SignInLimit) consoleOption { return func(d *Deps) { d.SignInLimit = l } }
-
-// withoutWriter builds a console that has no CSR writer, as the tests of
-// pages that never decide were built.
-func withoutWriter(d *Deps) { d.Writer = nil }
 
 // tokenMode signs people in with a pasted bearer token, learnt by review,
 // over the console's sessions.
@@ -113,6 +106,3 @@ func withLookup(l Lookup) consoleOption { return func(d *Deps) { d.Lookup = l } 
 
 // withActivity gives the console the changes it observed.
 func withActivity(s *activity.Store) consoleOption { return func(d *Deps) { d.Activity = s } }
-
-// withLiveUpdates gives the console live updates.
-func withLiveUpdates(lv *LiveUpdates) consoleOption { return func(d *Deps) { d.Live = lv } }
