@@ -61,6 +61,17 @@ func newLiveServerOn(t *testing.T, cache *kube.Cache, cfg *rest.Config, identity
 	return ls
 }
 
+// mustLookup is the direct reads of a console acting as cfg.
+func mustLookup(t *testing.T, cfg *rest.Config) *kube.Lookup {
+	t.Helper()
+	l, err := kube.NewLookup(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// mustWriter is the writes of a console acting as cfg.
 func mustWriter(t *testing.T, cfg *rest.Config) *kube.Writer {
 	t.Helper()
 	w, err := kube.NewWriter(cfg)
