@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/activity"
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 )
 
 // listOnly answers list checks with allow; everything else is refused.
@@ -40,18 +37,12 @@ func newActivityServer(t *testing.T, allow bool) (*csrTestServer, *activity.Stor
 	store := activity.NewStore(activity.Options{})
 	store.Add(activity.Change{Kind: "csrs", Old: old, New: cur})
 
-	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}}
-	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: newCSRCluster(cur), Access: listOnly{allow},
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", ReadOnly: true, Activity: store,
-	})
-	return ts, store
+	return newCSRConsole(t, newCSRCluster(cur), listOnly{allow}, readOnlyConsole(true), withActivity(store)), store
 }
 
 func TestActivityPageListsObservedAndManagedFields(t *testing.T) {
 	ts, _ := newActivityServer(t, true)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	rec, doc := ts.request(t, sess, http.MethodGet, "/activity", nil, false)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d", rec.Code)
@@ -86,7 +77,7 @@ func TestActivityPageListsObservedAndManagedFields(t *testing.T) {
 
 func TestActivityCSVExportIsNeutralised(t *testing.T) {
 	ts, _ := newActivityServer(t, true)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	for _, path := range []string{"/activity.csv", "/activity?format=csv"} {
 		rec, _ := ts.request(t, sess, http.MethodGet, path, nil, false)
 		if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/csv") ||
@@ -111,7 +102,7 @@ func TestActivityCSVExportIsNeutralised(t *testing.T) {
 
 func TestActivityHidesKindsTheUserMayNotList(t *testing.T) {
 	ts, _ := newActivityServer(t, false)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	_, doc := ts.request(t, sess, http.MethodGet, "/activity", nil, false)
 	if n := doc.Find(`[data-testid="activity-row"]`).Length(); n != 0 {
 		t.Fatalf("%d rows shown to a user who may not list CSRs", n)
@@ -131,7 +122,7 @@ func TestActivityHidesKindsTheUserMayNotList(t *testing.T) {
 
 func TestHistoryShowsDiffBetweenObservedVersions(t *testing.T) {
 	ts, _ := newActivityServer(t, true)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	rec, doc := ts.request(t, sess, http.MethodGet, "/csrs/=evil/history", nil, false)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d", rec.Code)
@@ -188,11 +179,8 @@ func BenchmarkActivityPage(b *testing.B) {
 		cur.Labels = map[string]string{"n": fmt.Sprint(i)}
 		store.Add(activity.Change{Kind: "csrs", Old: old, New: cur})
 	}
-	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}}
-	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-	ts.e = New(Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: newCSRCluster(items...), Access: listOnly{true},
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", Activity: store})
-	sess := ts.loginTB(b)
+	ts := newCSRConsole(b, newCSRCluster(items...), listOnly{true}, withActivity(store))
+	sess := ts.login(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		r := httptest.NewRequest(http.MethodGet, "/activity", nil)

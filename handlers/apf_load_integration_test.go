@@ -162,16 +162,10 @@ func TestAPFLoadNeedsGetMetrics(t *testing.T) {
 
 func waitCachedPL(t *testing.T, ls *liveServer, name string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := ls.cache.PriorityLevel(name); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("priority level %s not in the cache", name)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitFor(t, "priority level "+name+" in the cache", 10*time.Second, func() bool {
+		_, err := ls.cache.PriorityLevel(name)
+		return err == nil
+	})
 }
 
 // createFloodTargets makes the one-share level, the FlowSchema sending user's

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
-	"github.com/clusterdesk/clusterdesk/internal/auth"
+	"github.com/clusterdesk/clusterdesk/internal/testwait"
 	"github.com/clusterdesk/clusterdesk/views/components"
 )
 
@@ -51,13 +50,11 @@ func TestColdSamplerDoesNotHoldThePage(t *testing.T) {
 	go sampler.Run(ctx)
 
 	cl := newPLCluster("pl-a")
-	ls := &streamServer{}
-	e := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: allowKinds{"prioritylevelconfigurations": true},
-		Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { ls.token = tok }), User: "tester",
+	ls := &streamServer{console: newConsole(t, Deps{
+		Cluster: cl, Access: allowKinds{"prioritylevelconfigurations": true}, User: "tester",
 		APFLoad: sampler, URLAccess: allowURL(true),
-	})
-	ls.Server = httptest.NewServer(e)
+	})}
+	ls.Server = httptest.NewServer(ls.console.e)
 	defer ls.Close()
 	sess := ls.session(t)
 
@@ -82,7 +79,7 @@ func TestColdSamplerDoesNotHoldThePage(t *testing.T) {
 	// The gate stays shut until the page has answered: a page that waited
 	// for the read would never answer.
 	code, d := get(nil)
-	<-g.entered // the look started the sampler
+	testwait.Closed(t, g.entered, testwait.Within, "the look to start the sampler")
 	if code != http.StatusOK {
 		t.Fatalf("status %d", code)
 	}

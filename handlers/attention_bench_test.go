@@ -72,7 +72,7 @@ func BenchmarkHomePageKubeletStorm(b *testing.B) {
 func benchViewsAfterChanges(b *testing.B, items []*certificatesv1.CertificateSigningRequest, changed string, warm bool) {
 	cl := &notifyingCSRs{csrCluster: newCSRCluster(items...)}
 	ts := newCSRTestServer(b, cl, signerAccess{signers: map[string]bool{apiClientSigner: true}}, false)
-	sess := ts.loginTB(b)
+	sess := ts.login(b)
 	get := func(b *testing.B, path string) string {
 		r := httptest.NewRequest(http.MethodGet, path, nil)
 		r.AddCookie(sess)

@@ -15,7 +15,6 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	handlerpage "github.com/clusterdesk/clusterdesk/handlers/page"
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 )
@@ -55,18 +54,8 @@ func TestHomePageAndLiveAttentionRenderTheSameSection(t *testing.T) {
 			streams := live.NewStreams(live.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			t.Cleanup(streams.Close)
 			lv := NewLiveUpdates(cl, streams)
-			var token string
-			logins := auth.NewLoginTokens(func(tok string) { token = tok })
-			e := New(Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: tc.access,
-				Sessions: auth.NewSessions(), Logins: logins, User: "tester", Live: lv})
-			rec := httptest.NewRecorder()
-			e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/login?token="+token, nil))
-			var sess *http.Cookie
-			for _, c := range rec.Result().Cookies() {
-				if c.Name == auth.CookieName {
-					sess = c
-				}
-			}
+			ts := newConsole(t, Deps{Cluster: cl, Access: tc.access, User: "tester", Live: lv})
+			e, sess := ts.e, ts.login(t)
 			home := func() string {
 				r := httptest.NewRequest(http.MethodGet, "/", nil)
 				r.AddCookie(sess)

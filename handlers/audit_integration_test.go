@@ -23,7 +23,6 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
@@ -65,18 +64,13 @@ func newAuditConsole(t *testing.T, identity string, readOnly bool) *auditConsole
 	go store.Run(ctx)
 	go cache.Run(ctx)
 	waitFor(t, "cache ready", 30*time.Second, cache.Ready)
-	access, err := kube.NewAccess(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	editor, err := kube.NewEditor(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := &liveServer{cache: cache}
-	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
-	ls.e = New(Deps{Log: log, Cluster: cache, Access: access, Writer: mustWriter(t, cfg), Issuer: mustWriter(t, cfg), Editor: editor,
-		Sessions: auth.NewSessions(), Logins: logins, User: identity, ReadOnly: readOnly, Audit: rec, Activity: store})
+	ls := newLiveServerOn(t, cache, cfg, identity, readOnly, func(d *Deps) {
+		d.Issuer, d.Editor, d.Audit, d.Activity, d.Lookup = mustWriter(t, cfg), editor, rec, store, nil
+	})
 	return &auditConsole{liveServer: ls, lines: lines, store: store}
 }
 

@@ -22,9 +22,9 @@ import (
 func TestLongCleanupSendsProgressWhileItRuns(t *testing.T) {
 	cluster := decidedCluster(40, time.Now())
 	release := make(chan struct{})
-	ed := &deleteRecorder{deleted: map[string]types.UID{}, onDelete: func() { <-release }}
+	ed := &deleteRecorder{deleted: map[string]types.UID{}, onDelete: func() { heldUntil(release) }}
 	ts := newSlowCleanupTestServer(t, cluster, ed, time.Millisecond)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	_, doc := ts.request(t, sess, http.MethodGet, "/csrs/-/cleanup?state=decided&older=7d", nil, false)
 	form := hiddenFieldsOf(doc.Find(`[data-testid="cleanup-form"]`))
 	form.Set("confirm_count", "40")
@@ -116,7 +116,7 @@ func TestShortCleanupAnswersWithItsStatus(t *testing.T) {
 	cluster := decidedCluster(3, time.Now())
 	ed := &deleteRecorder{deleted: map[string]types.UID{}}
 	ts := newSlowCleanupTestServer(t, cluster, ed, time.Minute)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	_, doc := ts.request(t, sess, http.MethodGet, "/csrs/-/cleanup?state=decided&older=7d", nil, false)
 	form := hiddenFieldsOf(doc.Find(`[data-testid="cleanup-form"]`))
 	rec, page := ts.request(t, sess, http.MethodPost, "/csrs/-/cleanup/confirm", form, false)

@@ -3,8 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
@@ -80,14 +77,9 @@ func newCleanupTestServer(t testing.TB, cluster Cluster, ed *deleteRecorder) *cs
 // their progress page after progressAfter (0: the default).
 func newSlowCleanupTestServer(t testing.TB, cluster Cluster, ed *deleteRecorder, progressAfter time.Duration) *csrTestServer {
 	t.Helper()
-	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}}
-	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: signerAccess{signers: map[string]bool{apiClientSigner: true}},
-		Writer: ts.writer, Editor: ed, Sessions: auth.NewSessions(), Logins: logins, User: "tester",
-		CleanupProgressAfter: progressAfter,
+	return newCSRConsole(t, cluster, signerAccess{signers: map[string]bool{apiClientSigner: true}}, func(d *Deps) {
+		d.Editor, d.CleanupProgressAfter = ed, progressAfter
 	})
-	return ts
 }
 
 func decidedCluster(n int, now time.Time) *csrCluster {
@@ -108,7 +100,7 @@ func TestCleanupPreviewPagesItsNamesAndDeletesExactlyThem(t *testing.T) {
 	cluster.items["young"] = cluster.order[60]
 	ed := &deleteRecorder{deleted: map[string]types.UID{}}
 	ts := newCleanupTestServer(t, cluster, ed)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 
 	rec, doc := ts.request(t, sess, http.MethodGet, "/csrs/-/cleanup?state=decided&older=7d", nil, false)
 	if rec.Code != http.StatusOK || doc.Find(`[data-testid="cleanup-count"]`).AttrOr("data-count", "") != "60" {
@@ -145,7 +137,7 @@ func TestCleanupFinishesWhenTheBrowserGoesAway(t *testing.T) {
 	cluster := decidedCluster(40, time.Now())
 	ed := &deleteRecorder{deleted: map[string]types.UID{}}
 	ts := newCleanupTestServer(t, cluster, ed)
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	_, doc := ts.request(t, sess, http.MethodGet, "/csrs/-/cleanup?state=decided&older=7d", nil, false)
 	form := hiddenFieldsOf(doc.Find(`[data-testid="cleanup-form"]`))
 	form.Set("confirm_count", "40")
@@ -172,7 +164,7 @@ func BenchmarkCleanupPreview10k(b *testing.B) {
 	for _, n := range []int{10_000, 50_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			ts := newCleanupTestServer(b, decidedCluster(n, time.Now()), &deleteRecorder{deleted: map[string]types.UID{}})
-			sess := ts.loginTB(b)
+			sess := ts.login(b)
 			for b.Loop() {
 				rec, _ := ts.request(b, sess, http.MethodGet, "/csrs/-/cleanup?state=decided&older=7d", nil, false)
 				if rec.Code != http.StatusOK {

@@ -54,7 +54,7 @@ func TestPackedSchemasShowAsServed(t *testing.T) {
 	version := live.Spec.Versions[0].Name
 
 	// Detail page: the versions table counts the schema's fields.
-	code, doc := getDoc(t, ls, sess, "/crds/"+largestFixtureCRD)
+	code, doc := ls.getDoc(t, sess, "/crds/"+largestFixtureCRD)
 	want := "explore " + strconv.Itoa(crd.Tree(live.Spec.Versions[0].Schema.OpenAPIV3Schema).Descendants) + " fields"
 	if row := doc.Find(`[data-testid="version-row"]`).First().Text(); code != http.StatusOK || !strings.Contains(row, want) {
 		t.Errorf("detail page: status %d, versions row %q; want %q", code, strings.Join(strings.Fields(row), " "), want)
@@ -69,7 +69,7 @@ func TestPackedSchemasShowAsServed(t *testing.T) {
 		}
 		wantPaths := map[string]bool{}
 		collectPaths(page.Root, wantPaths)
-		code, doc := getDoc(t, ls, sess, urls.CRDSchema(largestFixtureCRD, version, path))
+		code, doc := ls.getDoc(t, sess, urls.CRDSchema(largestFixtureCRD, version, path))
 		gotPaths := map[string]bool{}
 		doc.Find(`[data-testid="schema-field"]`).Each(func(_ int, s *goquery.Selection) { gotPaths[s.AttrOr("data-path", "?")] = true })
 		if code != http.StatusOK || len(gotPaths) < 10 || !equality.Semantic.DeepEqual(gotPaths, wantPaths) {
@@ -176,16 +176,6 @@ func stubDigest(t *testing.T, ls *liveServer, name string) string {
 		t.Fatalf("stub %q", d)
 	}
 	return digest
-}
-
-func getDoc(t *testing.T, ls *liveServer, sess *http.Cookie, path string) (int, *goquery.Document) {
-	t.Helper()
-	rec := ls.do(newGet(path, sess))
-	doc, err := goquery.NewDocumentFromReader(rec.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec.Code, doc
 }
 
 func collectPaths(n model.SchemaNode, into map[string]bool) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
@@ -57,12 +54,7 @@ func TestCSRCertificateReadLive(t *testing.T) {
 	}
 	cluster := newCSRCluster(cachedOf(live), cachedOf(replaced))
 	lookup := &liveCSRLookup{live: map[string]*certificatesv1.CertificateSigningRequest{"issued": live, "replaced": now}}
-	ts := newCSRTestServer(t, cluster, signerAccess{}, false)
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: signerAccess{},
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { ts.token = tok }),
-		User: "tester", CSRQueue: ts.queue, Lookup: lookup,
-	})
+	ts := newCSRTestServer(t, cluster, signerAccess{}, false, withLookup(lookup))
 	sess := ts.login(t)
 
 	rec, _ := ts.request(t, sess, http.MethodGet, "/csrs/issued/certificate", nil, false)
@@ -97,12 +89,7 @@ func TestCSRDecidedRequestSummarized(t *testing.T) {
 	}
 	cluster := newCSRCluster(cached)
 	lookup := &liveCSRLookup{live: map[string]*certificatesv1.CertificateSigningRequest{"denied": live}}
-	ts := newCSRTestServer(t, cluster, signerAccess{}, false)
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: signerAccess{},
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { ts.token = tok }),
-		User: "tester", CSRQueue: ts.queue, Lookup: lookup,
-	})
+	ts := newCSRTestServer(t, cluster, signerAccess{}, false, withLookup(lookup))
 	sess := ts.login(t)
 
 	rec, doc := ts.request(t, sess, http.MethodGet, "/csrs?state=denied&q=cn%3Ddora", nil, false)

@@ -5,7 +5,6 @@ package handlers
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,17 +15,6 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
-
-func (ls *liveServer) post(t *testing.T, sess *http.Cookie, path string, form url.Values) *httptest.ResponseRecorder {
-	t.Helper()
-	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.Header.Set("Sec-Fetch-Site", "same-origin") // what a browser sends for our own forms
-	// and the token the page carries, bound to the session (as htmx sends it).
-	r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ls.e, withCookie(sess)))
-	r.AddCookie(sess)
-	return ls.do(r)
-}
 
 // uid is the UID of the CSR name as the console shows it (its cache), which
 // every decision form carries.
@@ -49,18 +37,6 @@ func liveUID(t *testing.T, name string) string {
 		t.Fatalf("get CSR %s: %v", name, err)
 	}
 	return string(c.UID)
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func TestApproveCSRIssuesACertificate(t *testing.T) {

@@ -145,19 +145,9 @@ func TestApprovalPoliciesShadowVerdicts(t *testing.T) {
 	decide(own2, certificatesv1.CertificateDenied, kube.ReasonDenied)
 	decide(own3, certificatesv1.CertificateDenied, kube.ReasonPolicy)
 	decide(foreign, certificatesv1.CertificateDenied, "KubectlDeny")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := ls.cache.CSR(foreign)
-		if err == nil && len(c.Status.Conditions) > 0 {
-			if c2, err := ls.cache.CSR(own2); err == nil && len(c2.Status.Conditions) > 0 && decidedInCache(ls, own3) {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the decisions did not reach the cache")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitFor(t, "the decisions to reach the cache", 10*time.Second, func() bool {
+		return decidedInCache(ls, foreign) && decidedInCache(ls, own2) && decidedInCache(ls, own3)
+	})
 	code, agreement, _ := ls.get(t, sess, urls.CSRPolicy("kubelet-serving-own-addresses"))
 	number := func(id string) int {
 		var n int

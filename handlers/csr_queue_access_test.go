@@ -45,9 +45,7 @@ func TestCSRQueueAsksItsAccessQuestionsAtOnce(t *testing.T) {
 	ms := newModeServer(t, auth.ModeToken, false)
 	access := &inFlightAccess{together: 3} // decide, delete, create at least
 	access.cond = sync.NewCond(&access.mu)
-	deps := ms.deps
-	deps.Cluster, deps.Access = newCSRCluster(), access
-	ms.e = New(deps)
+	ms.e = newConsole(t, ms.deps, func(d *Deps) { d.Cluster, d.Access = newCSRCluster(), access }).e
 	r := httptest.NewRequest(http.MethodGet, "/csrs", nil)
 	ms.sign(r)
 	if rec := ms.do(r); rec.Code != http.StatusOK {

@@ -4,7 +4,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -48,13 +47,6 @@ func (ls *liveServer) bulkRefs(t *testing.T, sess *http.Cookie, action string, r
 		t.Fatal(err)
 	}
 	return rec.Code, doc
-}
-
-func withSession(t *testing.T, sess *http.Cookie, path string) *http.Request {
-	t.Helper()
-	r := httptest.NewRequest(http.MethodGet, path, nil)
-	r.AddCookie(sess)
-	return r
 }
 
 func bulkResult(doc *goquery.Document, name string) (ok string, text string) {
@@ -117,12 +109,12 @@ func TestBulkApproveReportsTheOneAlreadyDenied(t *testing.T) {
 	if issued.Find(`[data-testid="list-row"][data-name="`+a+`"]`).Length() != 1 {
 		t.Error("the approved CSR is under Issued")
 	}
-	rec := ls.do(withSession(t, sess, "/csrs/"+a+"/certificate"))
+	rec := ls.do(newGet("/csrs/"+a+"/certificate", sess))
 	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Body.String(), "-----BEGIN CERTIFICATE-----") ||
 		!strings.Contains(rec.Header().Get("Content-Disposition"), "attachment") {
 		t.Errorf("certificate download: status %d, %q", rec.Code, rec.Header().Get("Content-Disposition"))
 	}
-	if rec := ls.do(withSession(t, sess, "/csrs/"+denied+"/certificate")); rec.Code != http.StatusNotFound {
+	if rec := ls.do(newGet("/csrs/"+denied+"/certificate", sess)); rec.Code != http.StatusNotFound {
 		t.Errorf("a denied CSR has nothing to download: status %d", rec.Code)
 	}
 }

@@ -1,11 +1,8 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,7 +21,6 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/internal/livetest"
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
@@ -124,53 +120,24 @@ type csrTestServer struct {
 	queue  *csrqueue.Queue
 }
 
-func newCSRTestServer(t testing.TB, cluster Cluster, access Access, readOnly bool) *csrTestServer {
+// newCSRConsole is a console in local mode on cluster as "tester", whose
+// writer decides as the test scripts it (csrTestServer.writer).
+func newCSRConsole(t testing.TB, cluster Cluster, access Access, opts ...consoleOption) *csrTestServer {
 	t.Helper()
-	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}, queue: csrqueue.New(cluster)}
-	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: access,
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", ReadOnly: readOnly,
-		CSRQueue: ts.queue,
-	})
+	ts := &csrTestServer{writer: &scriptedWriter{errs: map[string]error{}}}
+	ts.build(t, Deps{Cluster: cluster, Access: access, Writer: ts.writer, User: "tester"}, opts...)
 	return ts
 }
 
-// loginTB redeems the one-time token, for tests and benchmarks alike.
-func (ts *csrTestServer) loginTB(t testing.TB) *http.Cookie {
+// newCSRTestServer is newCSRConsole with the CSR queue's caches of its own
+// (csrTestServer.queue).
+func newCSRTestServer(t testing.TB, cluster Cluster, access Access, readOnly bool, opts ...consoleOption) *csrTestServer {
 	t.Helper()
-	rec := ts.do(httptest.NewRequest(http.MethodGet, "/login?token="+ts.token, nil))
-	for _, c := range rec.Result().Cookies() {
-		if c.Name == auth.CookieName {
-			return c
-		}
-	}
-	t.Fatalf("login: status %d, no session cookie", rec.Code)
-	return nil
-}
-
-func (ts *csrTestServer) request(t testing.TB, sess *http.Cookie, method, path string, form url.Values, hx bool) (*httptest.ResponseRecorder, *goquery.Document) {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	r := httptest.NewRequest(method, path, body)
-	if form != nil {
-		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		r.Header.Set("Sec-Fetch-Site", "same-origin")
-		r.Header.Set("X-CSRF-Token", pageCSRFToken(t, ts.e, withCookie(sess)))
-	}
-	if hx {
-		r.Header.Set("HX-Request", "true")
-	}
-	r.AddCookie(sess)
-	rec := ts.do(r)
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, doc
+	queue := csrqueue.New(cluster)
+	opts = append([]consoleOption{readOnlyConsole(readOnly), func(d *Deps) { d.CSRQueue = queue }}, opts...)
+	ts := newCSRConsole(t, cluster, access, opts...)
+	ts.queue = queue
+	return ts
 }
 
 const apiClientSigner = certificatesv1.KubeAPIServerClientSignerName
@@ -369,7 +336,7 @@ func BenchmarkCSRQueue(b *testing.B) {
 		items = append(items, c)
 	}
 	ts := newCSRTestServer(b, newCSRCluster(items...), signerAccess{signers: map[string]bool{apiClientSigner: true}}, false)
-	sess := ts.loginTB(b)
+	sess := ts.login(b)
 	run := func(b *testing.B, cold bool) {
 		b.ReportAllocs()
 		var size int

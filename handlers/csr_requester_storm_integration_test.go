@@ -52,7 +52,7 @@ func TestCSRRequesterStormOnTheAPIServer(t *testing.T) {
 	wg.Wait()
 	ls.waitCached(t, names...)
 
-	rec := ls.do(withSession(t, sess, "/csrs?requester="+url.QueryEscape(requester)))
+	rec := ls.do(newGet("/csrs?requester="+url.QueryEscape(requester), sess))
 	doc, err := goquery.NewDocumentFromReader(rec.Body)
 	if err != nil || rec.Code != http.StatusOK {
 		t.Fatalf("queue: status %d, %v", rec.Code, err)

@@ -12,7 +12,7 @@ import (
 // (no Service lookups: what the page itself costs).
 func BenchmarkLargestWebhookPage(b *testing.B) {
 	ts, fc := newFixtureServer(b)
-	sess := loginTB(b, ts)
+	sess := ts.login(b)
 	var name string
 	for n, c := range fc.webhooks {
 		if name == "" || len(c.Webhooks) > len(fc.webhooks[name].Webhooks) {

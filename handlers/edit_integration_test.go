@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -62,13 +61,8 @@ type editServer struct {
 
 func newEditServer(t *testing.T, identity string) *editServer {
 	t.Helper()
-	ls := newLiveServer(t, identity, false)
 	cfg := testcluster.RestConfig(t, identity)
 	editor, err := kube.NewEditor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	access, err := kube.NewAccess(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,9 +75,9 @@ func newEditServer(t *testing.T, identity string) *editServer {
 		t.Fatal(err)
 	}
 	buf := &syncBuffer{}
-	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
-	ls.e = New(Deps{Log: slog.New(slog.NewTextHandler(buf, nil)), Cluster: ls.cache, Access: access,
-		Writer: mustWriter(t, cfg), Editor: editor, Docs: edit.NewDocs(openAPI, present.DocTree), Sessions: auth.NewSessions(), Logins: logins, User: identity})
+	ls := newLiveServer(t, identity, false, func(d *Deps) {
+		d.Log, d.Editor, d.Docs, d.Lookup = slog.New(slog.NewTextHandler(buf, nil)), editor, edit.NewDocs(openAPI, present.DocTree), nil
+	})
 	es := &editServer{liveServer: ls, log: buf, admin: admin}
 	es.sess = ls.login(t)
 	return es

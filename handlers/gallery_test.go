@@ -1,24 +1,17 @@
 package handlers
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 )
 
 func TestGalleryOnlyWithDevUI(t *testing.T) {
 	for _, dev := range []bool{false, true} {
-		ts := &testServer{writer: &recordingWriter{}}
-		logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-		ts.e = New(Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-			Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", DevUI: dev})
+		ts := newFakeConsole(t, emptyCluster{}, denyAll{}, func(d *Deps) { d.DevUI = dev })
 		r := httptest.NewRequest(http.MethodGet, "/ui", nil)
 		r.AddCookie(ts.login(t))
 		rec := ts.do(r)

@@ -67,26 +67,16 @@ func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person)
 	go cache.Run(ctx)
 	waitFor(t, "the cache to sync", 60*time.Second, cache.Ready)
 
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = mode != auth.ModeLocal
+	users := usersOf(t, cfg, mode != auth.ModeLocal)
 	sessions := auth.NewSessions()
 	gate := &auth.Gate{Mode: mode, Sessions: sessions, LocalUser: p.user}
 	var loginToken string
-	deps := Deps{
-		Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: p.user,
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users},
-	}
+	deps := Deps{Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: p.user}
 	switch mode {
 	case auth.ModeLocal:
 		deps.Logins = auth.NewLoginTokens(func(tok string) { loginToken = tok })
 	case auth.ModeToken:
-		deps.TokenReview = func(ctx context.Context, token string) (kube.Identity, error) {
-			return kube.Review(ctx, cfg, token)
-		}
+		deps.TokenReview = reviewAs(cfg)
 	case auth.ModeProxy:
 		gate.Sessions = nil
 		gate.Proxy = &auth.Proxy{UserHeader: "X-Forwarded-User", GroupsHeader: "X-Forwarded-Groups",
@@ -95,7 +85,7 @@ func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person)
 	if err := gate.Check(); err != nil {
 		t.Fatal(err)
 	}
-	s := &signedInServer{e: New(deps)}
+	s := &signedInServer{e: newConsole(t, deps, perUserClients(users)).e}
 
 	switch mode {
 	case auth.ModeLocal:
@@ -114,20 +104,6 @@ func newSignedInServer(t *testing.T, mode auth.Mode, cfg *rest.Config, p person)
 		}
 	}
 	return s
-}
-
-func sessionCookie(t *testing.T, rec *httptest.ResponseRecorder) *http.Cookie {
-	t.Helper()
-	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("sign-in: status %d: %s", rec.Code, rec.Body.String()[:min(300, rec.Body.Len())])
-	}
-	for _, c := range rec.Result().Cookies() {
-		if c.Name == auth.CookieName {
-			return c
-		}
-	}
-	t.Fatal("sign-in set no session cookie")
-	return nil
 }
 
 func (s *signedInServer) do(r *http.Request) *httptest.ResponseRecorder {

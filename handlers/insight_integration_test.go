@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -221,7 +220,7 @@ func TestWebhookServiceLookups(t *testing.T) {
 
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	doc := pollPage(t, ls, sess, "/validatingwebhooks/"+ns)
+	doc := ls.pollPage(t, sess, "/validatingwebhooks/"+ns)
 	want := map[string][]string{
 		"missing": {admission.CodeServiceMissing},
 		"idle":    {admission.CodeNoReadyEndpoints},
@@ -289,7 +288,7 @@ func TestCSIDriverUsage(t *testing.T) {
 
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	doc := pollPage(t, ls, sess, "/csidrivers/"+drv)
+	doc := ls.pollPage(t, sess, "/csidrivers/"+drv)
 	for row, want := range map[string]string{"usage-storageclasses": "1", "usage-persistentvolumes": "2", "usage-csinodes": "0", "usage-volumeattachments": "1"} {
 		cell := doc.Find(`[data-testid="` + row + `"] td`).Eq(1)
 		if got := strings.TrimSpace(cell.Text()); got != want {
@@ -305,28 +304,5 @@ func mustCreate(t *testing.T, create func() error) {
 	t.Helper()
 	if err := create(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func newGet(path string, sess *http.Cookie) *http.Request {
-	r, _ := http.NewRequest(http.MethodGet, path, nil)
-	r.AddCookie(sess)
-	return r
-}
-
-// pollPage fetches path until it answers 200: the object was just created and
-// the cache may not have it yet.
-func pollPage(t *testing.T, ls *liveServer, sess *http.Cookie, path string) *goquery.Document {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		code, doc, _ := ls.get(t, sess, path)
-		if code == http.StatusOK {
-			return doc
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: status %d after 20 s", path, code)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -82,7 +82,7 @@ func TestMutatingWebhookPagesOnTheDevcluster(t *testing.T) {
 
 	ls := newLiveServer(t, testcluster.Admin, false)
 	sess := ls.login(t)
-	doc := pollPage(t, ls, sess, "/mutatingwebhooks/"+ns)
+	doc := ls.pollPage(t, sess, "/mutatingwebhooks/"+ns)
 	for name, code := range map[string]string{"missing": admission.CodeServiceMissing, "idle": admission.CodeNoReadyEndpoints, "ready": ""} {
 		card := doc.Find(`[data-testid="webhook-` + name + `.insight.clusterdesk.dev"]`)
 		if card.Length() != 1 {
@@ -157,7 +157,7 @@ func TestCRDConversionServiceLookup(t *testing.T) {
 		{"ready", "", "exists, 1 ready endpoint"},
 	} {
 		t.Run(tc.svc, func(t *testing.T) {
-			doc := pollPage(t, ls, sess, "/crds/"+crdFor(tc.svc))
+			doc := ls.pollPage(t, sess, "/crds/"+crdFor(tc.svc))
 			for _, b := range []string{"finding-conversion-" + admission.CodeServiceMissing, "finding-conversion-" + admission.CodeNoReadyEndpoints} {
 				if has := doc.Find(`[data-testid="`+b+`"]`).Length() > 0; has != (b == tc.banner) {
 					t.Errorf("banner %s shown %v", b, has)

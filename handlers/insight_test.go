@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 )
@@ -172,13 +169,7 @@ func newFixtureServer(t testing.TB) (*testServer, fixtureCluster) {
 	if len(fc.crds) == 0 {
 		t.Fatal("fixtures failed to load in an earlier test")
 	}
-	ts := &testServer{writer: &recordingWriter{}}
-	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: fc, Access: allowAll{},
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester",
-	})
-	return ts, fc
+	return newFakeConsole(t, fc, allowAll{}), fc
 }
 
 // TestInsightPagesOnEveryRealManifest renders every version's schema page of
@@ -243,7 +234,7 @@ func TestInsightPagesOnEveryRealManifest(t *testing.T) {
 // biggest manifest among the fixtures (Argo's CronWorkflow, 2.9 MB of YAML).
 func BenchmarkLargestCRDSchemaPage(b *testing.B) {
 	ts, fc := newFixtureServer(b)
-	sess := loginTB(b, ts)
+	sess := ts.login(b)
 	// The biggest manifest file is the CRD `ls -S` lists first.
 	files, _ := filepath.Glob("../../shared/fixtures/real/customresourcedefinitions/*.yaml")
 	var biggest string
@@ -272,19 +263,6 @@ func BenchmarkLargestCRDSchemaPage(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "manifest-bytes")
 	b.Logf("%s", path)
-}
-
-// loginTB is testServer.login for benchmarks too.
-func loginTB(tb testing.TB, ts *testServer) *http.Cookie {
-	tb.Helper()
-	rec := ts.do(httptest.NewRequest(http.MethodGet, "/login?token="+ts.token, nil))
-	for _, c := range rec.Result().Cookies() {
-		if c.Name == auth.CookieName {
-			return c
-		}
-	}
-	tb.Fatalf("login: status %d, no session cookie", rec.Code)
-	return nil
 }
 
 func TestSchemaPageAnswers404ForUnknownVersionsAndFields(t *testing.T) {

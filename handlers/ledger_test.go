@@ -19,7 +19,7 @@ func TestLedgerInTheConsole(t *testing.T) {
 	if rec := ts.do(httptest.NewRequest(http.MethodGet, urls.Ledger, nil)); rec.Code != http.StatusUnauthorized {
 		t.Errorf("signed out: %d", rec.Code)
 	}
-	sess := ts.loginTB(t)
+	sess := ts.login(t)
 	rec, doc := ts.request(t, sess, http.MethodGet, urls.Ledger, nil, false)
 	if rec.Code != http.StatusOK || doc.Find(`[data-testid="ledger-off"]`).Length() != 1 {
 		t.Fatalf("no ledger: %d", rec.Code)
@@ -46,7 +46,7 @@ func TestLedgerInTheConsole(t *testing.T) {
 	}
 
 	denied, _ := newActivityServer(t, false)
-	sess = denied.loginTB(t)
+	sess = denied.login(t)
 	if rec, _ := denied.request(t, sess, http.MethodGet, urls.LedgerObject("csrs", "=evil", ""), nil, false); rec.Code != http.StatusForbidden {
 		t.Errorf("history of a kind the user may not list: %d", rec.Code)
 	}

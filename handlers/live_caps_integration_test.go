@@ -53,7 +53,7 @@ func newCapConsole(t *testing.T, mode auth.Mode, opts live.Options) *capConsole 
 		Access: kube.UserAccess{Users: users}, Users: users}
 	switch mode {
 	case auth.ModeToken:
-		deps.TokenReview = func(ctx context.Context, token string) (kube.Identity, error) { return kube.Review(ctx, cfg, token) }
+		deps.TokenReview = reviewAs(cfg)
 	case auth.ModeProxy:
 		gate.Sessions = nil
 		gate.Proxy = &auth.Proxy{UserHeader: "X-Forwarded-User", GroupsHeader: "X-Forwarded-Groups",
@@ -63,8 +63,7 @@ func newCapConsole(t *testing.T, mode auth.Mode, opts live.Options) *capConsole 
 		t.Fatal(err)
 	}
 	streams, withLive := liveDeps(t, cache, opts)
-	withLive(&deps)
-	cc := &capConsole{e: New(deps), streams: streams}
+	cc := &capConsole{e: newConsole(t, deps, withLive).e, streams: streams}
 	cc.srv = httptest.NewUnstartedServer(cc.e)
 	// As cmd/clusterdesk: Shutdown waits for handlers, and a stream's
 	// handler returns only when Streams ends it.

@@ -61,7 +61,7 @@ func (g *batchGate) wrap(render live.Renderer) live.Renderer {
 		g.mu.Unlock()
 		if held {
 			close(g.entered)
-			<-g.released
+			heldUntil(g.released)
 		}
 		return render(kind, names, status)
 	}

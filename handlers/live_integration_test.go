@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/live/sseclient"
@@ -81,28 +80,10 @@ func (s *liveStack) server(t *testing.T, access Access) (*httptest.Server, *http
 // serverWith is server with more dependencies set by with (nil for none).
 func (s *liveStack) serverWith(t *testing.T, access Access, with func(*Deps)) (*httptest.Server, *http.Cookie) {
 	t.Helper()
-	var token string
-	logins := auth.NewLoginTokens(func(tok string) { token = tok })
-	deps := Deps{Log: s.log, Cluster: s.cache, Access: access,
-		Sessions: auth.NewSessions(), Logins: logins, User: "it", Live: s.updates}
-	if with != nil {
-		with(&deps)
-	}
-	srv := httptest.NewServer(New(deps))
+	ts := newConsole(t, Deps{Log: s.log, Cluster: s.cache, Access: access, User: "it", Live: s.updates}, with)
+	srv := httptest.NewServer(ts.e)
 	t.Cleanup(srv.Close)
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Get(srv.URL + "/login?token=" + token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	for _, ck := range resp.Cookies() {
-		if ck.Name == auth.CookieName {
-			return srv, ck
-		}
-	}
-	t.Fatal("no session cookie")
-	return nil, nil
+	return srv, loginOver(t, srv.URL, ts.token)
 }
 
 // subscribe opens /events and returns its events on a channel.

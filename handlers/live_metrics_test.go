@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/live/sseclient"
@@ -172,15 +169,13 @@ func (a allowURL) CanURL(context.Context, string, string) (bool, error) { return
 func TestEventsCarryLoadRowsOnlyToWhoMayReadMetrics(t *testing.T) {
 	for _, may := range []bool{true, false} {
 		cl := newPLCluster("pl-a")
-		ls := &streamServer{streams: live.NewStreams(live.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})}
-		logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
+		ls := &streamServer{streams: live.NewStreams(live.Options{Log: discardLog()})}
 		lv := NewLiveUpdates(cl, ls.streams).WithLoad(fixedLoad{ld: rejectingLoad("pl-a")})
-		e := New(Deps{
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: allowKinds{"prioritylevelconfigurations": true},
-			Sessions: auth.NewSessions(), Logins: logins, User: "tester", Live: lv,
+		ls.console = newConsole(t, Deps{
+			Cluster: cl, Access: allowKinds{"prioritylevelconfigurations": true}, User: "tester", Live: lv,
 			APFLoad: fixedLoad{ld: rejectingLoad("pl-a")}, URLAccess: allowURL(may),
 		})
-		ls.Server = httptest.NewServer(e)
+		ls.Server = httptest.NewServer(ls.console.e)
 		resp := ls.get(t, "/events?kinds=prioritylevels&rows=prioritylevels&since="+ls.streams.Cursor(), nil, ls.session(t))
 		r := sseclient.NewReader(resp.Body)
 		if hello, err := r.Next(); err != nil || hello.Data != "prioritylevels" {

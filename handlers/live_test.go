@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -57,7 +55,7 @@ func (a allowKinds) Can(_ context.Context, verb, _, resource, _, _ string) (bool
 
 type streamServer struct {
 	*httptest.Server
-	token   string
+	console *testServer // its handler and one-time login token
 	streams *live.Streams
 	lv      *LiveUpdates
 }
@@ -65,35 +63,19 @@ type streamServer struct {
 func newStreamServer(t *testing.T, access Access) *streamServer {
 	t.Helper()
 	cl := newLiveCluster("csr-a")
-	ls := &streamServer{streams: live.NewStreams(live.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})}
-	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
+	ls := &streamServer{streams: live.NewStreams(live.Options{Log: discardLog()})}
 	lv := NewLiveUpdates(cl, ls.streams)
 	ls.lv = lv
 	ls.streams.Publish(lv.Render(kube.CSRs, nil, true)...)
-	e := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: access,
-		Sessions: auth.NewSessions(), Logins: logins, User: "tester", Live: lv,
-	})
-	ls.Server = httptest.NewServer(e)
+	ls.console = newConsole(t, Deps{Cluster: cl, Access: access, User: "tester", Live: lv})
+	ls.Server = httptest.NewServer(ls.console.e)
 	t.Cleanup(func() { ls.streams.Close(); ls.Close() })
 	return ls
 }
 
 func (ls *streamServer) session(t *testing.T) *http.Cookie {
 	t.Helper()
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Get(ls.URL + "/login?token=" + ls.token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	for _, ck := range resp.Cookies() {
-		if ck.Name == auth.CookieName {
-			return ck
-		}
-	}
-	t.Fatal("no session cookie")
-	return nil
+	return loginOver(t, ls.URL, ls.console.token)
 }
 
 func (ls *streamServer) get(t *testing.T, path string, header http.Header, cookie *http.Cookie) *http.Response {

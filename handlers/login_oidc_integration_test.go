@@ -3,7 +3,6 @@
 package handlers
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net"
@@ -71,19 +70,9 @@ func newOIDCConsoleLimited(t *testing.T, clientID, issuer string, sessions *auth
 	if err := gate.Check(); err != nil {
 		t.Fatal(err)
 	}
-	deps := Deps{
-		Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: "console",
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users}, Users: users,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
-			return kube.Review(ctx, cfg, token)
-		},
-		SignInLimit: limit,
-	}
-	for _, f := range more {
-		f(&deps)
-	}
-	return &oidcConsole{e: New(deps), gate: gate, cache: cache, idp: idp}
+	deps := Deps{Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: "console", Users: users,
+		TokenReview: reviewAs(cfg), SignInLimit: limit}
+	return &oidcConsole{e: newConsole(t, deps, append([]consoleOption{perUserClients(users)}, more...)...).e, gate: gate, cache: cache, idp: idp}
 }
 
 func (oc *oidcConsole) do(r *http.Request) *httptest.ResponseRecorder {

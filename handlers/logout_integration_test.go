@@ -3,7 +3,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,27 +27,19 @@ func newLogoutServer(t *testing.T, mode auth.Mode) (*logoutServer, *http.Cookie)
 	t.Helper()
 	stack := newLiveStack(t)
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = mode != auth.ModeLocal
+	users := usersOf(t, cfg, mode != auth.ModeLocal)
 	sessions := auth.NewSessions()
 	gate := &auth.Gate{Mode: mode, Sessions: sessions, LocalUser: testcluster.Admin}
 	var loginToken string
-	deps := Deps{
-		Log: stack.log, Cluster: stack.cache, Sessions: sessions, Gate: gate, User: testcluster.Admin,
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users}, Live: stack.updates,
-	}
+	deps := Deps{Log: stack.log, Cluster: stack.cache, Sessions: sessions, Gate: gate, User: testcluster.Admin, Live: stack.updates}
 	wireUsers(&deps, users)
 	switch mode {
 	case auth.ModeLocal:
 		deps.Logins = auth.NewLoginTokens(func(tok string) { loginToken = tok })
 	case auth.ModeToken:
-		deps.TokenReview = func(ctx context.Context, token string) (kube.Identity, error) { return kube.Review(ctx, cfg, token) }
+		deps.TokenReview = reviewAs(cfg)
 	}
-	ls := &logoutServer{h: New(deps), users: users}
+	ls := &logoutServer{h: newConsole(t, deps, perUserClients(users)).e, users: users}
 	ls.srv = httptest.NewServer(ls.h)
 	t.Cleanup(ls.srv.Close)
 

@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,7 +8,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
 )
 
@@ -18,12 +15,7 @@ import (
 // and the status sent, never by raw path; unknown paths share one series.
 func TestRequestMetricsUseRouteTemplates(t *testing.T) {
 	reg := metrics.New()
-	ts := &testServer{writer: &recordingWriter{}}
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { ts.token = tok }),
-		User: "tester", Metrics: reg,
-	})
+	ts := newFakeConsole(t, emptyCluster{}, denyAll{}, func(d *Deps) { d.Metrics = reg })
 	for _, p := range []string{"/healthz", "/readyz", "/crds/secret-name-1", "/crds/secret-name-2", "/no/such/page/abc", "/no/such/page/def"} {
 		ts.do(httptest.NewRequest(http.MethodGet, p, nil))
 	}

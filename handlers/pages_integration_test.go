@@ -3,96 +3,18 @@
 package handlers
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"k8s.io/client-go/rest"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
-
-// liveServer is the console's handler wired to the real devcluster as one identity.
-type liveServer struct {
-	testServer
-	cache *kube.Cache
-}
-
-// newLiveServer is a console acting as identity, reading from identity's
-// shared cache (shared_cache_integration_test.go).
-func newLiveServer(t *testing.T, identity string, readOnly bool) *liveServer {
-	t.Helper()
-	return newLiveServerOn(t, sharedCache(t, identity), testcluster.RestConfig(t, identity), identity, readOnly, nil)
-}
-
-// newLiveServerAs is newLiveServer acting with cfg (e.g. admin impersonating a
-// test's own user) and showing identity as the user's name.
-func newLiveServerAs(t *testing.T, cfg *rest.Config, identity string, readOnly bool) *liveServer {
-	t.Helper()
-	return newLiveServerWith(t, cfg, identity, readOnly, nil)
-}
-
-// newLiveServerWith is newLiveServerAs with more dependencies set by with (nil for none).
-// Its cache is its own (syncedCache), stopped when the test ends: cfg may be
-// any identity, and with may hand the cache to what outlives no test.
-func newLiveServerWith(t *testing.T, cfg *rest.Config, identity string, readOnly bool, with func(*Deps)) *liveServer {
-	t.Helper()
-	return newLiveServerOn(t, syncedCache(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))), cfg, identity, readOnly, with)
-}
-
-// newLiveServerOn is a console reading from cache, acting with cfg.
-func newLiveServerOn(t *testing.T, cache *kube.Cache, cfg *rest.Config, identity string, readOnly bool, with func(*Deps)) *liveServer {
-	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	access, err := kube.NewAccess(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls := &liveServer{cache: cache}
-	ls.writer = nil
-	writer := mustWriter(t, cfg)
-	logins := auth.NewLoginTokens(func(tok string) { ls.token = tok })
-	deps := Deps{Log: log, Cluster: cache, Access: access, Writer: writer,
-		Sessions: auth.NewSessions(), Logins: logins, User: identity, ReadOnly: readOnly, Lookup: mustLookup(t, cfg)}
-	if with != nil {
-		with(&deps)
-	}
-	ls.e = New(deps)
-	return ls
-}
-
-func mustWriter(t *testing.T, cfg *rest.Config) *kube.Writer {
-	t.Helper()
-	w, err := kube.NewWriter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
-// get fetches a page with the session and parses it.
-func (ls *liveServer) get(t *testing.T, sess *http.Cookie, path string) (int, *goquery.Document, time.Duration) {
-	t.Helper()
-	r := httptest.NewRequest(http.MethodGet, path, nil)
-	r.AddCookie(sess)
-	start := time.Now()
-	rec := ls.do(r)
-	took := time.Since(start)
-	doc, err := goquery.NewDocumentFromReader(rec.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec.Code, doc, took
-}
 
 var listPaths = []string{"/csrs", "/flowschemas", "/prioritylevels", "/crds", "/validatingwebhooks", "/csidrivers"}
 

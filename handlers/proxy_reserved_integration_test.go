@@ -14,7 +14,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
@@ -50,11 +49,7 @@ func newProxyConsole(t *testing.T, p *auth.Proxy) (http.Handler, *lockedBuffer) 
 	if err := gate.Check(); err != nil {
 		t.Fatal(err)
 	}
-	return New(Deps{
-		Log: log, Cluster: cache, Sessions: auth.NewSessions(), Gate: gate, User: "admin",
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users},
-	}), logs
+	return newConsole(t, Deps{Log: log, Cluster: cache, Gate: gate, User: "admin"}, perUserClients(users)).e, logs
 }
 
 // proxyRequest is a request through the trusted proxy (on loopback, with the

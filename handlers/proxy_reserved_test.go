@@ -46,9 +46,9 @@ func TestProxySystemNamesRefusedWithAPage(t *testing.T) {
 	ms := newModeServer(t, auth.ModeProxy, false)
 	access := &askedAs{}
 	logs := &strings.Builder{}
-	deps := ms.deps
-	deps.Cluster, deps.Access, deps.Log = kindsOnlyCluster{}, access, slog.New(slog.NewTextHandler(logs, nil))
-	e := New(deps)
+	e := newConsole(t, ms.deps, func(d *Deps) {
+		d.Cluster, d.Access, d.Log = kindsOnlyCluster{}, access, slog.New(slog.NewTextHandler(logs, nil))
+	}).e
 	req := func(user string, groupLines ...string) *http.Request {
 		r := httptest.NewRequest(http.MethodGet, "/flowschemas", nil)
 		r.RemoteAddr = proxyPeer

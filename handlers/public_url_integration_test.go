@@ -3,9 +3,7 @@
 package handlers
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,7 +14,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/clusterdesk/clusterdesk/internal/auth"
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
@@ -35,21 +32,9 @@ type behindIngress struct {
 func newBehindIngress(t *testing.T) *behindIngress {
 	t.Helper()
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = true
-	sessions := auth.NewSessions()
-	deps := Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Sessions: sessions,
-		Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: testcluster.Admin,
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users},
-		TokenReview:  func(ctx context.Context, token string) (kube.Identity, error) { return kube.Review(ctx, cfg, token) },
-		PublicOrigin: publicOrigin,
-	}
-	b := &behindIngress{srv: httptest.NewServer(New(deps))}
+	users := strictUsers(t, cfg)
+	deps := Deps{Cluster: emptyCluster{}, User: testcluster.Admin, PublicOrigin: publicOrigin}
+	b := &behindIngress{srv: httptest.NewServer(newConsole(t, deps, perUserClients(users), tokenMode(reviewAs(cfg))).e)}
 	t.Cleanup(b.srv.Close)
 	b.client = &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return b

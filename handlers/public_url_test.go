@@ -3,8 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,16 +18,11 @@ import (
 // session cookie its one-time login set, which must be the __Host- one.
 func publicURLServer(t *testing.T) (http.Handler, *http.Cookie) {
 	t.Helper()
-	sessions := auth.NewSessions()
-	var token string
-	h := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Writer: &recordingWriter{}, Sessions: sessions, User: "tester", SignInLimit: routeTableSignInLimit,
-		Logins:       auth.NewLoginTokens(func(tok string) { token = tok }),
-		PublicOrigin: "https://console.example.com",
+	ts := newFakeConsole(t, emptyCluster{}, denyAll{}, withSignInLimit(routeTableSignInLimit), func(d *Deps) {
+		d.PublicOrigin = "https://console.example.com"
 	})
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/login?token="+token, nil))
+	h := ts.e
+	rec := ts.do(httptest.NewRequest(http.MethodGet, "/login?token="+ts.token, nil))
 	for _, c := range rec.Result().Cookies() {
 		if strings.HasSuffix(c.Name, auth.CookieName) { // the name is the attack tests' to check
 			return h, c
@@ -140,17 +133,14 @@ func TestPlantedPlainSessionCookieIsRefusedWithAnHTTPSPublicURL(t *testing.T) {
 // the post fails the CSRF check (403) before any token is reviewed, while
 // the same form with the console's own cookie passes it.
 func TestPlantedPlainPreSessionIsRefusedWithAnHTTPSPublicURL(t *testing.T) {
-	sessions := auth.NewSessions()
 	reviews := 0
-	h := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Writer: &recordingWriter{}, Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions},
+	h := newConsole(t, Deps{
+		Cluster: emptyCluster{}, Access: denyAll{}, Writer: &recordingWriter{},
 		SignInLimit: routeTableSignInLimit, PublicOrigin: "https://console.example.com",
-		TokenReview: func(context.Context, string) (kube.Identity, error) {
-			reviews++
-			return kube.Identity{}, errors.New("this unit test reviews no token")
-		},
-	})
+	}, tokenMode(func(context.Context, string) (kube.Identity, error) {
+		reviews++
+		return kube.Identity{}, errors.New("this unit test reviews no token")
+	})).e
 	cookies, csrf := signInForm(t, h)
 	if len(cookies) != 1 {
 		t.Fatalf("GET /login set %v, want one pre-session cookie", cookies)

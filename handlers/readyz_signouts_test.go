@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -40,10 +38,7 @@ func TestReadyzFailsWhileTheSignOutsAreBehind(t *testing.T) {
 	store.to = shared
 	shared.SetReady(func() bool { return true })
 	sessions.Revocations = shared
-	e := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: readyCluster{}, Access: denyAll{},
-		Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "tester",
-	})
+	e := newConsole(t, Deps{Cluster: readyCluster{}, Access: denyAll{}, Sessions: sessions, User: "tester"}, tokenMode(nil)).e
 	get := func() (int, string) {
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))

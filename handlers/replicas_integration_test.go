@@ -96,11 +96,7 @@ func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config, 
 	t.Helper()
 	stack := newLiveStack(t)
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
-	users, err := kube.NewUsers(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users.Strict = true
+	users := strictUsers(t, cfg)
 	sessions := auth.NewSessionsWithKeys(keys)
 	revocations, err := kube.NewRevocations(console, ns)
 	if err != nil {
@@ -121,14 +117,8 @@ func newReplica(t *testing.T, keys *auth.Keys, ns string, console *rest.Config, 
 	go shared.Run(ctx)
 	waitFor(t, "the sign-outs watch to list and deliver a heartbeat", 30*time.Second, shared.Ready)
 
-	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
-	deps := Deps{
-		Log: stack.log, Cluster: stack.cache, Sessions: sessions, Gate: gate, User: testcluster.Admin,
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users}, Users: users,
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users}, Live: stack.updates,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) { return kube.Review(ctx, cfg, token) },
-	}
-	r := &replica{h: New(deps), shared: shared}
+	deps := Deps{Log: stack.log, Cluster: stack.cache, Sessions: sessions, User: testcluster.Admin, Users: users, Live: stack.updates}
+	r := &replica{h: newConsole(t, deps, perUserClients(users), tokenMode(reviewAs(cfg))).e, shared: shared}
 	r.srv = httptest.NewServer(r.h)
 	t.Cleanup(r.srv.Close)
 	return r

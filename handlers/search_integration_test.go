@@ -3,15 +3,12 @@
 package handlers
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
@@ -47,10 +44,7 @@ func TestSearchOnTheDevcluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as := &liveServer{cache: ls.cache}
-	logins := auth.NewLoginTokens(func(tok string) { as.token = tok })
-	as.e = New(Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: ls.cache, Access: approver,
-		Sessions: auth.NewSessions(), Logins: logins, User: testcluster.Approver})
+	as := newConsole(t, Deps{Cluster: ls.cache, Access: approver, User: testcluster.Approver})
 	code, doc, _ = as.get(t, as.login(t), "/search?q="+part)
 	if code != http.StatusOK {
 		t.Fatalf("approver: status %d", code)

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,8 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 )
 
 // searchCluster adds one object of every other kind to liveCluster's CSRs.
@@ -51,19 +48,15 @@ func (c searchCluster) CSRs() ([]*certificatesv1.CertificateSigningRequest, erro
 }
 
 func TestSearchHonoursListPermissions(t *testing.T) {
-	var token string
-	e := New(Deps{
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+	ts := newConsole(t, Deps{
 		Cluster: searchCluster{newLiveCluster("csr-leader-1", "csr-other")},
 		// The user may list CSRs, FlowSchemas and CRDs, not PriorityLevelConfigurations.
-		Access:   allowKinds{"certificatesigningrequests": true, "flowschemas": true, "customresourcedefinitions": true, "csidrivers": true},
-		Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(tok string) { token = tok }), User: "tester",
+		Access: allowKinds{"certificatesigningrequests": true, "flowschemas": true, "customresourcedefinitions": true, "csidrivers": true},
+		User:   "tester",
 	})
-	srv := httptest.NewServer(e)
+	srv := httptest.NewServer(ts.e)
 	defer srv.Close()
-	ls := &streamServer{Server: srv}
-	ls.token = token
-	cookie := ls.session(t)
+	cookie := loginOver(t, srv.URL, ts.token)
 
 	get := func(path string) (*http.Response, string) {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)

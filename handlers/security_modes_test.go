@@ -66,7 +66,7 @@ func newModeServer(t *testing.T, mode auth.Mode, readOnly bool) *modeServer {
 	if err := gate.Check(); err != nil {
 		t.Fatal(err)
 	}
-	ts.e = New(deps)
+	ts.build(t, deps)
 	ms := &modeServer{testServer: ts, deps: deps, mode: mode}
 	switch mode {
 	case auth.ModeLocal:
@@ -315,9 +315,7 @@ func TestFailedAccessReviewHidesTheCacheOutsideLocalMode(t *testing.T) {
 	}{{auth.ModeLocal, http.StatusOK}, {auth.ModeToken, http.StatusForbidden}} {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			ms := newModeServer(t, tc.mode, false)
-			deps := ms.deps
-			deps.Cluster, deps.Access = newCSRCluster(), failingAccess{}
-			ms.e = New(deps)
+			ms.e = newConsole(t, ms.deps, func(d *Deps) { d.Cluster, d.Access = newCSRCluster(), failingAccess{} }).e
 			r := httptest.NewRequest(http.MethodGet, "/csrs", nil)
 			ms.sign(r)
 			if rec := ms.do(r); rec.Code != tc.want {
@@ -336,10 +334,7 @@ func TestProxyModeServesTheEventStream(t *testing.T) {
 	streams.Publish(lv.Render(kube.CSRs, nil, true)...)
 	gate := &auth.Gate{Mode: auth.ModeProxy, Proxy: &auth.Proxy{UserHeader: "X-Forwarded-User",
 		SecretHeader: auth.DefaultProxySecretHeader, Secret: []byte(proxySecret)}}
-	srv := httptest.NewServer(New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: allowKinds{"certificatesigningrequests": true},
-		Sessions: auth.NewSessions(), Gate: gate, User: "console", Live: lv,
-	}))
+	srv := httptest.NewServer(newConsole(t, Deps{Cluster: cl, Access: allowKinds{"certificatesigningrequests": true}, Gate: gate, User: "console", Live: lv}).e)
 	t.Cleanup(func() { streams.Close(); srv.Close() })
 
 	open := func(secret string) *http.Response {

@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
@@ -45,50 +42,17 @@ func (w *recordingWriter) DecideCSR(context.Context, string, types.UID, bool, st
 // from the sign-in limit (tested on its own in signin_limit_test.go) would hide.
 var routeTableSignInLimit = SignInLimit{Every: time.Millisecond, Burst: 10000, Clients: 16}
 
-type testServer struct {
-	e      *echo.Echo
-	writer *recordingWriter
-	token  string
-}
-
+// newTestServer is the route table's console: nothing synced, nothing
+// allowed (newFakeConsole, harness_test.go).
 func newTestServer(t *testing.T, readOnly bool) *testServer {
 	t.Helper()
 	return newTestServerOf(t, readOnly, emptyCluster{}, denyAll{})
 }
 
 // newTestServerOf is newTestServer with a cluster and access of the test's.
-func newTestServerOf(t *testing.T, readOnly bool, cluster Cluster, access Access) *testServer {
+func newTestServerOf(t *testing.T, on bool, cluster Cluster, access Access) *testServer {
 	t.Helper()
-	ts := &testServer{writer: &recordingWriter{}}
-	logins := auth.NewLoginTokens(func(tok string) { ts.token = tok })
-	ts.e = New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cluster, Access: access,
-		Writer: ts.writer, Sessions: auth.NewSessions(), Logins: logins, User: "tester", ReadOnly: readOnly,
-		SignInLimit: routeTableSignInLimit,
-	})
-	return ts
-}
-
-func (ts *testServer) do(r *http.Request) *httptest.ResponseRecorder {
-	rec := httptest.NewRecorder()
-	ts.e.ServeHTTP(rec, r)
-	return rec
-}
-
-// login redeems the one-time token and returns the session cookie.
-func (ts *testServer) login(t *testing.T) *http.Cookie {
-	t.Helper()
-	rec := ts.do(httptest.NewRequest(http.MethodGet, "/login?token="+ts.token, nil))
-	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("login: status %d", rec.Code)
-	}
-	for _, c := range rec.Result().Cookies() {
-		if c.Name == auth.CookieName {
-			return c
-		}
-	}
-	t.Fatal("login set no session cookie")
-	return nil
+	return newFakeConsole(t, cluster, access, readOnlyConsole(on), withSignInLimit(routeTableSignInLimit))
 }
 
 // concrete fills route parameters so every route in the table can be requested.

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/live/sseclient"
@@ -43,16 +42,11 @@ func newSlowServer(t *testing.T) *slowServer {
 	s.streams = live.NewStreams(live.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Heartbeat: 100 * time.Millisecond})
 	s.lv = NewLiveUpdates(cl, s.streams)
 	s.streams.Publish(s.lv.Render(kube.CSRs, nil, true)...)
-	sessions := auth.NewSessions()
-	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
-	h := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: cl, Access: allowKinds{"certificatesigningrequests": true},
-		Sessions: sessions, Gate: gate, User: "console", Live: s.lv,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
+	h := newConsole(t, Deps{Cluster: cl, Access: allowKinds{"certificatesigningrequests": true}, User: "console", Live: s.lv},
+		tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
 			s.reviews.Add(1)
 			return reviewTokens(ctx, token)
-		},
-	})
+		})).e
 	timeouts := DefaultServerTimeouts
 	timeouts.Read = testReadTimeout
 	srv := NewServer(h, timeouts)

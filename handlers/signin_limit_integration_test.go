@@ -16,6 +16,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/testwait"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -48,21 +49,16 @@ func tokenConsole(t *testing.T, limit SignInLimit, hold func(token string) <-cha
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cache := syncedCache(t, cfg, log)
 	users := strictUsers(t, cfg)
-	sessions := auth.NewSessions()
-	return New(Deps{
-		Log: log, Cluster: cache, Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "console",
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users}, Users: users,
-		SignInLimit: limit,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
+	review := reviewAs(cfg)
+	return newConsole(t, Deps{Log: log, Cluster: cache, User: "console", Users: users, SignInLimit: limit},
+		perUserClients(users), tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
 			if hold != nil {
 				if wait := hold(token); wait != nil {
-					<-wait
+					heldUntil(wait)
 				}
 			}
-			return kube.Review(ctx, cfg, token)
-		},
-	})
+			return review(ctx, token)
+		})).e
 }
 
 func tokenAttempt(t *testing.T, h http.Handler, token string, via func(*http.Request)) *httptest.ResponseRecorder {
@@ -148,6 +144,8 @@ func TestForwardedForFromUntrustedPeerIsIgnored(t *testing.T) {
 	case <-entered:
 	case code := <-held:
 		t.Fatalf("the attempt after the budget was answered %d without being checked", code)
+	case <-time.After(testwait.Within):
+		t.Fatal("the attempt after the budget was neither checked nor answered")
 	}
 	rec := tokenAttempt(t, h, "wrong-token-next", spoof(101))
 	close(release)
@@ -155,7 +153,7 @@ func TestForwardedForFromUntrustedPeerIsIgnored(t *testing.T) {
 		t.Errorf("an attempt naming a new X-Forwarded-For while the client's lane is held: %d, want 429 (its own budget was used): %s",
 			rec.Code, loginMessage(t, rec.Body.String()))
 	}
-	if code := <-held; code != http.StatusUnauthorized {
+	if code := testwait.Recv(t, held, testwait.Within, "the held wrong token's answer"); code != http.StatusUnauthorized {
 		t.Errorf("the held wrong token: %d, want 401", code)
 	}
 }

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testwait"
 )
@@ -41,21 +39,9 @@ func tokenLoginRequest(t testing.TB, h http.Handler, token, remote string) *http
 // token is accepted once its turn comes.
 func TestOverBudgetAttemptsGoOneAtATime(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
-	sessions := auth.NewSessions()
-	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
 	limit := frozenLimit(2)
 	limit.LaneWait = time.Millisecond
-	e := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Sessions: sessions, Gate: gate, User: "console", SignInLimit: limit,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
-			if token == "held-bad-token" {
-				entered <- struct{}{}
-				<-release
-			}
-			return reviewTokens(ctx, token)
-		},
-	})
+	e := heldReviewConsole(t, limit, entered, release)
 	attempt := func(token, remote, xff string) *httptest.ResponseRecorder {
 		r := tokenLoginRequest(t, e, token, remote)
 		r.Header.Set("X-Forwarded-For", xff) // from an untrusted peer: ignored
@@ -90,18 +76,27 @@ func TestOverBudgetAttemptsGoOneAtATime(t *testing.T) {
 	}
 }
 
+// heldReviewConsole is a token-mode console limited by limit whose review of
+// "held-bad-token" says so on entered and waits for release.
+func heldReviewConsole(t *testing.T, limit SignInLimit, entered chan<- struct{}, release <-chan struct{}) http.Handler {
+	t.Helper()
+	return newConsole(t, Deps{Cluster: emptyCluster{}, Access: denyAll{}, User: "console", SignInLimit: limit},
+		tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
+			if token == "held-bad-token" {
+				entered <- struct{}{}
+				heldUntil(release)
+			}
+			return reviewTokens(ctx, token)
+		})).e
+}
+
 // TestLocalLoginURLOverBudget: guessing local mode's one-time token spends the
 // budget, after which guesses go one at a time; the right token is still
 // accepted (a page that makes the browser load guessed login URLs cannot
 // lock its person out), and the login page itself is no attempt.
 func TestLocalLoginURLOverBudget(t *testing.T) {
-	var token string
-	sessions := auth.NewSessions()
-	e := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Sessions: sessions, Logins: auth.NewLoginTokens(func(tok string) { token = tok }), User: "console",
-		SignInLimit: frozenLimit(5),
-	})
+	ts := newConsole(t, Deps{Cluster: emptyCluster{}, Access: denyAll{}, User: "console", SignInLimit: frozenLimit(5)})
+	e := ts.e
 	get := func(target string) int {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
 		r.RemoteAddr = "[2001:db8:1:2:3::4]:4444"
@@ -116,7 +111,7 @@ func TestLocalLoginURLOverBudget(t *testing.T) {
 	if codes[http.StatusUnauthorized] != 100 {
 		t.Errorf("answers to 100 guesses %v, want 100×401", codes)
 	}
-	if c := get("/login?token=" + token); c != http.StatusSeeOther {
+	if c := get("/login?token=" + ts.token); c != http.StatusSeeOther {
 		t.Errorf("the right token from a client over its budget: %d, want 303", c)
 	}
 	if c := get("/login"); c != http.StatusOK {
@@ -128,15 +123,11 @@ func TestLocalLoginURLOverBudget(t *testing.T) {
 // known, so its body gets loginBody (64 KiB), not maxBody, also when chunked.
 func TestSignInBodyIsSmall(t *testing.T) {
 	var reviews atomic.Int64
-	sessions := auth.NewSessions()
-	e := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "console",
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
+	e := newConsole(t, Deps{Cluster: emptyCluster{}, Access: denyAll{}, User: "console"},
+		tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
 			reviews.Add(1)
 			return reviewTokens(ctx, token)
-		},
-	})
+		})).e
 	body := "token=" + strings.Repeat("a", 100<<10)
 	r := tokenLoginRequest(t, e, "", "203.0.113.9:1")
 	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), -1 // chunked: no length to check first
@@ -157,20 +148,9 @@ func TestSignInBodyIsSmall(t *testing.T) {
 // the first (held in its review) and get 429.
 func TestRefusalsBeforeACheckSpendNothing(t *testing.T) {
 	entered, release := make(chan struct{}, 1), make(chan struct{})
-	sessions := auth.NewSessions()
 	limit := frozenLimit(2)
 	limit.LaneWait = time.Millisecond
-	e := New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Sessions: sessions, Gate: &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}, User: "console", SignInLimit: limit,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
-			if token == "held-bad-token" {
-				entered <- struct{}{}
-				<-release
-			}
-			return reviewTokens(ctx, token)
-		},
-	})
+	e := heldReviewConsole(t, limit, entered, release)
 	const remote = "203.0.113.9:40000"
 	for range 20 {
 		rec := httptest.NewRecorder()

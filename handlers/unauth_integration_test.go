@@ -45,18 +45,12 @@ func newAttackedConsole(t *testing.T, limit SignInLimit) *attackedConsole {
 	cache := syncedCache(t, cfg, log)
 	users := strictUsers(t, cfg)
 	a := &attackedConsole{reg: metrics.New()}
-	sessions := auth.NewSessions()
-	gate := &auth.Gate{Mode: auth.ModeToken, Sessions: sessions}
-	a.handler = New(Deps{
-		Log: log, Cluster: cache, Sessions: sessions, Gate: gate, User: "admin", Metrics: a.reg,
-		Access: kube.UserAccess{Users: users}, Writer: kube.UserWriter{Users: users},
-		Editor: kube.UserEditor{Users: users}, Lookup: kube.UserLookup{Users: users},
-		SignInLimit: limit,
-		TokenReview: func(ctx context.Context, token string) (kube.Identity, error) {
+	review := reviewAs(cfg)
+	a.handler = newConsole(t, Deps{Log: log, Cluster: cache, User: "admin", Metrics: a.reg, SignInLimit: limit},
+		perUserClients(users), tokenMode(func(ctx context.Context, token string) (kube.Identity, error) {
 			a.reviews.Add(1)
-			return kube.Review(ctx, cfg, token)
-		},
-	})
+			return review(ctx, token)
+		})).e
 	srv := NewServer(a.handler, DefaultServerTimeouts)
 	srv.ConnState = func(_ net.Conn, s http.ConnState) {
 		switch s {

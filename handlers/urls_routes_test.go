@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
@@ -139,12 +136,9 @@ func builtURLs() []builtURL {
 }
 
 // routeTable is the console's echo server with every route (the gallery too).
-func routeTable() *echo.Echo {
-	return New(Deps{
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Cluster: emptyCluster{}, Access: denyAll{},
-		Writer: &recordingWriter{}, Sessions: auth.NewSessions(), Logins: auth.NewLoginTokens(func(string) {}),
-		User: "tester", DevUI: true, SignInLimit: routeTableSignInLimit,
-	})
+func routeTable(t *testing.T) *echo.Echo {
+	t.Helper()
+	return newFakeConsole(t, emptyCluster{}, denyAll{}, withSignInLimit(routeTableSignInLimit), func(d *Deps) { d.DevUI = true }).e
 }
 
 // TestEveryBuiltURLReachesItsRoute routes every address urls builds through
@@ -152,7 +146,7 @@ func routeTable() *echo.Echo {
 // see the very names that went in (253 characters, or characters that need
 // escaping).
 func TestEveryBuiltURLReachesItsRoute(t *testing.T) {
-	e := routeTable()
+	e := routeTable(t)
 	for _, b := range builtURLs() {
 		t.Run(b.builder+" "+b.method+" "+b.route, func(t *testing.T) {
 			r := httptest.NewRequest(b.method, b.url, nil)
@@ -174,7 +168,7 @@ func TestEveryBuiltURLReachesItsRoute(t *testing.T) {
 // the table, so a pattern cannot drift from the route it names.
 func TestEveryRoutePatternIsRegistered(t *testing.T) {
 	registered := map[string]bool{}
-	for _, rt := range routeTable().Routes() {
+	for _, rt := range routeTable(t).Routes() {
 		registered[rt.Path] = true
 	}
 	consts, _ := urlsDecls(t)

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/testwait"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -49,6 +51,8 @@ func TestExportsAtOnceAreBounded(t *testing.T) {
 		case <-s.exporting:
 			t.Fatalf("%s's export past the %s bound runs", user, bound)
 		case <-done:
+		case <-time.After(testwait.Within):
+			t.Fatalf("%s's export past the %s bound was neither refused nor run", user, bound)
 		}
 		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" ||
 			!strings.Contains(rec.Body.String(), bound) {
@@ -58,7 +62,7 @@ func TestExportsAtOnceAreBounded(t *testing.T) {
 	}
 	start := func(user string) *httptest.ResponseRecorder {
 		rec, _ := exportAs(e, user, &running)
-		<-s.exporting
+		testwait.Recv(t, s.exporting, testwait.Within, user+"'s export to start")
 		return rec
 	}
 	var held []*httptest.ResponseRecorder

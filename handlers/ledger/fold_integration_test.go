@@ -20,6 +20,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/testwait"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -53,7 +54,7 @@ func serveAuditWebhook(t *testing.T, store ledger.Store) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); testwait.Closed(t, done, testwait.Within, "the audit webhook to stop") })
 }
 
 // rowsOf are the list's rows of the object name as "user action".

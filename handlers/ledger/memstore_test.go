@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testfixtures"
+	"github.com/clusterdesk/clusterdesk/internal/testwait"
 )
 
 // memStore is a small in-memory ledger.Store for the views' unit tests (the
@@ -107,7 +108,11 @@ func (m *memStore) Export(ctx context.Context, q ledger.Query, each func(ledger.
 	m.mu.Unlock()
 	if m.exporting != nil {
 		m.exporting <- struct{}{}
-		<-m.release
+		// Bounded: a test that fails before its release leaves no export held for good.
+		select {
+		case <-m.release:
+		case <-time.After(testwait.Within):
+		}
 	}
 	for i, e := range all {
 		if m.exportErr != nil && i == 1 {

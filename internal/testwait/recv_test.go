@@ -21,18 +21,29 @@ func TestRecvFailsWhenNothingArrives(t *testing.T) {
 		if closed {
 			close(ch)
 		}
-		ft := &fatalTB{TB: t}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer func() { _ = recover() }() // fatalTB panics to stop like FailNow's Goexit
-			Recv(ft, ch, 10*time.Millisecond, "nothing")
-		}()
-		<-done
-		if !ft.failed {
+		if !fails(t, func(ft testing.TB) { Recv(ft, ch, 10*time.Millisecond, "nothing") }) {
 			t.Fatalf("closed=%v: Recv returned without failing", closed)
 		}
 	}
+}
+
+// fails reports whether wait fails the fake TB it is given (bounded: a wait
+// that never ends fails the test).
+func fails(t *testing.T, wait func(testing.TB)) bool {
+	t.Helper()
+	ft := &fatalTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }() // fatalTB panics to stop like FailNow's Goexit
+		wait(ft)
+	}()
+	select {
+	case <-done:
+	case <-time.After(Within):
+		t.Fatal("the wait did not end")
+	}
+	return ft.failed
 }
 
 type fatalTB struct {
