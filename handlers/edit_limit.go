@@ -73,9 +73,6 @@ func bodyLimit() echo.MiddlewareFunc {
 	}
 }
 
-// bodyTooLarge is the answer to a request body over maxBody (handlers/page).
-func bodyTooLarge() error { return page.BodyTooLarge() }
-
 // bodyTooLargeFor is the answer to a request body over limit.
 func bodyTooLargeFor(limit string) error { return page.BodyTooLargeFor(limit) }
 

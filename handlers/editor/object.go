@@ -81,12 +81,6 @@ func builtinTarget(k kube.Kind, name string) editTarget {
 	return t
 }
 
-// editPage fills what every rendering of the editor of kind/name (name "" to
-// create) has in common.
-func (h *Handlers) editPage(c echo.Context, k kube.Kind, name string, showStatus bool) model.EditPage {
-	return h.targetPage(c, builtinTarget(k, name), showStatus)
-}
-
 func (h *Handlers) targetPage(c echo.Context, t editTarget, showStatus bool) model.EditPage {
 	k, name := t.kind, t.name
 	p := model.EditPage{KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name, ShowStatus: showStatus, Namespace: k.Namespace,

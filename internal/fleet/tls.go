@@ -70,14 +70,6 @@ func newTerminator(dir string) (*terminator, error) {
 	return &terminator{pemPath: path, roots: roots}, nil
 }
 
-// Roots trusts the balancer's certificate (nil without Options.TLS).
-func (f *Fleet) Roots() *x509.CertPool {
-	if f.tls == nil {
-		return nil
-	}
-	return f.tls.roots
-}
-
 // Transport is an HTTP transport for the balancer: it trusts the balancer's
 // certificate with Options.TLS, and dials from local (a loopback address such
 // as 127.0.0.7; "" for the default), so that tests can be several clients

@@ -42,13 +42,6 @@ func boolText(b *bool, unset string) string {
 	return strconv.FormatBool(*b)
 }
 
-func strOr(s *string, unset string) string {
-	if s == nil || *s == "" {
-		return unset
-	}
-	return *s
-}
-
 // padInt makes an integer sort as text.
 func padInt(n int64) string { return fmt.Sprintf("%020d", n) }
 
