@@ -16,7 +16,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
-	"github.com/clusterdesk/clusterdesk/handlers/page"
+	handlerpage "github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -50,7 +50,7 @@ type Handlers struct {
 	// live is the live updates (handlers/live): the pages' live settings.
 	live *liveupdates.Handlers
 	// attention is the home page's sources of attention items (attention.go).
-	attention *page.AttentionState
+	attention *handlerpage.AttentionState
 }
 
 // home says what needs attention (attention.go), then counts each kind.
@@ -98,33 +98,25 @@ func (h *Handlers) mayList(c echo.Context, k kube.Kind) bool {
 	return ok
 }
 
-func forbiddenBanner(k kube.Kind, err error) model.Banner {
-	msg := fmt.Sprintf("Your Kubernetes identity may not list %s, so clusterdesk does not show them.", k.Title)
-	if err != nil {
-		msg += " The API server said: " + err.Error()
-	}
-	return model.Banner{Tone: model.ToneError, Title: "Forbidden", Message: msg, TestID: "banner-forbidden"}
-}
-
 func (h *Handlers) list(c echo.Context) error {
 	kind, kp, err := h.kindFor(c)
 	if err != nil {
 		return err
 	}
 	chrome := h.chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
-	q := page.ParseListQuery(c.QueryParams())
+	q := handlerpage.ParseListQuery(c.QueryParams())
 	q.LintErr = present.LintFilterError(string(kind.ID), q.Lint)
 	status := http.StatusOK
 	var page model.ListPage
-	if !mayListKind(c) { // kindAccess (access.go)
+	if !handlerpage.MayListKind(c) { // kindAccess (access.go)
 		page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
-		chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, nil))
+		chrome.Banners = append(chrome.Banners, handlerpage.ForbiddenBanner(kind, nil))
 	} else {
 		page, err = kp.List(h.deps.Cluster, q, time.Now())
 		switch {
 		case apierrors.IsForbidden(err):
 			page, status = model.ListPage{Forbidden: true}, http.StatusForbidden
-			chrome.Banners = append(chrome.Banners, forbiddenBanner(kind, err))
+			chrome.Banners = append(chrome.Banners, handlerpage.ForbiddenBanner(kind, err))
 		case errors.Is(err, kube.ErrNotServed):
 			// Not an error of the console's: the API server lacks the kind
 			// (an older server, or the CRD of the console's own kind not
@@ -141,9 +133,9 @@ func (h *Handlers) list(c echo.Context) error {
 		}
 	}
 	page.Chrome, page.KindID, page.Title, page.Singular, page.Action = chrome, string(kind.ID), kind.Title, kind.Singular, urls.List(kind.ID)
-	status = selectorStatus(&page, q, status) // list_selector.go
-	status = lintStatus(&page, q, status)     // list_lint.go
-	page.NewHref = h.newHref(c, kind.ID)      // list_new.go
+	status = handlerpage.SelectorStatus(&page, q, status) // handlers/page/list_selector.go
+	status = handlerpage.LintStatus(&page, q, status)     // handlers/page/list_lint.go
+	page.NewHref = h.creating().NewHref(c, kind.ID)       // handlers/page/list_new.go
 	page.CleanupHref = h.cleanupPages.Href(c, kind.ID)
 	h.addTicks(c, &page, kind.ID) // list_ticks.go
 	if listMetrics := hooksByKind[kind.ID].listMetrics; listMetrics != nil && !page.Forbidden {
@@ -196,4 +188,9 @@ func notServedHint(k kube.Kind) string {
 		return "Their CRD is deploy/base/csrapprovalpolicies.yaml; once it is created they appear here, without a restart."
 	}
 	return "Newer Kubernetes versions serve them."
+}
+
+// creating is what a list page's "New" button depends on (handlers/page/list_new.go).
+func (h *Handlers) creating() handlerpage.Creating {
+	return handlerpage.Creating{Log: h.deps.Log, Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly}
 }

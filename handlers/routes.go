@@ -27,8 +27,9 @@ func New(deps Deps) *echo.Echo {
 	// and the lists carry the cleanup's links.
 	// First: every page's chrome carries the live settings (handlers/live).
 	h.live = liveFeature(h)
-	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
+	// The cleanup before the CSR and FlowSchema pages, which carry its links.
 	h.cleanupPages = cleanupFeature(h)
+	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
 	h.live.EndStreamsOfRemoteSignOuts() // handlers/live, signout.go
 	signIn := signInFeature(h)
 	e := echo.New()

@@ -22,18 +22,11 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// Lists is what the queue shares with every list page, which the handlers
-// package wires (access.go, pages.go, list_new.go; the cleanup's links are
-// handlers/cleanup's).
-type Lists interface {
-	// MayListKind is the route's access check's answer for its kind.
-	MayListKind(c echo.Context) bool
-	// ForbiddenBanner says the user may not list k (err: the API server's answer).
-	ForbiddenBanner(k kube.Kind, err error) model.Banner
-	// NewHref is the list's create link, "" when the user is not offered it.
-	NewHref(c echo.Context, id kube.KindID) string
-	// CleanupHref is the queue's cleanup links (by filter, of ticked rows).
-	CleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string)
+// Cleanup is the cleanup's links that the queue carries (handlers/cleanup's
+// Handlers, links.go).
+type Cleanup interface {
+	// CSRHref is the queue's cleanup links (by filter, of ticked rows).
+	CSRHref(c echo.Context, q csrqueue.Query) (href, ticked string)
 	// MayDeleteAll reports whether the user may delete the kind's objects.
 	MayDeleteAll(c echo.Context, id kube.KindID) bool
 }
@@ -65,7 +58,7 @@ type Deps struct {
 	// Queue is this server's CSR queue caches, shared with the live rows
 	// (handlers' csrQueueOf).
 	Queue   *csrqueue.Queue
-	Lists   Lists
+	Cleanup Cleanup
 	Details Details
 	// Writer decides, Access reviews who may decide or sign for a signer, and
 	// Issuer writes uploaded certificates (nil offers no upload), each as the
