@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 	approverspage "github.com/clusterdesk/clusterdesk/handlers/approvers"
@@ -163,7 +162,7 @@ func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 // (handlers/csrs).
 func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, Details: csrDetails{h},
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.mayChange,
 		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
 		Audit: func(c echo.Context) csrs.Auditor { return requestAudit{h: h, c: c} }, // csr_audit.go
 		Flash: func(c echo.Context, banners []model.Banner) error { return setFlash(c, h.deps.Sessions, banners) },
@@ -174,16 +173,6 @@ func csrsFeature(h *Handlers) *csrs.Handlers {
 // csrDetail is the CSRs' detail page in the root's kind hooks (kind_hooks.go): the
 // request's own page (handlers/csrs), built once by New.
 func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) }
-
-// csrDetails is what a request's page shares with every detail page.
-type csrDetails struct{ h *Handlers }
-
-func (csrDetails) SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
-	return setYAML(p, kind, name, obj) // detail_yaml.go
-}
-func (d csrDetails) MayChange(c echo.Context, k kube.Kind, name string) (update, del bool) {
-	return d.h.mayChange(c, k, name) // identity.go
-}
 
 // flowSchemasFeature is the FlowSchema overview, the classifier and the
 // structured FlowSchema form (handlers/flowschemas).

@@ -161,7 +161,8 @@ func (h *Handlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.setCachedYAML(&page, kind.ID, name); err != nil {
+	// handlers/page/detail_yaml.go
+	if err := handlerpage.SetCachedYAML(&page, h.deps.Cluster, kind.ID, name); err != nil {
 		return err
 	}
 	page.Chrome = h.chrome(c, name, kind.ID,
@@ -193,4 +194,30 @@ func notServedHint(k kube.Kind) string {
 // creating is what a list page's "New" button depends on (handlers/page/list_new.go).
 func (h *Handlers) creating() handlerpage.Creating {
 	return handlerpage.Creating{Log: h.deps.Log, Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly}
+}
+
+// objectYAML serves GET /:kind/:name/yaml: an object's YAML from the cache, as
+// the fragment a detail page's YAML disclosure loads (htmx), or as plain text
+// (the link for a browser without script).
+func (h *Handlers) objectYAML(c echo.Context) error {
+	kind, _, err := h.kindFor(c)
+	if err != nil {
+		return err
+	}
+	name := c.Param("name")
+	obj, err := h.deps.Cluster.Object(kind.ID, name)
+	if err != nil {
+		return err
+	}
+	y, err := kube.YAML(obj)
+	if err != nil {
+		return err
+	}
+	if fragmentWanted(c) {
+		return render(c, http.StatusOK, pages.YAMLFragment(y, handlerpage.YAMLNote(y)))
+	}
+	if note := handlerpage.YAMLNote(y); note != "" {
+		y = "# " + note + "\n" + y
+	}
+	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", []byte(y))
 }

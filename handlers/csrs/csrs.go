@@ -10,7 +10,6 @@ package csrs
 
 import (
 	"github.com/labstack/echo/v4"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
@@ -31,17 +30,6 @@ type Cleanup interface {
 	MayDeleteAll(c echo.Context, id kube.KindID) bool
 }
 
-// Details is what a request's page shares with every detail page, which the
-// handlers package owns (detail_yaml.go, identity.go).
-type Details interface {
-	// SetYAML puts obj's YAML into the page: inline when small, else a link
-	// the page loads it from.
-	SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error
-	// MayChange reports whether the user may update and delete the object
-	// (the page's Edit YAML and Delete links).
-	MayChange(c echo.Context, k kube.Kind, name string) (update, del bool)
-}
-
 // Auditor records the decisions and uploads of the request's user in the
 // audit trail.
 type Auditor interface {
@@ -59,7 +47,9 @@ type Deps struct {
 	// (handlers' csrQueueOf).
 	Queue   *csrqueue.Queue
 	Cleanup Cleanup
-	Details Details
+	// MayChange reports whether the user may update and delete the object
+	// (a request's page's Edit YAML and Delete links, as on every detail page).
+	MayChange func(c echo.Context, k kube.Kind, name string) (update, del bool)
 	// Writer decides, Access reviews who may decide or sign for a signer, and
 	// Issuer writes uploaded certificates (nil offers no upload), each as the
 	// signed-in user.
