@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
+	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
@@ -174,12 +175,21 @@ func csrsFeature(h *Handlers) *csrs.Handlers {
 // request's own page (handlers/csrs), built once by New.
 func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) }
 
+// listsFeature is the generic list and detail pages of every kind
+// (handlers/lists), with what the root adds to a few kinds (kind_hooks.go).
+func listsFeature(h *Handlers) *lists.Handlers {
+	return lists.New(lists.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
+		Cleanup: h.cleanupPages, MayChange: h.mayChange, Hooks: h.listHooks,
+	})
+}
+
 // flowSchemasFeature is the FlowSchema overview, the classifier and the
 // structured FlowSchema form (handlers/flowschemas).
 func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 	return flowschemas.New(flowschemas.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
-		MayList: h.mayList, Cleanup: h.cleanupPages, Detail: h.detail, Editor: flowSchemaEditor{h},
+		MayList: h.mayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail, Editor: flowSchemaEditor{h},
 		APFLoad: h.deps.APFLoad, URLAccess: h.deps.URLAccess,
 	})
 }

@@ -1,4 +1,4 @@
-package handlers
+package lists
 
 import (
 	"github.com/labstack/echo/v4"
@@ -14,13 +14,13 @@ import (
 // them (a POST to the cleanup preview, handlers/cleanup
 // previewTickedCleanup). Without it the column stays, hidden (TickHeader).
 func (h *Handlers) addTicks(c echo.Context, page *model.ListPage, id kube.KindID) {
-	if page.Forbidden || !handlerpage.Tickable(h.deps.ReadOnly, id) {
+	if page.Forbidden || !handlerpage.Tickable(h.d.ReadOnly, id) {
 		return
 	}
-	if h.cleanupPages.MayDeleteAll(c, id) {
+	if h.d.Cleanup.MayDeleteAll(c, id) {
 		page.TickAction = urls.Cleanup(id)
 	}
 	for i := range page.Rows {
-		page.Rows[i] = handlerpage.WithTick(h.deps.Cluster, id, page.Rows[i])
+		page.Rows[i] = handlerpage.WithTick(h.d.Cluster, id, page.Rows[i])
 	}
 }
