@@ -8,11 +8,9 @@ import (
 	"github.com/labstack/echo/v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
-
-// listAccessKey holds kindAccess's answer for the request.
-const listAccessKey = "clusterdesk.mayListKind"
 
 // onForbidden says what a kind route does for a user who may not list its kind.
 type onForbidden int
@@ -22,7 +20,7 @@ const (
 	// an object's pages and their parts, the editors and every change.
 	refuse onForbidden = iota
 	// banner runs the handler, which shows its page with a Forbidden banner
-	// and 403 (mayListKind): the list pages, which say what they hide.
+	// and 403 (page.MayListKind): the list pages, which say what they hide.
 	banner
 )
 
@@ -40,7 +38,7 @@ func (h *Handlers) kindAccess(id kube.KindID, mode onForbidden) echo.MiddlewareF
 				return err
 			}
 			ok := h.mayList(c, kind)
-			c.Set(listAccessKey, ok)
+			page.SetMayListKind(c, ok) // what list pages read (page.MayListKind)
 			if !ok && mode == refuse {
 				return apierrors.NewForbidden(kindResource(kind), c.Param("name"), errors.New("your identity may not read this kind"))
 			}
@@ -60,12 +58,4 @@ func (h *Handlers) routeKind(c echo.Context, id kube.KindID) (kube.Kind, error) 
 		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", id))
 	}
 	return k, nil
-}
-
-// mayListKind is kindAccess's answer: whether the user may list the route's
-// kind. It is false on a route without kindAccess, so a handler that asks
-// there shows nothing rather than everything.
-func mayListKind(c echo.Context) bool {
-	ok, _ := c.Get(listAccessKey).(bool)
-	return ok
 }

@@ -24,7 +24,8 @@ func editorFeature(h *Handlers) *editorpages.Handlers {
 		ParseForm:   parseEditorForm,
 		Flash:       h.flashAndRedirect,
 		Unreachable: unreachablePage,
-		TickOf:      h.crTickOf,
+		Cleanup:     h.cleanupPages,
+		Access:      h.deps.Access,
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 	approverspage "github.com/clusterdesk/clusterdesk/handlers/approvers"
@@ -15,16 +14,15 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
+	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
-	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -165,7 +163,7 @@ func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 // (handlers/csrs).
 func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Lists: csrLists{h}, Details: csrDetails{h},
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.mayChange,
 		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
 		Audit: func(c echo.Context) csrs.Auditor { return requestAudit{h: h, c: c} }, // csr_audit.go
 		Flash: func(c echo.Context, banners []model.Banner) error { return setFlash(c, h.deps.Sessions, banners) },
@@ -177,62 +175,24 @@ func csrsFeature(h *Handlers) *csrs.Handlers {
 // request's own page (handlers/csrs), built once by New.
 func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) }
 
-// csrDetails is what a request's page shares with every detail page.
-type csrDetails struct{ h *Handlers }
-
-func (csrDetails) SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
-	return setYAML(p, kind, name, obj) // detail_yaml.go
-}
-func (d csrDetails) MayChange(c echo.Context, k kube.Kind, name string) (update, del bool) {
-	return d.h.mayChange(c, k, name) // identity.go
-}
-
-// csrLists is what the CSR queue shares with every list.
-type csrLists struct{ h *Handlers }
-
-func (csrLists) MayListKind(c echo.Context) bool { return mayListKind(c) }
-func (csrLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
-	return forbiddenBanner(k, err)
-}
-func (l csrLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
-func (l csrLists) CleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string) {
-	return l.h.cleanupPages.CSRHref(c, q)
-}
-func (l csrLists) MayDeleteAll(c echo.Context, id kube.KindID) bool {
-	return l.h.cleanupPages.MayDeleteAll(c, id)
+// listsFeature is the generic list and detail pages of every kind
+// (handlers/lists), with what the root adds to a few kinds (kind_hooks.go).
+func listsFeature(h *Handlers) *lists.Handlers {
+	return lists.New(lists.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
+		Cleanup: h.cleanupPages, MayChange: h.mayChange, Hooks: h.listHooks,
+	})
 }
 
 // flowSchemasFeature is the FlowSchema overview, the classifier and the
 // structured FlowSchema form (handlers/flowschemas).
 func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 	return flowschemas.New(flowschemas.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Lists: flowSchemaLists{h}, Editor: flowSchemaEditor{h},
+		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
+		MayList: h.mayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail, Editor: flowSchemaEditor{h},
 		APFLoad: h.deps.APFLoad, URLAccess: h.deps.URLAccess,
 	})
 }
-
-// flowSchemaLists is what the FlowSchema overview shares with every list.
-type flowSchemaLists struct{ h *Handlers }
-
-func (l flowSchemaLists) MayList(c echo.Context, k kube.Kind) bool { return l.h.mayList(c, k) }
-func (flowSchemaLists) MayListKind(c echo.Context) bool            { return mayListKind(c) }
-func (flowSchemaLists) ForbiddenBanner(k kube.Kind, err error) model.Banner {
-	return forbiddenBanner(k, err)
-}
-func (flowSchemaLists) SelectorStatus(p *model.ListPage, q present.ListQuery, status int) int {
-	return selectorStatus(p, q, status)
-}
-func (flowSchemaLists) LintStatus(p *model.ListPage, q present.ListQuery, status int) int {
-	return lintStatus(p, q, status)
-}
-func (l flowSchemaLists) NewHref(c echo.Context, id kube.KindID) string { return l.h.newHref(c, id) }
-func (l flowSchemaLists) CleanupHref(c echo.Context, id kube.KindID) string {
-	return l.h.cleanupPages.Href(c, id)
-}
-func (l flowSchemaLists) AddTicks(c echo.Context, p *model.FlowSchemaListPage) {
-	l.h.addFlowSchemaTicks(c, p)
-}
-func (l flowSchemaLists) Detail(c echo.Context) error { return l.h.detail(c) }
 
 // flowSchemaEditor is what the FlowSchema form shares with the YAML editor.
 type flowSchemaEditor struct{ h *Handlers }

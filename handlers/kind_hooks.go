@@ -6,7 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
-	"github.com/clusterdesk/clusterdesk/handlers/kinds"
+	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -65,11 +65,30 @@ func withLookups(k kindHooks, live func(*insight.Handlers, echo.Context, string,
 	return k
 }
 
-// detailPage builds kind k's detail page of name, with its lookups as the
-// user when the kind has any (h's insight pages).
-func (h *Handlers) detailPage(c echo.Context, k kinds.Kind, name string, now time.Time) (model.DetailPage, error) {
-	if live := hooksByKind[k.ID].live; live != nil {
-		return live(h.insightPages, c, name, now)
+// listHooks is kind id's hooks as the generic pages take them
+// (handlers/lists), bound to h's services when a page asks.
+func (h *Handlers) listHooks(id kube.KindID) lists.Hooks {
+	k := hooksByKind[id]
+	var out lists.Hooks
+	if k.page != nil {
+		out.Page = func(c echo.Context) error { return k.page(h, c) }
 	}
-	return k.Detail(h.deps.Cluster, name, now)
+	if k.live != nil {
+		out.Detail = func(c echo.Context, name string, now time.Time) (model.DetailPage, error) {
+			return k.live(h.insightPages, c, name, now)
+		}
+	}
+	if k.listMetrics != nil {
+		out.ListMetrics = func(c echo.Context, id kube.KindID, p *model.ListPage) {
+			if st, shown := h.flowSchemaPages.Load(c); shown {
+				k.listMetrics(h.deps.Cluster, id, p, st) // apf_load.go, webhook_health.go
+			}
+		}
+	}
+	if k.detailMetrics != nil {
+		out.DetailMetrics = func(c echo.Context, id kube.KindID, name string, p *model.DetailPage) {
+			k.detailMetrics(h, c, id, name, p)
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -31,7 +32,7 @@ func (k liveKinds) Row(kind kube.KindID, name string, now time.Time) (model.Row,
 }
 
 func (liveKinds) OwnRows(kind kube.KindID) bool  { return hooksByKind[kind].ownRows }
-func (liveKinds) Tickable(kind kube.KindID) bool { return tickable(false, kind) }
+func (liveKinds) Tickable(kind kube.KindID) bool { return page.Tickable(false, kind) }
 
 func (k liveKinds) Metrics(kind kube.KindID) func(model.Row, present.APFLoadState) model.Row {
 	decorate := hooksByKind[kind].listMetrics

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
@@ -186,11 +187,11 @@ func TestReadOnlyListRowsCarryNoTickBoxes(t *testing.T) {
 // A read-only kind's list offers no tick boxes either.
 func TestReadOnlyKindsAreNotTickable(t *testing.T) {
 	for _, kp := range kinds.All() {
-		if kp.ReadOnly && tickable(false, kp.ID) {
+		if kp.ReadOnly && page.Tickable(false, kp.ID) {
 			t.Errorf("read-only kind %s is tickable", kp.ID)
 		}
 	}
-	if !tickable(false, kube.CSIDrivers) || tickable(true, kube.CSIDrivers) {
+	if !page.Tickable(false, kube.CSIDrivers) || page.Tickable(true, kube.CSIDrivers) {
 		t.Error("CSIDrivers: tickable only when the console is not read-only")
 	}
 }

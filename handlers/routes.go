@@ -27,8 +27,10 @@ func New(deps Deps) *echo.Echo {
 	// and the lists carry the cleanup's links.
 	// First: every page's chrome carries the live settings (handlers/live).
 	h.live = liveFeature(h)
-	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
+	// The cleanup before the CSR and FlowSchema pages, which carry its links.
 	h.cleanupPages = cleanupFeature(h)
+	h.listPages = listsFeature(h) // before the FlowSchema pages, which serve its detail page
+	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
 	h.live.EndStreamsOfRemoteSignOuts() // handlers/live, signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -101,9 +103,9 @@ func New(deps Deps) *echo.Echo {
 	// its exports, and one object's history whether or not it exists. GET
 	// only: nobody edits or deletes history through the console.
 	ledgerFeature(h).Register(e, ofKind)
-	e.GET(urls.YAMLRoute, h.objectYAML, ofKind) // a large object's YAML, loaded on demand (detail_yaml.go)
-	e.GET(urls.ListRoute, h.list, listOfKind)
-	e.GET(urls.ObjectRoute, h.detail, ofKind)
+	// A large object's YAML, loaded on demand, a kind's list and one
+	// object's page (handlers/lists).
+	h.listPages.Register(e, listOfKind, ofKind)
 
 	mutating := e.Group("", refuseInReadOnly(deps.ReadOnly))
 	// A request's approval, denial and certificate upload (its body gets

@@ -69,7 +69,7 @@ func (h *Handlers) MayDeleteAll(c echo.Context, id kube.KindID) bool {
 
 // MayDelete reports whether the user may delete k's objects in every
 // namespace (an access review, cached); never in read-only mode. A page of a
-// CRD's objects ticks every row then (handlers' cr_ticks.go).
+// CRD's objects ticks every row then (handlers/editor/ticks.go).
 func (h *Handlers) MayDelete(c echo.Context, k kube.Kind) bool {
 	if h.d.ReadOnly || h.d.Access == nil {
 		return false

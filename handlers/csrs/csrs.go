@@ -10,7 +10,6 @@ package csrs
 
 import (
 	"github.com/labstack/echo/v4"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
@@ -22,31 +21,13 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// Lists is what the queue shares with every list page, which the handlers
-// package wires (access.go, pages.go, list_new.go; the cleanup's links are
-// handlers/cleanup's).
-type Lists interface {
-	// MayListKind is the route's access check's answer for its kind.
-	MayListKind(c echo.Context) bool
-	// ForbiddenBanner says the user may not list k (err: the API server's answer).
-	ForbiddenBanner(k kube.Kind, err error) model.Banner
-	// NewHref is the list's create link, "" when the user is not offered it.
-	NewHref(c echo.Context, id kube.KindID) string
-	// CleanupHref is the queue's cleanup links (by filter, of ticked rows).
-	CleanupHref(c echo.Context, q csrqueue.Query) (href, ticked string)
+// Cleanup is the cleanup's links that the queue carries (handlers/cleanup's
+// Handlers, links.go).
+type Cleanup interface {
+	// CSRHref is the queue's cleanup links (by filter, of ticked rows).
+	CSRHref(c echo.Context, q csrqueue.Query) (href, ticked string)
 	// MayDeleteAll reports whether the user may delete the kind's objects.
 	MayDeleteAll(c echo.Context, id kube.KindID) bool
-}
-
-// Details is what a request's page shares with every detail page, which the
-// handlers package owns (detail_yaml.go, identity.go).
-type Details interface {
-	// SetYAML puts obj's YAML into the page: inline when small, else a link
-	// the page loads it from.
-	SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error
-	// MayChange reports whether the user may update and delete the object
-	// (the page's Edit YAML and Delete links).
-	MayChange(c echo.Context, k kube.Kind, name string) (update, del bool)
 }
 
 // Auditor records the decisions and uploads of the request's user in the
@@ -65,8 +46,10 @@ type Deps struct {
 	// Queue is this server's CSR queue caches, shared with the live rows
 	// (handlers' csrQueueOf).
 	Queue   *csrqueue.Queue
-	Lists   Lists
-	Details Details
+	Cleanup Cleanup
+	// MayChange reports whether the user may update and delete the object
+	// (a request's page's Edit YAML and Delete links, as on every detail page).
+	MayChange func(c echo.Context, k kube.Kind, name string) (update, del bool)
 	// Writer decides, Access reviews who may decide or sign for a signer, and
 	// Issuer writes uploaded certificates (nil offers no upload), each as the
 	// signed-in user.

@@ -87,7 +87,7 @@ func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificat
 
 // csrDetailLayout adds the chrome, YAML and actions to a CSR's page.
 func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certificatesv1.CertificateSigningRequest, raw runtime.Object, p model.CSRDetailPage) (model.CSRDetailPage, error) {
-	if err := h.d.Details.SetYAML(&p.DetailPage, kind.ID, obj.Name, raw); err != nil {
+	if err := page.SetYAML(&p.DetailPage, kind.ID, obj.Name, raw); err != nil {
 		return model.CSRDetailPage{}, err
 	}
 	p.Chrome = h.d.Chrome(c, obj.Name, kind.ID,
@@ -96,7 +96,7 @@ func (h *Handlers) csrDetailLayout(c echo.Context, kind kube.Kind, obj *certific
 	p.Issue = h.csrIssueForm(c, obj)
 	// Edit YAML and Delete, like every other kind's page (handlers' pages.go
 	// detail): offered only where the user may, never in read-only mode.
-	p.MayUpdate, p.MayDelete = h.d.Details.MayChange(c, kind, obj.Name)
+	p.MayUpdate, p.MayDelete = h.d.MayChange(c, kind, obj.Name)
 	return p, nil
 }
 

@@ -35,8 +35,9 @@ func (h *Handlers) csrQueue(c echo.Context) error {
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "2")
 	}
-	qp.NewHref = h.d.Lists.NewHref(c, kube.CSRs) // handlers/list_new.go; none for htmx
-	qp.CleanupHref, qp.CleanupTickedURL = h.d.Lists.CleanupHref(c, q)
+	// handlers/page/list_new.go; none for htmx
+	qp.NewHref = page.Creating{Log: h.d.Log, Cluster: h.d.Cluster, Access: h.d.Access, ReadOnly: h.d.ReadOnly}.NewHref(c, kube.CSRs)
+	qp.CleanupHref, qp.CleanupTickedURL = h.d.Cleanup.CSRHref(c, q)
 	return page.RenderPage(c, status, pages.CSRQueue(qp), pages.CSRQueueTable(qp))
 }
 
@@ -67,10 +68,10 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 	h.askQueueQuestionsAtOnce(c) // queue_access.go
 	chrome := h.d.Chrome(c, kind.Title, kind.ID, model.Crumb{Label: kind.Title})
 	forbidden := func(err error) (model.CSRQueuePage, int, error) {
-		chrome.Banners = append(chrome.Banners, h.d.Lists.ForbiddenBanner(kind, err))
+		chrome.Banners = append(chrome.Banners, page.ForbiddenBanner(kind, err))
 		return model.CSRQueuePage{Chrome: chrome, Title: kind.Title, Action: urls.CSRs, Forbidden: true}, http.StatusForbidden, nil
 	}
-	if !h.d.Lists.MayListKind(c) { // the route's kindAccess (handlers/access.go)
+	if !page.MayListKind(c) { // the route's kindAccess (handlers/access.go)
 		return forbidden(nil)
 	}
 	sel, selErr := page.ParseSelector(q.Selector)
@@ -81,7 +82,7 @@ func (h *Handlers) csrQueuePage(c echo.Context, q csrqueue.Query, selected []str
 		Now:       time.Now(),
 		MayDecide: h.decisions(c).MayDecide(c.Request().Context()),
 		Selected:  selected,
-		MayDelete: h.d.Lists.MayDeleteAll(c, kube.CSRs),
+		MayDelete: h.d.Cleanup.MayDeleteAll(c, kube.CSRs),
 		Policies:  h.policies(c),
 	}
 	// The queue reads its index, kept per change of the informer cache; it

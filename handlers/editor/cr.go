@@ -165,7 +165,7 @@ func (h *Handlers) crInstances(c echo.Context) error {
 		p.Problem = &model.Banner{Tone: model.ToneError, Title: "The API server refused the list", Message: err.Error(), TestID: "instances-problem"}
 		return page.Render(c, status, pages.Instances(p))
 	}
-	tickOf := h.d.TickOf(c, k, t.namespaced, table)
+	tickOf := h.tickOf(c, k, t.namespaced, table) // ticks.go
 	if tickOf != nil {
 		p.TickAction = urls.CRCleanup(crd.Name) // the ticked rows' cleanup preview (handlers/cleanup)
 	}

@@ -8,7 +8,6 @@ package editor
 
 import (
 	"github.com/labstack/echo/v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
@@ -54,9 +53,18 @@ type Deps struct {
 	// Unreachable is the error page of an API server that did not answer,
 	// false for any other error (handlers/unreachable.go).
 	Unreachable func(err error) (model.ErrorPage, bool)
-	// TickOf decides the tick boxes of a page of a CRD's objects, nil when no
-	// row gets one (handlers/cr_ticks.go).
-	TickOf func(c echo.Context, k kube.Kind, namespaced bool, table *metav1.Table) func(namespace, name, uid string) string
+	// Cleanup says who may delete a kind's objects everywhere, and Access
+	// asks the API server as the user (per namespace, NamespaceAccess): the
+	// tick boxes of a page of a CRD's objects (ticks.go).
+	Cleanup Cleanup
+	Access  ports.Access
+}
+
+// Cleanup is the cleanup's answer the tick boxes of a CRD's objects read
+// (handlers/cleanup's Handlers, links.go).
+type Cleanup interface {
+	// MayDelete reports whether the user may delete k's objects in every namespace.
+	MayDelete(c echo.Context, k kube.Kind) bool
 }
 
 // Handlers serves the editor's routes.

@@ -16,35 +16,16 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// Lists is what the overview shares with every list page, which the
-// handlers package wires (access.go, pages.go, list_*.go; the cleanup's links
-// are handlers/cleanup's).
-type Lists interface {
-	// MayList asks the API server whether the user may list k.
-	MayList(c echo.Context, k kube.Kind) bool
-	// MayListKind is the route's access check's answer for its kind.
-	MayListKind(c echo.Context) bool
-	// ForbiddenBanner says the user may not list k (err: the API server's answer).
-	ForbiddenBanner(k kube.Kind, err error) model.Banner
-	// SelectorStatus keeps the label selector on the page and answers 400
-	// for one that does not parse.
-	SelectorStatus(p *model.ListPage, q present.ListQuery, status int) int
-	// LintStatus answers 400 for a lint= value the list does not know,
-	// saying why on the page.
-	LintStatus(p *model.ListPage, q present.ListQuery, status int) int
-	// NewHref and CleanupHref are the list's create and cleanup links, ""
-	// when the user is not offered them.
-	NewHref(c echo.Context, id kube.KindID) string
-	CleanupHref(c echo.Context, id kube.KindID) string
-	// AddTicks adds the rows' tick boxes for a cleanup of ticked rows.
-	AddTicks(c echo.Context, p *model.FlowSchemaListPage)
-	// Detail serves the generic detail page of the :kind and :name parameters.
-	Detail(c echo.Context) error
+// Cleanup is the cleanup's links that the overview carries (handlers/cleanup's
+// Handlers, links.go).
+type Cleanup interface {
+	// Href is the list's cleanup link, "" when the user is not offered it.
+	Href(c echo.Context, id kube.KindID) string
+	// MayDeleteAll reports whether the user may delete the kind's objects.
+	MayDeleteAll(c echo.Context, id kube.KindID) bool
 }
 
 // Editor is what the FlowSchema form shares with the YAML editor that the
@@ -59,8 +40,17 @@ type Editor interface {
 type Deps struct {
 	page.Base
 	Cluster ports.Cluster
-	Lists   Lists
-	Editor  Editor
+	// Access asks the API server as the user (the overview's "New" link);
+	// ReadOnly offers no changes.
+	Access   ports.Access
+	ReadOnly bool
+	// MayList asks the API server whether the user may list k.
+	MayList func(c echo.Context, k kube.Kind) bool
+	Cleanup Cleanup
+	// Detail serves the generic detail page of the :kind and :name
+	// parameters (a FlowSchema named "classify", form.go).
+	Detail echo.HandlerFunc
+	Editor Editor
 	// APFLoad is the shared sampler of the API server's flow-control
 	// metrics, shown to users who may get /metrics (URLAccess); nil for
 	// either leaves the load out of the pages.

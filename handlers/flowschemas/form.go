@@ -36,7 +36,7 @@ func (h *Handlers) flowSchemaFormKind() (kube.Kind, error) {
 // cannot be read (then no hint says a level is missing).
 func (h *Handlers) levelNames(c echo.Context) []string {
 	plKind, known := h.d.Cluster.Kind(kube.PriorityLevels)
-	if !known || !h.d.Lists.MayList(c, plKind) {
+	if !known || !h.d.MayList(c, plKind) {
 		return nil
 	}
 	pls, err := h.d.Cluster.PriorityLevels()
@@ -171,7 +171,7 @@ func (h *Handlers) classifyOrFlowSchema(c echo.Context) error {
 	if _, err := h.d.Cluster.FlowSchema(name); err == nil {
 		c.SetParamNames("kind", "name")
 		c.SetParamValues(string(kube.FlowSchemas), name)
-		return h.d.Lists.Detail(c)
+		return h.d.Detail(c)
 	}
 	to := urls.Classify
 	if q := c.QueryString(); q != "" {

@@ -28,8 +28,8 @@ func (h *Handlers) flowSchemaKind(c echo.Context, crumbs ...model.Crumb) (kube.K
 		return kube.Kind{}, model.Chrome{}, false, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("clusterdesk has no page for %q.", kube.FlowSchemas))
 	}
 	chrome := h.d.Chrome(c, kind.Title, kind.ID, crumbs...)
-	if !h.d.Lists.MayListKind(c) { // the route's kindAccess (handlers/access.go)
-		chrome.Banners = append(chrome.Banners, h.d.Lists.ForbiddenBanner(kind, nil))
+	if !page.MayListKind(c) { // the route's kindAccess (handlers/access.go)
+		chrome.Banners = append(chrome.Banners, page.ForbiddenBanner(kind, nil))
 		return kind, chrome, false, nil
 	}
 	return kind, chrome, true, nil
@@ -43,7 +43,7 @@ func (h *Handlers) apfConfig(c echo.Context) ([]*flowcontrolv1.FlowSchema, apf.L
 		return nil, nil, err
 	}
 	plKind, known := h.d.Cluster.Kind(kube.PriorityLevels)
-	if !known || !h.d.Lists.MayList(c, plKind) {
+	if !known || !h.d.MayList(c, plKind) {
 		return schemas, nil, nil
 	}
 	pls, err := h.d.Cluster.PriorityLevels()
@@ -73,7 +73,7 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 		switch {
 		case apierrors.IsForbidden(err):
 			p.List, status = model.ListPage{Forbidden: true}, http.StatusForbidden
-			chrome.Banners = append(chrome.Banners, h.d.Lists.ForbiddenBanner(kind, err))
+			chrome.Banners = append(chrome.Banners, page.ForbiddenBanner(kind, err))
 		case errors.Is(err, kube.ErrNotSynced):
 			p.List, status = model.ListPage{Empty: "Loading " + kind.Title + "…"}, http.StatusServiceUnavailable
 			c.Response().Header().Set("Retry-After", "2")
@@ -92,12 +92,12 @@ func (h *Handlers) flowSchemas(c echo.Context) error {
 		}
 	}
 	p.List.Chrome, p.List.KindID, p.List.Title, p.List.Action = chrome, string(kind.ID), kind.Title, urls.List(kind.ID)
-	status = h.d.Lists.SelectorStatus(&p.List, q, status) // handlers/list_selector.go
-	status = h.d.Lists.LintStatus(&p.List, q, status)     // handlers/list_lint.go
+	status = page.SelectorStatus(&p.List, q, status) // handlers/page/list_selector.go
+	status = page.LintStatus(&p.List, q, status)     // handlers/page/list_lint.go
 	p.ClassifyHref = urls.Classify
-	p.List.NewHref = h.d.Lists.NewHref(c, kind.ID) // handlers/list_new.go
-	p.List.CleanupHref = h.d.Lists.CleanupHref(c, kind.ID)
-	h.d.Lists.AddTicks(c, &p) // handlers/list_ticks.go
+	p.List.NewHref = page.Creating{Log: h.d.Log, Cluster: h.d.Cluster, Access: h.d.Access, ReadOnly: h.d.ReadOnly}.NewHref(c, kind.ID)
+	p.List.CleanupHref = h.d.Cleanup.Href(c, kind.ID)
+	h.addTicks(c, &p) // ticks.go
 	if p.List.NewHref != "" {
 		p.NewFormHref = urls.FlowSchemaFormNew // form.go
 	}

@@ -1,4 +1,4 @@
-package handlers
+package page
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 func TestSetYAMLInlineOrOnDemand(t *testing.T) {
 	small := &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: "small"}}
 	var p model.DetailPage
-	if err := setYAML(&p, kube.CSRs, "small", small); err != nil {
+	if err := SetYAML(&p, kube.CSRs, "small", small); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(p.YAML, "name: small") || p.YAMLHref != "" || p.YAMLNote != "" {
@@ -26,13 +26,13 @@ func TestSetYAMLInlineOrOnDemand(t *testing.T) {
 	big.Spec.Request = []byte(strings.Repeat("x", yamlInlineMax))
 	big.Annotations = map[string]string{kube.LastAppliedAnnotation: kube.StrippedPrefix + "12 bytes)"}
 	p = model.DetailPage{}
-	if err := setYAML(&p, kube.CSRs, big.Name, big); err != nil {
+	if err := SetYAML(&p, kube.CSRs, big.Name, big); err != nil {
 		t.Fatal(err)
 	}
 	if p.YAML != "" || p.YAMLHref != "/csrs/big%20one/yaml" || !strings.HasSuffix(p.YAMLSize, "KiB object") {
 		t.Errorf("a large object loads on demand: href %q size %q", p.YAMLHref, p.YAMLSize)
 	}
-	if note := yamlNote("a: " + kube.StrippedPrefix); !strings.Contains(note, "last-applied-configuration") {
+	if note := YAMLNote("a: " + kube.StrippedPrefix); !strings.Contains(note, "last-applied-configuration") {
 		t.Errorf("the note names what the cache left out: %q", note)
 	}
 }

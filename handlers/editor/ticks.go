@@ -1,4 +1,4 @@
-package handlers
+package editor
 
 import (
 	"context"
@@ -25,21 +25,21 @@ type NamespaceAccess interface {
 // previews them.
 const maxTickNamespaces = 50
 
-// crTickOf decides the tick boxes on a page of a CRD's objects: a box on
+// tickOf decides the tick boxes on a page of a CRD's objects: a box on
 // every row for who may delete the kind's objects in every namespace; for a
 // namespaced kind, else, a box on the rows of the namespaces where an access
 // review allows delete (a namespace admin's RoleBinding). nil when no row
 // gets one (the page then has no tick column). The preview's dry run and
 // the deletion still ask the API server object by object.
-func (h *Handlers) crTickOf(c echo.Context, k kube.Kind, namespaced bool, table *metav1.Table) func(namespace, name, uid string) string {
+func (h *Handlers) tickOf(c echo.Context, k kube.Kind, namespaced bool, table *metav1.Table) func(namespace, name, uid string) string {
 	tick := func(namespace, name, uid string) string {
 		return cleanup.Ref{Namespace: namespace, Name: name, UID: uid}.Value()
 	}
-	if h.cleanupPages.MayDelete(c, k) {
+	if h.d.Cleanup.MayDelete(c, k) {
 		return tick
 	}
-	na, ok := h.deps.Access.(NamespaceAccess)
-	if !namespaced || !ok || h.deps.ReadOnly {
+	na, ok := h.d.Access.(NamespaceAccess)
+	if !namespaced || !ok || h.d.ReadOnly {
 		return nil
 	}
 	allowed := map[string]bool{}
@@ -47,7 +47,7 @@ func (h *Handlers) crTickOf(c echo.Context, k kube.Kind, namespaced bool, table 
 	for _, ns := range tableNamespaces(table, maxTickNamespaces) {
 		can, err := na.CanIn(c.Request().Context(), "delete", ns, k.Group, k.Resource)
 		if err != nil {
-			h.deps.Log.Warn("access review failed", "verb", "delete", "resource", k.Resource, "namespace", ns, "err", err)
+			h.d.Log.Warn("access review failed", "verb", "delete", "resource", k.Resource, "namespace", ns, "err", err)
 		}
 		allowed[ns] = err == nil && can
 		some = some || allowed[ns]

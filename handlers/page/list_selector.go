@@ -1,4 +1,4 @@
-package handlers
+package page
 
 import (
 	"net/http"
@@ -7,11 +7,11 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// selectorStatus keeps a list's label selector on its page whatever state the
+// SelectorStatus keeps a list's label selector on its page whatever state the
 // list is in (forbidden and loading pages keep the filter bar as typed), and
 // answers 400 for a selector that does not parse: the page still renders, with
 // the parse error beside the filter bar and no rows.
-func selectorStatus(page *model.ListPage, q present.ListQuery, status int) int {
+func SelectorStatus(page *model.ListPage, q present.ListQuery, status int) int {
 	page.Selector = q.Selector
 	if q.SelectorErr == nil {
 		return status

@@ -1,4 +1,4 @@
-package handlers
+package page
 
 import (
 	"net/http"
@@ -7,11 +7,11 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// lintStatus answers 400 for a lint= value the kind's list does not know
+// LintStatus answers 400 for a lint= value the kind's list does not know
 // (present.LintFilterError): the page still renders, saying why, with no
-// rows, whatever state the list is in, as selectorStatus does for a label
+// rows, whatever state the list is in, as SelectorStatus does for a label
 // selector that does not parse.
-func lintStatus(page *model.ListPage, q present.ListQuery, status int) int {
+func LintStatus(page *model.ListPage, q present.ListQuery, status int) int {
 	if q.LintErr == nil {
 		return status
 	}

@@ -1,19 +1,16 @@
-package handlers
+package page
 
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/labstack/echo/v4"
-
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
-	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
 // yamlInlineMax is the largest object (its JSON) whose YAML a detail page
@@ -23,18 +20,18 @@ import (
 // than the YAML (30 ms against 300 ms for a 1.2 MiB CRD).
 const yamlInlineMax = 64 << 10
 
-// yamlNote says what the YAML from the shared cache leaves out beyond
+// YAMLNote says what the YAML from the shared cache leaves out beyond
 // managedFields (never shown): "" when nothing.
-func yamlNote(yaml string) string {
+func YAMLNote(yaml string) string {
 	if !strings.Contains(yaml, kube.StrippedPrefix) {
 		return ""
 	}
 	return "clusterdesk's cache keeps the last-applied-configuration annotation (kubectl's copy of the whole object) only as its size and digest; the API server has it whole (kubectl get -o yaml). managedFields are not shown."
 }
 
-// setYAML puts obj's YAML into a detail page: inline when small, else a link
+// SetYAML puts obj's YAML into a detail page: inline when small, else a link
 // the page loads it from on demand.
-func setYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
+func SetYAML(p *model.DetailPage, kind kube.KindID, name string, obj runtime.Object) error {
 	key := yamlKey(kind, name, obj)
 	e, ok := yamlMemo.Get(key)
 	if !ok || key == "" {
@@ -61,12 +58,12 @@ func (e yamlEntry) apply(p *model.DetailPage, kind kube.KindID, name string) {
 	p.YAML, p.YAMLNote = e.yaml, e.note
 }
 
-// setCachedYAML is setYAML for a cached object: the memo is asked with the
+// SetCachedYAML is SetYAML for an object of the shared cache: the memo is asked with the
 // cache's own metadata first, so that an object seen before is not copied
 // (for a CRD, its schemas decoded: ~14 MB of garbage per view of the largest
 // real one) for YAML the page already has.
-func (h *Handlers) setCachedYAML(p *model.DetailPage, kind kube.KindID, name string) error {
-	m, err := h.deps.Cluster.Meta(kind, name)
+func SetCachedYAML(p *model.DetailPage, cluster ports.Cluster, kind kube.KindID, name string) error {
+	m, err := cluster.Meta(kind, name)
 	if err != nil {
 		return err
 	}
@@ -76,11 +73,11 @@ func (h *Handlers) setCachedYAML(p *model.DetailPage, kind kube.KindID, name str
 			return nil
 		}
 	}
-	obj, err := h.deps.Cluster.Object(kind, name)
+	obj, err := cluster.Object(kind, name)
 	if err != nil {
 		return err
 	}
-	return setYAML(p, kind, name, obj)
+	return SetYAML(p, kind, name, obj)
 }
 
 // objectYAMLEntry renders obj's YAML part of a detail page.
@@ -96,7 +93,7 @@ func objectYAMLEntry(obj runtime.Object) (yamlEntry, error) {
 	if err != nil {
 		return yamlEntry{}, err
 	}
-	return yamlEntry{yaml: y, note: yamlNote(y)}, nil
+	return yamlEntry{yaml: y, note: YAMLNote(y)}, nil
 }
 
 func yamlSize(n int) string {
@@ -107,30 +104,4 @@ func yamlSize(n int) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// objectYAML serves GET /:kind/:name/yaml: an object's YAML from the cache, as
-// the fragment a detail page's YAML disclosure loads (htmx), or as plain text
-// (the link for a browser without script).
-func (h *Handlers) objectYAML(c echo.Context) error {
-	kind, _, err := h.kindFor(c)
-	if err != nil {
-		return err
-	}
-	name := c.Param("name")
-	obj, err := h.deps.Cluster.Object(kind.ID, name)
-	if err != nil {
-		return err
-	}
-	y, err := kube.YAML(obj)
-	if err != nil {
-		return err
-	}
-	if fragmentWanted(c) {
-		return render(c, http.StatusOK, pages.YAMLFragment(y, yamlNote(y)))
-	}
-	if note := yamlNote(y); note != "" {
-		y = "# " + note + "\n" + y
-	}
-	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", []byte(y))
 }

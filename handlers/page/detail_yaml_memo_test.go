@@ -1,4 +1,4 @@
-package handlers
+package page
 
 import (
 	"strings"
@@ -16,17 +16,17 @@ import (
 func TestSetYAMLPerVersion(t *testing.T) {
 	d := &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: "memo.example.com", UID: "u1", ResourceVersion: "1", Labels: map[string]string{"v": "one"}}}
 	var p model.DetailPage
-	if err := setYAML(&p, kube.CSIDrivers, d.Name, d); err != nil || !strings.Contains(p.YAML, "v: one") {
+	if err := SetYAML(&p, kube.CSIDrivers, d.Name, d); err != nil || !strings.Contains(p.YAML, "v: one") {
 		t.Fatalf("first: %v %q", err, p.YAML)
 	}
 	d2 := d.DeepCopy()
 	d2.ResourceVersion, d2.Labels["v"] = "2", "two"
 	p = model.DetailPage{}
-	if err := setYAML(&p, kube.CSIDrivers, d.Name, d2); err != nil || !strings.Contains(p.YAML, "v: two") {
+	if err := SetYAML(&p, kube.CSIDrivers, d.Name, d2); err != nil || !strings.Contains(p.YAML, "v: two") {
 		t.Fatalf("a new version must show its own YAML: %v %q", err, p.YAML)
 	}
 	p = model.DetailPage{}
-	if err := setYAML(&p, kube.CSIDrivers, d.Name, d); err != nil || !strings.Contains(p.YAML, "v: one") {
+	if err := SetYAML(&p, kube.CSIDrivers, d.Name, d); err != nil || !strings.Contains(p.YAML, "v: one") {
 		t.Fatalf("the first version again: %v %q", err, p.YAML)
 	}
 }

@@ -1,4 +1,4 @@
-package handlers
+package page
 
 import (
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -14,7 +14,7 @@ import (
 // usually a few hundred KiB.
 const yamlMemoSize = 128
 
-// yamlMemo remembers, per object version, what setYAML put on its page. The
+// yamlMemo remembers, per object version, what SetYAML put on its page. The
 // YAML of an object is half of what a detail page costs (JSON, then YAML, of
 // the whole object, on every view; for a megabyte CRD the size probe alone
 // costs tens of milliseconds), and an object seen again is usually unchanged:
