@@ -157,6 +157,12 @@ func failoverRound(ctx context.Context, t *testing.T, f *fleet.Fleet, u *user, c
 		t.Fatal("the list page has no data-live-url")
 	}
 	waitCached(ctx, t, f, u, name)
+	// The previous round's stream was closed as it ended; its replica counts it
+	// until it sees the close (through HAProxy, which may see it only on the
+	// stream's next write). Wait until it is gone, so that the one stream
+	// counted below is this round's (CI failed once so: "2 replicas hold a
+	// stream" for 10 s).
+	noStreamHolders(ctx, t, f)
 	s := openStream(ctx, t, u, f.URL+liveURL, "", "")
 	defer s.close()
 	s.waitFor(t, "hello", "")
@@ -379,6 +385,30 @@ func streamHolder(ctx context.Context, t *testing.T, f *fleet.Fleet) *fleet.Repl
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%d replicas hold a stream, want 1", len(holders))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// noStreamHolders waits until no running replica counts an event stream.
+func noStreamHolders(ctx context.Context, t *testing.T, f *fleet.Fleet) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var holders []string
+		for _, r := range f.Replicas {
+			if !r.Running() {
+				continue
+			}
+			if n, err := r.Streams(ctx); err != nil || n > 0 {
+				holders = append(holders, fmt.Sprintf("%s (%d, err %v)", r.Name, n, err))
+			}
+		}
+		if len(holders) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the previous round's streams are still counted after 60 s: %v", holders)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
