@@ -19,15 +19,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
-// Cleanup is the cleanup's links that the overview carries (handlers/cleanup's
-// Handlers, links.go).
-type Cleanup interface {
-	// Href is the list's cleanup link, "" when the user is not offered it.
-	Href(c echo.Context, id kube.KindID) string
-	// MayDeleteAll reports whether the user may delete the kind's objects.
-	MayDeleteAll(c echo.Context, id kube.KindID) bool
-}
-
 // Editor is what the FlowSchema form shares with the YAML editor that the
 // handlers package wires: the use case as the user, and the flash of a
 // write's result. Diffs and refusals are handlers/page's (problem.go).
@@ -46,7 +37,7 @@ type Deps struct {
 	ReadOnly bool
 	// MayList asks the API server whether the user may list k.
 	MayList func(c echo.Context, k kube.Kind) bool
-	Cleanup Cleanup
+	Cleanup page.Cleanup
 	// Detail serves the generic detail page of the :kind and :name
 	// parameters (a FlowSchema named "classify", form.go).
 	Detail echo.HandlerFunc

@@ -20,15 +20,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// Cleanup is the cleanup's links and tick boxes' action that a list carries
-// (handlers/cleanup's Handlers, links.go).
-type Cleanup interface {
-	// Href is the list's cleanup link, "" when the user is not offered it.
-	Href(c echo.Context, id kube.KindID) string
-	// MayDeleteAll reports whether the user may delete the kind's objects.
-	MayDeleteAll(c echo.Context, id kube.KindID) bool
-}
-
 // Hooks is what the root adds to one kind's pages from its own services
 // (handlers' kind_hooks.go); an ordinary kind has none (all nil).
 type Hooks struct {
@@ -52,7 +43,7 @@ type Deps struct {
 	// offers no changes.
 	Access   ports.Access
 	ReadOnly bool
-	Cleanup  Cleanup
+	Cleanup  page.Cleanup
 	// MayChange reports whether the user may update and delete an object
 	// (a detail page's Edit YAML and Delete links).
 	MayChange func(c echo.Context, k kube.Kind, name string) (update, del bool)
