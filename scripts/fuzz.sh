@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=$1; shift
 root=$PWD
+source scripts/test-build-flags.sh
 bins=$(mktemp -d)
 trap 'rm -rf "$bins"' EXIT
 cache=$(go env GOCACHE)/fuzz
@@ -20,7 +21,7 @@ for t in "$@"; do
   pkg=${t%%:*} fn=${t#*:}
   bin=$bins/${pkg//\//_}.test
   if [ -z "${built[$pkg]:-}" ]; then
-    go test -c -fuzz=. -o "$bin" "./$pkg"
+    go test -c "${test_build_flags[@]}" -fuzz=. -o "$bin" "./$pkg"
     built[$pkg]=1
   fi
   importpath=$(go list "./$pkg")

@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 # the output of failing tests), then the 15 slowest tests, so the log says
 # where CI's minutes go.
 summary=$PWD/.cache/bin/testsummary
+source scripts/test-build-flags.sh
 go build -o "$summary" ./scripts/testsummary
 cd "$module"
 
@@ -56,7 +57,7 @@ join() { local IFS='|'; echo "$*"; }
 # -timeout bounds each package's test binary: the largest, handlers', took
 # 6 minutes (368 s) on a clean clone on 2 cores, so a test that hangs fails
 # within 15 minutes instead of near CI's limit.
-args=(-count=1 -tags integration -p 1 -timeout 15m -run "^($(join "${tests[@]}"))\$")
+args=(-count=1 "${test_build_flags[@]}" -tags integration -p 1 -timeout 15m -run "^($(join "${tests[@]}"))\$")
 if [ ${#benches[@]} -gt 0 ]; then
   # Each integration benchmark once, timing nothing: a benchmark that breaks fails here.
   args+=(-bench "^($(join "${benches[@]}"))\$" -benchtime 1x)

@@ -3,7 +3,7 @@ package testfixtures
 import (
 	"os"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -15,11 +15,7 @@ import (
 // test fails.
 func DefaultAPF(t testing.TB) ([]*flowcontrolv1.FlowSchema, []*flowcontrolv1.PriorityLevelConfiguration) {
 	t.Helper()
-	_, self, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("testfixtures: cannot find its own source file")
-	}
-	dir := filepath.Join(filepath.Dir(self), "..", "apf", "testdata")
+	dir := filepath.Join(moduleRoot(t), "internal", "apf", "testdata")
 	var fsl flowcontrolv1.FlowSchemaList
 	var pll flowcontrolv1.PriorityLevelConfigurationList
 	for file, into := range map[string]any{
@@ -47,4 +43,27 @@ func DefaultAPF(t testing.TB) ([]*flowcontrolv1.FlowSchema, []*flowcontrolv1.Pri
 		t.Fatalf("testdata holds %d FlowSchemas and %d priority levels, want 11 and 8", len(fss), len(pls))
 	}
 	return fss, pls
+}
+
+// moduleRoot is the repository's root module directory, found from the test's
+// working directory (its package's directory): not from runtime.Caller, whose
+// file names are module paths, not directories, in the -trimpath builds
+// scripts/go-test-unit.sh makes.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(mod), "module github.com/clusterdesk/clusterdesk\n") {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("testfixtures: no go.mod of github.com/clusterdesk/clusterdesk above the working directory")
+		}
+		dir = parent
+	}
 }
