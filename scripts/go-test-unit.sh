@@ -13,22 +13,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 concurrent='^\s*go [a-zA-Z(]|"sync"|"sync/atomic"|chan |t\.Parallel\(\)|httptest\.|errgroup'
-race=() plain=() race_bench=()
+race=() plain=() third=() norace_tests=()
 while read -r pkg dir; do
   if grep -qE "$concurrent" "$dir"/*.go 2>/dev/null; then
     race+=("$pkg")
-    # Its benchmarks run in a third go test, built without -race: only the
-    # packages that have one (a unit test file, not an integration one,
-    # declaring func Benchmark...), so the others are not linked a third time
-    # for nothing (25 of 41 test binaries).
-    if [ -n "$(awk 'FNR == 1 && $0 == "//go:build integration" { nextfile } /^func Benchmark/ { print FILENAME; exit }' "$dir"/*_test.go 2>/dev/null)" ]; then
-      race_bench+=("$pkg")
+    # A third go test, built without -race, runs the benchmarks of these
+    # packages and their tests that run on one goroutine alone, in files
+    # built with `//go:build !race` (so the -race pass does not build them):
+    # whole-estate computations the race detector only slows down (internal/
+    # kube's CRD heap and schema round trip over every real CRD took 76 s
+    # under it). Only the packages that have either are built a third time
+    # (16 of 41 test binaries): linking is the unit layer's largest cost.
+    mapfile -t own < <(awk 'FNR == 1 && $0 == "//go:build !race" { norace = 1 } FNR == 1 && $0 != "//go:build !race" { norace = 0 }
+      FNR == 1 && $0 == "//go:build integration" { nextfile }
+      /^func Benchmark/ { print "bench" }
+      norace && /^func Test[A-Z0-9_]/ { sub(/^func /, ""); sub(/\(.*/, ""); print }' "$dir"/*_test.go 2>/dev/null | sort -u)
+    if [ ${#own[@]} -gt 0 ]; then
+      third+=("$pkg")
+      for n in "${own[@]}"; do [ "$n" = bench ] || norace_tests+=("$n"); done
     fi
   else
     plain+=("$pkg")
   fi
 done < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
-
 echo "go-test-unit: ${#race[@]} packages with -race, ${#plain[@]} without (they run on one goroutine): ${plain[*]##*/clusterdesk/}"
 # Each go test runs with -json through scripts/testsummary, which prints what
 # a plain go test would and keeps every test's duration in $times; the last
@@ -46,8 +53,20 @@ if [ ${#plain[@]} -gt 0 ]; then
   # shellcheck disable=SC2086
   go test "${flags[@]}" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${plain[@]}" | "$summary" -top 0 -times "$times"
 fi
-# The benchmarks of the -race packages, without it and without their tests
-# (-run '^$'): under the race detector internal/kube's CRD heap benchmark alone
-# took 350 s.
+# The third pass: the benchmarks of the -race packages and their one-goroutine
+# tests (see above), without -race. Its -run list is the names of those tests
+# only; one list serves every package, so a -race test sharing such a name
+# elsewhere would run twice: refuse that.
+run='^$'
+if [ ${#norace_tests[@]} -gt 0 ]; then
+  clash=$(grep -hoE '^func (Test[A-Za-z0-9_]+)\(' $(go list -f '{{$d := .Dir}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' "${race[@]}") |
+    sed -E 's/^func (Test[A-Za-z0-9_]+)\(/\1/' | sort | uniq -d | grep -xF -f <(printf '%s\n' "${norace_tests[@]}") || true)
+  if [ -n "$clash" ]; then
+    echo "go-test-unit: these //go:build !race tests share a name with another test; rename one:" >&2
+    echo "$clash" >&2
+    exit 1
+  fi
+  run="^($(IFS='|'; echo "${norace_tests[*]}"))\$"
+fi
 # shellcheck disable=SC2086
-go test "${flags[@]}" -run '^$' -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${race_bench[@]}" | "$summary" -top 15 -times "$times"
+go test "${flags[@]}" -run "$run" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${third[@]}" | "$summary" -top 15 -times "$times"

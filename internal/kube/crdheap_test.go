@@ -157,22 +157,3 @@ func BenchmarkCRDCacheHeap(b *testing.B) {
 		})
 	}
 }
-
-// crdHeapBudget is the CRD cache's heap budget per 1,000 CRDs (issue 15), less
-// a margin for the Go runtime's and the fixtures' variation.
-const crdHeapBudget = 40
-
-// TestCRDCacheHeap holds the CRD cache to its memory budget: every real-world
-// CRD once (the mix of an estate, the largest included), through the
-// informers' transform.
-func TestCRDCacheHeap(t *testing.T) {
-	n := len(realCRDJSON(t))
-	if n < 140 {
-		t.Fatalf("only %d CRD fixtures", n)
-	}
-	got := heapPer1000(t, n, kube.Transform(kube.NewCRDSchemas()))
-	t.Logf("%.1f MiB per 1,000 CRDs", got)
-	if got > crdHeapBudget {
-		t.Errorf("the CRD cache holds %.1f MiB per 1,000 real-world CRDs, over the %d MiB budget", got, crdHeapBudget)
-	}
-}
