@@ -139,4 +139,3 @@ func TestWatchEntryOfTwoReplicasIsStoredOnce(t *testing.T) {
 		}
 	})
 }
-
