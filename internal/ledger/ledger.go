@@ -117,6 +117,7 @@ type Query struct {
 	Kind, Name, UID string
 	User            string // exact user
 	Signer          string // exact signer name
+	Manager         string // exact field managers of a watch entry
 	Actions         []string
 	Result          string
 	Source          string

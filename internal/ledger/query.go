@@ -63,6 +63,11 @@ func selectFor(d dialect, q Query, c *cursor) selection {
 	if q.Signer != "" {
 		s.add("signer = ?", queryKey(q.Signer))
 	}
+	if q.Manager != "" {
+		// Filters the rows an index walks: asked with source=watch, a
+		// minority of entries (no index of its own).
+		s.add("manager = ?", textOf(q.Manager))
+	}
 	switch len(q.Actions) {
 	case 0:
 	case 1:
