@@ -198,7 +198,7 @@ func run(args []string) error {
 	reg := metrics.New()
 	reg.RegisterSSE(streams)
 	reg.RegisterCache(cache)
-	// The audit trail and the activity log observe the cache: before Run.
+	// The audit trail, and the ledger's watch feed, observe the cache: before Run.
 	trail, err := buildAudit(cfg.audit, restCfg, log)
 	if err != nil {
 		return err
