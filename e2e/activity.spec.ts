@@ -47,7 +47,8 @@ test('read-only observed versions: filter, history with diff, CSV export', async
     expect(new URL(page.url()).searchParams.getAll('kind')).toEqual(['csidrivers']);
     const row = page.getByTestId('ledger-row').filter({ hasText: name });
     await expect(row.getByTestId('ledger-manager')).toHaveText('e2e-relabeler');
-    await expect(page.getByTestId('ledger-row')).toHaveCount(1);
+    // Only the relabeller's versions (the ledger keeps earlier runs' too).
+    for (const who of await page.getByTestId('ledger-manager').allTextContents()) expect(who).toBe('e2e-relabeler');
 
     // The object's one history shows each observed version once, the newest
     // with the diff from the one before; its managedFields now, the fields.
@@ -82,7 +83,8 @@ test('read-only observed versions: filter, history with diff, CSV export', async
 async function expectAccessible(page: Page, what: string) {
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    const results = await new AxeBuilder({ page }).exclude('[data-testid=ledger-row]:nth-child(n+21)').analyze();
+    const results = await new AxeBuilder({ page })
+      .exclude('[data-testid=ledger-row]:nth-child(n+21)').exclude('[data-testid=ledger-step]:nth-child(n+21)').analyze();
     const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
     expect(bad, `${what} (${colorScheme})`).toEqual([]);
@@ -91,7 +93,7 @@ async function expectAccessible(page: Page, what: string) {
 }
 
 test('observed versions and an object history are accessible', async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(150_000); // axe over two long pages, four times, on a busy machine
   await page.goto('/activity?kind=flowschemas');
   await expect(page.getByTestId('ledger-filter')).toBeVisible();
   await expectAccessible(page, '/ledger?source=watch');

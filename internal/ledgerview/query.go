@@ -72,9 +72,17 @@ const HousekeepingShow = "show"
 // or a signer. A user's page must show all they did, the control plane's own
 // identities included (user=system:apiserver is a question about exactly
 // those entries); a signer's entries are CSRs, which are never housekeeping,
-// and its query keeps the signer's index to itself.
-func (f Filter) Folds() bool {
-	return !f.ShowHousekeeping && f.User == "" && f.Signer == ""
+// and its query keeps the signer's index to itself; the console's writes and
+// the observed versions are never housekeeping.
+func (f Filter) Folds() bool { return !f.ShowHousekeeping && f.MayFold() }
+
+// MayFold is whether the filter's list is one the fold applies to (folded or
+// shown by a click): not a user's or a signer's page, and not a view of the
+// console's writes or of the observed versions, which hold no housekeeping
+// (it is the API server's entries only).
+func (f Filter) MayFold() bool {
+	apiserver := f.Source == "" || f.Source == ledger.SourceAPIServer
+	return f.User == "" && f.Signer == "" && apiserver
 }
 
 // ErrBadFilter wraps every reason ParseFilter refuses a URL: the handlers

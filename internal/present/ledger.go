@@ -155,7 +155,7 @@ func LedgerHeading(f ledgerview.Filter) (heading, intro string) {
 // nothing. It gives no count: counting what is hidden reads every entry of
 // the window, the cost the fold's index exists to avoid.
 func LedgerFold(f ledgerview.Filter) *model.LedgerFold {
-	if f.User != "" || f.Signer != "" {
+	if !f.MayFold() {
 		return nil
 	}
 	v := f.Values()
