@@ -102,7 +102,7 @@ async function expectAccessible(page: Page, what: string) {
 }
 
 test('an auditor finds the three-step history of a CSR the cluster no longer holds', async ({ page }) => {
-  test.setTimeout(90_000); // axe on two pages in two schemes
+  test.setTimeout(150_000); // axe on two pages in two schemes; the history now shows each step's diff (the watch's)
   const stamp = Date.now().toString(36);
   const name = `e2e-ledger-${stamp}`;
   // Two people no other test is: the requester and the approver (the admin

@@ -1,6 +1,6 @@
 // Token mode (--auth token): a person signs in by pasting a Kubernetes bearer
 // token, and the console then acts with it. The fixture signs in as the
-// devcluster's read-only `auditor`: it sees the data, the activity page and its
+// devcluster's read-only `auditor`: it sees the data, the observed versions and their
 // export, but no control that would change anything.
 import fs from 'node:fs';
 import { API_CLIENT_SIGNER } from './support/env';
@@ -48,13 +48,14 @@ test('token sign-in as the auditor: data, no edit controls, activity page and ex
     if (created) await deleteCSR(name);
   }
 
-  // The auditor's view of recent changes, and its export as a download.
+  // The auditor's view of recent changes (the ledger's observed versions,
+  // where /activity leads), and its export as a download.
   const activity = await page.goto('/activity');
   expect(activity!.status()).toBe(200);
-  await expect(page.getByTestId('activity-about')).toBeVisible();
+  await expect(page.getByTestId('ledger-filter')).toBeVisible();
   const [download] = await Promise.all([
     page.waitForEvent('download'),
-    page.getByTestId('activity-export-csv').click(),
+    page.getByTestId('ledger-export-csv').click(),
   ]);
   expect(download.suggestedFilename()).toMatch(/\.csv$/);
   const file = await download.path();

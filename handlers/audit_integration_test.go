@@ -11,29 +11,33 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
+	"github.com/clusterdesk/clusterdesk/internal/ingest"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // auditConsole is the console on the devcluster as one identity with the
 // audit trail wired as main wires it: JSON lines into a buffer, Events with
-// the admin identity (the console's own), the activity store on the cache.
+// the admin identity (the console's own), and a ledger (SQLite) fed the
+// console's records and the versions the cache's watch observes.
 type auditConsole struct {
 	*liveServer
 	lines *syncBuffer
-	store *activity.Store
+	store ledger.Store
 }
 
 func newAuditConsole(t *testing.T, identity string, readOnly bool) *auditConsole {
@@ -50,18 +54,23 @@ func newAuditConsole(t *testing.T, identity string, readOnly bool) *auditConsole
 	}
 	lines := &syncBuffer{}
 	rec := audit.New(audit.Options{Log: log, Lines: lines, Events: audit.KubeEvents(events), EventNamespace: "default"})
-	store := activity.NewStore(activity.Options{Log: log})
-	cache.OnObject(func(ch kube.ObjectChange) {
-		store.Enqueue(activity.Change{Kind: string(ch.Kind), Old: ch.Old, New: ch.New})
-	})
-	rec.OnRecord(store.Attributor(func(group, resource string) (string, bool) {
-		k, ok := kube.KindByResource(group, resource)
-		return string(k.ID), ok
-	}))
+	store, err := ledger.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	console, watch := ingest.NewConsoleFeed(store, 0, log), ingest.NewWatchFeed(store, 0, log)
+	rec.OnRecord(console.Record)
+	cache.OnObject(watch.Enqueue)
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
+	var feeding sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		feeding.Wait()
+		store.Close()
+	})
 	go rec.Run(ctx)
-	go store.Run(ctx)
+	feeding.Go(func() { console.Run(ctx) })
+	feeding.Go(func() { watch.Run(ctx) })
 	go cache.Run(ctx)
 	waitFor(t, "cache ready", 30*time.Second, cache.Ready)
 	editor, err := kube.NewEditor(cfg)
@@ -69,9 +78,20 @@ func newAuditConsole(t *testing.T, identity string, readOnly bool) *auditConsole
 		t.Fatal(err)
 	}
 	ls := newLiveServerOn(t, cache, cfg, identity, readOnly, func(d *Deps) {
-		d.Issuer, d.Editor, d.Audit, d.Activity, d.Lookup = mustWriter(t, cfg), editor, rec, store, nil
+		d.Issuer, d.Editor, d.Audit, d.Ledger, d.Lookup = mustWriter(t, cfg), editor, rec, store, nil
 	})
 	return &auditConsole{liveServer: ls, lines: lines, store: store}
+}
+
+// history is an object's one history as its page reads it: oldest first,
+// each version once.
+func (ac *auditConsole) history(t *testing.T, kind kube.KindID, name string) []ledger.Entry {
+	t.Helper()
+	p, err := ac.store.Query(context.Background(), ledger.Query{Kind: string(kind), Name: name, Oldest: true, OnePerVersion: true, Limit: ledger.MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Entries
 }
 
 // records returns the audit lines about name.
@@ -238,18 +258,35 @@ func TestAuditTrailRecordsEditorWrites(t *testing.T) {
 	if !strings.Contains(strings.Join(evs, "\n"), "Normal ClusterdeskDelete Delete: admin deleted CSIDriver "+name+" via clusterdesk: ok") {
 		t.Fatalf("events %q", evs)
 	}
-	// The activity log credits the write to the signed-in user.
-	waitFor(t, "the activity log to credit the creation", 10*time.Second, func() bool {
-		for _, e := range ac.store.History("csidrivers", name) {
-			if e.Op == activity.OpCreated && e.User == testcluster.Admin {
-				return true
-			}
-		}
-		return false
+	// The one history credits each write to the signed-in user, once: the
+	// console's record of the version wins over the watch's entry of it
+	// (the watch saw all three: the create, the update, the delete).
+	var steps []ledger.Entry
+	waitFor(t, "the watch's three versions in the ledger", 10*time.Second, func() bool {
+		p, err := ac.store.Query(context.Background(), ledger.Query{Kind: "csidrivers", Name: name, Source: ledger.SourceWatch})
+		return err == nil && len(p.Entries) == 3
 	})
+	steps = ac.history(t, kube.CSIDrivers, name)
+	var told []string
+	for _, e := range steps {
+		if e.DryRun {
+			continue
+		}
+		told = append(told, e.Action+" "+e.Source+" "+e.User)
+	}
+	want = "[create console admin update console admin delete console admin]"
+	if fmt.Sprint(told) != want {
+		t.Fatalf("the history tells %v, want %s", told, want)
+	}
 }
 
-func TestActivityShowsAnotherClientsChange(t *testing.T) {
+// TestHistoryShowsAnotherClientsChange: a change made by another client
+// (kubectl's writes, by client-go) shows in the object's one history, each
+// version once with the diff between the versions observed, credited to its
+// field manager; the ledger's observed versions list it and export it, and
+// the object's managedFields now are on its history. (Was the in-memory
+// activity view's TestActivityShowsAnotherClientsChange.)
+func TestHistoryShowsAnotherClientsChange(t *testing.T) {
 	ac := newAuditConsole(t, testcluster.Auditor, true)
 	sess := ac.login(t)
 	name := fmt.Sprintf("activity-%d.example.com", time.Now().UnixNano())
@@ -264,35 +301,40 @@ func TestActivityShowsAnotherClientsChange(t *testing.T) {
 	t.Cleanup(func() { _ = cs.StorageV1().CSIDrivers().Delete(ctx, name, metav1.DeleteOptions{}) })
 	waitFor(t, "the cache to see the driver", 10*time.Second, func() bool { _, err := ac.cache.CSIDriver(name); return err == nil })
 	d.Labels = map[string]string{"team": "storage-audit"}
-	if _, err := cs.StorageV1().CSIDrivers().Update(ctx, d, metav1.UpdateOptions{FieldManager: "it-relabeler"}); err != nil && !apierrors.IsConflict(err) {
+	if _, err := cs.StorageV1().CSIDrivers().Update(ctx, d, metav1.UpdateOptions{FieldManager: "it-relabeler"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the activity log to see the update", 10*time.Second, func() bool { return len(ac.store.History("csidrivers", name)) >= 2 })
+	waitFor(t, "the ledger to hold the update", 10*time.Second, func() bool { return len(ac.history(t, kube.CSIDrivers, name)) >= 2 })
 
-	code, doc, _ := ac.get(t, sess, "/activity?kind=csidrivers&who=it-relabeler&source=watch")
+	code, doc, _ := ac.get(t, sess, "/ledger?kind=csidrivers&manager=it-relabeler&source=watch")
 	if code != http.StatusOK {
-		t.Fatalf("activity: status %d", code)
+		t.Fatalf("observed versions: status %d", code)
 	}
-	rows := doc.Find(`[data-testid="activity-row"]`)
-	if rows.Length() != 1 || !strings.Contains(rows.Text(), name) || !strings.Contains(rows.Text(), "metadata.labels.team") {
-		t.Fatalf("activity rows (%d): %q", rows.Length(), rows.Text())
-	}
-	code, doc, _ = ac.get(t, sess, "/activity?kind=csidrivers&source=managedFields&who=it-other-client")
-	if code != http.StatusOK || !strings.Contains(doc.Find(`[data-testid="activity-row"]`).Text(), name) {
-		t.Fatalf("managedFields rows: status %d", code)
+	rows := doc.Find(`[data-testid="ledger-row"]`)
+	if rows.Length() != 1 || !strings.Contains(rows.Text(), name) || rows.Find(`[data-testid="ledger-manager"]`).Text() != "it-relabeler" {
+		t.Fatalf("observed rows (%d): %q", rows.Length(), rows.Text())
 	}
 
-	code, doc, _ = ac.get(t, sess, "/csidrivers/"+name+"/history")
-	if code != http.StatusOK || doc.Find(`[data-testid="history-entry"]`).Length() != 2 {
-		t.Fatalf("history: status %d, %d entries", code, doc.Find(`[data-testid="history-entry"]`).Length())
+	code, doc, _ = ac.get(t, sess, urls.LedgerObject(kube.CSIDrivers, name, ""))
+	steps := doc.Find(`[data-testid="ledger-step"]`)
+	if code != http.StatusOK || steps.Length() != 2 {
+		t.Fatalf("history: status %d, %d steps", code, steps.Length())
 	}
-	added := doc.Find(`[data-testid="history-entry"]`).First().Find(`[data-testid="diff-line"][data-kind="added"]`).Text()
+	if m := steps.Last().Find(`[data-testid="ledger-step-manager"]`).Text(); m != "it-relabeler" {
+		t.Fatalf("the update credits %q", m)
+	}
+	added := steps.Last().Find(`[data-testid="diff-line"][data-kind="added"]`).Text()
 	if !strings.Contains(added, "team: storage-audit") {
-		t.Fatalf("the newest entry's diff lacks the label: %q", added)
+		t.Fatalf("the newest step's diff lacks the label: %q", added)
+	}
+	// The managedFields now: who last wrote which fields, also the creator.
+	managers := doc.Find(`[data-testid="ledger-managers"]`).Text()
+	if !strings.Contains(managers, "it-other-client") || !strings.Contains(managers, "it-relabeler") || !strings.Contains(managers, "metadata.labels.team") {
+		t.Fatalf("managedFields now: %q", managers)
 	}
 
-	r := ac.getRaw(t, sess, "/activity.csv?kind=csidrivers&who=it-relabeler")
-	if !strings.Contains(r, name) || !strings.HasPrefix(r, "time,kind,name") {
+	r := ac.getRaw(t, sess, "/ledger.csv?kind=csidrivers&manager=it-relabeler&source=watch")
+	if !strings.Contains(r, name) || !strings.HasPrefix(r, "time,source,id") {
 		t.Fatalf("CSV export:\n%s", r)
 	}
 }

@@ -37,9 +37,8 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 		}
 		ch.Nav = append(ch.Nav, item)
 	}
-	// The auditor's activity page (handlers/activity), after the kinds.
-	ch.Nav = append(ch.Nav, model.NavItem{Label: "Activity", Href: urls.Activity, Active: c.Path() == urls.Activity})
-	// The durable ledger (handlers/ledger).
+	// The durable ledger (handlers/ledger), after the kinds: the one
+	// history (the activity view is its observed versions, source=watch).
 	ch.Nav = append(ch.Nav, model.NavItem{Label: "Ledger", Href: urls.Ledger, Active: c.Path() == urls.Ledger})
 	ch.Live = h.live.Chrome(c, active) // handlers/live
 	if !ready && !h.deps.Cluster.Ready() {

@@ -18,9 +18,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/crd"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -90,9 +90,9 @@ func TestPackedSchemasShowAsServed(t *testing.T) {
 	}
 }
 
-// TestActivityShowsASchemaChange: a schema change, packed in the cache,
+// TestHistoryShowsASchemaChange: a schema change, packed in the cache,
 // still shows in the CRD's history diff (as its stub's new digest).
-func TestActivityShowsASchemaChange(t *testing.T) {
+func TestHistoryShowsASchemaChange(t *testing.T) {
 	ac := newAuditConsole(t, testcluster.Admin, true)
 	sess := ac.login(t)
 	ext := apiextensionsclient.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
@@ -142,17 +142,17 @@ func TestActivityShowsASchemaChange(t *testing.T) {
 		}
 		return removed && added
 	}
-	waitFor(t, "the activity log to see the schema change", 10*time.Second, func() bool {
-		for _, e := range ac.store.History("crds", c.Name) {
-			if e.Op == activity.OpUpdated && changed(e.Diff) {
+	waitFor(t, "the ledger to hold the schema change", 10*time.Second, func() bool {
+		for _, e := range ac.history(t, kube.CRDs, c.Name) {
+			if e.Action == ledger.ActionUpdate && changed(e.Diff) {
 				return true
 			}
 		}
 		return false
 	})
-	code, doc, _ := ac.get(t, sess, "/crds/"+c.Name+"/history")
+	code, doc, _ := ac.get(t, sess, urls.LedgerObject(kube.CRDs, c.Name, ""))
 	found := false
-	doc.Find(`[data-testid="history-entry"]`).Each(func(_ int, e *goquery.Selection) {
+	doc.Find(`[data-testid="ledger-step"]`).Each(func(_ int, e *goquery.Selection) {
 		added := e.Find(`[data-testid="diff-line"][data-kind="added"]`).Text()
 		removed := e.Find(`[data-testid="diff-line"][data-kind="removed"]`).Text()
 		found = found || strings.Contains(added, after) && strings.Contains(removed, before)

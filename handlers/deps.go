@@ -8,7 +8,6 @@ import (
 
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
@@ -70,9 +69,6 @@ type Deps struct {
 	// Audit records every write made through clusterdesk (JSON line and
 	// Kubernetes Event); nil logs one "write" line instead (edit_audit.go).
 	Audit *audit.Recorder
-	// Activity is what the console observed of changes (handlers/activity); nil
-	// leaves the activity pages without watch history.
-	Activity *activity.Store
 	// Ledger is the durable history of changes (internal/ledger, issue 29):
 	// the auditor's ledger pages read it; nil when the console runs without one.
 	Ledger ledger.Store

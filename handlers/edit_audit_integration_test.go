@@ -25,10 +25,11 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
@@ -313,30 +314,31 @@ func TestDeletePageGETRecordsNothing(t *testing.T) {
 	}
 }
 
-// TestActivityCSVNeutralisesFormulaCells: a field manager is any string a
+// TestObservedCSVNeutralisesFormulaCells: a field manager is any string a
 // client chooses; one whose first non-blank character starts a formula is
 // exported with a leading apostrophe, so a spreadsheet shows it as text.
-func TestActivityCSVNeutralisesFormulaCells(t *testing.T) {
+// (Was the activity view's export; now the ledger's of observed versions.)
+func TestObservedCSVNeutralisesFormulaCells(t *testing.T) {
 	ac := newAuditConsole(t, testcluster.Auditor, true)
 	sess := ac.login(t)
 	const manager = " =cmd|' /C calc'!A0"
 	name, _ := ac.newCSIDriver(t, "csv-formula", manager)
-	waitFor(t, "the activity log to see the creation", 10*time.Second, func() bool {
-		for _, e := range ac.store.History("csidrivers", name) {
-			if e.Op == activity.OpCreated {
+	waitFor(t, "the ledger to hold the creation", 10*time.Second, func() bool {
+		for _, e := range ac.history(t, kube.CSIDrivers, name) {
+			if e.Action == ledger.ActionCreate {
 				return true
 			}
 		}
 		return false
 	})
-	body := ac.getRaw(t, sess, "/activity.csv?kind=csidrivers&source=managedFields")
+	body := ac.getRaw(t, sess, "/ledger.csv?kind=csidrivers&source=watch")
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 	if err != nil {
 		t.Fatalf("not CSV: %v", err)
 	}
 	found := false
 	for _, r := range rows {
-		if len(r) < 7 || r[2] != name {
+		if len(r) < 13 || r[12] != name {
 			continue
 		}
 		found = true
@@ -346,8 +348,8 @@ func TestActivityCSVNeutralisesFormulaCells(t *testing.T) {
 			}
 		}
 	}
-	if !found {
-		t.Fatalf("no row for %s in the export:\n%.2000s", name, body)
+	if !found || !strings.Contains(body, "'"+manager) {
+		t.Fatalf("no row for %s by its manager in the export:\n%.2000s", name, body)
 	}
 }
 

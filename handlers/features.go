@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	activitypages "github.com/clusterdesk/clusterdesk/handlers/activity"
 	approverspage "github.com/clusterdesk/clusterdesk/handlers/approvers"
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/csrpolicies"
@@ -132,17 +131,6 @@ func healthFeature(h *Handlers) *health.Handlers {
 func searchFeature(h *Handlers) *search.Handlers {
 	return search.New(search.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.mayList,
-	})
-}
-
-// activityFeature is the auditor's views (handlers/activity).
-func activityFeature(h *Handlers) *activitypages.Handlers {
-	return activitypages.New(activitypages.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Activity, MayList: h.mayList,
-		Kind: func(c echo.Context) (kube.Kind, error) {
-			k, _, err := h.kindFor(c)
-			return k, err
-		},
 	})
 }
 

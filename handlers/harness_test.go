@@ -7,9 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
 
 // The test harness (issue 44): every handlers test builds its console here,
@@ -104,5 +104,5 @@ func perUserClients(users *kube.Users) consoleOption {
 // certificate).
 func withLookup(l Lookup) consoleOption { return func(d *Deps) { d.Lookup = l } }
 
-// withActivity gives the console the changes it observed.
-func withActivity(s *activity.Store) consoleOption { return func(d *Deps) { d.Activity = s } }
+// withLedger gives the console a ledger.
+func withLedger(s ledger.Store) consoleOption { return func(d *Deps) { d.Ledger = s } }

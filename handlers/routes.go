@@ -96,12 +96,10 @@ func New(deps Deps) *echo.Echo {
 	// for a URL), which changes nothing and so is not in the read-only group
 	// (handlers/insight, read_post.go).
 	h.insightPages.Register(e, crds, of(kube.Webhooks), readPOST)
-	// The auditor's views (handlers/activity): what the console observed, its
-	// exports, and one object's history. Read routes: they work in --read-only.
-	activityFeature(h).Register(e, ofKind)
-	// The durable ledger (handlers/ledger): every change from every client,
-	// its exports, and one object's history whether or not it exists. GET
-	// only: nobody edits or deletes history through the console.
+	// The durable ledger (handlers/ledger): every change from every client
+	// and every version the watch observed, its exports, and one object's
+	// history whether or not it exists (the activity view's URLs redirect
+	// there). GET only: nobody edits or deletes history through the console.
 	ledgerFeature(h).Register(e, ofKind)
 	// A large object's YAML, loaded on demand, a kind's list and one
 	// object's page (handlers/lists).

@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
@@ -28,17 +27,15 @@ func (a *auditConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.eventNamespace, "audit-event-namespace", env("AUDIT_EVENT_NAMESPACE", "default"), "namespace of the audit Events; the API server takes Events about cluster-scoped objects only in default or kube-system")
 }
 
-// auditTrail is the audit recorder and the activity store, wired to the cache.
+// auditTrail is the audit recorder and its sinks.
 type auditTrail struct {
 	recorder  *audit.Recorder
-	activity  *activity.Store
 	closeFile func() error
 	stop      context.CancelFunc
 	done      chan struct{}
 }
 
-// start runs the recorder's Event writer and the activity store until ctx
-// ends or close is called.
+// start runs the recorder's Event writer until ctx ends or close is called.
 func (t *auditTrail) start(ctx context.Context) {
 	ctx, t.stop = context.WithCancel(ctx)
 	t.done = make(chan struct{})
@@ -46,7 +43,6 @@ func (t *auditTrail) start(ctx context.Context) {
 		defer close(t.done)
 		t.recorder.Run(ctx)
 	}()
-	go t.activity.Run(ctx)
 }
 
 // close stops the trail after writing the Events still queued (for a few
@@ -59,9 +55,9 @@ func (t *auditTrail) close() error {
 	return t.closeFile()
 }
 
-// buildAudit opens the audit sinks and connects the activity store to the
-// cache's observed changes and the recorder's writes. Call before cache.Run.
-func buildAudit(cfg auditConfig, restCfg *rest.Config, cache *kube.Cache, log *slog.Logger) (*auditTrail, error) {
+// buildAudit opens the audit sinks. The versions the cache observes go to the
+// ledger (startLedger), with the recorder's writes.
+func buildAudit(cfg auditConfig, restCfg *rest.Config, log *slog.Logger) (*auditTrail, error) {
 	t := &auditTrail{closeFile: func() error { return nil }}
 	var lines io.Writer
 	switch cfg.log {
@@ -87,17 +83,5 @@ func buildAudit(cfg auditConfig, restCfg *rest.Config, cache *kube.Cache, log *s
 		opts.Events = audit.KubeEvents(ew)
 	}
 	t.recorder = audit.New(opts)
-	t.activity = activity.NewStore(activity.Options{Log: log})
-	cache.OnObject(func(ch kube.ObjectChange) {
-		t.activity.Enqueue(activity.Change{Kind: string(ch.Kind), Old: ch.Old, New: ch.New})
-	})
-	t.recorder.OnRecord(t.activity.Attributor(kindIDByResource))
 	return t, nil
-}
-
-// kindIDByResource is the id of the console's kind served as group/resource
-// (activity.Store.Attributor).
-func kindIDByResource(group, resource string) (string, bool) {
-	k, ok := kube.KindByResource(group, resource)
-	return string(k.ID), ok
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/clusterdesk/clusterdesk/internal/audit"
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
 func TestAuditFlagsAndLogFile(t *testing.T) {
@@ -29,11 +28,7 @@ func TestAuditFlagsAndLogFile(t *testing.T) {
 	}
 	cfg := &rest.Config{Host: "https://127.0.0.1:1"}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cache, err := kube.NewCache(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trail, err := buildAudit(a, cfg, cache, log)
+	trail, err := buildAudit(a, cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +43,7 @@ func TestAuditFlagsAndLogFile(t *testing.T) {
 	}
 
 	a.log = filepath.Join(t.TempDir(), "missing", "audit.jsonl")
-	if _, err := buildAudit(a, cfg, cache, log); err == nil || !strings.Contains(err.Error(), "--audit-log") {
+	if _, err := buildAudit(a, cfg, log); err == nil || !strings.Contains(err.Error(), "--audit-log") {
 		t.Fatalf("unwritable log: err %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/metrics"
 )
@@ -104,6 +105,7 @@ func defaultDataDir() string {
 type ledgerRun struct {
 	store   ledger.Store
 	console *ingest.ConsoleFeed
+	watch   *ingest.WatchFeed
 	webhook *ingest.Server
 	// feeding counts the console feed and the webhook, which end with stop.
 	feeding sync.WaitGroup
@@ -111,9 +113,10 @@ type ledgerRun struct {
 }
 
 // startLedger opens the ledger, feeds it the console's records (through
-// recorder) and, when configured, the API server's audit events, and
-// prunes it daily. An off ledger returns a nil run.
-func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, reg *metrics.Registry, log *slog.Logger) (*ledgerRun, error) {
+// recorder), the versions the cache's watch observes and, when configured,
+// the API server's audit events, and prunes it daily. An off ledger returns
+// a nil run. Call before cache.Run.
+func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, cache *kube.Cache, reg *metrics.Registry, log *slog.Logger) (*ledgerRun, error) {
 	if l.dsn == "off" {
 		return nil, nil
 	}
@@ -133,10 +136,12 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 	case err != nil:
 		return nil, fmt.Errorf("--ledger: %w", err)
 	}
-	run := &ledgerRun{store: store, console: ingest.NewConsoleFeed(store, 0, log)}
+	run := &ledgerRun{store: store, console: ingest.NewConsoleFeed(store, 0, log), watch: ingest.NewWatchFeed(store, 0, log)}
 	ctx, run.stop = context.WithCancel(ctx)
 	recorder.OnRecord(run.console.Record)
+	cache.OnObject(run.watch.Enqueue)
 	run.feeding.Go(func() { run.console.Run(ctx) })
+	run.feeding.Go(func() { run.watch.Run(ctx) })
 	go prune(ctx, store, l.retention, log)
 
 	var webhook metrics.LedgerWebhookSource

@@ -198,8 +198,8 @@ func run(args []string) error {
 	reg := metrics.New()
 	reg.RegisterSSE(streams)
 	reg.RegisterCache(cache)
-	// The audit trail and the activity log observe the cache: before Run.
-	trail, err := buildAudit(cfg.audit, restCfg, cache, log)
+	// The audit trail, and the ledger's watch feed, observe the cache: before Run.
+	trail, err := buildAudit(cfg.audit, restCfg, log)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func run(args []string) error {
 	trail.start(ctx)
 	defer trail.close()
 	// The ledger observes the recorder: before the server records anything.
-	ledgerRun, err := startLedger(ctx, cfg.ledger, trail.recorder, reg, log)
+	ledgerRun, err := startLedger(ctx, cfg.ledger, trail.recorder, cache, reg, log)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func run(args []string) error {
 		Issuer: kube.UserWriter{Users: si.users}, Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI, present.DocTree),
 		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review, Users: si.users,
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
-		Live: updates, Metrics: reg, Audit: trail.recorder, Activity: trail.activity, Ledger: ledgerRun.Store(),
+		Live: updates, Metrics: reg, Audit: trail.recorder, Ledger: ledgerRun.Store(),
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
 		PublicOrigin: si.public.origin, Policies: policies,
 		SignInLimit: handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies

@@ -11,6 +11,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/ledgerview"
+	"github.com/clusterdesk/clusterdesk/internal/managedfields"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -52,7 +53,11 @@ func (h *Handlers) history(c echo.Context) error {
 	// change for it to bury. Folding here would also make the object's
 	// index walk the housekeeping it skips: the partial index serves the
 	// list only.
-	q := ledger.Query{Kind: string(k.ID), Name: name, UID: uid, Kinds: []string{string(k.ID)}, Oldest: true}
+	//
+	// Each version is told once (OnePerVersion): the write that left it,
+	// with the watch's diff when the write has none, or the watch's entry
+	// when no write of it reached the ledger (issue 44: one history).
+	q := ledger.Query{Kind: string(k.ID), Name: name, UID: uid, Kinds: []string{string(k.ID)}, Oldest: true, OnePerVersion: true}
 	switch format := c.QueryParam("format"); format {
 	case formatCSV, formatNDJSON:
 		return h.export(c, format, "clusterdesk-ledger-"+string(k.ID)+"-"+name, q)
@@ -62,8 +67,9 @@ func (h *Handlers) history(c echo.Context) error {
 	}
 
 	p := model.LedgerHistoryPage{KindID: string(k.ID), Kind: k.Singular, Name: name, UID: uid}
-	if _, err := h.d.Cluster.Meta(k.ID, name); err == nil {
+	if m, err := h.d.Cluster.Meta(k.ID, name); err == nil {
 		p.ObjectHref = urls.Object(k.ID, name)
+		p.Managers = present.LedgerManagers(managedfields.Of(m.GetManagedFields()))
 	} else {
 		p.Gone = true
 	}

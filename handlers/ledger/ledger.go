@@ -52,8 +52,8 @@ type Deps struct {
 const DefaultTimeout = 5 * time.Second
 
 // OffMessage is what the pages say when the console runs without a ledger.
-const OffMessage = "This console runs with --ledger off, so it keeps no history beyond what the Activity page " +
-	"observed since it started. Start it with --ledger sqlite:<path> (embedded, the default) or --ledger " +
+const OffMessage = "This console runs with --ledger off, so it keeps no history: neither the changes it " +
+	"observes nor anyone's writes. Start it with --ledger sqlite:<path> (embedded, the default) or --ledger " +
 	"postgres://… (one ledger for every replica), and point the API server's audit webhook at it " +
 	"(--audit-webhook-config-file of kube-apiserver); the README's ledger section says how."
 
@@ -80,4 +80,9 @@ func (h *Handlers) Register(e *echo.Echo, ofKind echo.MiddlewareFunc) {
 	e.GET(urls.LedgerCSV, h.exportCSV)
 	e.GET(urls.LedgerNDJSON, h.exportNDJSON)
 	e.GET(urls.LedgerObjectRoute, h.history, ofKind)
+	// The activity view's URLs (redirects.go).
+	e.GET(urls.Activity, activityRedirect(urls.Activity))
+	e.GET(urls.ActivityCSV, activityRedirect(urls.LedgerCSV))
+	e.GET(urls.ActivityJSON, activityRedirect(urls.LedgerNDJSON))
+	e.GET(urls.HistoryRoute, h.historyRedirect, ofKind)
 }

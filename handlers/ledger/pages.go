@@ -90,7 +90,7 @@ func (h *Handlers) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := model.LedgerPage{Action: urls.Ledger, User: f.User, Signer: f.Signer, Since: f.SinceText, Until: f.UntilText}
+	p := model.LedgerPage{Action: urls.Ledger, User: f.User, Signer: f.Signer, Manager: f.Manager, Since: f.SinceText, Until: f.UntilText}
 	p.Heading, p.Intro = present.LedgerHeading(f)
 	p.Chrome = h.d.Chrome(c, p.Heading, "", model.Crumb{Label: "Ledger", Href: urls.Ledger}, model.Crumb{Label: p.Heading})
 	if p.Heading == "Ledger" {

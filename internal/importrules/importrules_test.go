@@ -172,7 +172,7 @@ var rules = []rule{
 		},
 	},
 	{
-		// Domain logic (csr, apf, admission, crd, docs, audit, activity, auth)
+		// Domain logic (csr, apf, admission, crd, docs, audit, managedfields, auth)
 		// and use cases under internal/ know nothing of HTTP routing or
 		// templates. Only present builds view models, and live may render
 		// fragments (ARCHITECTURE.md: internal/live -> views).

@@ -31,6 +31,9 @@ type ConsoleFeed struct {
 	store ledger.Store
 	log   *slog.Logger
 	queue chan ledger.Entry
+	// what names the entries in the log: the console's records, or the
+	// watch's observed versions (WatchFeed feeds its entries through one).
+	what string
 
 	stored, dropped, failed, discarded atomic.Int64
 	// firstBackoff is the wait after a failed Append (doubling to 30 s): a
@@ -53,22 +56,25 @@ func NewConsoleFeed(store ledger.Store, size int, log *slog.Logger) *ConsoleFeed
 	if log == nil {
 		log = slog.Default()
 	}
-	return &ConsoleFeed{store: store, log: log, queue: make(chan ledger.Entry, size), firstBackoff: time.Second}
+	return &ConsoleFeed{store: store, log: log, queue: make(chan ledger.Entry, size), firstBackoff: time.Second, what: "the console's records"}
 }
 
 // Record queues rec; it is an audit.Recorder observer (OnRecord). A record
 // of an object that is none of the console's kinds is not stored
 // (ConsoleEntry).
 func (f *ConsoleFeed) Record(rec audit.Record) {
-	e, ok := ConsoleEntry(rec)
-	if !ok {
-		return
+	if e, ok := ConsoleEntry(rec); ok {
+		f.add(e)
 	}
+}
+
+// add queues e without blocking; a full queue drops it (counted).
+func (f *ConsoleFeed) add(e ledger.Entry) {
 	select {
 	case f.queue <- e:
 	default:
 		if f.dropped.Add(1) == 1 {
-			f.log.Warn("ledger: the console's record queue is full, dropping records (the API server's audit events still reach the ledger)")
+			f.log.Warn("ledger: the queue of " + f.what + " is full, dropping them (the API server's audit events still reach the ledger)")
 		}
 	}
 }
@@ -100,7 +106,7 @@ func (f *ConsoleFeed) Run(ctx context.Context) {
 		batch = f.fill(batch)
 		if err := f.append(ctx, batch); err != nil {
 			if f.failed.Add(1) == 1 {
-				f.log.Warn("ledger: cannot store the console's records; retrying", "err", err)
+				f.log.Warn("ledger: cannot store "+f.what+"; retrying", "err", err)
 			}
 			// A timeout is a slow database, not a bad batch.
 			if !errors.Is(err, context.DeadlineExceeded) {
@@ -108,7 +114,7 @@ func (f *ConsoleFeed) Run(ctx context.Context) {
 			}
 			if attempts >= consoleAttempts && f.answers(ctx) {
 				f.discarded.Add(int64(len(batch)))
-				f.log.Error("ledger: the database answers but kept refusing a batch of the console's records; discarded it (the API server's audit events still have the writes)",
+				f.log.Error("ledger: the database answers but kept refusing a batch of "+f.what+"; discarded it (the API server's audit events still have the writes)",
 					"err", err, "records", len(batch), "attempts", attempts)
 				batch, attempts, backoff = batch[:0], 0, f.firstBackoff
 				continue
@@ -202,6 +208,7 @@ func ConsoleEntry(rec audit.Record) (ledger.Entry, bool) {
 		DryRun: rec.DryRun,
 		Diff:   rec.Diff,
 		Code:   rec.Status,
+		RV:     rec.RVAfter,
 
 		Kind: string(k.ID), APIGroup: k.Group, Resource: k.Resource,
 	}

@@ -92,6 +92,11 @@ func Entry(ev *auditv1.Event, raw []byte) (ledger.Entry, bool) {
 		} else {
 			e.Object = ro.Raw
 		}
+		// The version the write left: the watch observes the same one, and
+		// an object's history tells it once (ledger.Query.OnePerVersion).
+		if e.Result == ledger.ResultOK && !e.DryRun {
+			e.RV = resp.Metadata.ResourceVersion
+		}
 	}
 	return e, true
 }
@@ -194,7 +199,8 @@ func first(s ...string) string {
 type object struct {
 	Kind     string `json:"kind"`
 	Metadata struct {
-		UID string `json:"uid"`
+		UID             string `json:"uid"`
+		ResourceVersion string `json:"resourceVersion"`
 	} `json:"metadata"`
 	Spec struct {
 		SignerName string `json:"signerName"`

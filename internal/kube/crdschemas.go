@@ -57,7 +57,7 @@ func (s *CRDSchemas) Len() int {
 
 // Pack moves each version's openAPIV3Schema of c into s and leaves a stub
 // whose description gives the schema's size and digest, so that a changed
-// schema still changes the cached object (the activity pages diff them).
+// schema still changes the cached object (the watch feed diffs them).
 // Versions with the same schema share one compressed copy. Pack is
 // idempotent; a schema that cannot be encoded (never, for a decoded object)
 // stays in c.

@@ -23,8 +23,8 @@ const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 const StrippedPrefix = "(not kept in clusterdesk's cache: "
 
 // ManagedFieldsDepth is how deep the cache keeps each managedFields entry's
-// field set. The activity pages list field paths to this depth
-// (internal/activity.FieldPaths); deeper levels repeat, field by field, a
+// field set. An object's history lists field paths to this depth
+// (internal/managedfields.FieldPaths); deeper levels repeat, field by field, a
 // CRD's whole schema.
 const ManagedFieldsDepth = 4
 
@@ -35,7 +35,7 @@ const ManagedFieldsDepth = 4
 //     object, as JSON; for a CRD, of its whole schema): replaced by its size
 //     and SHA-256 (a change still shows as a change);
 //   - managedFields' field sets below ManagedFieldsDepth (managers, operations,
-//     times and the paths the activity pages show stay);
+//     times and the paths an object's history shows stay);
 //   - copies of values that repeat across objects (intern.go), label maps,
 //     a CSR's groups and usages and managedFields' field sets too
 //     (labels_shared.go, lists_shared.go);

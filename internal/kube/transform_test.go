@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/managedfields"
 )
 
 // crdFixture reads a real-world CRD from the shared fixtures when they are
@@ -92,7 +92,7 @@ func TestStripForCache(t *testing.T) {
 		{Manager: "kube-apiserver", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsType: "FieldsV1",
 			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:acceptedNames":{"f:kind":{}}}}`)}},
 	}
-	before := activity.FieldPaths(full)
+	before := managedfields.FieldPaths(full)
 	spec := c.Spec.DeepCopy()
 
 	out, err := kube.StripForCache(c)
@@ -109,8 +109,8 @@ func TestStripForCache(t *testing.T) {
 	if trimmed := c.ManagedFields[0].FieldsV1.Raw; len(trimmed) >= len(full) {
 		t.Errorf("managedFields not trimmed: %d of %d bytes", len(trimmed), len(full))
 	}
-	if after := activity.FieldPaths(c.ManagedFields[0].FieldsV1.Raw); !slices.Equal(after, before) {
-		t.Errorf("the activity pages' paths changed:\n%v\n%v", after, before)
+	if after := managedfields.FieldPaths(c.ManagedFields[0].FieldsV1.Raw); !slices.Equal(after, before) {
+		t.Errorf("the history's field paths changed:\n%v\n%v", after, before)
 	}
 	if string(c.ManagedFields[1].FieldsV1.Raw) != `{"f:status":{"f:acceptedNames":{"f:kind":{}}}}` || c.ManagedFields[0].Manager != "kubectl" {
 		t.Errorf("shallow entries and managers stay: %+v", c.ManagedFields[1])

@@ -25,6 +25,12 @@ const (
 	// SourceConsole is a write made through the console (an audit.Record);
 	// its ID is the record's own ID.
 	SourceConsole = "console"
+	// SourceWatch is a version of an object the console's watch observed
+	// (internal/ingest's WatchFeed), with the diff from the version observed
+	// before; its ID is the object's uid and resourceVersion (WatchID), so
+	// that replicas observing the same event store it once. It says what
+	// changed, not who: Manager names the field managers credited.
+	SourceWatch = "watch"
 )
 
 // The results of a request, as audit.Record spells them.
@@ -92,8 +98,16 @@ type Entry struct {
 	// MaxObjectBytes; nil when not recorded or dropped.
 	Object        []byte
 	ObjectDropped bool
-	// Diff is the console's unified diff of the object (SourceConsole only).
+	// Diff is the unified diff of the object: the console's (SourceConsole),
+	// or between the watch's observed versions (SourceWatch). An accepted
+	// write without one reads the diff of its version's watch entry
+	// (Query.OnePerVersion).
 	Diff string
+	// RV is the object's resourceVersion the write left, or the version the
+	// watch observed; "" when unknown (a refusal, a delete's Status).
+	RV string
+	// Manager is the field managers a watch entry credits, joined by ", ".
+	Manager string
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -103,6 +117,7 @@ type Query struct {
 	Kind, Name, UID string
 	User            string // exact user
 	Signer          string // exact signer name
+	Manager         string // exact field managers of a watch entry
 	Actions         []string
 	Result          string
 	Source          string
@@ -120,6 +135,12 @@ type Query struct {
 	// (HousekeepingSQL). The zero Query keeps every entry: an object's
 	// history and the CSR's story always tell all of it.
 	FoldHousekeeping bool
+	// OnePerVersion shows each version of an object once: a watch entry is
+	// left out when an accepted write of the same object (uid) left the
+	// same resourceVersion, or, for a delete, deleted it (Supersedes), and
+	// such a write without a diff reads its watch entry's. The views set
+	// it; the zero Query reads the entries as stored.
+	OnePerVersion bool
 }
 
 // Paging bounds.

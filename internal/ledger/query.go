@@ -16,6 +16,8 @@ type selection struct {
 	none  bool // Kinds is empty but not nil: the viewer may see no kind
 	// indexedBy names SQLite's index when its planner would pick worse.
 	indexedBy string
+	// list is the selected columns: selectList, or onePerVersionList.
+	list string
 }
 
 func (s *selection) add(cond string, args ...any) {
@@ -36,7 +38,7 @@ func (s *selection) in(column string, values []string) {
 // selectFor builds the selection of q for dialect d, continuing after c when
 // not nil.
 func selectFor(d dialect, q Query, c *cursor) selection {
-	var s selection
+	s := selection{list: selectList}
 	if d.name == sqliteName && q.User != "" && len(q.Actions) == 1 {
 		// SQLite (3.49) takes the user's time index over the user's action
 		// index when it fetches whole rows: a rare action then reads every
@@ -60,6 +62,11 @@ func selectFor(d dialect, q Query, c *cursor) selection {
 	}
 	if q.Signer != "" {
 		s.add("signer = ?", queryKey(q.Signer))
+	}
+	if q.Manager != "" {
+		// Filters the rows an index walks: asked with source=watch, a
+		// minority of entries (no index of its own).
+		s.add("manager = ?", textOf(q.Manager))
 	}
 	switch len(q.Actions) {
 	case 0:
@@ -92,6 +99,10 @@ func selectFor(d dialect, q Query, c *cursor) selection {
 		// housekeeping still costs one page per page.
 		s.add("NOT (" + HousekeepingSQL + ")")
 	}
+	if q.OnePerVersion {
+		s.add("NOT " + supersededSQL)
+		s.list = onePerVersionList
+	}
 	if !q.Since.IsZero() {
 		s.add("time_ns >= ?", q.Since.UnixNano())
 	}
@@ -119,7 +130,7 @@ func selectFor(d dialect, q Query, c *cursor) selection {
 // sql is the statement selecting the entries, limit rows when limit > 0.
 func (s selection) sql(limit int) (string, []any) {
 	var b strings.Builder
-	b.WriteString("SELECT " + selectList + " FROM ledger_entries" + s.indexedBy)
+	b.WriteString("SELECT " + s.list + " FROM ledger_entries" + s.indexedBy)
 	if len(s.conds) > 0 {
 		b.WriteString(" WHERE " + strings.Join(s.conds, " AND "))
 	}

@@ -8,17 +8,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
 
 // csvHeader names the CSV export's columns.
 var csvHeader = []string{"time", "source", "id", "auditID", "user", "impersonator", "groups", "action", "verb", "kind", "resource",
-	"subresource", "name", "uid", "signer", "code", "result", "reason", "dryRun", "userAgent", "sourceIPs", "diff"}
+	"subresource", "name", "uid", "signer", "code", "result", "reason", "dryRun", "userAgent", "sourceIPs", "diff",
+	"resourceVersion", "manager"}
 
 // CSVWriter writes entries as CSV rows (RFC 4180 quoting), one at a time, so
 // an export streams from the store to the client. Every cell a spreadsheet
-// would read as a formula is neutralised (activity.CSVCell): names, users,
+// would read as a formula is neutralised (CSVCell): names, users,
 // reasons and user agents are chosen by whoever sends requests.
 type CSVWriter struct{ w *csv.Writer }
 
@@ -33,9 +33,9 @@ func (c *CSVWriter) Write(e ledger.Entry) error {
 	row := []string{e.Time.UTC().Format(time.RFC3339Nano), e.Source, e.ID, e.AuditID, e.User, e.Impersonator,
 		strings.Join(e.Groups, " "), e.Action, e.Verb, e.Kind, e.Resource, e.Subresource, e.Name, e.UID, e.Signer,
 		strconv.Itoa(e.Code), e.Result, e.Reason, strconv.FormatBool(e.DryRun), e.UserAgent,
-		strings.Join(e.SourceIPs, " "), e.Diff}
+		strings.Join(e.SourceIPs, " "), e.Diff, e.RV, e.Manager}
 	for i := range row {
-		row[i] = activity.CSVCell(row[i])
+		row[i] = CSVCell(row[i])
 	}
 	return c.w.Write(row)
 }
@@ -79,6 +79,11 @@ type Record struct {
 	// line must stay one JSON value).
 	ObjectInvalid bool   `json:"objectInvalid,omitempty"`
 	Diff          string `json:"diff,omitempty"`
+	// ResourceVersion is the version the write left or the watch observed.
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// Manager is the field managers an observed version (source watch)
+	// credits.
+	Manager string `json:"manager,omitempty"`
 }
 
 // RecordOf is the export's record of e.
@@ -87,7 +92,7 @@ func RecordOf(e ledger.Entry) Record {
 		UserAgent: e.UserAgent, SourceIPs: e.SourceIPs, Verb: e.Verb, Action: e.Action, APIGroup: e.APIGroup,
 		APIVersion: e.APIVersion, Resource: e.Resource, Subresource: e.Subresource, Kind: e.Kind, Name: e.Name, UID: e.UID,
 		Signer: e.Signer, Code: e.Code, Result: e.Result, Reason: e.Reason, DryRun: e.DryRun,
-		ObjectDropped: e.ObjectDropped, Diff: e.Diff}
+		ObjectDropped: e.ObjectDropped, Diff: e.Diff, ResourceVersion: e.RV, Manager: e.Manager}
 	if len(e.Object) > 0 {
 		if json.Valid(e.Object) {
 			r.Object = e.Object
@@ -116,7 +121,7 @@ const cutNote = "export cut short, entries are missing: "
 // WriteCut ends an export that failed midway with a row saying so.
 func (c *CSVWriter) WriteCut(err error) error {
 	row := make([]string, len(csvHeader))
-	row[0] = activity.CSVCell(cutNote + err.Error())
+	row[0] = CSVCell(cutNote + err.Error())
 	if werr := c.w.Write(row); werr != nil {
 		return werr
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterdesk/clusterdesk/internal/activity"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
 
@@ -40,14 +39,17 @@ var (
 	Actions = []string{ledger.ActionCreate, ledger.ActionUpdate, ledger.ActionDelete, ledger.ActionApprove,
 		ledger.ActionDeny, ledger.ActionIssue, ledger.ActionStatus}
 	Results = []string{ledger.ResultOK, ledger.ResultDenied, ledger.ResultFailed}
-	Sources = []string{ledger.SourceAPIServer, ledger.SourceConsole}
+	Sources = []string{ledger.SourceAPIServer, ledger.SourceConsole, ledger.SourceWatch}
 )
 
 // Filter is the ledger page's filter as typed, and the store query it means.
 type Filter struct {
-	Kinds   []string // kind ids; none: every kind the viewer may list
-	User    string
-	Signer  string
+	Kinds  []string // kind ids; none: every kind the viewer may list
+	User   string
+	Signer string
+	// Manager is the field managers of an observed version (source watch),
+	// exactly as the entry names them.
+	Manager string
 	Actions []string
 	Result  string
 	Source  string
@@ -70,9 +72,17 @@ const HousekeepingShow = "show"
 // or a signer. A user's page must show all they did, the control plane's own
 // identities included (user=system:apiserver is a question about exactly
 // those entries); a signer's entries are CSRs, which are never housekeeping,
-// and its query keeps the signer's index to itself.
-func (f Filter) Folds() bool {
-	return !f.ShowHousekeeping && f.User == "" && f.Signer == ""
+// and its query keeps the signer's index to itself; the console's writes and
+// the observed versions are never housekeeping.
+func (f Filter) Folds() bool { return !f.ShowHousekeeping && f.MayFold() }
+
+// MayFold is whether the filter's list is one the fold applies to (folded or
+// shown by a click): not a user's or a signer's page, and not a view of the
+// console's writes or of the observed versions, which hold no housekeeping
+// (it is the API server's entries only).
+func (f Filter) MayFold() bool {
+	apiserver := f.Source == "" || f.Source == ledger.SourceAPIServer
+	return f.User == "" && f.Signer == "" && apiserver
 }
 
 // ErrBadFilter wraps every reason ParseFilter refuses a URL: the handlers
@@ -83,18 +93,18 @@ func bad(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadFilter, fmt.Sprintf(format, a...))
 }
 
-// ParseFilter reads kind and action (repeatable), user, signer, result,
-// source, since, until, housekeeping (show) and after. since and until take what the activity page
-// takes (a duration back from now, "7d", or a time in UTC). Unlike the
-// activity page, which ignores a value it cannot read, the ledger refuses it:
-// an auditor's export must never hold more than the filter said.
+// ParseFilter reads kind and action (repeatable), user, signer, manager, result,
+// source, since, until, housekeeping (show) and after. since and until take a
+// duration back from now ("15m", "2h", "7d") or a time in UTC (parseTime).
+// A value it cannot read is refused, never ignored: an auditor's export
+// must never hold more than the filter said.
 func ParseFilter(v url.Values, now time.Time) (Filter, error) {
 	f := Filter{
-		User: strings.TrimSpace(v.Get("user")), Signer: strings.TrimSpace(v.Get("signer")),
+		User: strings.TrimSpace(v.Get("user")), Signer: strings.TrimSpace(v.Get("signer")), Manager: strings.TrimSpace(v.Get("manager")),
 		SinceText: strings.TrimSpace(v.Get("since")), UntilText: strings.TrimSpace(v.Get("until")),
 		After: v.Get("after"),
 	}
-	for field, val := range map[string]string{"user": f.User, "signer": f.Signer, "since": f.SinceText, "until": f.UntilText} {
+	for field, val := range map[string]string{"user": f.User, "signer": f.Signer, "manager": f.Manager, "since": f.SinceText, "until": f.UntilText} {
 		if len(val) > MaxText {
 			return Filter{}, bad("%s is %d characters long; at most %d are read", field, len(val), MaxText)
 		}
@@ -179,7 +189,7 @@ func bound(s, field string, now time.Time) (time.Time, error) {
 			return time.Time{}, bad("%s: %s days is more than a century", field, n)
 		}
 	}
-	t, err := activity.ParseTime(s, now)
+	t, err := parseTime(s, now)
 	if err != nil {
 		return time.Time{}, bad("%s: %v", field, err)
 	}
@@ -200,8 +210,11 @@ func clip(s string) string {
 // Query is the store query of the filter, limited to kinds (the kinds the
 // viewer may list: never nil, so that a viewer who may list none sees none).
 func (f Filter) Query(kinds []string, limit int) ledger.Query {
-	q := ledger.Query{User: f.User, Signer: f.Signer, Actions: f.Actions, Result: f.Result, Source: f.Source,
-		Since: f.Since, Until: f.Until, After: f.After, Limit: limit, Kinds: []string{}, FoldHousekeeping: f.Folds()}
+	q := ledger.Query{User: f.User, Signer: f.Signer, Manager: f.Manager, Actions: f.Actions, Result: f.Result, Source: f.Source,
+		Since: f.Since, Until: f.Until, After: f.After, Limit: limit, Kinds: []string{}, FoldHousekeeping: f.Folds(),
+		// Each version once (the richer record), unless the observed versions
+		// themselves are asked for: then every one the watch saw.
+		OnePerVersion: f.Source != ledger.SourceWatch}
 	for _, k := range kinds {
 		if len(f.Kinds) == 0 || slices.Contains(f.Kinds, k) {
 			q.Kinds = append(q.Kinds, k)
@@ -227,6 +240,7 @@ func (f Filter) Values() url.Values {
 	}
 	set("user", f.User)
 	set("signer", f.Signer)
+	set("manager", f.Manager)
 	set("result", f.Result)
 	set("source", f.Source)
 	set("since", f.SinceText)

@@ -111,6 +111,9 @@ func TestHousekeepingIsFoldedByDefault(t *testing.T) {
 		"a person's page":        {url.Values{"user": {"alice"}}, false},
 		"a signer's decisions":   {url.Values{"signer": {"example.com/x"}}, false},
 		"show with other fields": {url.Values{"housekeeping": {" show "}, "source": {"apiserver"}}, false},
+		"the API server's audit": {url.Values{"source": {"apiserver"}}, true},
+		"the console's writes":   {url.Values{"source": {"console"}}, false},
+		"the observed versions":  {url.Values{"source": {"watch"}}, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f, err := ParseFilter(c.v, now)

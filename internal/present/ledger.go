@@ -26,7 +26,7 @@ func LedgerAbout(s ledger.Stats) model.LedgerAbout {
 		a.Entries = "1 entry"
 	}
 	if !s.Oldest.IsZero() {
-		a.Oldest = ActivityTime(s.Oldest)
+		a.Oldest = LedgerTime(s.Oldest)
 	}
 	if s.Retention > 0 {
 		a.Retention = "kept " + retention(s.Retention)
@@ -60,7 +60,7 @@ func retention(d time.Duration) string {
 // the console does not know the kind: the resource is shown).
 func LedgerRow(e ledger.Entry, kind string) model.LedgerRow {
 	r := model.LedgerRow{
-		Time: ActivityTime(e.Time), User: e.User, Impersonator: e.Impersonator, Action: e.Action, DryRun: e.DryRun,
+		Time: LedgerTime(e.Time), User: e.User, Impersonator: e.Impersonator, Action: e.Action, DryRun: e.DryRun,
 		KindID: e.Kind, Kind: kind, Name: e.Name, Signer: e.Signer, Reason: e.Reason,
 		Result: strings.TrimSpace(e.Result + " " + code(e.Code)),
 	}
@@ -87,6 +87,10 @@ func LedgerRow(e ledger.Entry, kind string) model.LedgerRow {
 		r.Source = "API server"
 	case ledger.SourceConsole:
 		r.Source = "console"
+	case ledger.SourceWatch:
+		// What the watch observed says what changed, not who: the field
+		// managers it credits stand where a user would, named as such.
+		r.Source, r.Manager = "observed", e.Manager
 	default:
 		r.Source = e.Source
 	}
@@ -123,6 +127,12 @@ func actionTone(a string) model.Tone {
 	return model.ToneNeutral
 }
 
+// ObservedDisclaimer says what the versions the watch observed can and
+// cannot tell.
+const ObservedDisclaimer = "Every version of the console's kinds its watch observed while it ran, with the diff " +
+	"from the version observed before and the field managers credited (a field manager is not a person). Changes " +
+	"while no console ran, or between two observed versions, are not seen. The API server's audit log is the authority."
+
 // LedgerHeading is the ledger page's heading and introduction: a page of one
 // user or one signer says so.
 func LedgerHeading(f ledgerview.Filter) (heading, intro string) {
@@ -133,6 +143,8 @@ func LedgerHeading(f ledgerview.Filter) (heading, intro string) {
 		return "What " + f.User + " did", "Every change this user made or tried, through the console or any other client."
 	case f.Signer != "":
 		return "Decisions for signer " + f.Signer, "Every request for this signer: created, approved, denied, issued, deleted."
+	case f.Source == ledger.SourceWatch:
+		return "Observed versions", ObservedDisclaimer
 	}
 	return "Ledger", "Every change to the kinds clusterdesk shows, from every client, kept in the console's database."
 }
@@ -143,7 +155,7 @@ func LedgerHeading(f ledgerview.Filter) (heading, intro string) {
 // nothing. It gives no count: counting what is hidden reads every entry of
 // the window, the cost the fold's index exists to avoid.
 func LedgerFold(f ledgerview.Filter) *model.LedgerFold {
-	if f.User != "" || f.Signer != "" {
+	if !f.MayFold() {
 		return nil
 	}
 	v := f.Values()
@@ -171,20 +183,15 @@ func LedgerOptions(f ledgerview.Filter) (actions, results, sources []model.Optio
 	}
 	sources = []model.Option{{Value: "", Label: "Every client", Selected: f.Source == ""},
 		{Value: ledger.SourceAPIServer, Label: "API server audit", Selected: f.Source == ledger.SourceAPIServer},
-		{Value: ledger.SourceConsole, Label: "The console's writes", Selected: f.Source == ledger.SourceConsole}}
+		{Value: ledger.SourceConsole, Label: "The console's writes", Selected: f.Source == ledger.SourceConsole},
+		{Value: ledger.SourceWatch, Label: "Observed by the watch", Selected: f.Source == ledger.SourceWatch}}
 	return actions, results, sources
 }
 
-// LedgerStep presents one step of an object's history, with the console's
-// diff when it recorded one.
+// LedgerStep presents one step of an object's history, with its diff when
+// the console or the watch recorded one (StepDiff).
 func LedgerStep(e ledger.Entry, kind string) model.LedgerStep {
-	s := model.LedgerStep{Row: LedgerRow(e, kind)}
-	if e.Diff != "" {
-		d := model.Diff{Title: "The console's diff", From: "before", To: "after"}
-		d.Lines, d.Added, d.Removed = UnifiedLines(e.Diff)
-		s.Diff = &d
-	}
-	return s
+	return model.LedgerStep{Row: LedgerRow(e, kind), Diff: StepDiff(e)}
 }
 
 // LedgerCSR words a CSR's story: the request decoded, the decisions, the
@@ -208,10 +215,10 @@ func LedgerCSR(s ledgerview.CSRStory) *model.LedgerCSR {
 		out.Decisions = append(out.Decisions, LedgerRow(d, ""))
 	}
 	for _, c := range s.Certificates {
-		lc := model.LedgerCertificate{Time: ActivityTime(c.Entry.Time), Serial: c.Serial, Subject: c.Subject,
+		lc := model.LedgerCertificate{Time: LedgerTime(c.Entry.Time), Serial: c.Serial, Subject: c.Subject,
 			Issuer: c.Issuer, Err: c.Err}
 		if c.Err == "" {
-			lc.NotBefore, lc.NotAfter = ActivityTime(c.NotBefore), ActivityTime(c.NotAfter)
+			lc.NotBefore, lc.NotAfter = LedgerTime(c.NotBefore), LedgerTime(c.NotAfter)
 		}
 		out.Issued = append(out.Issued, lc)
 	}

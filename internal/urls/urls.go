@@ -25,6 +25,9 @@ const (
 	Gallery      = "/ui"     // the component gallery, with --dev-ui only
 	Search       = "/search" // GET /search?q=<name>
 	Events       = "/events" // one event stream per browser tab
+	// Activity and its exports were the in-memory activity view's; they
+	// redirect to the ledger's observed versions (handlers/ledger,
+	// redirects.go), so bookmarks and links keep working.
 	Activity     = "/activity"
 	ActivityCSV  = Activity + ".csv"
 	ActivityJSON = Activity + ".json"
@@ -113,7 +116,8 @@ func ListWithLint[K ~string](kind K, lint string) string {
 // Object is the page of the object name of kind.
 func Object[K ~string](kind K, name string) string { return List(kind) + "/" + Segment(name) }
 
-// History is an object's observed versions (handlers/activity).
+// History was an object's observed versions (the in-memory activity view);
+// it redirects to the one history, LedgerObject (handlers/ledger).
 func History[K ~string](kind K, name string) string { return Object(kind, name) + historySuffix }
 
 // LedgerObject is the ledger's history of the object name of kind; uid, when

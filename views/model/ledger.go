@@ -20,6 +20,7 @@ type LedgerPage struct {
 	Sources     []Option
 	User        string
 	Signer      string
+	Manager     string // field managers of observed versions (exact)
 	Since       string
 	Until       string
 	Hidden      []string // kinds the viewer may not list: not shown
@@ -73,7 +74,19 @@ type LedgerRow struct {
 	Result       string // "ok 201", "denied 403"
 	ResultTone   Tone
 	Reason       string
-	Source       string // "API server" or "console"
+	Source       string // "API server", "console" or "observed"
+	// Manager is the field managers an observed version credits (no user:
+	// a field manager is not a person).
+	Manager string
+}
+
+// LedgerManager is one managedFields entry of the object now.
+type LedgerManager struct {
+	Manager     string
+	Operation   string
+	Subresource string
+	Time        string
+	Fields      []string
 }
 
 // LedgerHistoryPage is one object's history in the ledger, oldest first,
@@ -91,8 +104,11 @@ type LedgerHistoryPage struct {
 	Unreachable string
 	// UIDs lists the incarnations of the name the page found, when more
 	// than one: each links to its own history (no Href: the one shown).
-	UIDs      []Crumb
-	Steps     []LedgerStep
+	UIDs  []Crumb
+	Steps []LedgerStep
+	// Managers is the object's managedFields now (while the cache holds
+	// it): who last wrote which fields, also before any entry.
+	Managers  []LedgerManager
 	CSR       *LedgerCSR
 	NextHref  string
 	FirstHref string
@@ -103,8 +119,8 @@ type LedgerHistoryPage struct {
 // LedgerStep is one entry of an object's history.
 type LedgerStep struct {
 	Row LedgerRow
-	// Diff is the console's diff of the object, when the step went through
-	// the console.
+	// Diff is the step's diff: the console's, or between the versions the
+	// watch observed.
 	Diff *Diff
 }
 
@@ -126,4 +142,11 @@ type LedgerCertificate struct {
 	NotBefore string
 	NotAfter  string
 	Err       string
+}
+
+// Option is one choice of a filter (checkbox or select).
+type Option struct {
+	Value    string
+	Label    string
+	Selected bool
 }

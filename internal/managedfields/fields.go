@@ -1,4 +1,9 @@
-package activity
+// Package managedfields reads an object's managedFields for the auditor: who
+// (which field manager) wrote which fields, and which managers a change
+// between two observed versions credits. The watch feed (internal/ingest)
+// credits its ledger entries with it; an object's history page shows the
+// cached object's managers now.
+package managedfields
 
 import (
 	"encoding/json"
@@ -6,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -107,12 +113,21 @@ func scalar(v any) string {
 	return string(b)
 }
 
-// FromManagedFields returns one entry per managedFields entry of an object.
-func FromManagedFields(kind, name, rv string, mf []metav1.ManagedFieldsEntry) []Entry {
-	out := make([]Entry, 0, len(mf))
+// Manager is one managedFields entry, readable: who, how, when and the
+// fields it owns.
+type Manager struct {
+	Manager     string
+	Operation   string // Apply or Update
+	Subresource string
+	Time        time.Time // zero when the entry has none
+	Fields      []string
+}
+
+// Of returns one Manager per managedFields entry of an object, newest first.
+func Of(mf []metav1.ManagedFieldsEntry) []Manager {
+	out := make([]Manager, 0, len(mf))
 	for _, m := range mf {
-		e := Entry{Kind: kind, Name: name, Source: SourceManagedFields, Op: strings.ToLower(string(m.Operation)),
-			Manager: m.Manager, Operation: string(m.Operation), Subresource: m.Subresource, RV: rv}
+		e := Manager{Manager: m.Manager, Operation: string(m.Operation), Subresource: m.Subresource}
 		if m.Time != nil {
 			e.Time = m.Time.UTC()
 		}
@@ -121,6 +136,7 @@ func FromManagedFields(kind, name, rv string, mf []metav1.ManagedFieldsEntry) []
 		}
 		out = append(out, e)
 	}
+	slices.SortStableFunc(out, func(a, b Manager) int { return b.Time.Compare(a.Time) })
 	return out
 }
 
@@ -159,21 +175,24 @@ func sameFields(a, b *metav1.FieldsV1) bool {
 	return string(a.Raw) == string(b.Raw)
 }
 
-// credit fills an entry's manager, operation, subresource and fields from the
-// changed managedFields entries.
-func credit(e *Entry, changed []metav1.ManagedFieldsEntry) {
+// Credit is what the changed managedFields entries say of a change: the
+// managers, operations and subresources (each joined by ", ") and the
+// fields they touched, sorted.
+func Credit(changed []metav1.ManagedFieldsEntry) Manager {
 	var managers, ops, subs []string
+	var c Manager
 	for _, m := range changed {
 		managers = appendNew(managers, m.Manager)
 		ops = appendNew(ops, string(m.Operation))
 		subs = appendNew(subs, m.Subresource)
 		if m.FieldsV1 != nil {
-			e.Fields = append(e.Fields, FieldPaths(m.FieldsV1.Raw)...)
+			c.Fields = append(c.Fields, FieldPaths(m.FieldsV1.Raw)...)
 		}
 	}
-	sort.Strings(e.Fields)
-	e.Fields = slices.Compact(e.Fields)
-	e.Manager, e.Operation, e.Subresource = strings.Join(managers, ", "), strings.Join(ops, ", "), strings.Join(subs, ", ")
+	sort.Strings(c.Fields)
+	c.Fields = slices.Compact(c.Fields)
+	c.Manager, c.Operation, c.Subresource = strings.Join(managers, ", "), strings.Join(ops, ", "), strings.Join(subs, ", ")
+	return c
 }
 
 func appendNew(list []string, s string) []string {
