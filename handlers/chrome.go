@@ -45,7 +45,7 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 	if !ready && !h.deps.Cluster.Ready() {
 		ch.Banners = append(ch.Banners, clusterBanner(h.deps.Cluster.Statuses()))
 	}
-	if f, ok := takeFlash(c, h.deps.Sessions); ok {
+	if f, ok := h.flash.Take(c); ok {
 		ch.Banners = append(ch.Banners, f...)
 	}
 	return ch

@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -68,7 +67,9 @@ func bodyLimit() echo.MiddlewareFunc {
 			byLimit[l] = middleware.BodyLimit(l)(next)
 		}
 		return func(c echo.Context) error {
-			return byLimit[bodyLimitFor(c.Path())](c)
+			l := bodyLimitFor(c.Path())
+			c.Set(page.BodyLimitKey, l) // for a form's answer (page.ParseForm)
+			return byLimit[l](c)
 		}
 	}
 }
@@ -91,25 +92,4 @@ func explainBodyLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return err
 	}
-}
-
-// parseEditorForm reads an editor form, sent as multipart/form-data (the
-// editor's forms: no percent-encoding, so a YAML text is sent at its own size)
-// or URL-encoded. Values end up in PostForm either way.
-func parseEditorForm(c echo.Context) error {
-	req := c.Request()
-	var err error
-	if strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
-		// The body limit bounds the body; keep it all in memory (no temp files).
-		err = req.ParseMultipartForm(8 << 20)
-	} else {
-		err = req.ParseForm()
-	}
-	if err != nil {
-		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) || strings.Contains(err.Error(), "request body too large") {
-			return bodyTooLargeFor(bodyLimitFor(c.Path()))
-		}
-		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
-	}
-	return nil
 }

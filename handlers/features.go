@@ -10,6 +10,7 @@ import (
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/csrpolicies"
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
@@ -19,11 +20,8 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
-	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
-	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // The feature packages under handlers/ take their ports from here; routes.go
@@ -62,8 +60,7 @@ func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
 		Access:        h.deps.Access,
 		ReadOnly:      h.deps.ReadOnly,
 		Editor:        h.deps.Editor,
-		Targets:       cleanupTargets{h},
-		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
+		Audit:         h.trail,
 		ProgressAfter: h.deps.CleanupProgressAfter,
 	})
 }
@@ -104,7 +101,7 @@ const lookupTimeout = 5 * time.Second
 func insightFeature(h *Handlers) *insight.Handlers {
 	return insight.New(insight.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, Editor: h.deps.Editor, LookupTimeout: lookupTimeout,
-		MayList: h.mayList, ParseForm: parseEditorForm,
+		MayList: h.mayList,
 	})
 }
 
@@ -165,9 +162,7 @@ func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.mayChange,
 		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
-		Audit: func(c echo.Context) csrs.Auditor { return requestAudit{h: h, c: c} }, // csr_audit.go
-		Flash: func(c echo.Context, banners []model.Banner) error { return setFlash(c, h.deps.Sessions, banners) },
-		User:  h.user, ReadOnly: h.deps.ReadOnly,
+		Audit: h.trail, Flash: h.flash, User: h.user, ReadOnly: h.deps.ReadOnly,
 	})
 }
 
@@ -189,29 +184,19 @@ func listsFeature(h *Handlers) *lists.Handlers {
 func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 	return flowschemas.New(flowschemas.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
-		MayList: h.mayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail, Editor: flowSchemaEditor{h},
+		MayList: h.mayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail,
+		Editor: h.deps.Editor, Audit: h.trail, Flash: h.flash,
 		APFLoad: h.deps.APFLoad, URLAccess: h.deps.URLAccess,
 	})
 }
 
-// flowSchemaEditor is what the FlowSchema form shares with the YAML editor.
-type flowSchemaEditor struct{ h *Handlers }
-
-func (e flowSchemaEditor) Service(c echo.Context) *flowschemaform.Service {
-	return e.h.flowSchemaFormCase(c)
-}
-func (e flowSchemaEditor) FlashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error {
-	return e.h.flashAndRedirect(c, title, msg, warnings, to)
-}
-
-// cleanupTargets is the editor's targets as a cleanup reads them.
-type cleanupTargets struct{ h *Handlers }
-
-func (k cleanupTargets) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
-
-func (k cleanupTargets) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
-	kind, namespaced, crumbs, err := editorFeature(k.h).CustomResources(c)
-	return cleanuppages.CustomResources{Kind: kind, Namespaced: namespaced, Crumbs: crumbs}, err
+// editorFeature is the YAML editor, its delete confirmation and the pages of
+// a CRD's custom resources (handlers/editor).
+func editorFeature(h *Handlers) *editorpages.Handlers {
+	return editorpages.New(editorpages.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Editor: h.deps.Editor, Docs: h.deps.Docs, ReadOnly: h.deps.ReadOnly,
+		Audit: h.trail, Flash: h.flash, Cleanup: h.cleanupPages, Access: h.deps.Access,
+	})
 }
 
 // policies are the compiled CSR approval policies of Deps.Policies, through

@@ -14,11 +14,13 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	handlerpage "github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
+	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
@@ -30,8 +32,10 @@ type Handlers struct {
 	csrf *auth.Sessions // whose key binds CSRF tokens (csrf.go)
 	// queue is this server's CSR queue caches (csr_queue.go: csrQueueOf).
 	queue *csrqueue.Queue
-	// trail records the writes of every feature (edit_audit.go).
-	trail auditTrail
+	// trail records the writes of every feature (internal/writeaudit).
+	trail *writeaudit.Trail
+	// flash carries a write's result to the page it redirects to (handlers/page).
+	flash page.Flash
 	// csrPages is the CSR approval workflow (handlers/csrs), whose request
 	// page the kind registry serves as the CSRs' detail page (csrDetail).
 	csrPages *csrs.Handlers

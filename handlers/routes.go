@@ -9,6 +9,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
@@ -21,7 +22,8 @@ func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), attention: attentionStateOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
-	h.trail = auditTrail{cluster: deps.Cluster, rec: deps.Audit, log: deps.Log, user: h.user}
+	h.trail = &writeaudit.Trail{Cache: deps.Cluster, Recorder: deps.Audit, Log: deps.Log, User: deps.User}
+	h.flash = page.Flash{Sessions: deps.Sessions}
 	// Before any request: the kind registry serves the CSRs' detail page, the
 	// APF detail pages' load and the detail pages with lookups from these,
 	// and the lists carry the cleanup's links.
