@@ -27,7 +27,7 @@ func (h *Handlers) chrome(c echo.Context, title string, active kube.KindID, crum
 		Breadcrumbs: append([]model.Crumb{{Label: "Home", Href: "/"}}, crumbs...),
 	}
 	ready := false
-	for _, st := range h.statuses(c) {
+	for _, st := range h.rights.Statuses(c) {
 		declared, _ := kinds.Of(st.Kind.ID)
 		item := model.NavItem{Kind: string(st.Kind.ID), Label: st.Kind.Title, Href: urls.List(st.Kind.ID), Active: st.Kind.ID == active,
 			Shortcut: layout.KindShortcut(declared.Shortcut)}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -13,6 +14,7 @@ import (
 	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
+	"github.com/clusterdesk/clusterdesk/handlers/home"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
@@ -87,8 +89,13 @@ func liveFeature(h *Handlers) *liveupdates.Handlers {
 		Base:    page.Base{Log: h.deps.Log, Chrome: h.chrome},
 		Cluster: h.deps.Cluster, Access: h.deps.Access, Updates: h.deps.Live,
 		Gate: h.gate, Sessions: h.deps.Sessions,
-		MayList: h.mayList, ReviewFailureShowsCache: h.reviewFailureShowsCache,
-		MetricsShown: h.metricsShown, MayReadRBAC: h.mayReadRBAC,
+		MayList: h.rights.MayList, ReviewFailureShowsCache: h.rights.ReviewFailureShowsCache,
+		MetricsShown: func(ctx context.Context) (bool, error) {
+			// Who may see the load is handlers/flowschemas' (load.go),
+			// built after the live updates, whose settings its pages carry.
+			return h.flowSchemaPages.MetricsShown(ctx)
+		},
+		MayReadRBAC: h.rights.MayReadRBAC,
 	})
 }
 
@@ -101,7 +108,7 @@ const lookupTimeout = 5 * time.Second
 func insightFeature(h *Handlers) *insight.Handlers {
 	return insight.New(insight.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, Editor: h.deps.Editor, LookupTimeout: lookupTimeout,
-		MayList: h.mayList,
+		MayList: h.rights.MayList,
 	})
 }
 
@@ -120,6 +127,15 @@ func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
 	})
 }
 
+// homeFeature is the home page: what needs attention, then each kind
+// (handlers/home).
+func homeFeature(h *Handlers) *home.Handlers {
+	return home.New(home.Deps{
+		Base: h.base(), Rights: h.rights, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		Queue: h.queue, Attention: h.attention, Load: h.flowSchemaPages.Load,
+	})
+}
+
 // healthFeature is the probes (handlers/health).
 func healthFeature(h *Handlers) *health.Handlers {
 	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate, Ledger: h.deps.Ledger, Log: h.deps.Log})
@@ -128,16 +144,16 @@ func healthFeature(h *Handlers) *health.Handlers {
 // searchFeature is the search by name across kinds (handlers/search).
 func searchFeature(h *Handlers) *search.Handlers {
 	return search.New(search.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.mayList,
+		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.rights.MayList,
 	})
 }
 
 // activityFeature is the auditor's views (handlers/activity).
 func activityFeature(h *Handlers) *activitypages.Handlers {
 	return activitypages.New(activitypages.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Activity, MayList: h.mayList,
+		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Activity, MayList: h.rights.MayList,
 		Kind: func(c echo.Context) (kube.Kind, error) {
-			k, _, err := h.kindFor(c)
+			k, _, err := page.KindFor(c, h.deps.Cluster)
 			return k, err
 		},
 	})
@@ -146,10 +162,10 @@ func activityFeature(h *Handlers) *activitypages.Handlers {
 // ledgerFeature is the auditor's views of the durable ledger (handlers/ledger).
 func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 	return ledgerpages.New(ledgerpages.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Ledger, MayList: h.mayList, Timeout: lookupTimeout,
+		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Ledger, MayList: h.rights.MayList, Timeout: lookupTimeout,
 		Exports: h.deps.LedgerExports,
 		Kind: func(c echo.Context) (kube.Kind, error) {
-			k, _, err := h.kindFor(c)
+			k, _, err := page.KindFor(c, h.deps.Cluster)
 			return k, err
 		},
 	})
@@ -160,7 +176,7 @@ func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 // (handlers/csrs).
 func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.mayChange,
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.rights.MayChange,
 		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
 		Audit: h.trail, Flash: h.flash, User: h.user, ReadOnly: h.deps.ReadOnly,
 	})
@@ -175,7 +191,7 @@ func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) 
 func listsFeature(h *Handlers) *lists.Handlers {
 	return lists.New(lists.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
-		Cleanup: h.cleanupPages, MayChange: h.mayChange, Hooks: h.listHooks,
+		Cleanup: h.cleanupPages, MayChange: h.rights.MayChange, Hooks: h.listHooks,
 	})
 }
 
@@ -184,7 +200,7 @@ func listsFeature(h *Handlers) *lists.Handlers {
 func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 	return flowschemas.New(flowschemas.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
-		MayList: h.mayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail,
+		MayList: h.rights.MayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail,
 		Editor: h.deps.Editor, Audit: h.trail, Flash: h.flash,
 		APFLoad: h.deps.APFLoad, URLAccess: h.deps.URLAccess,
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
@@ -22,6 +23,8 @@ func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), attention: attentionStateOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
+	h.rights = page.Rights{Access: deps.Access, Cluster: deps.Cluster, Lookup: deps.Lookup, Log: deps.Log,
+		ReadOnly: deps.ReadOnly, Local: h.gate.Mode == auth.ModeLocal}
 	h.trail = &writeaudit.Trail{Cache: deps.Cluster, Recorder: deps.Audit, Log: deps.Log, User: deps.User}
 	h.flash = page.Flash{Sessions: deps.Sessions}
 	// Before any request: the kind registry serves the CSRs' detail page, the
@@ -69,7 +72,7 @@ func New(deps Deps) *echo.Echo {
 	of := func(id kube.KindID) echo.MiddlewareFunc { return h.kindAccess(id, refuse) }
 	csrs, flowSchemas, crds := of(kube.CSRs), of(kube.FlowSchemas), of(kube.CRDs)
 
-	e.GET(urls.Home, h.home)
+	homeFeature(h).Register(e) // what needs attention, then each kind (handlers/home)
 	if deps.DevUI {
 		e.GET(urls.Gallery, h.gallery)
 	}
