@@ -9,6 +9,7 @@ import (
 
 	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -24,6 +25,14 @@ const editorBody = editorpages.Body
 // editorBodyBytes is editorBody in bytes, for the page's script. It is also
 // the most a form's starting version may expand to (edit.MaxText).
 const editorBodyBytes = editorpages.BodyBytes
+
+// maxBody bounds every request body (page.MaxBody: 1 MiB); the editor's
+// routes and /login have their own limits.
+const maxBody = page.MaxBody
+
+// loginBody bounds the sign-in form's body: public, read before anyone is
+// known (handlers/signin/limit.go).
+const loginBody = signin.LoginBody
 
 // editorBodyRoutes are the route templates (c.Path()) whose bodies get editorBody.
 var editorBodyRoutes = map[string]bool{

@@ -29,26 +29,6 @@ import (
 // The feature packages under handlers/ take their ports from here; routes.go
 // calls their Register where their routes belong in the table.
 
-// DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
-// its page is sent with progress lines (handlers/cleanup), for main's flag.
-const DefaultCleanupProgressAfter = cleanuppages.DefaultProgressAfter
-
-// The sign-in's types main and the tests name as handlers' (handlers/signin).
-type (
-	SignInLimit   = signin.SignInLimit
-	TokenReviewer = signin.TokenReviewer
-	UserForgetter = signin.UserForgetter
-)
-
-// LedgerExportLimits bound the ledger's exports (handlers/ledger).
-type LedgerExportLimits = ledgerpages.ExportLimits
-
-// DefaultSignInLimit is the sign-in limit when Deps.SignInLimit is zero.
-var DefaultSignInLimit = signin.DefaultSignInLimit
-
-// loginBody bounds the sign-in form's body (edit_limit.go installs it).
-const loginBody = signin.LoginBody
-
 // base is what every feature shares: the page chrome and the log.
 func (h *Handlers) base() page.Base {
 	return page.Base{Log: h.deps.Log, Chrome: h.chrome, MarkLive: h.live.MarkLive}

@@ -14,10 +14,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
-// maxBody bounds every request body (page.MaxBody: 1 MiB); the editor's
-// routes and /login have their own limits (edit_limit.go).
-const maxBody = page.MaxBody
-
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
