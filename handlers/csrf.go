@@ -59,7 +59,7 @@ func csrfGuard(sessions *auth.Sessions, publicOrigin string) echo.MiddlewareFunc
 				binding, _ = sessions.PreSessionBinding(r)
 			}
 			if binding != "" {
-				c.Set(csrfContextKey, sessions.CSRFToken(binding))
+				c.Set(page.CSRFKey, sessions.CSRFToken(binding))
 			}
 			switch r.Method {
 			case http.MethodGet, http.MethodHead, http.MethodOptions:

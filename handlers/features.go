@@ -31,7 +31,7 @@ import (
 
 // base is what every feature shares: the page chrome and the log.
 func (h *Handlers) base() page.Base {
-	return page.Base{Log: h.deps.Log, Chrome: h.chrome, MarkLive: h.live.MarkLive}
+	return page.Base{Log: h.deps.Log, Chrome: h.pageChrome.Build, MarkLive: h.live.MarkLive}
 }
 
 // cleanupFeature is the cleanup's handlers (handlers/cleanup).
@@ -66,7 +66,7 @@ func signInFeature(h *Handlers) *signin.Handlers {
 // Its renderer is main's (Deps.Live, NewLiveUpdates), nil without live updates.
 func liveFeature(h *Handlers) *liveupdates.Handlers {
 	return liveupdates.New(liveupdates.Deps{
-		Base:    page.Base{Log: h.deps.Log, Chrome: h.chrome},
+		Base:    page.Base{Log: h.deps.Log, Chrome: h.pageChrome.Build},
 		Cluster: h.deps.Cluster, Access: h.deps.Access, Updates: h.deps.Live,
 		Gate: h.gate, Sessions: h.deps.Sessions,
 		MayList: h.rights.MayList, ReviewFailureShowsCache: h.rights.ReviewFailureShowsCache,
@@ -158,7 +158,7 @@ func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.rights.MayChange,
 		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
-		Audit: h.trail, Flash: h.flash, User: h.user, ReadOnly: h.deps.ReadOnly,
+		Audit: h.trail, Flash: h.flash, Console: h.deps.User, ReadOnly: h.deps.ReadOnly,
 	})
 }
 

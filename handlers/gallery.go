@@ -10,5 +10,5 @@ import (
 
 // gallery renders the component gallery (only routed with --dev-ui).
 func (h *Handlers) gallery(c echo.Context) error {
-	return render(c, http.StatusOK, pages.Gallery(h.chrome(c, "Component gallery", "")))
+	return render(c, http.StatusOK, pages.Gallery(h.pageChrome.Build(c, "Component gallery", "")))
 }

@@ -47,6 +47,9 @@ type Handlers struct {
 	// cache (handlers/page), asked by the access checks, the chrome and the
 	// features.
 	rights page.Rights
+	// pageChrome builds every page's chrome (handlers/page), the features'
+	// ChromeFunc.
+	pageChrome *page.Chrome
 }
 
 // attentionStateOf is the home page's sources of attention items: the live

@@ -100,12 +100,3 @@ func reservedNameMessage(e *auth.ReservedNameError) string {
 		"Ask your administrator to rename it in the identity provider, or to set %s (e.g. oidc:) as the API server prefixes the same names.",
 		e.Kind, e.Name, e.Header, e.Value, auth.ReservedPrefix, e.Kind, flag)
 }
-
-// user names who the request acts as: the signed-in identity, else the
-// console's own.
-func (h *Handlers) user(c echo.Context) string {
-	if u, ok := c.Get(sessionContextKey).(string); ok && u != "" {
-		return u
-	}
-	return h.deps.User
-}

@@ -23,11 +23,13 @@ func New(deps Deps) *echo.Echo {
 		ReadOnly: deps.ReadOnly, Local: h.gate.Mode == auth.ModeLocal}
 	h.trail = &writeaudit.Trail{Cache: deps.Cluster, Recorder: deps.Audit, Log: deps.Log, User: deps.User}
 	h.flash = page.Flash{Sessions: deps.Sessions}
+	h.pageChrome = &page.Chrome{Cluster: deps.Cluster, Rights: h.rights, Flash: h.flash, Console: deps.User}
 	// Before any request: the kind registry serves the CSRs' detail page, the
 	// APF detail pages' load and the detail pages with lookups from these,
 	// and the lists carry the cleanup's links.
 	// First: every page's chrome carries the live settings (handlers/live).
 	h.live = liveFeature(h)
+	h.pageChrome.Live = h.live.Chrome
 	// The cleanup before the CSR and FlowSchema pages, which carry its links.
 	h.cleanupPages = cleanupFeature(h)
 	h.listPages = listsFeature(h) // before the FlowSchema pages, which serve its detail page

@@ -55,8 +55,9 @@ type Deps struct {
 	Audit *writeaudit.Trail
 	// Flash queues banners for the page a write redirects to.
 	Flash page.Flash
-	// User is who the request acts as, for the decisions' records.
-	User     func(c echo.Context) string
+	// Console is who the console acts as: the request's user when none
+	// signed in (page.User), for the decisions' records.
+	Console  string
 	ReadOnly bool
 }
 
@@ -65,6 +66,9 @@ type Handlers struct{ d Deps }
 
 // New builds the workflow's handlers.
 func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// user is who the request acts as.
+func (h *Handlers) user(c echo.Context) string { return page.User(c, h.d.Console) }
 
 // RegisterReads adds the queue behind listed (the list's access check: a
 // Forbidden banner), and behind ofKind (403) a group's preview, a request's

@@ -61,7 +61,7 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	if err != nil {
 		return err
 	}
-	d := h.decisions(c).One(c.Request().Context(), h.d.User(c), decide.Ref{Name: name, UID: uid}, approve, text)
+	d := h.decisions(c).One(c.Request().Context(), h.user(c), decide.Ref{Name: name, UID: uid}, approve, text)
 	if replaced, ok := d.Replaced(); ok {
 		return h.csrReplaced(c, replaced)
 	}
