@@ -6,10 +6,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/handlers/gallery"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 	"github.com/clusterdesk/clusterdesk/static"
 )
@@ -72,7 +72,7 @@ func New(deps Deps) *echo.Echo {
 
 	homeFeature(h).Register(e) // what needs attention, then each kind (handlers/home)
 	if deps.DevUI {
-		e.GET(urls.Gallery, h.gallery)
+		gallery.New(h.base()).Register(e) // the component gallery (handlers/gallery)
 	}
 	// Global search by name across kinds (handlers/search); static, so it wins over /:kind.
 	searchFeature(h).Register(e)
