@@ -37,7 +37,7 @@ func (h *Handlers) kindAccess(id kube.KindID, mode onForbidden) echo.MiddlewareF
 			if err != nil {
 				return err
 			}
-			ok := h.mayList(c, kind)
+			ok := h.rights.MayList(c, kind)
 			page.SetMayListKind(c, ok) // what list pages read (page.MayListKind)
 			if !ok && mode == refuse {
 				return apierrors.NewForbidden(kindResource(kind), c.Param("name"), errors.New("your identity may not read this kind"))
@@ -50,7 +50,7 @@ func (h *Handlers) kindAccess(id kube.KindID, mode onForbidden) echo.MiddlewareF
 // routeKind is the kind a route is under: id, or the :kind parameter.
 func (h *Handlers) routeKind(c echo.Context, id kube.KindID) (kube.Kind, error) {
 	if id == "" {
-		k, _, err := h.kindFor(c)
+		k, _, err := page.KindFor(c, h.deps.Cluster)
 		return k, err
 	}
 	k, known := h.deps.Cluster.Kind(id)

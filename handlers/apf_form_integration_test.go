@@ -15,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform/form"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -198,7 +199,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 
 	t.Run("duplicate name on create", func(t *testing.T) {
 		name := uniq("fsform-dup")
-		existing := es.create(t, kube.FlowSchemas, "apiVersion: "+apiVersion(k)+"\nkind: FlowSchema\nmetadata:\n  name: "+name+
+		existing := es.create(t, kube.FlowSchemas, "apiVersion: "+page.APIVersion(k)+"\nkind: FlowSchema\nmetadata:\n  name: "+name+
 			"\nspec:\n  matchingPrecedence: 7000\n  priorityLevelConfiguration:\n    name: global-default\n")
 		f := fsForm(name)
 		for _, op := range []string{"preview", "save"} {
@@ -217,7 +218,7 @@ func TestFlowSchemaFormBadInputWritesNothing(t *testing.T) {
 
 	t.Run("bad input on edit changes nothing", func(t *testing.T) {
 		name := uniq("fsform-badedit")
-		es.create(t, kube.FlowSchemas, "apiVersion: "+apiVersion(k)+"\nkind: FlowSchema\nmetadata:\n  name: "+name+
+		es.create(t, kube.FlowSchemas, "apiVersion: "+page.APIVersion(k)+"\nkind: FlowSchema\nmetadata:\n  name: "+name+
 			"\nspec:\n  matchingPrecedence: 7000\n  priorityLevelConfiguration:\n    name: global-default\n  rules:\n  - subjects:\n    - kind: Group\n      group:\n        name: x\n    nonResourceRules:\n    - verbs: [get]\n      nonResourceURLs: [/x]\n")
 		es.settled(t, name)
 		before := es.live(t, kube.FlowSchemas, name)
@@ -395,7 +396,7 @@ func TestClassifierOldAddress(t *testing.T) {
 	if rec.Code != http.StatusFound || rec.Header().Get("Location") != urls.Classify+"?user=bob&verb=get&resource=pods" {
 		t.Fatalf("old address: status %d, Location %q", rec.Code, rec.Header().Get("Location"))
 	}
-	es.create(t, kube.FlowSchemas, "apiVersion: "+apiVersion(k)+"\nkind: FlowSchema\nmetadata:\n  name: classify\nspec:\n  matchingPrecedence: 7001\n  priorityLevelConfiguration:\n    name: global-default\n")
+	es.create(t, kube.FlowSchemas, "apiVersion: "+page.APIVersion(k)+"\nkind: FlowSchema\nmetadata:\n  name: classify\nspec:\n  matchingPrecedence: 7001\n  priorityLevelConfiguration:\n    name: global-default\n")
 	waitFor(t, "the cache to see FlowSchema classify", 10*time.Second, func() bool {
 		_, err := es.cache.FlowSchema("classify")
 		return err == nil

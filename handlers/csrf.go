@@ -7,12 +7,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 )
 
 // csrfBindingKey holds what the request's CSRF token is bound to, set by
 // requireIdentity: the session id, or the proxy-vouched identity.
-const csrfBindingKey = "csrf-binding"
+const csrfBindingKey = page.BindingKey
 
 // csrfFailed is the one answer to every failed check: no detail helps an attacker.
 var csrfFailed = echo.NewHTTPError(http.StatusForbidden,
@@ -58,7 +59,7 @@ func csrfGuard(sessions *auth.Sessions, publicOrigin string) echo.MiddlewareFunc
 				binding, _ = sessions.PreSessionBinding(r)
 			}
 			if binding != "" {
-				c.Set(csrfContextKey, sessions.CSRFToken(binding))
+				c.Set(page.CSRFKey, sessions.CSRFToken(binding))
 			}
 			switch r.Method {
 			case http.MethodGet, http.MethodHead, http.MethodOptions:

@@ -6,8 +6,11 @@ import (
 	"log/slog"
 	"time"
 
+	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
+	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
+	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
@@ -36,6 +39,23 @@ type (
 	LiveUpdates = liveupdates.Updates
 	LiveStreams = liveupdates.Streams
 )
+
+// DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
+// its page is sent with progress lines (handlers/cleanup), for main's flag.
+const DefaultCleanupProgressAfter = cleanuppages.DefaultProgressAfter
+
+// The sign-in's types main and the tests name as handlers' (handlers/signin).
+type (
+	SignInLimit   = signin.SignInLimit
+	TokenReviewer = signin.TokenReviewer
+	UserForgetter = signin.UserForgetter
+)
+
+// LedgerExportLimits bound the ledger's exports (handlers/ledger).
+type LedgerExportLimits = ledgerpages.ExportLimits
+
+// DefaultSignInLimit is the sign-in limit when Deps.SignInLimit is zero.
+var DefaultSignInLimit = signin.DefaultSignInLimit
 
 // Deps is everything the handlers need, built by main.
 type Deps struct {

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/edit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -96,7 +97,7 @@ func (es *editServer) kind(t *testing.T, id kube.KindID) kube.Kind {
 func (es *editServer) create(t *testing.T, id kube.KindID, text string) *unstructured.Unstructured {
 	t.Helper()
 	k := es.kind(t, id)
-	obj, err := edit.Parse(text, edit.Target{APIVersion: apiVersion(k), Kind: k.Singular})
+	obj, err := edit.Parse(text, edit.Target{APIVersion: page.APIVersion(k), Kind: k.Singular})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestEditErrorsNeverWrite(t *testing.T) {
 	es.create(t, kube.CSIDrivers, csiDriverYAML(drv))
 	fsName := uniq("edit-errors-fs")
 	// At the served version: v1, or v1beta3 on Kubernetes 1.28 (make test-compat).
-	es.create(t, kube.FlowSchemas, "apiVersion: "+apiVersion(es.kind(t, kube.FlowSchemas))+`
+	es.create(t, kube.FlowSchemas, "apiVersion: "+page.APIVersion(es.kind(t, kube.FlowSchemas))+`
 kind: FlowSchema
 metadata:
   name: `+fsName+`

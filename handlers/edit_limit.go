@@ -3,13 +3,13 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -25,6 +25,14 @@ const editorBody = editorpages.Body
 // editorBodyBytes is editorBody in bytes, for the page's script. It is also
 // the most a form's starting version may expand to (edit.MaxText).
 const editorBodyBytes = editorpages.BodyBytes
+
+// maxBody bounds every request body (page.MaxBody: 1 MiB); the editor's
+// routes and /login have their own limits.
+const maxBody = page.MaxBody
+
+// loginBody bounds the sign-in form's body: public, read before anyone is
+// known (handlers/signin/limit.go).
+const loginBody = signin.LoginBody
 
 // editorBodyRoutes are the route templates (c.Path()) whose bodies get editorBody.
 var editorBodyRoutes = map[string]bool{
@@ -68,7 +76,9 @@ func bodyLimit() echo.MiddlewareFunc {
 			byLimit[l] = middleware.BodyLimit(l)(next)
 		}
 		return func(c echo.Context) error {
-			return byLimit[bodyLimitFor(c.Path())](c)
+			l := bodyLimitFor(c.Path())
+			c.Set(page.BodyLimitKey, l) // for a form's answer (page.ParseForm)
+			return byLimit[l](c)
 		}
 	}
 }
@@ -91,25 +101,4 @@ func explainBodyLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return err
 	}
-}
-
-// parseEditorForm reads an editor form, sent as multipart/form-data (the
-// editor's forms: no percent-encoding, so a YAML text is sent at its own size)
-// or URL-encoded. Values end up in PostForm either way.
-func parseEditorForm(c echo.Context) error {
-	req := c.Request()
-	var err error
-	if strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
-		// The body limit bounds the body; keep it all in memory (no temp files).
-		err = req.ParseMultipartForm(8 << 20)
-	} else {
-		err = req.ParseForm()
-	}
-	if err != nil {
-		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) || strings.Contains(err.Error(), "request body too large") {
-			return bodyTooLargeFor(bodyLimitFor(c.Path()))
-		}
-		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
-	}
-	return nil
 }

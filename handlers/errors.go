@@ -35,7 +35,7 @@ func (h *Handlers) errorHandler(err error, c echo.Context) {
 		h.deps.Log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if _, signedIn := c.Get(sessionContextKey).(string); signedIn {
-		p.Chrome = h.chrome(c, p.Title, "")
+		p.Chrome = h.pageChrome.Build(c, p.Title, "")
 	} else {
 		p.Chrome = model.Chrome{Title: p.Title}
 	}

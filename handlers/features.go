@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -9,8 +10,10 @@ import (
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	"github.com/clusterdesk/clusterdesk/handlers/csrpolicies"
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
+	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/health"
+	"github.com/clusterdesk/clusterdesk/handlers/home"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
@@ -18,39 +21,16 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
-	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
-	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // The feature packages under handlers/ take their ports from here; routes.go
 // calls their Register where their routes belong in the table.
 
-// DefaultCleanupProgressAfter is how long a confirmed cleanup may run before
-// its page is sent with progress lines (handlers/cleanup), for main's flag.
-const DefaultCleanupProgressAfter = cleanuppages.DefaultProgressAfter
-
-// The sign-in's types main and the tests name as handlers' (handlers/signin).
-type (
-	SignInLimit   = signin.SignInLimit
-	TokenReviewer = signin.TokenReviewer
-	UserForgetter = signin.UserForgetter
-)
-
-// LedgerExportLimits bound the ledger's exports (handlers/ledger).
-type LedgerExportLimits = ledgerpages.ExportLimits
-
-// DefaultSignInLimit is the sign-in limit when Deps.SignInLimit is zero.
-var DefaultSignInLimit = signin.DefaultSignInLimit
-
-// loginBody bounds the sign-in form's body (edit_limit.go installs it).
-const loginBody = signin.LoginBody
-
 // base is what every feature shares: the page chrome and the log.
 func (h *Handlers) base() page.Base {
-	return page.Base{Log: h.deps.Log, Chrome: h.chrome, MarkLive: h.live.MarkLive}
+	return page.Base{Log: h.deps.Log, Chrome: h.pageChrome.Build, MarkLive: h.live.MarkLive}
 }
 
 // cleanupFeature is the cleanup's handlers (handlers/cleanup).
@@ -61,8 +41,7 @@ func cleanupFeature(h *Handlers) *cleanuppages.Handlers {
 		Access:        h.deps.Access,
 		ReadOnly:      h.deps.ReadOnly,
 		Editor:        h.deps.Editor,
-		Targets:       cleanupTargets{h},
-		Audit:         func(c echo.Context) cleanup.Auditor { return requestAudit{h: h, c: c} },
+		Audit:         h.trail,
 		ProgressAfter: h.deps.CleanupProgressAfter,
 	})
 }
@@ -86,11 +65,16 @@ func signInFeature(h *Handlers) *signin.Handlers {
 // Its renderer is main's (Deps.Live, NewLiveUpdates), nil without live updates.
 func liveFeature(h *Handlers) *liveupdates.Handlers {
 	return liveupdates.New(liveupdates.Deps{
-		Base:    page.Base{Log: h.deps.Log, Chrome: h.chrome},
+		Base:    page.Base{Log: h.deps.Log, Chrome: h.pageChrome.Build},
 		Cluster: h.deps.Cluster, Access: h.deps.Access, Updates: h.deps.Live,
 		Gate: h.gate, Sessions: h.deps.Sessions,
-		MayList: h.mayList, ReviewFailureShowsCache: h.reviewFailureShowsCache,
-		MetricsShown: h.metricsShown, MayReadRBAC: h.mayReadRBAC,
+		MayList: h.rights.MayList, ReviewFailureShowsCache: h.rights.ReviewFailureShowsCache,
+		MetricsShown: func(ctx context.Context) (bool, error) {
+			// Who may see the load is handlers/flowschemas' (load.go),
+			// built after the live updates, whose settings its pages carry.
+			return h.flowSchemaPages.MetricsShown(ctx)
+		},
+		MayReadRBAC: h.rights.MayReadRBAC,
 	})
 }
 
@@ -103,7 +87,7 @@ const lookupTimeout = 5 * time.Second
 func insightFeature(h *Handlers) *insight.Handlers {
 	return insight.New(insight.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, Editor: h.deps.Editor, LookupTimeout: lookupTimeout,
-		MayList: h.mayList, ParseForm: parseEditorForm,
+		MayList: h.rights.MayList,
 	})
 }
 
@@ -122,6 +106,15 @@ func csrPoliciesFeature(h *Handlers) *csrpolicies.Handlers {
 	})
 }
 
+// homeFeature is the home page: what needs attention, then each kind
+// (handlers/home).
+func homeFeature(h *Handlers) *home.Handlers {
+	return home.New(home.Deps{
+		Base: h.base(), Rights: h.rights, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		Queue: h.queue, Attention: h.attention, Load: h.flowSchemaPages.Load,
+	})
+}
+
 // healthFeature is the probes (handlers/health).
 func healthFeature(h *Handlers) *health.Handlers {
 	return health.New(health.Deps{Cluster: h.deps.Cluster, Gate: h.gate, Ledger: h.deps.Ledger, Log: h.deps.Log})
@@ -130,17 +123,17 @@ func healthFeature(h *Handlers) *health.Handlers {
 // searchFeature is the search by name across kinds (handlers/search).
 func searchFeature(h *Handlers) *search.Handlers {
 	return search.New(search.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.mayList,
+		Base: h.base(), Cluster: h.deps.Cluster, MayList: h.rights.MayList,
 	})
 }
 
 // ledgerFeature is the auditor's views of the durable ledger (handlers/ledger).
 func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 	return ledgerpages.New(ledgerpages.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Ledger, MayList: h.mayList, Timeout: lookupTimeout,
+		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Ledger, MayList: h.rights.MayList, Timeout: lookupTimeout,
 		Exports: h.deps.LedgerExports,
 		Kind: func(c echo.Context) (kube.Kind, error) {
-			k, _, err := h.kindFor(c)
+			k, _, err := page.KindFor(c, h.deps.Cluster)
 			return k, err
 		},
 	})
@@ -151,11 +144,9 @@ func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 // (handlers/csrs).
 func csrsFeature(h *Handlers) *csrs.Handlers {
 	return csrs.New(csrs.Deps{
-		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.mayChange,
+		Base: h.base(), Cluster: h.deps.Cluster, Queue: h.queue, Cleanup: h.cleanupPages, MayChange: h.rights.MayChange,
 		Writer: h.deps.Writer, Access: h.deps.Access, Issuer: h.deps.Issuer, Lookup: h.deps.Lookup,
-		Audit: func(c echo.Context) csrs.Auditor { return requestAudit{h: h, c: c} }, // csr_audit.go
-		Flash: func(c echo.Context, banners []model.Banner) error { return setFlash(c, h.deps.Sessions, banners) },
-		User:  h.user, ReadOnly: h.deps.ReadOnly,
+		Audit: h.trail, Flash: h.flash, Console: h.deps.User, ReadOnly: h.deps.ReadOnly,
 	})
 }
 
@@ -168,7 +159,7 @@ func csrDetail(h *Handlers, c echo.Context) error { return h.csrPages.Detail(c) 
 func listsFeature(h *Handlers) *lists.Handlers {
 	return lists.New(lists.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
-		Cleanup: h.cleanupPages, MayChange: h.mayChange, Hooks: h.listHooks,
+		Cleanup: h.cleanupPages, MayChange: h.rights.MayChange, Hooks: h.listHooks,
 	})
 }
 
@@ -177,29 +168,19 @@ func listsFeature(h *Handlers) *lists.Handlers {
 func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 	return flowschemas.New(flowschemas.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, ReadOnly: h.deps.ReadOnly,
-		MayList: h.mayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail, Editor: flowSchemaEditor{h},
+		MayList: h.rights.MayList, Cleanup: h.cleanupPages, Detail: h.listPages.Detail,
+		Editor: h.deps.Editor, Audit: h.trail, Flash: h.flash,
 		APFLoad: h.deps.APFLoad, URLAccess: h.deps.URLAccess,
 	})
 }
 
-// flowSchemaEditor is what the FlowSchema form shares with the YAML editor.
-type flowSchemaEditor struct{ h *Handlers }
-
-func (e flowSchemaEditor) Service(c echo.Context) *flowschemaform.Service {
-	return e.h.flowSchemaFormCase(c)
-}
-func (e flowSchemaEditor) FlashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error {
-	return e.h.flashAndRedirect(c, title, msg, warnings, to)
-}
-
-// cleanupTargets is the editor's targets as a cleanup reads them.
-type cleanupTargets struct{ h *Handlers }
-
-func (k cleanupTargets) Editable(c echo.Context) (kube.Kind, error) { return k.h.editKind(c) }
-
-func (k cleanupTargets) CustomResources(c echo.Context) (cleanuppages.CustomResources, error) {
-	kind, namespaced, crumbs, err := editorFeature(k.h).CustomResources(c)
-	return cleanuppages.CustomResources{Kind: kind, Namespaced: namespaced, Crumbs: crumbs}, err
+// editorFeature is the YAML editor, its delete confirmation and the pages of
+// a CRD's custom resources (handlers/editor).
+func editorFeature(h *Handlers) *editorpages.Handlers {
+	return editorpages.New(editorpages.Deps{
+		Base: h.base(), Cluster: h.deps.Cluster, Editor: h.deps.Editor, Docs: h.deps.Docs, ReadOnly: h.deps.ReadOnly,
+		Audit: h.trail, Flash: h.flash, Cleanup: h.cleanupPages, Access: h.deps.Access,
+	})
 }
 
 // policies are the compiled CSR approval policies of Deps.Policies, through

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -101,66 +99,4 @@ func reservedNameMessage(e *auth.ReservedNameError) string {
 		"Names that start with %q belong to Kubernetes itself (system:masters is cluster-admin), so a %s from the sign-in proxy may not have one. "+
 		"Ask your administrator to rename it in the identity provider, or to set %s (e.g. oidc:) as the API server prefixes the same names.",
 		e.Kind, e.Name, e.Header, e.Value, auth.ReservedPrefix, e.Kind, flag)
-}
-
-// user names who the request acts as: the signed-in identity, else the
-// console's own.
-func (h *Handlers) user(c echo.Context) string {
-	if u, ok := c.Get(sessionContextKey).(string); ok && u != "" {
-		return u
-	}
-	return h.deps.User
-}
-
-// mayChange reports whether the signed-in user may update and delete the
-// object (access reviews, cached): the detail page offers only those links.
-// Read-only mode and a failed review offer neither; the server enforces
-// regardless (read-only guard, the API server's RBAC).
-func (h *Handlers) mayChange(c echo.Context, k kube.Kind, name string) (update, del bool) {
-	if h.deps.ReadOnly || h.deps.Access == nil || !kinds.Editable(k.ID) {
-		return false, false
-	}
-	ctx := c.Request().Context()
-	can := func(verb string) bool {
-		ok, err := h.deps.Access.Can(ctx, verb, k.Group, k.Resource, "", name)
-		if err != nil {
-			h.deps.Log.Warn("access review failed", "check", verb+" "+string(k.ID), "err", err)
-		}
-		return ok && err == nil
-	}
-	return can("update"), can("delete")
-}
-
-// statuses is the cache's state of each kind as the signed-in user may see
-// it: a kind the user may not list is forbidden to them, without its count,
-// whatever the console's own identity may. In local mode the console's
-// identity is the user's, so the cache's own states already say it. The
-// kinds' questions are asked at once: a person's first page would otherwise
-// wait for one access review after the other, a round trip per kind.
-func (h *Handlers) statuses(c echo.Context) []kube.KindStatus {
-	all := h.deps.Cluster.Statuses()
-	if h.gate.Mode == auth.ModeLocal {
-		return all
-	}
-	out := make([]kube.KindStatus, len(all))
-	var wg sync.WaitGroup
-	for i, st := range all {
-		wg.Go(func() {
-			if st.State != kube.StateForbidden && !h.mayList(c, st.Kind) {
-				st.State, st.Count, st.Err = kube.StateForbidden, 0, nil
-			}
-			out[i] = st
-		})
-	}
-	wg.Wait()
-	return out
-}
-
-// reviewFailureShowsCache tells what a failed access review (API server down)
-// means for reads from the shared cache. In local mode the cache's identity
-// is the user's, so what it holds the user may see. In token and proxy mode
-// the cache holds what the console may see, not the user: without an answer,
-// nothing is shown.
-func (h *Handlers) reviewFailureShowsCache() bool {
-	return h.gate.Mode == auth.ModeLocal
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -32,7 +33,7 @@ type kindHooks struct {
 	// (columns and cells): the full list, and the one-row lists of live rows,
 	// which users who may read /metrics receive on live.MetricsRowsTopic.
 	listMetrics   listMetricsFunc
-	detailMetrics func(*Handlers, echo.Context, kube.KindID, string, *model.DetailPage)
+	detailMetrics func(*flowschemas.Handlers, echo.Context, kube.KindID, string, *model.DetailPage)
 }
 
 // listMetricsFunc adds the load columns and the banner saying where they come
@@ -46,12 +47,13 @@ type listMetricsFunc func(Cluster, kube.KindID, *model.ListPage, present.APFLoad
 var hooksByKind map[kube.KindID]kindHooks
 
 func init() {
-	webhooks := kindHooks{listMetrics: addListWebhookHealth, detailMetrics: (*Handlers).addDetailWebhookHealth} // webhook_health.go
-	apf := kindHooks{detailMetrics: apfDetailLoad}                                                              // apf_load.go
+	// The live APF load and what it says of webhooks (handlers/flowschemas).
+	webhooks := kindHooks{listMetrics: flowschemas.WebhookListHealth, detailMetrics: (*flowschemas.Handlers).AddDetailWebhookHealth}
+	apf := kindHooks{detailMetrics: (*flowschemas.Handlers).AddDetailLoad}
 	hooksByKind = map[kube.KindID]kindHooks{
 		kube.CSRs:             {page: csrDetail, ownRows: true},
 		kube.FlowSchemas:      apf,
-		kube.PriorityLevels:   {listMetrics: addPriorityLevelListLoad, detailMetrics: apfDetailLoad},
+		kube.PriorityLevels:   {listMetrics: flowschemas.PriorityLevelListLoad, detailMetrics: (*flowschemas.Handlers).AddDetailLoad},
 		kube.CRDs:             {live: (*insight.Handlers).CRDDetail},
 		kube.Webhooks:         withLookups(webhooks, (*insight.Handlers).WebhookDetail),
 		kube.MutatingWebhooks: withLookups(webhooks, (*insight.Handlers).MutatingWebhookDetail),
@@ -81,13 +83,13 @@ func (h *Handlers) listHooks(id kube.KindID) lists.Hooks {
 	if k.listMetrics != nil {
 		out.ListMetrics = func(c echo.Context, id kube.KindID, p *model.ListPage) {
 			if st, shown := h.flowSchemaPages.Load(c); shown {
-				k.listMetrics(h.deps.Cluster, id, p, st) // apf_load.go, webhook_health.go
+				k.listMetrics(h.deps.Cluster, id, p, st) // handlers/flowschemas: metrics.go, webhook_health.go
 			}
 		}
 	}
 	if k.detailMetrics != nil {
 		out.DetailMetrics = func(c echo.Context, id kube.KindID, name string, p *model.DetailPage) {
-			k.detailMetrics(h, c, id, name, p)
+			k.detailMetrics(h.flowSchemaPages, c, id, name, p)
 		}
 	}
 	return out

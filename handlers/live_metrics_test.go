@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -109,7 +110,7 @@ func TestLiveRowsOfPriorityLevelsCarryLoadCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addPriorityLevelListLoad(cl, kube.PriorityLevels, &full, present.APFLoadState{Allowed: true, Load: &ld, Interval: 10 * time.Second})
+	flowschemas.PriorityLevelListLoad(cl, kube.PriorityLevels, &full, present.APFLoadState{Allowed: true, Load: &ld, Interval: 10 * time.Second})
 	// The list's rows sit behind a tick-box column (list_ticks.go), not one of Columns.
 	const tickColumn = 1
 	if len(liveCells) != len(full.Columns)+tickColumn {

@@ -8,10 +8,11 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/static"
 )
 
-const sessionContextKey = "user"
+const sessionContextKey = page.UserKey
 
 // contentSecurityPolicy allows nothing inline and nothing from elsewhere: every
 // script and style is a file served by this binary.

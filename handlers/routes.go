@@ -6,27 +6,30 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/clusterdesk/clusterdesk/handlers/gallery"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 	"github.com/clusterdesk/clusterdesk/static"
 )
-
-// maxBody bounds every request body (page.MaxBody: 1 MiB); the editor's
-// routes and /login have their own limits (edit_limit.go).
-const maxBody = page.MaxBody
 
 // New builds the echo server with the whole route table.
 func New(deps Deps) *echo.Echo {
 	secureBehindPublicURL(deps) // public_url.go
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), attention: attentionStateOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
-	h.trail = auditTrail{cluster: deps.Cluster, rec: deps.Audit, log: deps.Log, user: h.user}
+	h.rights = page.Rights{Access: deps.Access, Cluster: deps.Cluster, Lookup: deps.Lookup, Log: deps.Log,
+		ReadOnly: deps.ReadOnly, Local: h.gate.Mode == auth.ModeLocal}
+	h.trail = &writeaudit.Trail{Cache: deps.Cluster, Recorder: deps.Audit, Log: deps.Log, User: deps.User}
+	h.flash = page.Flash{Sessions: deps.Sessions}
+	h.pageChrome = &page.Chrome{Cluster: deps.Cluster, Rights: h.rights, Flash: h.flash, Console: deps.User}
 	// Before any request: the kind registry serves the CSRs' detail page, the
 	// APF detail pages' load and the detail pages with lookups from these,
 	// and the lists carry the cleanup's links.
 	// First: every page's chrome carries the live settings (handlers/live).
 	h.live = liveFeature(h)
+	h.pageChrome.Live = h.live.Chrome
 	// The cleanup before the CSR and FlowSchema pages, which carry its links.
 	h.cleanupPages = cleanupFeature(h)
 	h.listPages = listsFeature(h) // before the FlowSchema pages, which serve its detail page
@@ -67,9 +70,9 @@ func New(deps Deps) *echo.Echo {
 	of := func(id kube.KindID) echo.MiddlewareFunc { return h.kindAccess(id, refuse) }
 	csrs, flowSchemas, crds := of(kube.CSRs), of(kube.FlowSchemas), of(kube.CRDs)
 
-	e.GET(urls.Home, h.home)
+	homeFeature(h).Register(e) // what needs attention, then each kind (handlers/home)
 	if deps.DevUI {
-		e.GET(urls.Gallery, h.gallery)
+		gallery.New(h.base()).Register(e) // the component gallery (handlers/gallery)
 	}
 	// Global search by name across kinds (handlers/search); static, so it wins over /:kind.
 	searchFeature(h).Register(e)

@@ -14,29 +14,9 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
-	"github.com/clusterdesk/clusterdesk/internal/cleanup"
-	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
-	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 )
-
-// Targets is what a cleanup reads of the editor's targets, which the
-// handlers package builds (handlers/editor); the kinds it offers and their
-// candidates are the kind registry's (handlers/kinds).
-type Targets interface {
-	// Editable resolves the :kind parameter to a kind the console writes,
-	// or answers with the error page's status (404, 503).
-	Editable(c echo.Context) (kube.Kind, error)
-	// CustomResources resolves the CRD :name to its custom resources.
-	CustomResources(c echo.Context) (CustomResources, error)
-}
-
-// CustomResources are a CRD's custom resources as a cleanup target.
-type CustomResources struct {
-	Kind       kube.Kind
-	Namespaced bool
-	Crumbs     []model.Crumb // up to the CRD's list of objects
-}
 
 // Deps are the cleanup's ports.
 type Deps struct {
@@ -49,10 +29,10 @@ type Deps struct {
 	ReadOnly bool
 	// Editor deletes and lists custom resources as the user; nil offers no
 	// cleanup (503).
-	Editor  ports.ObjectEditor
-	Targets Targets
-	// Audit records the request's deletions under its user (edit_audit.go).
-	Audit func(c echo.Context) cleanup.Auditor
+	Editor ports.ObjectEditor
+	// Audit is the audit trail of the writes (internal/writeaudit): each
+	// request's deletions are recorded under its user.
+	Audit *writeaudit.Trail
 	// ProgressAfter is how long a confirmed cleanup may run before its page
 	// is sent with progress lines; zero is DefaultProgressAfter.
 	ProgressAfter time.Duration

@@ -31,7 +31,7 @@ var csrCleanupStates = []string{"", cleanup.Decided, csrqueue.Pending, csrqueue.
 // cleanupCase is the cleanup use case for this request's user: deletions as
 // them, each audited under their name.
 func (h *Handlers) cleanupCase(c echo.Context) *cleanup.Service {
-	return &cleanup.Service{API: h.d.Editor, Audit: h.d.Audit(c)}
+	return &cleanup.Service{API: h.d.Editor, Audit: h.d.Audit.For(c.Request().Context())}
 }
 
 // previewCleanup (GET /:kind/-/cleanup?selector=&older=&state=&signer=) previews

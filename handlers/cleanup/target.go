@@ -5,8 +5,10 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/kinds"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/cleanup"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -33,7 +35,7 @@ type cleanupTarget struct {
 // builtinCleanup is the cleanup of the :kind list: every kind of the registry
 // with candidates (not the read-only ones, see Kind.ReadOnly in handlers/kinds).
 func (h *Handlers) builtinCleanup(c echo.Context) (cleanupTarget, error) {
-	k, err := h.d.Targets.Editable(c)
+	k, err := page.EditableKindFor(c, h.d.Cluster)
 	if err != nil {
 		return cleanupTarget{}, err
 	}
@@ -56,17 +58,20 @@ func (h *Handlers) builtinCleanup(c echo.Context) (cleanupTarget, error) {
 // crCleanup is the cleanup of the custom resources of the CRD :name, in every
 // namespace, listed as the user (no informer watches custom resources).
 func (h *Handlers) crCleanup(c echo.Context) (cleanupTarget, error) {
-	t, err := h.d.Targets.CustomResources(c)
+	def, err := h.d.Cluster.CRD(c.Param("name"))
 	if err != nil {
 		return cleanupTarget{}, err
 	}
-	crd := c.Param("name")
-	k := t.Kind
-	k.Namespace = "" // list in every namespace; each deletion takes its object's
+	// No namespace: list in every namespace; each deletion takes its object's.
+	k, err := page.CRKind(def, "")
+	if err != nil {
+		return cleanupTarget{}, err
+	}
+	crd := def.Name
 	return cleanupTarget{
-		target: cleanup.Target{Kind: k, Namespaced: t.Namespaced}, scope: "cr " + crd, title: k.Singular + " objects",
+		target: cleanup.Target{Kind: k, Namespaced: def.Spec.Scope == apiextensionsv1.NamespaceScoped}, scope: "cr " + crd, title: k.Singular + " objects",
 		list: urls.CRInstances(crd), preview: urls.CRCleanup(crd), confirm: urls.CRCleanupConfirm(crd),
-		crumbs: t.Crumbs, nav: kube.CRDs,
+		crumbs: page.CRCrumbs(crd), nav: kube.CRDs,
 		href: func(cand cleanup.Candidate) string {
 			ns := cand.Namespace
 			if ns == "" {

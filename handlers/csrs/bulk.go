@@ -57,7 +57,7 @@ func (h *Handlers) bulkDecideCSRs(c echo.Context) error {
 	if unknown := h.unknownCSRRefs(refs); len(unknown) > 0 && len(refs) <= maxBulk {
 		return h.bulkUnknownRefused(c, q, text, refs, unknown)
 	}
-	outcomes, err := h.decisions(c).Batch(c.Request().Context(), h.d.User(c), refs, approve, text)
+	outcomes, err := h.decisions(c).Batch(c.Request().Context(), h.user(c), refs, approve, text)
 	if err != nil {
 		return invalidDecision(err)
 	}

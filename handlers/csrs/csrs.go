@@ -14,11 +14,9 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
-	"github.com/clusterdesk/clusterdesk/internal/decide"
-	"github.com/clusterdesk/clusterdesk/internal/issue"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
-	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 )
 
 // Cleanup is the cleanup's links that the queue carries (handlers/cleanup's
@@ -28,13 +26,6 @@ type Cleanup interface {
 	CSRHref(c echo.Context, q csrqueue.Query) (href, ticked string)
 	// MayDeleteAll reports whether the user may delete the kind's objects.
 	MayDeleteAll(c echo.Context, id kube.KindID) bool
-}
-
-// Auditor records the decisions and uploads of the request's user in the
-// audit trail.
-type Auditor interface {
-	decide.Auditor
-	issue.Auditor
 }
 
 // Deps are the workflow's ports.
@@ -59,12 +50,14 @@ type Deps struct {
 	// Lookup reads a kubelet-serving CSR's Node as the user; nil leaves the
 	// Node check out.
 	Lookup ports.Lookup
-	// Audit records each decision and upload of c's user.
-	Audit func(c echo.Context) Auditor
+	// Audit is the audit trail of the writes (internal/writeaudit): each
+	// request's decisions and uploads are recorded under its user.
+	Audit *writeaudit.Trail
 	// Flash queues banners for the page a write redirects to.
-	Flash func(c echo.Context, banners []model.Banner) error
-	// User is who the request acts as, for the decisions' records.
-	User     func(c echo.Context) string
+	Flash page.Flash
+	// Console is who the console acts as: the request's user when none
+	// signed in (page.User), for the decisions' records.
+	Console  string
 	ReadOnly bool
 }
 
@@ -73,6 +66,9 @@ type Handlers struct{ d Deps }
 
 // New builds the workflow's handlers.
 func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// user is who the request acts as.
+func (h *Handlers) user(c echo.Context) string { return page.User(c, h.d.Console) }
 
 // RegisterReads adds the queue behind listed (the list's access check: a
 // Forbidden banner), and behind ofKind (403) a group's preview, a request's

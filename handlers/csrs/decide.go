@@ -61,7 +61,7 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	if err != nil {
 		return err
 	}
-	d := h.decisions(c).One(c.Request().Context(), h.d.User(c), decide.Ref{Name: name, UID: uid}, approve, text)
+	d := h.decisions(c).One(c.Request().Context(), h.user(c), decide.Ref{Name: name, UID: uid}, approve, text)
 	if replaced, ok := d.Replaced(); ok {
 		return h.csrReplaced(c, replaced)
 	}
@@ -74,7 +74,7 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 	for _, w := range d.Warnings {
 		banners = append(banners, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "toast-warning"})
 	}
-	if err := h.d.Flash(c, banners); err != nil {
+	if err := h.d.Flash.Set(c, banners); err != nil {
 		return errors.Join(errors.New("the decision was written, but its confirmation could not be shown"), err)
 	}
 	return page.RedirectSeeOther(c, urls.CSR(name))
@@ -84,19 +84,11 @@ func (h *Handlers) decideCSR(c echo.Context, approve bool) error {
 // each decision with who made it (Deps.Audit). The queue's bulk and group
 // decisions and this page's single ones are the same use case.
 func (h *Handlers) decisions(c echo.Context) decide.Decisions {
-	return decide.Decisions{Writer: h.d.Writer, Access: h.d.Access, Audit: h.d.Audit(c), Log: h.d.Log, ReadOnly: h.d.ReadOnly}
+	return decide.Decisions{Writer: h.d.Writer, Access: h.d.Access, Audit: h.d.Audit.For(c.Request().Context()), Log: h.d.Log, ReadOnly: h.d.ReadOnly}
 }
 
 // csrMayDecide reports whether the signed-in user may decide CSRs of a signer
 // (decide.Decisions.MayDecide); nil when they may decide nothing.
 func (h *Handlers) csrMayDecide(c echo.Context) func(signer string) bool {
 	return h.decisions(c).MayDecide(c.Request().Context())
-}
-
-// TypedCSR gives a typed CSR its apiVersion and kind (client-go's typed
-// objects carry none), for the YAML of a replaced request and the audit's diff.
-func TypedCSR(csr *certificatesv1.CertificateSigningRequest) *certificatesv1.CertificateSigningRequest {
-	csr = csr.DeepCopy()
-	csr.APIVersion, csr.Kind = certificatesv1.SchemeGroupVersion.String(), "CertificateSigningRequest"
-	return csr
 }

@@ -90,7 +90,7 @@ func (h *Handlers) csrGroupDecide(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	outcomes, err := h.decisions(c).Group(c.Request().Context(), h.d.User(c), approve, deny, text)
+	outcomes, err := h.decisions(c).Group(c.Request().Context(), h.user(c), approve, deny, text)
 	if err != nil {
 		return invalidDecision(err)
 	}

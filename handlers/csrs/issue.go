@@ -44,7 +44,7 @@ func (h *Handlers) csrIssueForm(c echo.Context, obj *certificatesv1.CertificateS
 // issuer is the upload use case as the signed-in user of c, auditing each
 // attempt with who made it (Deps.Audit).
 func (h *Handlers) issuer(c echo.Context) issue.Issuer {
-	return issue.Issuer{Writer: h.d.Issuer, Audit: h.d.Audit(c), ReadOnly: h.d.ReadOnly}
+	return issue.Issuer{Writer: h.d.Issuer, Audit: h.d.Audit.For(c.Request().Context()), ReadOnly: h.d.ReadOnly}
 }
 
 // issueCSR writes, as the signed-in user, the certificate uploaded for the
@@ -83,7 +83,7 @@ func (h *Handlers) issueCSR(c echo.Context) error {
 	for _, w := range o.ServerWarnings {
 		banners = append(banners, model.Banner{Tone: model.ToneWarning, Title: "Warning from the API server", Message: w, TestID: "toast-warning"})
 	}
-	if err := h.d.Flash(c, banners); err != nil {
+	if err := h.d.Flash.Set(c, banners); err != nil {
 		return errors.Join(errors.New("the certificate was written, but its confirmation could not be shown"), err)
 	}
 	return page.RedirectSeeOther(c, urls.CSR(name))

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/views/model"
 	"github.com/clusterdesk/clusterdesk/views/pages"
@@ -20,7 +21,7 @@ func (h *Handlers) csrReplaced(c echo.Context, r *kube.ReplacedError) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.csrDetailPage(c, kind, r.Current, TypedCSR(r.Current))
+	p, err := h.csrDetailPage(c, kind, r.Current, csr.Typed(r.Current))
 	if err != nil {
 		return err
 	}

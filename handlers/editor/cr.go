@@ -60,19 +60,15 @@ func (h *Handlers) crTarget(c echo.Context, withObject bool) (editTarget, error)
 			ns = ""
 		}
 	}
-	k, ok := kube.CustomResourceKind(crd, ns)
-	if !ok {
-		return editTarget{}, echo.NewHTTPError(http.StatusConflict, crd.Name+" serves no version, so its objects cannot be read through the API.")
+	k, err := page.CRKind(crd, ns)
+	if err != nil {
+		return editTarget{}, err
 	}
 	crdName := crd.Name
 	list := urls.CRInstances(crdName)
 	t := editTarget{
 		kind: k, name: name, list: list, createURL: urls.CRCreate(crdName),
-		crumbs: []model.Crumb{
-			{Label: "CustomResourceDefinitions", Href: urls.List(kube.CRDs)},
-			{Label: crdName, Href: urls.Object(kube.CRDs, crdName)},
-			{Label: "Objects", Href: list},
-		},
+		crumbs: page.CRCrumbs(crdName),
 		// The document of a CRD's group changes when a CRD does, not with the server.
 		docsKey:    "crd " + crdName + " " + crd.ResourceVersion,
 		namespaced: namespaced,
@@ -83,14 +79,6 @@ func (h *Handlers) crTarget(c echo.Context, withObject bool) (editTarget, error)
 		t.page = t.pageOf(ns, name)
 	}
 	return t, nil
-}
-
-// CustomResources resolves the CRD :name to its custom resources, as the
-// cleanup addresses them: their kind, whether they are namespaced, and the
-// crumbs up to their list.
-func (h *Handlers) CustomResources(c echo.Context) (kube.Kind, bool, []model.Crumb, error) {
-	t, err := h.crTarget(c, false)
-	return t.kind, t.namespaced, t.crumbs, err
 }
 
 func scopeWord(namespaced bool) string {

@@ -22,7 +22,7 @@ import (
 // deleteObject shows the confirmation page: the API server's dry run of the
 // deletion, what goes with the object, and the box for typing its name.
 func (h *Handlers) deleteObject(c echo.Context) error {
-	k, err := h.d.Editable(c)
+	k, err := h.editable(c)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (h *Handlers) deleteObject(c echo.Context) error {
 // confirmDelete deletes after the user typed the name and a new dry run passed;
 // only the object with the UID they saw is deleted.
 func (h *Handlers) confirmDelete(c echo.Context) error {
-	k, err := h.d.Editable(c)
+	k, err := h.editable(c)
 	if err != nil {
 		return err
 	}

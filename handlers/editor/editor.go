@@ -15,7 +15,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/editing"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
-	"github.com/clusterdesk/clusterdesk/views/model"
+	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 )
 
 // Body bounds the bodies of the routes that carry an editor's text (and its
@@ -38,21 +38,11 @@ type Deps struct {
 	// Docs is the field documentation; nil leaves the panel out.
 	Docs     ports.FieldDocs
 	ReadOnly bool // the instance pages offer no New, Edit, Delete or cleanup
-	// Editable resolves the :kind parameter to a kind the console writes, or
-	// answers with the error page's status (404, 503), from the kind
-	// registry (handlers/kinds) and the cluster's kinds.
-	Editable func(c echo.Context) (kube.Kind, error)
-	// Audit records the request's writes under its user (handlers/edit_audit.go).
-	Audit func(c echo.Context) editing.Auditor
-	// ParseForm reads an editor form, multipart or URL-encoded, under the
-	// route's body limit (handlers/edit_limit.go).
-	ParseForm func(c echo.Context) error
-	// Flash shows a write's result and warnings on the page it redirects to
-	// (handlers/flash.go).
-	Flash func(c echo.Context, title, msg string, warnings []string, to string) error
-	// Unreachable is the error page of an API server that did not answer,
-	// false for any other error (handlers/unreachable.go).
-	Unreachable func(err error) (model.ErrorPage, bool)
+	// Audit is the audit trail of the writes (internal/writeaudit): each
+	// request's are recorded under its user.
+	Audit *writeaudit.Trail
+	// Flash shows a write's result and warnings on the page it redirects to.
+	Flash page.Flash
 	// Cleanup says who may delete a kind's objects everywhere, and Access
 	// asks the API server as the user (per namespace, NamespaceAccess): the
 	// tick boxes of a page of a CRD's objects (ticks.go).
@@ -106,8 +96,13 @@ func (h *Handlers) Register(mutating *echo.Group, ofKind, crds echo.MiddlewareFu
 	mutating.POST(urls.DeleteRoute, h.confirmDelete, ofKind)
 }
 
+// editable resolves :kind to a kind the console writes (page.EditableKindFor).
+func (h *Handlers) editable(c echo.Context) (kube.Kind, error) {
+	return page.EditableKindFor(c, h.d.Cluster)
+}
+
 // editorCase is the editor's use case for this request's user: its writes are
 // audited under their name.
 func (h *Handlers) editorCase(c echo.Context) *editing.Service {
-	return &editing.Service{API: h.d.Editor, Cache: h.d.Cluster, Audit: h.d.Audit(c), Check: checkPolicy}
+	return &editing.Service{API: h.d.Editor, Cache: h.d.Cluster, Audit: h.d.Audit.For(c.Request().Context()), Check: checkPolicy}
 }

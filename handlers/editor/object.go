@@ -32,7 +32,7 @@ type editForm struct {
 // readEditForm parses the form. A body over the limit is refused here too (a
 // body without Content-Length is only cut while it is read).
 func (h *Handlers) readEditForm(c echo.Context) (editForm, error) {
-	if err := h.d.ParseForm(c); err != nil {
+	if err := page.ParseForm(c); err != nil {
 		return editForm{}, err
 	}
 	f := c.Request().PostForm
@@ -132,7 +132,7 @@ func (h *Handlers) fieldDocs(c echo.Context, k kube.Kind, key string) ([]model.S
 
 // editTargetOf resolves /:kind/:name for the editor routes.
 func (h *Handlers) editTargetOf(c echo.Context) (editTarget, error) {
-	k, err := h.d.Editable(c)
+	k, err := h.editable(c)
 	if err != nil {
 		return editTarget{}, err
 	}
@@ -212,7 +212,7 @@ func applyWord(f editForm) string {
 // editProblem shows the editor again with the user's text and what went wrong,
 // with the API server's status (or 422 for a local refusal).
 func (h *Handlers) editProblem(c echo.Context, p model.EditPage, err error) error {
-	if u, ok := h.d.Unreachable(err); ok {
+	if u, ok := page.Unreachable(err); ok {
 		// No answer from the API server: say so as the error pages do (whether
 		// the request can have reached it), with Go's error as the detail.
 		p.Problems = append(p.Problems, model.EditError{Title: u.Title, Message: u.Message, Causes: []model.Cause{{Message: err.Error()}}})
@@ -236,7 +236,7 @@ func (h *Handlers) rebaseEdit(c echo.Context) error {
 
 // newObject shows the create page with an example of the kind.
 func (h *Handlers) newObject(c echo.Context) error {
-	k, err := h.d.Editable(c)
+	k, err := h.editable(c)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (h *Handlers) newObject(c echo.Context) error {
 
 // createObject previews (op=preview) or performs the creation.
 func (h *Handlers) createObject(c echo.Context) error {
-	k, err := h.d.Editable(c)
+	k, err := h.editable(c)
 	if err != nil {
 		return err
 	}
@@ -263,5 +263,5 @@ func (h *Handlers) createObject(c echo.Context) error {
 
 // flashAndRedirect shows a write's result and warnings on the page it goes to.
 func (h *Handlers) flashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error {
-	return h.d.Flash(c, title, msg, warnings, to)
+	return h.d.Flash.AndRedirect(c, title, msg, warnings, to)
 }

@@ -17,15 +17,8 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/flowschemaform"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
 )
-
-// Editor is what the FlowSchema form shares with the YAML editor that the
-// handlers package wires: the use case as the user, and the flash of a
-// write's result. Diffs and refusals are handlers/page's (problem.go).
-type Editor interface {
-	Service(c echo.Context) *flowschemaform.Service
-	FlashAndRedirect(c echo.Context, title, msg string, warnings []string, to string) error
-}
 
 // Deps are the FlowSchema pages' ports.
 type Deps struct {
@@ -41,7 +34,13 @@ type Deps struct {
 	// Detail serves the generic detail page of the :kind and :name
 	// parameters (a FlowSchema named "classify", form.go).
 	Detail echo.HandlerFunc
-	Editor Editor
+	// Editor reads and writes FlowSchemas as the user (the form's use case,
+	// internal/flowschemaform), Audit records its writes under the user
+	// (internal/writeaudit), and Flash shows a write's result on the page
+	// it redirects to. Diffs and refusals are handlers/page's (problem.go).
+	Editor ports.ObjectEditor
+	Audit  *writeaudit.Trail
+	Flash  page.Flash
 	// APFLoad is the shared sampler of the API server's flow-control
 	// metrics, shown to users who may get /metrics (URLAccess); nil for
 	// either leaves the load out of the pages.
@@ -54,6 +53,12 @@ type Handlers struct{ d Deps }
 
 // New builds the FlowSchema pages' handlers.
 func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// formCase is the FlowSchema form's use case for this request's user: its
+// writes are audited under their name.
+func (h *Handlers) formCase(c echo.Context) *flowschemaform.Service {
+	return &flowschemaform.Service{API: h.d.Editor, Cache: h.d.Cluster, Audit: h.d.Audit.For(c.Request().Context())}
+}
 
 // RegisterReads adds the overview and the classifier behind listed (the
 // list's access check: a Forbidden banner), and the classifier's old address

@@ -88,7 +88,7 @@ func (h *Handlers) editFlowSchemaForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	live, err := h.d.Editor.Service(c).Read(c.Request().Context(), k, c.Param("name"))
+	live, err := h.formCase(c).Read(c.Request().Context(), k, c.Param("name"))
 	if err != nil {
 		return err
 	}

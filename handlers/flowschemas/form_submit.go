@@ -88,7 +88,7 @@ func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	// The starting text is decoded once per POST: the use case (a conflict's
 	// diff), the preview's diff and the conflict page read the same text.
 	base, baseErr := formBase(f.Base)
-	out, err := h.d.Editor.Service(c).Submit(c.Request().Context(), flowschemaform.Submission{Kind: k, Name: f.Name, Create: p.Create,
+	out, err := h.formCase(c).Submit(c.Request().Context(), flowschemaform.Submission{Kind: k, Name: f.Name, Create: p.Create,
 		Spec: spec, ResourceVersion: f.ResourceVersion, BaseText: base, Save: op.Kind == form.OpSave})
 	if out.Live != nil {
 		p.Unmodeled = present.UnmodeledSpecFields(out.Live)
@@ -110,7 +110,7 @@ func (h *Handlers) submitFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	if msg, ok := danglingMessage(out.Stored, h.levelNames(c)); ok {
 		warnings = append(warnings, msg)
 	}
-	return h.d.Editor.FlashAndRedirect(c, "Saved", flowSchemaSaved(p.Create, out), warnings, urls.Object(k.ID, out.Name))
+	return h.d.Flash.AndRedirect(c, "Saved", flowSchemaSaved(p.Create, out), warnings, urls.Object(k.ID, out.Name))
 }
 
 func flowSchemaSaved(create bool, out flowschemaform.Outcome) string {
@@ -201,7 +201,7 @@ func (h *Handlers) rebaseFlowSchemaForm(c echo.Context, k kube.Kind, p model.Flo
 	if p.Create {
 		return h.renderFlowSchemaForm(c, http.StatusOK, p)
 	}
-	current, err := h.d.Editor.Service(c).Read(c.Request().Context(), k, p.Form.Name)
+	current, err := h.formCase(c).Read(c.Request().Context(), k, p.Form.Name)
 	if err != nil {
 		return h.flowSchemaFormFailed(c, p, "", nil, err)
 	}

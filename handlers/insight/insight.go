@@ -37,9 +37,6 @@ type Deps struct {
 	// MayList answers whether the request's user may list k (the access
 	// check of every kind route, handlers/access.go).
 	MayList func(c echo.Context, k kube.Kind) bool
-	// ParseForm reads a POSTed form, multipart or URL-encoded, within the
-	// route's body limit (handlers/edit_limit.go).
-	ParseForm func(c echo.Context) error
 }
 
 // Handlers serves the insight routes and builds the detail pages with lookups.

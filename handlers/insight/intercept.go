@@ -125,7 +125,7 @@ func (h *Handlers) interceptValues(c echo.Context) (url.Values, error) {
 	if c.Request().Method != http.MethodPost {
 		return c.QueryParams(), nil
 	}
-	if err := h.d.ParseForm(c); err != nil {
+	if err := page.ParseForm(c); err != nil {
 		var he *echo.HTTPError
 		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
 			return nil, SimulatorTooLarge()

@@ -35,7 +35,7 @@ type Kind struct {
 	Detail func(ports.Cluster, string, time.Time) (model.DetailPage, error)
 	// Row renders one object's list row for live updates.
 	Row RowFunc
-	// Objects lists the cached objects' metadata, for search and activity.
+	// Objects lists the cached objects' metadata, for search.
 	Objects func(ports.Cluster) ([]metav1.Object, error)
 	// Candidates lists the cached objects as cleanup candidates; nil for
 	// read-only kinds, which offer no cleanup.
@@ -106,7 +106,7 @@ func cachedAs[T interface {
 }
 
 // declare wires a kind's cache access to its list and detail presenters; the
-// live row is the row of a one-object list, search, activity and cleanup read
+// live row is the row of a one-object list, search and cleanup read
 // the same list.
 func declare[T metav1.Object](
 	id kube.KindID, shortcut string,

@@ -106,8 +106,8 @@ func Editable(id kube.KindID) bool {
 	return ok && !k.ReadOnly
 }
 
-// Objects lists a kind's objects in the shared cache, for search and
-// activity; an unregistered kind has none.
+// Objects lists a kind's objects in the shared cache, for search; an
+// unregistered kind has none.
 func Objects(c ports.Cluster, id kube.KindID) ([]metav1.Object, error) {
 	k, ok := byID[id]
 	if !ok {

@@ -38,7 +38,7 @@ func TestKindRegistryHalvesAgree(t *testing.T) {
 			t.Errorf("%s: entry says it is %s", k.ID, kp.ID)
 		}
 		if kp.List == nil || kp.Detail == nil || kp.Row == nil || kp.Objects == nil {
-			t.Errorf("%s: list %t, detail %t, live row %t, search/activity %t: every kind needs all four",
+			t.Errorf("%s: list %t, detail %t, live row %t, search %t: every kind needs all four",
 				k.ID, kp.List != nil, kp.Detail != nil, kp.Row != nil, kp.Objects != nil)
 		}
 		if k.Title == "" || k.Singular == "" || k.Resource == "" {

@@ -21,7 +21,7 @@ const approverWalkKept = 30 * time.Second
 // ApproverWalk is the last RBAC walk, read as a user who may list the
 // ClusterRoles and ClusterRoleBindings. Who may approve a signer does not
 // depend on who asks, so one read serves every user who may read RBAC
-// themselves (handlers' mayReadRBAC checks that, through the cached access reviews);
+// themselves (Rights.MayReadRBAC checks that, through the cached access reviews);
 // the answers per signer are kept with it. Safe for concurrent use.
 type ApproverWalk struct {
 	mu       sync.Mutex

@@ -1,12 +1,17 @@
 package page
 
 import (
+	"net/http"
 	"strconv"
+
+	"github.com/labstack/echo/v4"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // A CRD's custom resources are counted, the same way, on the CRD's detail
@@ -41,4 +46,26 @@ func CRDObject(crd *apiextensionsv1.CustomResourceDefinition) *unstructured.Unst
 			"versions": versions,
 		},
 	}}
+}
+
+// A CRD's custom resources are addressed the same way by the editor
+// (handlers/editor) and the cleanup (handlers/cleanup).
+
+// CRKind is the kind of crd's custom resources in namespace ns, or a 409
+// when the CRD serves no version.
+func CRKind(crd *apiextensionsv1.CustomResourceDefinition, ns string) (kube.Kind, error) {
+	k, ok := kube.CustomResourceKind(crd, ns)
+	if !ok {
+		return kube.Kind{}, echo.NewHTTPError(http.StatusConflict, crd.Name+" serves no version, so its objects cannot be read through the API.")
+	}
+	return k, nil
+}
+
+// CRCrumbs are the crumbs up to the list of the CRD crdName's objects.
+func CRCrumbs(crdName string) []model.Crumb {
+	return []model.Crumb{
+		{Label: "CustomResourceDefinitions", Href: urls.List(kube.CRDs)},
+		{Label: crdName, Href: urls.Object(kube.CRDs, crdName)},
+		{Label: "Objects", Href: urls.CRInstances(crdName)},
+	}
 }

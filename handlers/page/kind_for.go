@@ -23,6 +23,19 @@ func KindFor(c echo.Context, cluster ports.Cluster) (kube.Kind, kinds.Kind, erro
 	return kind, kp, nil
 }
 
+// EditableKindFor resolves :kind for the editor's and the cleanup's routes:
+// a kind the console writes, whose served version it knows.
+func EditableKindFor(c echo.Context, cluster ports.Cluster) (kube.Kind, error) {
+	k, _, err := KindFor(c, cluster)
+	if err == nil && !kinds.Editable(k.ID) {
+		err = echo.NewHTTPError(http.StatusNotFound, "clusterdesk shows "+k.Title+" read-only; change them with the tool that installed them.")
+	}
+	if err == nil && k.Version == "" {
+		err = echo.NewHTTPError(http.StatusServiceUnavailable, "clusterdesk does not know yet which version of "+k.Title+" the API server serves; try again in a moment.")
+	}
+	return k, err
+}
+
 // NotServed says why the API server does not serve a kind: a custom resource
 // of the console's own is not installed, a built-in kind is too new for it.
 func NotServed(k kube.Kind) string {

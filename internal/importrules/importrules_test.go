@@ -268,6 +268,15 @@ var rules = []rule{
 		},
 	},
 	{
+		// The handlers root keeps the route table, the wiring and the
+		// middleware: the features run the use cases and word their results
+		// (handlers/<feature>), internal/writeaudit builds the audit record
+		// of their writes; the root hands them the services it builds.
+		name:      "the handlers root runs no use case and builds no audit record",
+		applies:   func(p string) bool { return p == module+"/handlers" },
+		forbidden: func(_, to string) bool { return hasPrefix(to, rootForbidden...) },
+	},
+	{
 		// Tests may wire the whole console as main does only in handlers' own
 		// tests and in internal/faults (tests that break the cluster on purpose).
 		name:      "tests of other packages import no handlers or cmd",
@@ -276,6 +285,21 @@ var rules = []rule{
 		forbidden: func(_, to string) bool { return hasPrefix(to, module+"/handlers", module+"/cmd") },
 	},
 }
+
+// rootForbidden are the use cases, engines and domain packages the handlers
+// root may not import: what a request does belongs to a feature package
+// (or, for a write's audit record, internal/writeaudit), which the root
+// only builds.
+var rootForbidden = func() []string {
+	var out []string
+	for _, p := range []string{
+		"editing", "decide", "issue", "cleanup", "flowschemaform", "intercept", // use cases
+		"attention", "apfload", "admission", "approvers", "celmatch", "apf", "csr", "edit", // engines and domains
+	} {
+		out = append(out, module+"/internal/"+p)
+	}
+	return out
+}()
 
 // handlersBase are the packages under handlers/ that every feature package
 // may import: the shared page helpers, the ports (interfaces) main builds and
@@ -395,7 +419,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 	add(m("internal/present"), m("views/components"), "sync", "github.com/hashicorp/golang-lru/v2")
 	add(m("internal/live"), "github.com/labstack/echo/v4")
 	add(m("internal/kube"), m("internal/audit"))
-	add(m("handlers"), "k8s.io/client-go/kubernetes")
+	add(m("handlers"), "k8s.io/client-go/kubernetes", m("internal/decide"), m("internal/writeaudit"))
 	add(m("cmd/clusterdesk"), "testing", m("handlers"))
 	add(m("handlers/cleanup"), m("handlers/page"), m("handlers/signin"))
 	add(m("handlers/signin"), m("handlers"))
@@ -415,6 +439,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"live imports no handlers and no echo: internal/live -> github.com/labstack/echo/v4",
 		"internal/kube imports no other package of the module: internal/kube -> internal/audit",
 		"handlers import no client-go: handlers -> k8s.io/client-go/kubernetes",
+		"the handlers root runs no use case and builds no audit record: handlers -> internal/decide",
 		"nothing but cmd imports handlers or cmd: internal/csr -> handlers",
 		"tests of other packages import no handlers or cmd: internal/csr -> cmd/clusterdesk",
 		"the console binary links no test packages: cmd/clusterdesk -> testing",
@@ -426,7 +451,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 			t.Errorf("missed %q in:\n%s", want, got)
 		}
 	}
-	for _, allowed := range []string{"cmd/clusterdesk -> handlers", "handlers/cleanup -> handlers/page", "handlers/signin -> handlers/internal/handlertest"} {
+	for _, allowed := range []string{"cmd/clusterdesk -> handlers", "handlers/cleanup -> handlers/page", "handlers/signin -> handlers/internal/handlertest", "handlers -> internal/writeaudit"} {
 		if strings.Contains(got, allowed) {
 			t.Errorf("%s was flagged:\n%s", allowed, got)
 		}

@@ -1,4 +1,4 @@
-package handlers
+package flowschemas
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/admission"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -13,7 +14,7 @@ import (
 )
 
 // webhookConfig reads a webhook configuration from the shared cache.
-func webhookConfig(cl Cluster, id kube.KindID, name string) (admission.Config, bool) {
+func webhookConfig(cl ports.Cluster, id kube.KindID, name string) (admission.Config, bool) {
 	obj, err := cl.Object(id, name)
 	if err != nil {
 		return admission.Config{}, false
@@ -27,10 +28,10 @@ func webhookConfig(cl Cluster, id kube.KindID, name string) (admission.Config, b
 	return admission.Config{}, false
 }
 
-// addListWebhookHealth adds a health column to a webhook configuration list
+// WebhookListHealth adds a health column to a webhook configuration list
 // (only the rows shown), with the banner saying where it comes from. Like
-// addPriorityLevelListLoad it decorates live rows too.
-func addListWebhookHealth(cl Cluster, id kube.KindID, page *model.ListPage, st present.APFLoadState) {
+// PriorityLevelListLoad it decorates live rows too.
+func WebhookListHealth(cl ports.Cluster, id kube.KindID, page *model.ListPage, st present.APFLoadState) {
 	banner := st.LoadBanner()
 	banner.Title = "Webhook health"
 	page.Chrome.Banners = append(page.Chrome.Banners, banner)
@@ -49,14 +50,14 @@ func addListWebhookHealth(cl Cluster, id kube.KindID, page *model.ListPage, st p
 	page.LoadFollow = st.Follow
 }
 
-// addDetailWebhookHealth puts each webhook's health first among the
+// AddDetailWebhookHealth puts each webhook's health first among the
 // configuration's insights.
-func (h *Handlers) addDetailWebhookHealth(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
-	cfg, found := webhookConfig(h.deps.Cluster, id, name)
+func (h *Handlers) AddDetailWebhookHealth(c echo.Context, id kube.KindID, name string, page *model.DetailPage) {
+	cfg, found := webhookConfig(h.d.Cluster, id, name)
 	if !found {
 		return
 	}
-	st, ok := h.flowSchemaPages.Load(c)
+	st, ok := h.Load(c)
 	if !ok {
 		return
 	}

@@ -1,6 +1,15 @@
-package handlers
+// Package writeaudit builds the audit record of each write made through the
+// console (the YAML editor, the FlowSchema form, a cleanup, a CSR decision or
+// certificate upload): who made it, the object before (the API server's
+// answer, else the shared cache's object at that version) and after, the
+// diff, a CSR's signer. The use cases (internal/editing, flowschemaform,
+// cleanup, decide, issue) call it through their Auditor; it hands the record
+// to internal/audit's Recorder, whose sinks feed the ledger. It knows no
+// HTTP: the request's user comes with its context (kube.IdentityFrom).
+package writeaudit
 
 import (
+	"context"
 	"log/slog"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -8,14 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labstack/echo/v4"
-
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
 
-// writeRecord is one write performed through clusterdesk, for the audit trail.
-type writeRecord struct {
+// write is one write performed through clusterdesk, for the audit trail.
+type write struct {
 	Verb string // "create", "update", "apply", "delete", "approve", "deny", "issue"
 	Kind string // the API kind, "FlowSchema"
 	Name string
@@ -33,37 +40,56 @@ type writeRecord struct {
 	// From and To are the object before and after the write (nil when there
 	// is none, or it is not known); they give the diff and the UID. Both come
 	// from the API server (or its cache), never from the browser: the person
-	// audited must not be able to write their own "before" (edit_before.go).
+	// audited must not be able to write their own "before" (Trail.before).
 	From, To runtime.Object
 }
 
-// auditTrail is where the writes made through clusterdesk are recorded, with
-// only what recording reads: the shared cache (the object before a write, the
-// kinds' served versions), the recorder and who the request acts as. The use
-// cases reach it through requestAudit (edit_usecase.go, csr_audit.go).
-type auditTrail struct {
-	cluster Cluster
-	// rec is Deps.Audit: the JSON line and the Kubernetes Event of each
-	// write; nil logs one "write" line to log instead.
-	rec  *audit.Recorder
-	log  *slog.Logger
-	user func(c echo.Context) string // identity.go
+// Cache is what recording reads of the shared cache: the object before a
+// write and the kinds' served versions.
+type Cache interface {
+	Kind(id kube.KindID) (kube.Kind, bool)
+	Object(id kube.KindID, name string) (runtime.Object, error)
+}
+
+// Trail is where the writes made through clusterdesk are recorded, with only
+// what recording reads. The handlers build one per server and give it to the
+// features, which take the auditor of each request from it (For).
+type Trail struct {
+	Cache Cache
+	// Recorder is the JSON line and the Kubernetes Event of each write; nil
+	// logs one "write" line to Log instead.
+	Recorder *audit.Recorder
+	Log      *slog.Logger
+	// User is who the console acts as: a request's user when its context
+	// carries no identity (the sign-in middleware puts it there).
+	User string
+}
+
+// who is the user and groups the request of ctx acts as.
+func (t *Trail) who(ctx context.Context) (user string, groups []string) {
+	id, ok := kube.IdentityFrom(ctx)
+	if !ok {
+		return t.User, nil
+	}
+	user = id.User
+	if user == "" {
+		user = t.User
+	}
+	return user, id.Groups
 }
 
 // record records one write (dry runs, denials and failures included) with who
-// made it: the JSON line and the Kubernetes Event of Deps.Audit, or without a
-// recorder one structured log line.
-func (t auditTrail) record(c echo.Context, r writeRecord) {
+// made it: the JSON line and the Kubernetes Event of the Recorder, or without
+// one a structured log line.
+func (t *Trail) record(ctx context.Context, r write) {
+	user, groups := t.who(ctx)
 	rec := audit.Record{
-		User: t.user(c), Verb: r.Verb, Kind: r.Kind, APIGroup: r.Group, Resource: r.Resource, Namespace: r.Namespace,
+		User: user, Groups: groups, Verb: r.Verb, Kind: r.Kind, APIGroup: r.Group, Resource: r.Resource, Namespace: r.Namespace,
 		Name: r.Name, Reason: r.Reason,
 		RVBefore: r.Before, RVAfter: r.After, DryRun: r.DryRun, Propagation: r.Propagation,
 	}
-	if id, ok := kube.IdentityFrom(c.Request().Context()); ok {
-		rec.Groups = id.Groups
-	}
 	rec.Finish(r.Err)
-	if t.rec == nil {
+	if t.Recorder == nil {
 		// group and resource last: the line's first fields keep the order
 		// that people's (and the tests') searches of the log were written for.
 		args := []any{"who", rec.User, "verb", r.Verb, "kind", r.Kind, "name", r.Name,
@@ -72,14 +98,14 @@ func (t auditTrail) record(c echo.Context, r writeRecord) {
 		if r.Propagation != "" {
 			args = append(args, "propagation", r.Propagation)
 		}
-		t.log.Info("write", args...)
+		t.Log.Info("write", args...)
 		return
 	}
-	t.before(c, &r)
+	t.before(&r)
 	rec.RVBefore = r.Before // before may have found it
 	rec.APIVersion = t.apiVersion(r)
-	rec.UID = auditUID(r.To, r.From)
-	rec.Signer = auditSigner(r.Group, r.Resource, r.To, r.From)
+	rec.UID = uid(r.To, r.From)
+	rec.Signer = signer(r.Group, r.Resource, r.To, r.From)
 	_, ours := kube.KindByResource(r.Group, r.Resource)
 	if ours && r.Err == nil && (!audit.IsNil(r.To) || r.Verb == "delete") {
 		// A refused write changed nothing: a diff would claim it did. A
@@ -94,14 +120,14 @@ func (t auditTrail) record(c echo.Context, r writeRecord) {
 		before, after := t.texts(r)
 		rec.SetDiff(before, after)
 	}
-	t.rec.Record(rec)
+	t.Recorder.Record(rec)
 }
 
 // before finds the object before the write when the call site did not give
 // it: the cached object if it is at the version the write started from (for a
 // deletion, whatever version it has). Never the form's base: that is the
 // browser's word.
-func (t auditTrail) before(_ echo.Context, r *writeRecord) {
+func (t *Trail) before(r *write) {
 	if !audit.IsNil(r.From) || r.Verb == "create" {
 		return
 	}
@@ -111,7 +137,7 @@ func (t auditTrail) before(_ echo.Context, r *writeRecord) {
 	if !ok {
 		return
 	}
-	obj, err := t.cluster.Object(k.ID, r.Name)
+	obj, err := t.Cache.Object(k.ID, r.Name)
 	if err != nil || audit.IsNil(obj) {
 		return
 	}
@@ -125,34 +151,42 @@ func (t auditTrail) before(_ echo.Context, r *writeRecord) {
 
 // texts renders both sides of the diff the same way, without managedFields,
 // resourceVersion and PEM data (audit.ObjectText).
-func (t auditTrail) texts(r writeRecord) (before, after string) {
+func (t *Trail) texts(r write) (before, after string) {
 	var err error
 	if before, err = audit.ObjectText(r.From); err != nil {
-		t.log.Warn("audit: cannot render the object before the write", "kind", r.Kind, "name", r.Name, "err", err)
+		t.Log.Warn("audit: cannot render the object before the write", "kind", r.Kind, "name", r.Name, "err", err)
 	}
 	if after, err = audit.ObjectText(r.To); err != nil {
-		t.log.Warn("audit: cannot render the object after the write", "kind", r.Kind, "name", r.Name, "err", err)
+		t.Log.Warn("audit: cannot render the object after the write", "kind", r.Kind, "name", r.Name, "err", err)
 	}
 	return before, after
 }
 
 // apiVersion is the written object's apiVersion, from the objects or the
 // kind's served version.
-func (t auditTrail) apiVersion(r writeRecord) string {
+func (t *Trail) apiVersion(r write) string {
 	for _, o := range []runtime.Object{r.To, r.From} {
 		if u, ok := o.(*unstructured.Unstructured); ok && u != nil && u.GetAPIVersion() != "" {
 			return u.GetAPIVersion()
 		}
 	}
 	if k, ok := kube.KindByResource(r.Group, r.Resource); ok {
-		if served, ok := t.cluster.Kind(k.ID); ok && served.Version != "" {
+		if served, ok := t.Cache.Kind(k.ID); ok && served.Version != "" {
 			return apiVersion(served)
 		}
 	}
 	return ""
 }
 
-func auditUID(objs ...runtime.Object) string {
+// apiVersion is the apiVersion of kind k's objects ("v1", "apps/v1").
+func apiVersion(k kube.Kind) string {
+	if k.Group == "" {
+		return k.Version
+	}
+	return k.Group + "/" + k.Version
+}
+
+func uid(objs ...runtime.Object) string {
 	for _, o := range objs {
 		if audit.IsNil(o) {
 			continue
@@ -164,11 +198,11 @@ func auditUID(objs ...runtime.Object) string {
 	return ""
 }
 
-// auditSigner is a CSR's spec.signerName from the first of objs that has
-// one, "" for any other kind (by group and resource: a custom resource may
-// call its kind CertificateSigningRequest): the ledger's per-signer view
-// lists the console's writes by it, decisions, uploads and YAML edits alike.
-func auditSigner(group, resource string, objs ...runtime.Object) string {
+// signer is a CSR's spec.signerName from the first of objs that has one, ""
+// for any other kind (by group and resource: a custom resource may call its
+// kind CertificateSigningRequest): the ledger's per-signer view lists the
+// console's writes by it, decisions, uploads and YAML edits alike.
+func signer(group, resource string, objs ...runtime.Object) string {
 	if group != certificatesv1.GroupName || resource != "certificatesigningrequests" {
 		return ""
 	}
@@ -193,13 +227,13 @@ func auditSigner(group, resource string, objs ...runtime.Object) string {
 // typed returns a cached object as unstructured with its apiVersion and kind
 // (informers' objects carry none), so that it renders like the API server's
 // answers.
-func (t auditTrail) typed(id kube.KindID, obj runtime.Object) runtime.Object {
+func (t *Trail) typed(id kube.KindID, obj runtime.Object) runtime.Object {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return obj
 	}
 	u := &unstructured.Unstructured{Object: m}
-	if k, ok := t.cluster.Kind(id); ok {
+	if k, ok := t.Cache.Kind(id); ok {
 		u.SetAPIVersion(apiVersion(k))
 		u.SetKind(k.Singular)
 	}
