@@ -60,11 +60,16 @@ func TestRoutesOfAForbiddenKindAnswer403(t *testing.T) {
 	if code, _, _ := ls.get(t, sess, urls.FlowSchemaForm(schemas.Items[0].Name)); code != http.StatusForbidden {
 		t.Errorf("FlowSchema form: status %d, want 403", code)
 	}
-	// The approver's own kind: the same routes serve.
+	// The approver's own kind: the same routes serve. The object's history is
+	// the ledger's one history (issue 44 item 3): its old URL leads there.
 	name := csrs.Items[0].Name
-	for _, path := range []string{urls.CSRs, urls.CSR(name), urls.History(kube.CSRs, name)} {
+	for _, path := range []string{urls.CSRs, urls.CSR(name), urls.LedgerObject(kube.CSRs, name, "")} {
 		if code, _, _ := ls.get(t, sess, path); code != http.StatusOK {
 			t.Errorf("%s: status %d, want 200 for a kind the approver may list", path, code)
 		}
+	}
+	old := ls.do(newGet(urls.History(kube.CSRs, name), sess))
+	if old.Code != http.StatusFound || old.Header().Get("Location") != urls.LedgerObject(kube.CSRs, name, "") {
+		t.Errorf("%s: status %d to %q, want 302 to the object's one history", urls.History(kube.CSRs, name), old.Code, old.Header().Get("Location"))
 	}
 }
