@@ -65,41 +65,32 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 
 ## ---- test -----------------------------------------------------------------
 
-# make test is four layers, each test in exactly one of them, in three lanes
-# that run at the same time from the start (scripts/beside.sh, each
-# background lane's output printed when all end):
-#  - test-unit (no cluster), then test-compat on a devcluster of its own;
-#  - the browser tests (e2e) on a seeded devcluster;
-#  - test-integration (its Go tests, then its benchmark rounds) on a second
-#    one, started once the first is up (their seeding is CPU: 180 real-world
-#    CRDs into each API server).
-# Each layer also runs alone; test-integration and e2e then start their own
-# devcluster.
+# make test is four layers, each test in exactly one of them: test-unit (no
+# cluster), then test-integration (its Go tests, then its benchmark rounds) on
+# one seeded devcluster and, at the same time, the browser tests (e2e) on a
+# second one, then test-compat on a third. Each layer also runs alone;
+# test-integration and e2e then start their own devcluster.
 #
-# One after the other, the layers kept CI's 2 cores busy only 1.3 to 1.6 of the
-# time: the integration and browser tests mostly wait on API servers,
-# informers, Chromium and polls (side by side, 1,651 s of CPU in 1,278 s), and
-# the unit layer's links and race-detected tests could not fill the second core
-# alone. The browser tests need their own cluster: e2e/live.spec.ts stops its
-# API server, and Go tests count a kind's objects.
+# The browser tests run beside the integration layer (scripts/beside.sh,
+# their output printed when both end) because neither keeps the 2 cores busy
+# alone: both mostly wait on API servers, informers, Chromium and polls (side
+# by side on a 2-core machine shared at load 17-33, the browser tests used
+# 265 s of CPU in 1,302 s, the integration layer 1,054 s in 1,476 s). They
+# need their own cluster: e2e/live.spec.ts stops its API server, and Go tests
+# count a kind's objects. The e2e cluster comes up while the rest of the unit
+# layer runs (DEVCLUSTER_MEANWHILE), the integration cluster while the browser
+# tests start.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit then test-compat, beside the browser tests and test-integration on two devclusters
+test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit, then test-integration and e2e side by side on two devclusters, then test-compat
+	scripts/timed.sh "unit layer: go-test-unit.sh" scripts/go-test-unit.sh
 	rm -rf $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e
-	scripts/timed.sh "make test's three lanes" \
-	  scripts/beside.sh "unit and compat layers" $(CACHE)/test-unit.log '$(MAKE) --no-print-directory test-unit-lane' \
-	    "integration and browser layers" \
+	DEVCLUSTER_MEANWHILE='TIMEFORMAT="timed: unit layer, the rest (fuzz, devcluster modules) took %0R s wall, %0U s user + %0S s system CPU"; time { $(TEST_UNIT_REST); }' \
+	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) \
 	  scripts/timed.sh "integration and browser layers side by side, with their devclusters' start" \
-	  env FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
+	  scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
 	  scripts/beside.sh e2e $(CACHE)/test-e2e.log '$(E2E_RUN)' test-integration \
 	  env DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
 	    bash -c '$(GO_INTEGRATION) && $(BENCH_ROUNDS)'
-
-# test-unit-lane is make test's first lane: the unit layer, then the compat
-# layer, each saying how long it took.
-.PHONY: test-unit-lane
-test-unit-lane:
-	scripts/timed.sh "unit layer: go-test-unit.sh" scripts/go-test-unit.sh
-	scripts/timed.sh "unit layer, the rest (fuzz, devcluster modules)" bash -c '$(TEST_UNIT_REST)'
 	scripts/timed.sh "compat layer" bash -c '$(COMPAT_RUN)'
 
 # The integration devcluster runs two kube-apiserver instances (issue 30), so
@@ -112,7 +103,7 @@ E2E_APISERVERS  := 1
 
 # The consoles the tests start keep their default ledger (--data-dir's
 # $XDG_STATE_HOME/clusterdesk) under .cache, not in the home directory.
-test test-unit test-unit-lane test-integration e2e: export XDG_STATE_HOME = $(abspath $(CACHE))/test-state
+test test-unit test-integration e2e: export XDG_STATE_HOME = $(abspath $(CACHE))/test-state
 
 .PHONY: test-unit
 test-unit: assets postgres ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
@@ -130,8 +121,11 @@ e2e: build devcluster e2e-deps ## Browser tests (Playwright, Debian's Chromium) 
 # that run on several goroutines, scripts/go-test-unit.sh), every Go benchmark
 # once in the same test binaries (timing nothing: a benchmark that breaks fails
 # here), the fuzz targets, the devcluster modules' unit tests. make test runs
-# them in its first lane (test-unit-lane), beside the devclusters' start and
-# the integration and browser tests.
+# TEST_UNIT_REST (about 3 minutes, no cluster needed) while the devcluster of
+# the next layers comes up (about a minute, much of it CPU: seeding 180
+# real-world CRDs into two API servers), so the cores do not idle while it
+# starts (fuzz-short's builds use one). Started before go-test-unit.sh instead,
+# the idle cluster would cost about 10% of a core for 10 minutes.
 TEST_UNIT = scripts/go-test-unit.sh && $(TEST_UNIT_REST)
 TEST_UNIT_REST = $(MAKE) --no-print-directory fuzz-short && \
 	(cd devcluster && go test -count=1 ./...) && (cd devcluster/oidc && go test -count=1 ./...)
