@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
@@ -27,7 +28,8 @@ import (
 )
 
 // watchInto feeds the versions a cache on the devcluster observes into
-// store, as the console does (ingest.WatchFeed), until the test ends.
+// store, as the console does (ingest.WatchFeed, the decided requests
+// summarized), until the test ends.
 func watchInto(t *testing.T, store ledger.Store) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -35,6 +37,7 @@ func watchInto(t *testing.T, store ledger.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache.SummarizeDecidedRequests(csr.Summarize) // as the console does
 	feed := ingest.NewWatchFeed(store, 0, log)
 	cache.OnObject(feed.Enqueue)
 	ctx, cancel := context.WithCancel(context.Background())

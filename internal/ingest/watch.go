@@ -144,7 +144,7 @@ func WatchEntry(ch kube.ObjectChange, observed time.Time) (ledger.Entry, bool) {
 		}
 	}
 	oldText, err1 := audit.ObjectText(ch.Old)
-	newText, err2 := audit.ObjectText(ch.New)
+	newText, err2 := audit.ObjectText(sameRequest(ch.Old, ch.New))
 	if err1 == nil && err2 == nil {
 		e.Diff, _ = audit.Diff(oldText, newText)
 	}
