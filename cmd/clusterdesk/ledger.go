@@ -166,6 +166,7 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 		log.Info("serving the audit webhook", "addr", run.webhook.Addr())
 	}
 	reg.RegisterLedger(webhook, ingest.RefusedReasons, run.console)
+	reg.RegisterLedgerWatch(run.watch)
 	reg.RegisterLedgerPruned(store)
 	log.Info("ledger open", "dsn", ledger.RedactDSN(l.dsn), "retention", l.retention, "max_entries", l.maxEntries)
 	return run, nil
