@@ -29,11 +29,16 @@ var insertWriteSQL = "INSERT INTO recorded_writes (" + strings.Join(writeColumns
 	"(SELECT max(seq) FROM recorded_writes WHERE obj_key = ? AND applied)) ON CONFLICT (id) DO NOTHING"
 
 // scanWritesSQL reads one page of writes by keyset on seq, each with the
-// object of its previous write (a join on the primary key).
+// object of its previous write (a join on the primary key). The window's
+// bounds are written +w.time_ns so that no planner walks the time index
+// for them: the rows are read in seq order from the primary key, a page
+// costs its rows, not the rows of the window before it (SQLite chose
+// recorded_writes_time and sorted, which made a replay of 100,000 writes
+// quadratic: 70 s against 1.3 s for 10,000).
 const scanWritesSQL = "SELECT w.seq, w.id, w.audit_id, w.time_ns, w.user_name, w.user_uid, w.groups_json, w.verb, w.operation, " +
 	"w.api_group, w.api_version, w.resource, w.subresource, w.namespace, w.name, w.code, w.dry_run, w.object, w.object_dropped, " +
 	"w.annotations, p.object FROM recorded_writes w LEFT JOIN recorded_writes p ON p.seq = w.prev_seq " +
-	"WHERE w.seq > ? AND w.time_ns >= ? AND w.time_ns < ? ORDER BY w.seq LIMIT ?"
+	"WHERE w.seq > ? AND +w.time_ns >= ? AND +w.time_ns < ? ORDER BY w.seq LIMIT ?"
 
 // scanPage is how many writes one page of a scan reads: each row holds two
 // compressed objects (a few KiB for ordinary objects, at most twice
