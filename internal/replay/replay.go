@@ -38,6 +38,12 @@ type Options struct {
 	OnRequest func(w *ledger.Write, draft, deployed Verdict)
 	// MaxChanges bounds Summary.Changes (DefaultMaxChanges when 0).
 	MaxChanges int
+	// MayList, when set, says whether the person the replay is for may
+	// list a resource (group, resource: RBAC's names); the writes of any
+	// other resource are left out before they are evaluated: they count
+	// nowhere but in Scanned, so a replay shows nobody requests, users or
+	// counts of resources their RBAC hides from them.
+	MayList func(group, resource string) bool
 }
 
 // ProgressEvery is how many writes pass between Progress calls.
@@ -161,7 +167,7 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	}
 	r := &run{o: o, ctx: ctx, draft: draft, deployed: deployed, ns: ns, matcher: newMatcher(ns),
 		memo: &paramsMemo{src: o.Params, got: map[paramsKey]paramsAnswer{}}, groups: map[GroupKey]*Group{},
-		sum: Summary{Skipped: map[string]int64{}}}
+		sum: Summary{Skipped: map[string]int64{}}, listable: map[[2]string]bool{}}
 	err = o.Writes.ScanWrites(ctx, o.Window, r.write)
 	for _, g := range r.groups {
 		r.sum.Groups = append(r.sum.Groups, *g)
@@ -188,6 +194,19 @@ type run struct {
 	groups          map[GroupKey]*Group
 	sum             Summary
 	last            time.Time
+	// listable memoizes MayList per group and resource: a replay asks it
+	// once per resource, not per write.
+	listable map[[2]string]bool
+}
+
+func (r *run) mayList(group, resource string) bool {
+	k := [2]string{group, resource}
+	ok, asked := r.listable[k]
+	if !asked {
+		ok = r.o.MayList(group, resource)
+		r.listable[k] = ok
+	}
+	return ok
 }
 
 func (r *run) write(w *ledger.Write) error {
@@ -195,6 +214,9 @@ func (r *run) write(w *ledger.Write) error {
 	r.last = w.Time
 	if r.o.Progress != nil && r.sum.Scanned%ProgressEvery == 0 {
 		r.o.Progress(Progress{Scanned: r.sum.Scanned, At: w.Time})
+	}
+	if r.o.MayList != nil && !r.mayList(w.APIGroup, w.Resource) {
+		return nil
 	}
 	if reason := skip(w); reason != "" {
 		r.sum.Skipped[reason]++

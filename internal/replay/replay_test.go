@@ -262,3 +262,31 @@ func TestReplayIsCancellableAndReportsProgress(t *testing.T) {
 		t.Errorf("cancelled at the first progress: scanned %d, err %v", sum.Scanned, err)
 	}
 }
+
+// TestReplayShowsOnlyWhatThePersonMayList: the writes of a resource the
+// person may not list count nowhere: no change, group, tally or skip of
+// theirs reaches the summary, and OnRequest never sees them.
+func TestReplayShowsOnlyWhatThePersonMayList(t *testing.T) {
+	secretish := cm("alice", "prod", "hidden", ledger.OpCreate, 201, "forbidden")
+	secretish.Resource = "widgets"
+	secretish.APIGroup = "example.com"
+	secretish.Object = []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"hidden","namespace":"prod"},"data":{"mode":"forbidden"}}`)
+	forbidden := cm("bob", "prod", "x", ledger.OpCreate, 403, "forbidden")
+	forbidden.Resource, forbidden.APIGroup = "widgets", "example.com"
+	forbidden.Annotations = map[string]string{"authorization.k8s.io/decision": "forbid"}
+	st := newStore(t, []ledger.Write{secretish, forbidden, cm("carol", "prod", "seen", ledger.OpCreate, 201, "forbidden")})
+	p := policy("p", []admissionregistrationv1.Validation{{Expression: "!has(object.data) || object.data.mode != 'forbidden'"}}, func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+		s.MatchConstraints.ResourceRules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}
+	})
+	var seen []string
+	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{p, binding("p", deny, nil)}, Namespaces: todays,
+		MayList:   func(group, resource string) bool { return group == "" && resource == "configmaps" },
+		OnRequest: func(w *ledger.Write, _, _ Verdict) { seen = append(seen, w.Name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[seen]" || sum.Replayed != 1 || sum.NewlyDenied != 1 || len(sum.Changes) != 1 || len(sum.Groups) != 1 ||
+		sum.Groups[0].User != "carol" || len(sum.Skipped) != 0 || sum.Draft.Matched != 1 {
+		t.Errorf("a person who may list configmaps only sees %v; summary %+v", seen, sum)
+	}
+}
