@@ -30,7 +30,13 @@ type ledgerConfig struct {
 	// maxEntries bounds the ledger by size (internal/ledger/trim.go).
 	maxEntries     int64
 	maxEntriesText string // the flag, parsed by finish
-	webhook        webhookConfig
+	// The recorded writes (issue 45, internal/ledger/writes.go): how long
+	// and how many.
+	writeRetention     time.Duration
+	writeRetentionText string
+	maxWrites          int64
+	maxWritesText      string
+	webhook            webhookConfig
 }
 
 // webhookConfig is the audit webhook's listener.
@@ -48,11 +54,19 @@ const DefaultLedgerRetention = 400 * 24 * time.Hour
 // writes meets it instead of the disk's end.
 const DefaultLedgerMaxEntries = 10_000_000
 
+// DefaultMaxWrites bounds the recorded writes by count: a million writes is
+// a week of a busy cluster's writes outside the housekeeping the audit
+// policy leaves at Metadata, and about 1-2 GB at the compressed size of
+// ordinary objects (BenchmarkAppendWrites measures it).
+const DefaultMaxWrites = 1_000_000
+
 func (l *ledgerConfig) register(fs *flag.FlagSet) (retention *string) {
 	fs.StringVar(&l.dataDir, "data-dir", env("DATA_DIR", defaultDataDir()), "directory of the embedded ledger's SQLite file (the --ledger default)")
 	fs.StringVar(&l.dsn, "ledger", env("LEDGER", ""), "the durable ledger of every change: sqlite:<path> (embedded; default <data-dir>/ledger.db), postgres://… (replicas share one; put the URL in a Secret), or off")
 	retention = fs.String("ledger-retention", env("LEDGER_RETENTION", DefaultLedgerRetention.String()), "how long the ledger keeps entries (pruned daily); 0 keeps them forever")
 	fs.StringVar(&l.maxEntriesText, "ledger-max-entries", env("LEDGER_MAX_ENTRIES", strconv.Itoa(DefaultLedgerMaxEntries)), "how many entries the ledger keeps at most: past it the oldest are pruned as entries come in; 0 for no bound")
+	fs.StringVar(&l.writeRetentionText, "recorded-writes-retention", env("RECORDED_WRITES_RETENTION", ledger.DefaultWriteRetention.String()), "how long the writes the audit webhook reports (replayed against admission changes) are kept; 0 keeps them forever")
+	fs.StringVar(&l.maxWritesText, "recorded-writes-max", env("RECORDED_WRITES_MAX", strconv.Itoa(DefaultMaxWrites)), "how many recorded writes are kept at most: past it the oldest are pruned as writes come in; 0 for no bound")
 	fs.StringVar(&l.webhook.listen, "audit-webhook-listen", env("AUDIT_WEBHOOK_LISTEN", ""), "address of the audit webhook that receives the API server's audit events into the ledger (TLS; empty: none)")
 	fs.StringVar(&l.webhook.certFile, "audit-webhook-tls-cert", env("AUDIT_WEBHOOK_TLS_CERT", ""), "the audit webhook's serving certificate (PEM)")
 	fs.StringVar(&l.webhook.keyFile, "audit-webhook-tls-key", env("AUDIT_WEBHOOK_TLS_KEY", ""), "the audit webhook's serving key (PEM)")
@@ -70,6 +84,12 @@ func (l *ledgerConfig) finish(retention string) error {
 	l.retention = d
 	if l.maxEntries, err = strconv.ParseInt(l.maxEntriesText, 10, 64); err != nil || l.maxEntries < 0 {
 		return fmt.Errorf("--ledger-max-entries (CLUSTERDESK_LEDGER_MAX_ENTRIES) must be a count of entries, or 0 for no bound, not %q", l.maxEntriesText)
+	}
+	if l.writeRetention, err = time.ParseDuration(l.writeRetentionText); err != nil || l.writeRetention < 0 {
+		return fmt.Errorf("--recorded-writes-retention (CLUSTERDESK_RECORDED_WRITES_RETENTION) must be a duration such as 168h, or 0 for ever, not %q", l.writeRetentionText)
+	}
+	if l.maxWrites, err = strconv.ParseInt(l.maxWritesText, 10, 64); err != nil || l.maxWrites < 0 {
+		return fmt.Errorf("--recorded-writes-max (CLUSTERDESK_RECORDED_WRITES_MAX) must be a count of writes, or 0 for no bound, not %q", l.maxWritesText)
 	}
 	if l.dsn == "" {
 		l.dsn = "sqlite:" + filepath.Join(l.dataDir, "ledger.db")
@@ -125,7 +145,7 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 			return nil, fmt.Errorf("--ledger: %w", err)
 		}
 	}
-	opts := ledger.Options{Retention: l.retention, MaxEntries: l.maxEntries}
+	opts := ledger.Options{Retention: l.retention, MaxEntries: l.maxEntries, WriteRetention: l.writeRetention, MaxWrites: l.maxWrites}
 	store, err := ledger.Open(ctx, l.dsn, opts)
 	switch {
 	case err != nil && isShared(l.dsn):
@@ -143,10 +163,17 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 	run.feeding.Go(func() { run.console.Run(ctx) })
 	run.feeding.Go(func() { run.watch.Run(ctx) })
 	go prune(ctx, store, l.retention, log)
+	// A ledger opened late (a shared one down at start) keeps no recorded
+	// writes until the console restarts: the late store is the ledger's
+	// Store only.
+	writes, _ := store.(ledger.WriteStore)
+	if writes != nil {
+		go pruneWrites(ctx, writes, l.writeRetention, log)
+	}
 
 	var webhook metrics.LedgerWebhookSource
 	if l.webhook.listen != "" {
-		rc, err := newReceiver(l.webhook, store, log)
+		rc, err := newReceiver(l.webhook, store, writes, log)
 		if err != nil {
 			run.stop()
 			store.Close()
@@ -172,7 +199,7 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 	return run, nil
 }
 
-func newReceiver(w webhookConfig, store ledger.Store, log *slog.Logger) (*ingest.Receiver, error) {
+func newReceiver(w webhookConfig, store ledger.Store, writes ledger.WriteStore, log *slog.Logger) (*ingest.Receiver, error) {
 	var senders ingest.Senders
 	if w.clientCAFile != "" {
 		pem, err := os.ReadFile(w.clientCAFile)
@@ -191,7 +218,7 @@ func newReceiver(w webhookConfig, store ledger.Store, log *slog.Logger) (*ingest
 		}
 		senders.TokenFile = tf
 	}
-	return ingest.NewReceiver(ingest.Options{Store: store, Senders: senders, Log: log})
+	return ingest.NewReceiver(ingest.Options{Store: store, Writes: writes, Senders: senders, Log: log})
 }
 
 // prune deletes what is older than the retention at start and then daily.
@@ -209,6 +236,31 @@ func prune(ctx context.Context, store ledger.Store, retention time.Duration, log
 			log.Warn("ledger: prune failed; tried again tomorrow", "err", err)
 		} else if n > 0 {
 			log.Info("ledger: pruned entries past the retention", "entries", n, "retention", retention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// pruneWrites deletes the recorded writes older than their retention at
+// start and then hourly: a week's window moves by the hour.
+func pruneWrites(ctx context.Context, writes ledger.WriteStore, retention time.Duration, log *slog.Logger) {
+	if retention == 0 {
+		return
+	}
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		n, err := writes.PruneWrites(pctx, time.Now().Add(-retention))
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			log.Warn("ledger: pruning recorded writes failed; tried again in an hour", "err", err)
+		} else if n > 0 {
+			log.Info("ledger: pruned recorded writes past their retention", "writes", n, "retention", retention)
 		}
 		select {
 		case <-ctx.Done():

@@ -4,10 +4,8 @@ package ledger
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +16,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
+	"github.com/clusterdesk/clusterdesk/internal/ingest/ingesttest"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
-	"github.com/clusterdesk/clusterdesk/internal/testwait"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
@@ -28,33 +26,7 @@ import (
 // store, as the console does, until the test ends.
 func serveAuditWebhook(t *testing.T, store ledger.Store) {
 	t.Helper()
-	w := testcluster.RequireAuditWebhook(t)
-	pem, err := os.ReadFile(w.ClientCAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := ingest.Options{Store: store}
-	o.Senders.ClientCAs = x509.NewCertPool()
-	o.Senders.ClientCAs.AppendCertsFromPEM(pem)
-	rc, err := ingest.NewReceiver(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var srv *ingest.Server
-	// Another test's listener may still be closing.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if srv, err = ingest.Listen(w.Listen, w.CertFile, w.KeyFile, rc, nil); err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("listen on the devcluster's audit webhook address: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); testwait.Closed(t, done, testwait.Within, "the audit webhook to stop") })
+	ingesttest.ServeAuditWebhook(t, ingest.Options{Store: store})
 }
 
 // rowsOf are the list's rows of the object name as "user action".

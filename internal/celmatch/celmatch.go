@@ -184,6 +184,12 @@ func decide(out *Outcome, fp *admissionregistrationv1.FailurePolicyType, evalErr
 	}
 }
 
+// VersionedAttributes are the admission attributes of req as the dispatcher
+// passes them to the matchers and evaluators (versionedAttributes): for a
+// caller that matches the request with the upstream matchers itself (the
+// replay of recorded writes, internal/replay).
+func VersionedAttributes(req Request) *admission.VersionedAttributes { return versionedAttributes(req) }
+
 // versionedAttributes builds the attributes the dispatcher passes to the
 // matcher: the objects as given (unstructured, as the API server passes custom
 // resources), the kind from the object's apiVersion and kind.

@@ -90,23 +90,106 @@ type PolicyRequest struct {
 // the policy matched (an equivalent under matchPolicy Equivalent).
 func EvaluatePolicy(ctx context.Context, policy *admissionregistrationv1.ValidatingAdmissionPolicy, req PolicyRequest, authz authorizer.UnconditionalAuthorizer) PolicyOutcome {
 	start := time.Now()
-	out := PolicyOutcome{}
+	out := CompilePolicy(policy).evaluate(ctx, req, authz, true)
+	out.Elapsed = time.Since(start)
+	return out
+}
+
+// CompiledPolicy is a policy compiled once, as the API server compiles it
+// once per policy generation (compilePolicy in
+// k8s.io/apiserver/pkg/admission/plugin/policy/validating/plugin.go), for
+// the evaluation of many requests (the replay of recorded writes). Safe for
+// concurrent use: each evaluation has its own composition context.
+type CompiledPolicy struct {
+	policy                                         *admissionregistrationv1.ValidatingAdmissionPolicy
+	fail                                           bool
+	hasParams                                      bool
+	compiler                                       *celplugin.CompositedCompiler
+	conditions, validations, messages, annotations celplugin.ConditionEvaluator
+	// errs are the compile errors of the variables and expressions, in
+	// the order of the spec; err a failure to build the compiler.
+	errs []error
+	err  error
+}
+
+// CompilePolicy compiles policy's variables, matchConditions, validations,
+// messageExpressions and auditAnnotations.
+func CompilePolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy) *CompiledPolicy {
 	spec := policy.Spec
-	fail := spec.FailurePolicy == nil || *spec.FailurePolicy == admissionregistrationv1.Fail
-	hasParams := spec.ParamKind != nil
-	optionalVars := celplugin.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}
-	messageVars := celplugin.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: false}
-	compiler, err := celplugin.NewCompositedCompiler(policyEnv())
-	if err != nil {
-		out.Error, out.ErrorDenies = err.Error(), fail
+	c := &CompiledPolicy{policy: policy, fail: spec.FailurePolicy == nil || *spec.FailurePolicy == admissionregistrationv1.Fail,
+		hasParams: spec.ParamKind != nil}
+	optionalVars := celplugin.OptionalVariableDeclarations{HasParams: c.hasParams, HasAuthorizer: true}
+	messageVars := celplugin.OptionalVariableDeclarations{HasParams: c.hasParams, HasAuthorizer: false}
+	c.compiler, c.err = celplugin.NewCompositedCompiler(policyEnv())
+	if c.err != nil {
+		return c
+	}
+	for _, v := range spec.Variables {
+		r := c.compiler.CompileAndStoreVariable(&typedExpression{name: v.Name, expr: v.Expression, types: []*cel.Type{cel.AnyType, cel.DynType}}, optionalVars, environment.StoredExpressions)
+		if r.Error != nil {
+			c.errs = append(c.errs, fmt.Errorf("variables[%q]: %s", v.Name, r.Error.Detail))
+		}
+	}
+	if len(spec.MatchConditions) > 0 {
+		accessors := make([]celplugin.ExpressionAccessor, len(spec.MatchConditions))
+		for i := range spec.MatchConditions {
+			accessors[i] = (*matchconditions.MatchCondition)(&spec.MatchConditions[i])
+			c.check(accessors[i], optionalVars, "matchConditions[%q]", spec.MatchConditions[i].Name)
+		}
+		c.conditions = c.compiler.CompileCondition(accessors, optionalVars, environment.StoredExpressions)
+	}
+	validations := make([]celplugin.ExpressionAccessor, len(spec.Validations))
+	messages := make([]celplugin.ExpressionAccessor, len(spec.Validations))
+	for i, v := range spec.Validations {
+		validations[i] = &typedExpression{expr: v.Expression, types: []*cel.Type{cel.BoolType}}
+		c.check(validations[i], optionalVars, "validations[%d].expression", i)
+		if v.MessageExpression != "" {
+			messages[i] = &typedExpression{expr: v.MessageExpression, types: []*cel.Type{cel.StringType}}
+			c.check(messages[i], messageVars, "validations[%d].messageExpression", i)
+		}
+	}
+	c.validations = c.compiler.CompileCondition(validations, optionalVars, environment.StoredExpressions)
+	c.messages = c.compiler.CompileCondition(messages, messageVars, environment.StoredExpressions)
+	c.annotations = compileAuditAnnotations(c.compiler, spec.AuditAnnotations, optionalVars)
+	for i, a := range spec.AuditAnnotations {
+		c.check(&typedExpression{expr: a.ValueExpression, types: []*cel.Type{cel.StringType, cel.NullType}}, optionalVars, "auditAnnotations[%d].valueExpression", i)
+	}
+	return c
+}
+
+// check compiles one expression (with the policy's variables) only to name
+// its compile error, which the evaluators report without saying whose.
+func (c *CompiledPolicy) check(e celplugin.ExpressionAccessor, vars celplugin.OptionalVariableDeclarations, format string, args ...any) {
+	if r := c.compiler.CompileCELExpression(e, vars, environment.StoredExpressions); r.Error != nil {
+		c.errs = append(c.errs, fmt.Errorf(format+": %s", append(args, r.Error.Detail)...))
+	}
+}
+
+// Err is why the policy cannot be evaluated as written: the compiler could
+// not be built, or an expression does not compile (each named). The API
+// server admits such a policy and fails its requests by failurePolicy; a
+// draft with one is refused before a replay.
+func (c *CompiledPolicy) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return errors.Join(c.errs...)
+}
+
+// Evaluate evaluates the compiled policy for req as EvaluatePolicy does,
+// without the parts only a person reads (each matchCondition's own result,
+// whether a result stands on an authorizer check).
+func (c *CompiledPolicy) Evaluate(ctx context.Context, req PolicyRequest, authz authorizer.UnconditionalAuthorizer) PolicyOutcome {
+	return c.evaluate(ctx, req, authz, false)
+}
+
+func (c *CompiledPolicy) evaluate(ctx context.Context, req PolicyRequest, authz authorizer.UnconditionalAuthorizer, detail bool) PolicyOutcome {
+	out := PolicyOutcome{}
+	if c.err != nil {
+		out.Error, out.ErrorDenies = c.err.Error(), c.fail
 		return out
 	}
-	variables := make([]celplugin.NamedExpressionAccessor, len(spec.Variables))
-	for i, v := range spec.Variables {
-		variables[i] = &typedExpression{name: v.Name, expr: v.Expression, types: []*cel.Type{cel.AnyType, cel.DynType}}
-	}
-	compiler.CompileAndStoreVariables(variables, optionalVars, environment.StoredExpressions)
-
+	spec := c.policy.Spec
 	attrs := versionedAttributes(req.Request)
 	var params runtime.Object
 	if req.Params != nil {
@@ -114,51 +197,38 @@ func EvaluatePolicy(ctx context.Context, policy *admissionregistrationv1.Validat
 	}
 	// The matchConditions first, as validator.Validate does; evaluated here
 	// with the upstream matcher so the answer can name the false one.
-	if len(spec.MatchConditions) > 0 {
-		accessors := make([]celplugin.ExpressionAccessor, len(spec.MatchConditions))
-		vars := policyVariables(spec)
-		for i := range spec.MatchConditions {
-			accessors[i] = (*matchconditions.MatchCondition)(&spec.MatchConditions[i])
-			mc := spec.MatchConditions[i]
-			out.Conditions = append(out.Conditions, Condition{Name: mc.Name, Expression: mc.Expression, AsksAuthorizer: asksAuthorizer(mc.Expression, vars)})
+	if c.conditions != nil {
+		var vars map[string]string
+		if detail {
+			vars = policyVariables(spec)
+			for _, mc := range spec.MatchConditions {
+				out.Conditions = append(out.Conditions, Condition{Name: mc.Name, Expression: mc.Expression, AsksAuthorizer: asksAuthorizer(mc.Expression, vars)})
+			}
 		}
-		condEval := compiler.CompileCondition(accessors, optionalVars, environment.StoredExpressions)
-		m := matchconditions.NewMatcher(condEval, spec.FailurePolicy, "policy", "validate", policy.Name)
+		m := matchconditions.NewMatcher(c.conditions, spec.FailurePolicy, "policy", "validate", c.policy.Name)
 		res := m.Match(ctx, attrs, params, authz)
-		markConditions(ctx, &out, condEval, req, params, authz)
+		if detail {
+			markConditions(ctx, &out, c.conditions, req, params, authz)
+		}
 		switch {
 		case res.Error != nil:
-			out.Error, out.ErrorDenies = res.Error.Error(), fail
-			out.Elapsed = time.Since(start)
+			out.Error, out.ErrorDenies = res.Error.Error(), c.fail
 			return out
 		case !res.Matches:
 			out.Skipped = res.FailedConditionName
-			out.Elapsed = time.Since(start)
 			return out
 		}
 	}
-	validations := make([]celplugin.ExpressionAccessor, len(spec.Validations))
-	messages := make([]celplugin.ExpressionAccessor, len(spec.Validations))
-	for i, v := range spec.Validations {
-		validations[i] = &typedExpression{expr: v.Expression, types: []*cel.Type{cel.BoolType}}
-		if v.MessageExpression != "" {
-			messages[i] = &typedExpression{expr: v.MessageExpression, types: []*cel.Type{cel.StringType}}
-		}
-	}
-	annotations := compileAuditAnnotations(compiler, spec.AuditAnnotations, optionalVars)
 	var evaluated bool
-	out.Validations, evaluated = validate(ctx, spec, attrs, req, params,
-		compiler.CompileCondition(validations, optionalVars, environment.StoredExpressions),
-		compiler.CompileCondition(messages, messageVars, environment.StoredExpressions), authz)
+	out.Validations, evaluated = validate(ctx, spec, attrs, req, params, c.validations, c.messages, authz, detail)
 	if evaluated {
-		anns, err := evaluateAuditAnnotations(ctx, policy, annotations, attrs, req, params)
+		anns, err := evaluateAuditAnnotations(ctx, c.policy, c.annotations, attrs, req, params)
 		if err != nil {
 			// validator.Validate: the one error replaces every decision.
-			out.Validations = []Validation{{Result: "error", Message: err.Error(), Denies: fail}}
+			out.Validations = []Validation{{Result: "error", Message: err.Error(), Denies: c.fail}}
 		}
 		out.AuditAnnotations = anns
 	}
-	out.Elapsed = time.Since(start)
 	return out
 }
 
@@ -191,7 +261,7 @@ func markConditions(ctx context.Context, out *PolicyOutcome, eval celplugin.Cond
 //
 // evaluated is false when the evaluator failed as a whole (its one error is
 // the only entry), which ends upstream's Validate before the auditAnnotations.
-func validate(ctx context.Context, spec admissionregistrationv1.ValidatingAdmissionPolicySpec, attrs *admission.VersionedAttributes, req PolicyRequest, params runtime.Object, validations, messages celplugin.ConditionEvaluator, authz authorizer.UnconditionalAuthorizer) (_ []Validation, evaluated bool) {
+func validate(ctx context.Context, spec admissionregistrationv1.ValidatingAdmissionPolicySpec, attrs *admission.VersionedAttributes, req PolicyRequest, params runtime.Object, validations, messages celplugin.ConditionEvaluator, authz authorizer.UnconditionalAuthorizer, detail bool) (_ []Validation, evaluated bool) {
 	fail := spec.FailurePolicy == nil || *spec.FailurePolicy != admissionregistrationv1.Ignore
 	request := celplugin.CreateAdmissionRequest(attrs.Attributes, metav1.GroupVersionResource(req.Resource), metav1.GroupVersionKind(attrs.VersionedKind))
 	ns := celplugin.CreateNamespaceObject(req.Namespace)
@@ -201,10 +271,16 @@ func validate(ctx context.Context, spec admissionregistrationv1.ValidatingAdmiss
 	}
 	msgs, _, msgErr := messages.ForInput(ctx, attrs, request, celplugin.OptionalVariableBindings{VersionedParams: params}, ns, remaining)
 	out := make([]Validation, len(results))
-	vars := policyVariables(spec)
+	var vars map[string]string
+	if detail {
+		vars = policyVariables(spec)
+	}
 	for i, r := range results {
 		v := spec.Validations[i]
-		o := Validation{Expression: strings.TrimSpace(v.Expression), AsksAuthorizer: asksAuthorizer(v.Expression, vars)}
+		o := Validation{Expression: strings.TrimSpace(v.Expression)}
+		if detail {
+			o.AsksAuthorizer = asksAuthorizer(v.Expression, vars)
+		}
 		switch {
 		case r.Error != nil:
 			o.Result, o.Message, o.Denies = "error", r.Error.Error(), fail

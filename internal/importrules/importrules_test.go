@@ -323,6 +323,7 @@ var testOnly = []string{
 	// Not k8s.io/client-go/testing: client-go's own gentype links it in every client.
 	"k8s.io/client-go/kubernetes/fake", "k8s.io/client-go/dynamic/fake",
 	module + "/internal/testcluster", module + "/internal/testfixtures", module + "/internal/testpg", module + "/views/internal/viewtest",
+	module + "/internal/ingest/ingesttest",
 }
 
 // binaries are the programs an admin runs; the bench programs are tools

@@ -23,12 +23,14 @@ type Counts struct {
 	// refused writes of clients that did not authenticate, counted only
 	// (anonymousRefusal).
 	Received, Stored, Duplicate, Ignored, AnonymousRefused int64
-	Refused                                                map[string]int64 // batches, by reason
+	// Writes are the recorded writes stored (new ones, Options.Writes).
+	Writes  int64
+	Refused map[string]int64 // batches, by reason
 }
 
 type counters struct {
-	received, stored, duplicate, ignored, anonymousRefused atomic.Int64
-	refused                                                [5]atomic.Int64 // by index in RefusedReasons
+	received, stored, duplicate, ignored, anonymousRefused, writes atomic.Int64
+	refused                                                        [5]atomic.Int64 // by index in RefusedReasons
 }
 
 func (c *counters) refuse(reason string) {
@@ -41,7 +43,7 @@ func (c *counters) refuse(reason string) {
 
 func (c *counters) snapshot() Counts {
 	s := Counts{Received: c.received.Load(), Stored: c.stored.Load(), Duplicate: c.duplicate.Load(),
-		Ignored: c.ignored.Load(), AnonymousRefused: c.anonymousRefused.Load(), Refused: map[string]int64{}}
+		Ignored: c.ignored.Load(), AnonymousRefused: c.anonymousRefused.Load(), Writes: c.writes.Load(), Refused: map[string]int64{}}
 	for i, r := range RefusedReasons {
 		s.Refused[r] = c.refused[i].Load()
 	}

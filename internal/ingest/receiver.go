@@ -53,7 +53,10 @@ const (
 
 // Options configures a Receiver.
 type Options struct {
-	Store   ledger.Store
+	Store ledger.Store
+	// Writes, when set, also keeps every write the events report at
+	// RequestResponse (RecordedWrite): the replay's recorded writes.
+	Writes  ledger.WriteStore
 	Senders Senders
 	// MaxBody (default DefaultMaxBody) and InFlight (default DefaultInFlight)
 	// bound the memory batches take.
@@ -136,6 +139,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entries := make([]ledger.Entry, 0, len(list.Items))
+	var writes []ledger.Write
 	anonymous := 0
 	for i, raw := range list.Items {
 		var ev auditv1.Event
@@ -145,12 +149,22 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		list.Items[i] = nil // the decoded event holds what the ledger keeps
 		e, ok := Entry(&ev, raw)
+		refusedAnonymous := anonymousRefusal(&ev)
 		switch {
 		case !ok:
-		case anonymousRefusal(&ev, e):
+		case refusedAnonymous:
 			anonymous++
 		default:
 			entries = append(entries, e)
+		}
+		if rc.o.Writes != nil && !refusedAnonymous {
+			id := e.ID
+			if !ok {
+				id = eventID(raw)
+			}
+			if w, ok := RecordedWrite(&ev, id); ok {
+				writes = append(writes, w)
+			}
 		}
 	}
 	added := 0
@@ -165,6 +179,21 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	recorded := 0
+	if len(writes) > 0 {
+		// After the entries: a batch whose writes fail is answered 503 and
+		// retried whole, its entries and writes each stored once (by ID).
+		ctx, cancel := context.WithTimeout(r.Context(), appendTimeout)
+		var err error
+		recorded, err = rc.o.Writes.AppendWrites(ctx, writes)
+		cancel()
+		if err != nil {
+			rc.o.Log.Warn("audit webhook: the recorded writes of a batch were not stored; the API server will retry it", "err", err, "writes", len(writes))
+			rc.refuse(w, http.StatusServiceUnavailable, RefusedUnavailable, retryUnavailable)
+			return
+		}
+	}
+	rc.c.writes.Add(int64(recorded))
 	rc.c.received.Add(int64(len(list.Items)))
 	rc.c.stored.Add(int64(added))
 	rc.c.duplicate.Add(int64(len(entries) - added))
@@ -182,8 +211,8 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (Counts.AnonymousRefused, the events metric) rather than keep each for the
 // whole retention. The authenticated user decides, not an impersonated one:
 // a user refused while impersonating system:anonymous is kept.
-func anonymousRefusal(ev *auditv1.Event, e ledger.Entry) bool {
-	if e.Result != ledger.ResultDenied {
+func anonymousRefusal(ev *auditv1.Event) bool {
+	if code, _, _ := outcome(ev); code != http.StatusUnauthorized && code != http.StatusForbidden {
 		return false
 	}
 	u := ev.User

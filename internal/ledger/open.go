@@ -34,6 +34,11 @@ type Options struct {
 	// pruned (in the background, after Appends; trim.go says why entries
 	// and not bytes). 0: no bound.
 	MaxEntries int64
+	// WriteRetention is how long recorded writes (writes.go) are kept; 0
+	// keeps them forever. Whoever runs the console calls PruneWrites with it.
+	WriteRetention time.Duration
+	// MaxWrites bounds the recorded writes by count (0: none).
+	MaxWrites int64
 }
 
 // Open opens the ledger that dsn names and brings its schema up to date:
@@ -45,6 +50,9 @@ type Options struct {
 func Open(ctx context.Context, dsn string, o Options) (Store, error) {
 	if o.Retention < 0 {
 		return nil, fmt.Errorf("ledger: negative retention %s", o.Retention)
+	}
+	if o.WriteRetention < 0 || o.MaxWrites < 0 {
+		return nil, fmt.Errorf("ledger: negative bound of recorded writes")
 	}
 	if o.MaxEntries < 0 {
 		return nil, fmt.Errorf("ledger: negative entry bound %d", o.MaxEntries)

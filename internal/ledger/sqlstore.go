@@ -27,6 +27,10 @@ type sqlStore struct {
 	// insertChunk is "INSERT … VALUES (…), … ON CONFLICT DO NOTHING" of
 	// insertRows entries.
 	insertChunk string
+	// The recorded writes' bounds and counters (writes_sql.go).
+	writeRetention time.Duration
+	maxWrites      int64
+	wc             writeCounters
 }
 
 // insertRows is how many entries one INSERT carries: one statement per 100
@@ -44,7 +48,7 @@ func insertSQL(d dialect, n int) string {
 func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
 	s := &sqlStore{
 		d: d, w: w, r: r, retention: o.Retention, exportSlots: make(chan struct{}, exportConns),
-		insertChunk: insertSQL(d, insertRows),
+		insertChunk: insertSQL(d, insertRows), writeRetention: o.WriteRetention, maxWrites: o.MaxWrites,
 	}
 	if o.MaxEntries > 0 {
 		s.trim = newTrimmer(o.MaxEntries)

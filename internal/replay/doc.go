@@ -1,0 +1,28 @@
+// Package replay replays the cluster's recorded writes (internal/ledger's
+// WriteStore, issue 45) against a draft of a ValidatingAdmissionPolicy and
+// its binding and against the version the cluster runs, and tells what the
+// draft would have changed: who it would have stopped, warned or let
+// through that the deployed version did not.
+//
+// It decides as the API server's ValidatingAdmissionPolicy plugin does,
+// with the API server's own libraries: the matching of matchConstraints,
+// the binding's matchResources and their namespace and object selectors is
+// k8s.io/apiserver/pkg/admission/plugin/policy/matching's Matcher; the CEL
+// (matchConditions, variables, validations, messageExpressions,
+// auditAnnotations) is k8s.io/apiserver/pkg/admission/plugin/cel through
+// internal/celmatch (CompiledPolicy, which follows validator.Validate); the
+// params and validationActions follow CollectParams
+// (.../policy/generic/policy_dispatcher.go) and Dispatch
+// (.../policy/validating/dispatcher.go).
+//
+// What a replay cannot know, it says: namespace labels are today's (a
+// namespace deleted since has none), params are today's, an `authorizer`
+// check is not asked again (it errs, and failurePolicy decides), a write
+// whose object was not recorded (a refused patch, an object too large) is
+// skipped and counted, and an update whose previous write was not recorded
+// is evaluated without its old object and counted.
+//
+// It reads the writes a page at a time and keeps only counts, groups and a
+// bounded list of the requests whose verdict changed: memory does not grow
+// with the window.
+package replay

@@ -1,0 +1,123 @@
+package replay
+
+import (
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/clusterdesk/clusterdesk/internal/celmatch"
+)
+
+// Version is one version of a policy and one of its bindings: the draft,
+// or what the cluster runs.
+type Version struct {
+	Policy  *admissionregistrationv1.ValidatingAdmissionPolicy
+	Binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+}
+
+// BadDraftError is a version that cannot be replayed as written: an
+// expression that does not compile, a selector that does not parse, a
+// binding of another policy, no validationActions, a paramKind the API
+// server does not serve. The replay refuses it before reading any write.
+type BadDraftError struct {
+	Which string // "draft" or "deployed"
+	Err   error
+}
+
+func (e *BadDraftError) Error() string {
+	return fmt.Sprintf("the %s policy cannot be replayed: %v", e.Which, e.Err)
+}
+func (e *BadDraftError) Unwrap() error { return e.Err }
+
+// compiled is a version ready to evaluate many requests.
+type compiled struct {
+	Version
+	cel     *celmatch.CompiledPolicy
+	policy  criteria // the policy's matchConstraints
+	binding criteria // the binding's matchResources (all when it has none)
+	// params is the binding's paramKind's resource, when the policy takes params.
+	params *paramKind
+}
+
+// compile checks and compiles v; which names it in errors.
+func compile(v Version, which string, kinds paramKinds) (*compiled, error) {
+	bad := func(format string, args ...any) error {
+		return &BadDraftError{Which: which, Err: fmt.Errorf(format, args...)}
+	}
+	p, b := v.Policy, v.Binding
+	switch {
+	case p == nil || b == nil:
+		return nil, bad("a policy and a binding are needed")
+	case b.Spec.PolicyName != p.Name:
+		return nil, bad("the binding %q binds policy %q, not %q", b.Name, b.Spec.PolicyName, p.Name)
+	case p.Spec.MatchConstraints == nil:
+		// The API requires them; without them the policy matches nothing.
+		return nil, bad("the policy has no matchConstraints")
+	case len(b.Spec.ValidationActions) == 0:
+		return nil, bad("the binding has no validationActions")
+	}
+	for _, a := range b.Spec.ValidationActions {
+		if a != admissionregistrationv1.Deny && a != admissionregistrationv1.Warn && a != admissionregistrationv1.Audit {
+			return nil, bad("unknown validationAction %q", a)
+		}
+	}
+	c := &compiled{Version: v}
+	var err error
+	if c.policy, err = newCriteria(*p.Spec.MatchConstraints); err != nil {
+		return nil, bad("matchConstraints: %v", err)
+	}
+	c.binding = criteria{all: true}
+	if b.Spec.MatchResources != nil {
+		if c.binding, err = newCriteria(*b.Spec.MatchResources); err != nil {
+			return nil, bad("the binding's matchResources: %v", err)
+		}
+	}
+	if ref := b.Spec.ParamRef; ref != nil && ref.Selector != nil {
+		if _, err := metav1.LabelSelectorAsSelector(ref.Selector); err != nil {
+			return nil, bad("paramRef.selector: %v", err)
+		}
+	}
+	if pk := p.Spec.ParamKind; pk != nil {
+		if c.params, err = kinds.resolve(pk); err != nil {
+			return nil, bad("paramKind %s %s: %v", pk.APIVersion, pk.Kind, err)
+		}
+	}
+	c.cel = celmatch.CompilePolicy(p)
+	if err := c.cel.Err(); err != nil {
+		return nil, bad("%v", err)
+	}
+	return c, nil
+}
+
+// criteria is a MatchResources with its selectors parsed once: the
+// matching package's MatchCriteria (matching.go), which the API server's
+// accessors implement for policies and bindings.
+type criteria struct {
+	all       bool // a binding without matchResources: every request the policy matches
+	mr        admissionregistrationv1.MatchResources
+	ns, objec labels.Selector
+}
+
+func newCriteria(mr admissionregistrationv1.MatchResources) (criteria, error) {
+	c := criteria{mr: mr, ns: labels.Everything(), objec: labels.Everything()}
+	var err error
+	if mr.NamespaceSelector != nil {
+		if c.ns, err = metav1.LabelSelectorAsSelector(mr.NamespaceSelector); err != nil {
+			return c, fmt.Errorf("namespaceSelector: %w", err)
+		}
+	}
+	if mr.ObjectSelector != nil {
+		if c.objec, err = metav1.LabelSelectorAsSelector(mr.ObjectSelector); err != nil {
+			return c, fmt.Errorf("objectSelector: %w", err)
+		}
+	}
+	return c, nil
+}
+
+func (c criteria) GetParsedNamespaceSelector() (labels.Selector, error) { return c.ns, nil }
+func (c criteria) GetParsedObjectSelector() (labels.Selector, error)    { return c.objec, nil }
+func (c criteria) GetMatchResources() admissionregistrationv1.MatchResources {
+	return c.mr
+}
