@@ -6,9 +6,8 @@
 // schemes (emulateMedia switches prefers-color-scheme without a reload). The
 // last test forces each theme with the top bar's toggle and checks contrast
 // again, against the opposite system setting.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import type { AxeResults } from 'axe-core';
+import { expectAccessible as expectAccessibleExcluding, expectContrast as expectContrastExcluding } from './support/axe';
 import { KINDS } from './support/env';
 import { expect, test } from './support/fixtures';
 import { openList, rows } from './support/pages';
@@ -16,53 +15,11 @@ import { openList, rows } from './support/pages';
 // axe on a page with a large table takes seconds per run on a loaded machine.
 test.describe.configure({ timeout: 90_000 });
 
-/**
- * Runs axe and fails with a readable list of serious/critical violations:
- * every rule in the light scheme, then colour contrast again in the dark one
- * (no other rule depends on the colours).
- *
- * Rows of a list after the first 20 are left out: they are the same markup as
- * the first ones, and checking the contrast of 3,000 elements of a long CRD
- * list takes axe half a minute on a loaded 2-core machine.
- */
-async function expectAccessible(page: Page, what: string) {
-  const runs = [
-    { colorScheme: 'light' as const, rules: undefined },
-    { colorScheme: 'dark' as const, rules: ['color-contrast'] },
-  ];
-  for (const { colorScheme, rules } of runs) {
-    await page.emulateMedia({ colorScheme });
-    let axe = new AxeBuilder({ page }).exclude('[data-testid=list-row]:nth-child(n+21)');
-    if (rules) axe = axe.withRules(rules);
-    const results = await axe.analyze();
-    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    const report = bad.map((v) => `  - [${v.impact}] ${v.id}: ${v.help}\n` +
-      v.nodes.slice(0, 5).map((n) => `      ${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1).join(' ').trim()}`).join('\n'));
-    expect(bad, `${what} in the ${colorScheme} scheme has serious/critical axe violations:\n${report.join('\n')}`).toEqual([]);
-    expect(undecidedContrast(results), `${what} in the ${colorScheme} scheme: axe could not decide the contrast of these`).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: null });
-}
-
-/**
- * Text whose contrast axe could not decide because it sits on a gradient or
- * an image: a contrast nobody checked (the tables' old scroll shadows were
- * such gradients). Other undecided cases (a row partly under the sticky
- * header, a glyph-only cell) are left out: they are incidental, not a design.
- */
-function undecidedContrast(results: AxeResults): string[] {
-  return results.incomplete.filter((v) => v.id === 'color-contrast').flatMap((v) => v.nodes
-    .filter((n) => n.any.some((a) => ['bgGradient', 'bgImage'].includes((a.data as { messageKey?: string } | null)?.messageKey ?? '')))
-    .map((n) => `${n.target.join(' ')}: ${n.any.map((a) => a.message).join('; ')}`));
-}
-
-/** Colour contrast only, in whatever theme the page shows now. */
-async function expectContrast(page: Page, what: string) {
-  const results = await new AxeBuilder({ page }).exclude('[data-testid=list-row]:nth-child(n+21)').withRules(['color-contrast']).analyze();
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.flatMap((v) => v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`)), `${what}: contrast`).toEqual([]);
-  expect(undecidedContrast(results), `${what}: axe could not decide the contrast of these`).toEqual([]);
-}
+// Rows of a list after the first 20 are left out: they are the same markup as
+// the first ones (support/axe.ts).
+const LATER_ROWS = ['[data-testid=list-row]:nth-child(n+21)'];
+const expectAccessible = (page: Page, what: string) => expectAccessibleExcluding(page, what, LATER_ROWS);
+const expectContrast = (page: Page, what: string) => expectContrastExcluding(page, what, LATER_ROWS);
 
 async function open(page: Page, path: string, status = 200) {
   const res = await page.goto(path);

@@ -14,8 +14,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { expectAccessible } from './support/axe';
 import { expect, signInWithToken, test as base } from './support/fixtures';
 import { API_CLIENT_SIGNER, REPO_ROOT, SCREENSHOTS_DIR, adminKubeconfig } from './support/env';
 import { call, createCSR, deleteCSR } from './support/kube';
@@ -87,18 +87,6 @@ async function screenshot(page: Page, file: string) {
   await page.screenshot({ path: path.join(SCREENSHOTS_DIR, file), fullPage: true });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, `${file}: horizontal overflow`).toBeLessThanOrEqual(0);
-}
-
-/** axe finds no serious or critical violation, in the light and the dark scheme. */
-async function expectAccessible(page: Page, what: string) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-    expect(bad, `${what} (${colorScheme})`).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: null });
 }
 
 test('an auditor finds the three-step history of a CSR the cluster no longer holds', async ({ page }) => {
