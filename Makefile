@@ -136,9 +136,12 @@ TEST_UNIT_REST = $(MAKE) --no-print-directory fuzz-short && \
 # one round of 50 objects instead of 1,000.
 GO_INTEGRATION = CLEANUP_BENCH_SIZES=50 scripts/go-test-integration.sh && scripts/go-test-integration.sh devcluster
 
-# The browser tests' consoles keep their default ledger apart from the
-# integration layer's consoles, which run at the same time in make test.
-E2E_RUN = XDG_STATE_HOME=$(abspath $(CACHE))/test-state-e2e npm run --silent e2e
+# The browser tests run as E2E_SHARDS shards side by side, each on its own
+# devcluster (scripts/e2e-shards.sh: shard 1 on the one make brought up, the
+# others on clusters they start); each shard's consoles keep their default
+# ledger apart (XDG_STATE_HOME per shard), as from the integration layer's.
+E2E_SHARDS ?= 2
+E2E_RUN = scripts/e2e-shards.sh $(E2E_SHARDS) $(abspath $(CACHE))/e2e-logs
 
 # BENCH_ROUNDS: short rounds of the three benchmark drivers, timing nothing.
 BENCH_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
@@ -283,4 +286,4 @@ check: ## Static checks: gofmt, go mod tidy diff, vet, templ generate + git diff
 
 .PHONY: clean
 clean: ## Remove build output and devcluster state (keeps the built control plane)
-	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e $(CACHE)/devcluster-test-$(COMPAT_VERSION) $(CACHE)/devcluster-test-shapes
+	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e $(CACHE)/devcluster-test-e2e-* $(CACHE)/devcluster-test-$(COMPAT_VERSION) $(CACHE)/devcluster-test-shapes
