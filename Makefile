@@ -90,7 +90,7 @@ test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each t
 	  scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
 	  scripts/beside.sh e2e $(CACHE)/test-e2e.log '$(E2E_RUN)' test-integration \
 	  env DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
-	    scripts/integration-halves.sh $(CACHE)/test-integration-2.log '$(GO_INTEGRATION_FIRST) && $(BENCH_ROUNDS)' '$(GO_INTEGRATION_SECOND)'
+	    bash -c '$(GO_INTEGRATION) && $(BENCH_ROUNDS)'
 	scripts/timed.sh "compat layer" bash -c '$(COMPAT_RUN)'
 
 # The integration devcluster runs two kube-apiserver instances (issue 30), so
@@ -136,20 +136,9 @@ TEST_UNIT_REST = $(MAKE) --no-print-directory fuzz-short && \
 # one round of 50 objects instead of 1,000.
 GO_INTEGRATION = CLEANUP_BENCH_SIZES=50 scripts/go-test-integration.sh && scripts/go-test-integration.sh devcluster
 
-# make test runs GO_INTEGRATION as two halves on two clusters at once
-# (scripts/integration-halves.sh): handlers' tests (about half the layer's
-# minutes; one of them needs the two API server instances) and the benchmark
-# rounds on the first cluster, every other package's on the second.
-GO_INTEGRATION_FIRST = CLEANUP_BENCH_SIZES=50 INTEGRATION_PACKAGES=^./handlers$$ scripts/go-test-integration.sh
-GO_INTEGRATION_SECOND = CLEANUP_BENCH_SIZES=50 INTEGRATION_PACKAGES=^./handlers$$ INTEGRATION_PACKAGES_INVERT=1 scripts/go-test-integration.sh && \
-	scripts/go-test-integration.sh devcluster
-
-# The browser tests run as E2E_SHARDS shards side by side, each on its own
-# devcluster (scripts/e2e-shards.sh: shard 1 on the one make brought up, the
-# others on clusters they start); each shard's consoles keep their default
-# ledger apart (XDG_STATE_HOME per shard), as from the integration layer's.
-E2E_SHARDS ?= 2
-E2E_RUN = scripts/e2e-shards.sh $(E2E_SHARDS) $(abspath $(CACHE))/e2e-logs
+# The browser tests' consoles keep their default ledger apart from the
+# integration layer's consoles, which run at the same time in make test.
+E2E_RUN = XDG_STATE_HOME=$(abspath $(CACHE))/test-state-e2e npm run --silent e2e
 
 # BENCH_ROUNDS: short rounds of the three benchmark drivers, timing nothing.
 BENCH_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
@@ -294,4 +283,4 @@ check: ## Static checks: gofmt, go mod tidy diff, vet, templ generate + git diff
 
 .PHONY: clean
 clean: ## Remove build output and devcluster state (keeps the built control plane)
-	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e $(CACHE)/devcluster-test-e2e-* $(CACHE)/devcluster-test-$(COMPAT_VERSION) $(CACHE)/devcluster-test-shapes
+	rm -rf bin static/dist $(CACHE)/devcluster-run $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e $(CACHE)/devcluster-test-$(COMPAT_VERSION) $(CACHE)/devcluster-test-shapes

@@ -28,9 +28,7 @@ export default async function globalSetup(_config: FullConfig) {
   if (!fs.existsSync(binary)) fail(`${binary} does not exist: run \`make build\` first.`);
   if (!fs.existsSync(chromiumPath())) fail(`${chromiumPath()} does not exist: run \`make e2e-deps\` (installs Debian's chromium).`);
 
-  // A shard leaves the artifacts of the shards beside it alone:
-  // scripts/e2e-shards.sh clears them once before they start.
-  if (!process.env.E2E_SHARD) fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+  fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
   fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdesk-e2e-'));
 

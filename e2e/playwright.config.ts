@@ -7,14 +7,10 @@ import { CHROMIUM_ARGS, chromiumPath } from './support/env';
 export default defineConfig({
   testDir: __dirname,
   testMatch: '**/*.spec.ts',
-  // One per shard (scripts/e2e-shards.sh): Playwright empties its outputDir
-  // when it starts, and the shards run at the same time.
-  outputDir: path.join(__dirname, process.env.E2E_SHARD ? `test-results-${process.env.E2E_SHARD}` : 'test-results'),
+  outputDir: path.join(__dirname, 'test-results'),
   globalSetup: path.join(__dirname, 'global-setup.ts'),
-  // One worker: some tests change cluster state (the CSR approval, the API
-  // server stopped in live.spec.ts), so two tests never share a cluster;
-  // make test runs shards side by side instead, each on its own devcluster
-  // (scripts/e2e-shards.sh).
+  // One worker: the two consoles, the control plane and Chromium share 2 cores,
+  // and some tests change cluster state (the CSR approval).
   workers: 1,
   fullyParallel: false,
   retries: 0,

@@ -15,12 +15,7 @@ cd "$(dirname "$0")/.."
 # go test -json through scripts/testsummary: the plain output (ok/FAIL lines,
 # the output of failing tests), then the 15 slowest tests, so the log says
 # where CI's minutes go.
-# Built into a directory of this run's own: make test runs two of these at
-# once (scripts/integration-halves.sh), and rewriting the binary the other
-# one is running fails (ETXTBSY).
-bindir=$(mktemp -d)
-trap 'rm -rf "$bindir"' EXIT
-summary=$bindir/testsummary
+summary=$PWD/.cache/bin/testsummary
 source scripts/test-build-flags.sh
 go build -o "$summary" ./scripts/testsummary
 cd "$module"
@@ -45,18 +40,6 @@ names() { grep -hoE "^func $1[A-Z0-9_][A-Za-z0-9_]*\(" "$@" 2>/dev/null | sed -E
 mapfile -t tests < <(names Test "${integration[@]}" | grep -vx TestMain)
 mapfile -t benches < <(names Benchmark "${integration[@]}")
 mapfile -t pkgs < <(printf '%s\n' "${integration[@]}" | sed -E 's|/[^/]*$||' | sort -u)
-# INTEGRATION_PACKAGES (an extended regular expression over the package
-# directories, e.g. '^\./handlers$') keeps only the packages it matches, or,
-# with INTEGRATION_PACKAGES_INVERT=1, only those it does not:
-# scripts/integration-halves.sh runs the two halves on two clusters at once.
-if [ -n "${INTEGRATION_PACKAGES:-}" ]; then
-  keep=(grep -E); [ "${INTEGRATION_PACKAGES_INVERT:-}" = 1 ] && keep=(grep -vE)
-  mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | "${keep[@]}" -- "$INTEGRATION_PACKAGES" || true)
-  if [ ${#pkgs[@]} -eq 0 ]; then
-    echo "go-test-integration: no integration package of $module is left by INTEGRATION_PACKAGES=$INTEGRATION_PACKAGES (invert: ${INTEGRATION_PACKAGES_INVERT:-0})" >&2
-    exit 1
-  fi
-fi
 
 # One -run expression serves every package, so a unit test that shares its
 # name with an integration test anywhere in the module would run here again:
@@ -79,6 +62,6 @@ if [ ${#benches[@]} -gt 0 ]; then
   # Each integration benchmark once, timing nothing: a benchmark that breaks fails here.
   args+=(-bench "^($(join "${benches[@]}"))\$" -benchtime 1x)
 fi
-echo "go-test-integration: ${#tests[@]} test names and ${#benches[@]} benchmark names in ${#pkgs[@]} packages of $module: ${pkgs[*]}"
+echo "go-test-integration: ${#tests[@]} tests and ${#benches[@]} benchmarks in ${#pkgs[@]} packages of $module"
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
 go test -json "${args[@]}" ${GO_TEST_FLAGS:-} "${pkgs[@]}" | "$summary" -top 15
