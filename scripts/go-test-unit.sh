@@ -46,12 +46,7 @@ go build -o "$summary" ./scripts/testsummary
 times=$(mktemp)
 trap 'rm -f "$times"' EXIT
 source scripts/test-build-flags.sh
-# -p 4: four packages built or tested at once on CI's 2 cores. With go
-# test's default (-p = cores) the layer kept 1.0-1.2 cores busy (455 s wall,
-# 435 s CPU): a slot stays taken by a test binary that waits (a slow-loris
-# read deadline, a lease, a PostgreSQL start) or by a link that is mostly
-# single-threaded, while the other core idles.
-flags=(-count=1 -p 4 -json "${test_build_flags[@]}")
+flags=(-count=1 -json "${test_build_flags[@]}")
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
 go test -race "${flags[@]}" ${GO_TEST_FLAGS:-} "${race[@]}" | "$summary" -top 0 -times "$times"
 if [ ${#plain[@]} -gt 0 ]; then
