@@ -112,13 +112,33 @@ func deployedText(c ports.Cluster, pol *admissionregistrationv1.ValidatingAdmiss
 				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}
 	}
 	b.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: "ValidatingAdmissionPolicyBinding"}
-	pt, err := yaml.Marshal(p)
+	pt, err := draftYAML(p)
 	if err != nil {
 		return "", err
 	}
-	bt, err := yaml.Marshal(b)
+	bt, err := draftYAML(b)
 	if err != nil {
 		return "", err
 	}
-	return string(pt) + "---\n" + string(bt), nil
+	return pt + "---\n" + bt, nil
+}
+
+// draftYAML is obj as YAML without what the API server sets (status, the
+// null creationTimestamp an empty ObjectMeta marshals): a draft is what a
+// person writes.
+func draftYAML(obj any) (string, error) {
+	raw, err := yaml.Marshal(obj)
+	if err != nil {
+		return "", err
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		return "", err
+	}
+	delete(m, "status")
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		delete(meta, "creationTimestamp")
+	}
+	raw, err = yaml.Marshal(m)
+	return string(raw), err
 }
