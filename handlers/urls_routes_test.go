@@ -134,6 +134,7 @@ func builtURLs() []builtURL {
 		{"Intercept", get, urls.Intercept + "?resource=pods", urls.Intercept, nil},
 		{"PolicyReplay", get, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 		{"PolicyReplay", post, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
+		{"BindingReplay", get, urls.BindingReplay(longName, "a b&c"), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 	}
 }
 

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -85,9 +86,10 @@ func deployed(c ports.Cluster, draft engine.Version) (*engine.Version, string) {
 	return &engine.Version{Policy: pol, Binding: bnd}, fmt.Sprintf("Compared with the deployed policy %q and binding %q.", pol.Name, bnd.Name)
 }
 
-// deployedText is the form's starting text: the deployed policy and its first
-// binding (by name), or a binding to start from when it has none.
-func deployedText(c ports.Cluster, pol *admissionregistrationv1.ValidatingAdmissionPolicy) (string, error) {
+// deployedText is the form's starting text: the deployed policy and its
+// binding named binding, else its first (by name), or a binding to start
+// from when it has none.
+func deployedText(c ports.Cluster, pol *admissionregistrationv1.ValidatingAdmissionPolicy, binding string) (string, error) {
 	p := pol.DeepCopy()
 	p.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: "ValidatingAdmissionPolicy"}
 	p.ObjectMeta = metav1.ObjectMeta{Name: p.Name, Labels: p.Labels}
@@ -101,7 +103,8 @@ func deployedText(c ports.Cluster, pol *admissionregistrationv1.ValidatingAdmiss
 		}
 	}
 	slices.SortFunc(mine, func(a, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) int {
-		return strings.Compare(a.Name, b.Name)
+		// The binding asked for first, then by name.
+		return cmp.Or(-cmp.Compare(b2i(a.Name == binding), b2i(b.Name == binding)), strings.Compare(a.Name, b.Name))
 	})
 	if len(mine) > 0 {
 		b = mine[0].DeepCopy()
@@ -141,4 +144,11 @@ func draftYAML(obj any) (string, error) {
 	}
 	raw, err = yaml.Marshal(m)
 	return string(raw), err
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -66,7 +66,7 @@ func (h *Handlers) form(c echo.Context) error {
 	if err != nil || !ok {
 		return echo.NewHTTPError(http.StatusNotFound, "There is no ValidatingAdmissionPolicy "+c.Param("name")+" to replay.")
 	}
-	text, err := deployedText(h.d.Cluster, pol)
+	text, err := deployedText(h.d.Cluster, pol, c.QueryParam("binding"))
 	if err != nil {
 		return err
 	}

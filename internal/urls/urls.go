@@ -140,6 +140,12 @@ func PolicyReplay(name string) string {
 	return Object("validatingadmissionpolicies", name) + replaySuffix
 }
 
+// BindingReplay is PolicyReplay whose draft starts from the binding of
+// the policy named binding.
+func BindingReplay(policy, binding string) string {
+	return WithQuery(PolicyReplay(policy), url.Values{"binding": {binding}})
+}
+
 // LedgerUser is the ledger page of what user did.
 func LedgerUser(user string) string { return WithQuery(Ledger, url.Values{"user": {user}}) }
 
