@@ -7,68 +7,19 @@
 // issued certificate's serial and validity, although the cluster no longer
 // holds it.
 //
-// The spec starts its own console (like oidc.spec.ts): the one that serves as
-// the devcluster's audit webhook backend (ready.json's auditWebhook: its
-// address is fixed when the devcluster starts), with a fresh SQLite ledger.
+// The spec runs on its own console (support/ledger-console.ts): the one that
+// serves as the devcluster's audit webhook backend, with a fresh SQLite ledger.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expectAccessible } from './support/axe';
-import { expect, signInWithToken, test as base } from './support/fixtures';
-import { API_CLIENT_SIGNER, REPO_ROOT, SCREENSHOTS_DIR, adminKubeconfig } from './support/env';
+import { expect, signInWithToken } from './support/fixtures';
+import { test } from './support/ledger-console';
+import { API_CLIENT_SIGNER, SCREENSHOTS_DIR } from './support/env';
 import { call, createCSR, deleteCSR } from './support/kube';
-import { ConsoleServer } from './support/server';
 
 const CSR_API = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
-
-interface AuditWebhook {
-  listen: string;
-  certFile: string;
-  keyFile: string;
-  clientCAFile: string;
-}
-
-function auditWebhook(): AuditWebhook {
-  const dir = process.env.DEVCLUSTER_DIR;
-  if (!dir) throw new Error('DEVCLUSTER_DIR is not set');
-  const ready = JSON.parse(fs.readFileSync(path.join(dir, 'ready.json'), 'utf8'));
-  if (!ready.auditWebhook) {
-    throw new Error(`the devcluster in ${dir} sends no audit events to a webhook (ready.json has no auditWebhook): rebuild it (make devcluster)`);
-  }
-  return ready.auditWebhook;
-}
-
-// The console with a ledger, serving the audit webhook, read-only, in token
-// mode (the auditor pastes their token): one for the spec's worker.
-const test = base.extend<object, { ledgerConsole: ConsoleServer }>({
-  ledgerConsole: [async ({}, use) => {
-    const hook = auditWebhook();
-    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdesk-e2e-ledger-'));
-    const server = new ConsoleServer({
-      instance: 'token',
-      binary: path.resolve(REPO_ROOT, process.env.E2E_CLUSTERDESK_BIN || 'bin/clusterdesk'),
-      cwd: REPO_ROOT,
-      args: ['--listen', '127.0.0.1:0', '--kubeconfig', adminKubeconfig(), '--auth', 'token', '--read-only',
-        '--ledger', `sqlite:${path.join(runDir, 'ledger.db')}`,
-        `--audit-webhook-listen=${hook.listen}`, `--audit-webhook-tls-cert=${hook.certFile}`,
-        `--audit-webhook-tls-key=${hook.keyFile}`, `--audit-webhook-client-ca=${hook.clientCAFile}`],
-      mailbox: path.join(runDir, 'mailbox'),
-    });
-    try {
-      await server.start(60_000);
-      await use(server);
-    } finally {
-      const died = await server.stop();
-      fs.rmSync(runDir, { recursive: true, force: true });
-      if (died) throw new Error(died);
-    }
-  }, { scope: 'worker' }],
-  baseURL: async ({ ledgerConsole }, use) => {
-    await use(ledgerConsole.baseURL);
-  },
-});
 
 test.use({ instance: 'token', autoLogin: false });
 

@@ -19,10 +19,12 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	replaypage "github.com/clusterdesk/clusterdesk/handlers/replay"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
 
 // The feature packages under handlers/ take their ports from here; routes.go
@@ -89,6 +91,14 @@ func insightFeature(h *Handlers) *insight.Handlers {
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, Editor: h.deps.Editor, LookupTimeout: lookupTimeout,
 		MayList: h.rights.MayList,
 	})
+}
+
+// replayFeature replays the recorded writes against a draft admission
+// policy (handlers/replay, issue 45). The ledger's SQL store keeps the
+// recorded writes; none without a ledger (the page says so).
+func replayFeature(h *Handlers) *replaypage.Handlers {
+	writes, _ := h.deps.Ledger.(ledger.WriteStore)
+	return replaypage.New(replaypage.Deps{Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, Lookup: h.deps.Lookup, Writes: writes})
 }
 
 // approversFeature is "who approves this signer?" (handlers/approvers).

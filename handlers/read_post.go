@@ -7,12 +7,13 @@ import (
 
 // readPOSTRoutes are the POST routes that change nothing in the cluster: they
 // take a POST only because what they are given is too large for a URL (the
-// interception simulator's objects). They are outside the read-only group, so
+// interception simulator's objects, the replay's draft). They are outside the read-only group, so
 // they work in --read-only mode; the CSRF guard still applies, as to every
 // POST. Every other POST route is in the mutating group
 // (TestEveryModeRefusesWritesInReadOnly).
 var readPOSTRoutes = map[string]bool{
-	urls.Intercept: true,
+	urls.Intercept:         true,
+	urls.PolicyReplayRoute: true,
 }
 
 // readPOST marks, in the route table, a POST route that changes nothing; it

@@ -132,6 +132,9 @@ func builtURLs() []builtURL {
 		{"LedgerObject", get, urls.LedgerObject("csrs", "history", ""), urls.LedgerObjectRoute, map[string]string{"kind": "csrs", "name": "history"}},
 
 		{"Intercept", get, urls.Intercept + "?resource=pods", urls.Intercept, nil},
+		{"PolicyReplay", get, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
+		{"PolicyReplay", post, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
+		{"BindingReplay", get, urls.BindingReplay(longName, "a b&c"), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 	}
 }
 
@@ -250,8 +253,8 @@ func routePattern(t *testing.T, name string) string {
 	t.Helper()
 	patterns := map[string]string{
 		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
-		"LedgerObjectRoute": urls.LedgerObjectRoute,
-		"YAMLRoute":         urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
+		"LedgerObjectRoute": urls.LedgerObjectRoute, "PolicyReplayRoute": urls.PolicyReplayRoute,
+		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,
 		"CSRCertificateRoute": urls.CSRCertificateRoute, "CSRNodeCheckRoute": urls.CSRNodeCheckRoute,

@@ -116,6 +116,8 @@ type Lookup interface {
 	Service(ctx context.Context, namespace, name string) (kube.ServiceState, error)
 	StorageClasses(ctx context.Context, fn func(*storagev1.StorageClass)) error
 	PersistentVolumes(ctx context.Context, fn func(*corev1.PersistentVolume)) error
+	// Namespaces lists the namespaces (the replay's namespace selectors).
+	Namespaces(ctx context.Context, fn func(*corev1.Namespace)) error
 	CSINodes(ctx context.Context, fn func(*storagev1.CSINode)) error
 	VolumeAttachments(ctx context.Context, fn func(*storagev1.VolumeAttachment)) error
 	Namespace(ctx context.Context, name string) (labels map[string]string, found bool, err error)

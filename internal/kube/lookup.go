@@ -97,6 +97,14 @@ func (l *Lookup) StorageClasses(ctx context.Context, fn func(*storagev1.StorageC
 	}, fn)
 }
 
+// Namespaces calls fn for every Namespace, a page at a time (the replay's
+// namespace selectors meet today's labels).
+func (l *Lookup) Namespaces(ctx context.Context, fn func(*corev1.Namespace)) error {
+	return each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return l.client.CoreV1().Namespaces().List(ctx, o)
+	}, fn)
+}
+
 // PersistentVolumes calls fn for every PersistentVolume, a page at a time.
 func (l *Lookup) PersistentVolumes(ctx context.Context, fn func(*corev1.PersistentVolume)) error {
 	return each(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {

@@ -137,6 +137,15 @@ func (l UserLookup) StorageClasses(ctx context.Context, fn func(*storagev1.Stora
 	return lk.StorageClasses(ctx, fn)
 }
 
+// Namespaces is Lookup.Namespaces as the identity in ctx.
+func (l UserLookup) Namespaces(ctx context.Context, fn func(*corev1.Namespace)) error {
+	lk, err := l.lookup(ctx)
+	if err != nil {
+		return err
+	}
+	return lk.Namespaces(ctx, fn)
+}
+
 // PersistentVolumes is Lookup.PersistentVolumes as the identity in ctx.
 func (l UserLookup) PersistentVolumes(ctx context.Context, fn func(*corev1.PersistentVolume)) error {
 	lk, err := l.lookup(ctx)

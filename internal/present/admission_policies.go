@@ -101,7 +101,7 @@ func PolicyDetail(p *admissionregistrationv1.ValidatingAdmissionPolicy, bindings
 	s := p.Spec
 	page := model.DetailPage{
 		KindID: policyKind, KindTitle: policyTitle, Name: p.Name,
-		Status: policyChecking(p),
+		Status: policyChecking(p), ReplayHref: urls.PolicyReplay(p.Name),
 		Fields: []model.Field{
 			{Label: "Failure policy", Value: policyFailurePolicy(s.FailurePolicy),
 				Hint: "when an expression errors or the parameters cannot be found: Fail rejects the request, Ignore lets it through"},

@@ -7,6 +7,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
@@ -46,7 +47,7 @@ func BindingDetail(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, 
 	s := b.Spec
 	page := model.DetailPage{
 		KindID: bindingKind, KindTitle: bindingTitle, Name: b.Name,
-		Status: bindingStatus(s.ValidationActions),
+		Status: bindingStatus(s.ValidationActions), ReplayHref: urls.BindingReplay(s.PolicyName, b.Name),
 		Fields: []model.Field{
 			{Label: "Policy", Value: s.PolicyName, Mono: true},
 			{Label: "Validation actions", Value: actionsText(s.ValidationActions),

@@ -40,6 +40,9 @@ const (
 	// LedgerObjectRoute is one object's history in the ledger, whether or
 	// not it still exists (?uid= narrows it to one incarnation of a name).
 	LedgerObjectRoute = Ledger + "/:kind/:name"
+	// PolicyReplayRoute replays the recorded writes against a draft of a
+	// ValidatingAdmissionPolicy and its binding (handlers/replay, issue 45).
+	PolicyReplayRoute = "/validatingadmissionpolicies/:name" + replaySuffix
 )
 
 // Sub-paths of an object's page. A console kind's object (/:kind/:name) and a
@@ -58,6 +61,7 @@ const (
 	// (names are DNS subdomains), so it shadows none.
 	cleanupSuffix = "/-/cleanup"
 	confirmSuffix = "/confirm"
+	replaySuffix  = "/replay"
 )
 
 // Routes of every kind: :kind is a kind's ID, :name an object's name.
@@ -128,6 +132,18 @@ func LedgerObject[K ~string](kind K, name, uid string) string {
 		p += "?" + url.Values{"uid": {uid}}.Encode()
 	}
 	return p
+}
+
+// PolicyReplay is the replay of a draft of the ValidatingAdmissionPolicy name
+// (PolicyReplayRoute).
+func PolicyReplay(name string) string {
+	return Object("validatingadmissionpolicies", name) + replaySuffix
+}
+
+// BindingReplay is PolicyReplay whose draft starts from the binding of
+// the policy named binding.
+func BindingReplay(policy, binding string) string {
+	return WithQuery(PolicyReplay(policy), url.Values{"binding": {binding}})
 }
 
 // LedgerUser is the ledger page of what user did.

@@ -191,6 +191,9 @@ type DetailPage struct {
 	YAMLSize   string   // the object's size, e.g. "a 1.2 MiB object"
 	YAMLNote   string   // what the cached copy leaves out, when it does
 	Actions    []Action // mutating actions the user may take; empty in read-only mode
+	// ReplayHref replays the recorded writes against a draft of this
+	// admission policy (it changes nothing, so read-only mode keeps it).
+	ReplayHref string
 	// MayUpdate and MayDelete: the signed-in user may update or delete this
 	// object (access review, not read-only); the Edit and Delete links show only then.
 	MayUpdate, MayDelete bool

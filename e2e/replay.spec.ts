@@ -1,0 +1,78 @@
+// The replay (issue 45): an auditor opens a ValidatingAdmissionPolicy, goes
+// to "Replay a draft…", tightens the draft and replays it against the writes
+// the API server reported to the console's audit webhook; the CSIDriver the
+// deployed policy admitted shows as newly denied, in its group, linking its
+// ledger history. It runs on the ledger's console (support/ledger-console.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, signInWithToken } from './support/fixtures';
+import { test } from './support/ledger-console';
+import { SCREENSHOTS_DIR } from './support/env';
+import { call } from './support/kube';
+
+const API = '/apis/admissionregistration.k8s.io/v1';
+const NAME = `e2e-replay-${Date.now().toString(36)}`;
+
+test.use({ instance: 'token', autoLogin: false });
+
+test.afterAll(async () => {
+  await call('DELETE', `/apis/storage.k8s.io/v1/csidrivers/${NAME}`);
+  await call('DELETE', `${API}/validatingadmissionpolicybindings/${NAME}`);
+  await call('DELETE', `${API}/validatingadmissionpolicies/${NAME}`);
+});
+
+test('a draft that would deny a recorded write shows it as newly denied', async ({ page }) => {
+  // Deployed: admits every CSIDriver of this spec's name (only this one matches).
+  const created = [
+    await call('POST', `${API}/validatingadmissionpolicies`, {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: NAME },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: ['storage.k8s.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['csidrivers'] }] },
+        matchConditions: [{ name: 'this-spec', expression: `object.metadata.name == '${NAME}'` }],
+        validations: [{ expression: "object.metadata.name != ''", message: 'a team label is required' }],
+      },
+    }),
+    await call('POST', `${API}/validatingadmissionpolicybindings`, {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: NAME },
+      spec: { policyName: NAME, validationActions: ['Deny'] },
+    }),
+    await call('POST', '/apis/storage.k8s.io/v1/csidrivers', {
+      apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: NAME }, spec: {},
+    }),
+  ];
+  for (const r of created) expect(r.status, JSON.stringify(r.json).slice(0, 300)).toBe(201);
+
+  await signInWithToken(page, 'auditor');
+  await expect.poll(async () => (await page.goto(`/validatingadmissionpolicies/${NAME}`))!.status(),
+    { message: `the console shows ${NAME}`, timeout: 15_000 }).toBe(200);
+  await page.getByTestId('replay-link').click();
+  await expect(page.getByTestId('replay-title')).toContainText(NAME);
+
+  // The draft: the same policy, now requiring a label the driver lacks.
+  const draft = page.getByTestId('replay-draft');
+  const text = await draft.inputValue();
+  expect(text).toContain("object.metadata.name != ''");
+  await draft.fill(text.replace("object.metadata.name != ''", "has(object.metadata.labels) && 'team' in object.metadata.labels"));
+  await page.getByTestId('replay-window').selectOption('1h');
+
+  // The API server sends its audit events in batches: replay until the
+  // driver's write has arrived (htmx swaps the outcome in each time).
+  await expect(async () => {
+    await page.getByTestId('replay-submit').click();
+    await expect(page.getByTestId('replay-newly-denied')).toHaveText('1', { timeout: 3_000 });
+  }).toPass({ timeout: 30_000, intervals: [500, 1000, 2000] });
+  await expect(page, 'htmx swapped the outcome in place').toHaveURL(new RegExp(`/validatingadmissionpolicies/${NAME}/replay$`));
+
+  const group = page.getByTestId('replay-group').filter({ hasText: 'csidrivers.storage.k8s.io' });
+  await expect(group).toContainText('1 newly denied');
+  await group.locator('summary').click();
+  const request = group.getByTestId('replay-request');
+  await expect(request).toContainText(NAME);
+  await expect(request).toContainText('a team label is required');
+  await expect(request.getByTestId('replay-request-ledger')).toHaveAttribute('href', `/ledger/csidrivers/${NAME}`);
+
+  fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header stays on top of a full-page shot
+  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'replay.png'), fullPage: true });
+});

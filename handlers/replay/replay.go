@@ -1,0 +1,59 @@
+// Package replay is the page that replays the cluster's recorded writes
+// against a draft of a ValidatingAdmissionPolicy and its binding (issue 45,
+// internal/replay): before the draft is applied, who would it have stopped,
+// warned or let through that the deployed version did not? The page changes
+// nothing in the cluster; it reads the recorded writes, and as the signed-in
+// user the namespaces, the params and which resources they may list.
+package replay
+
+import (
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/handlers/ports"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
+)
+
+// Deps are the replay page's ports.
+type Deps struct {
+	page.Base
+	// Cluster is the shared cache: the deployed policy and binding.
+	Cluster ports.Cluster
+	// Access answers, as the user, whether they may list a resource: the
+	// replay leaves out the writes of every other resource.
+	Access ports.Access
+	// Lookup reads the namespaces and the params as the user; nil replays
+	// without them (namespace selectors meet no labels, params are refused).
+	Lookup ports.Lookup
+	// Writes are the recorded writes; nil when the console records none
+	// (no ledger, or no audit webhook): the page says so.
+	Writes ledger.WriteStore
+	// Timeout bounds one replay (DefaultTimeout when 0).
+	Timeout time.Duration
+}
+
+// DefaultTimeout bounds a replay: past it the page says the window was too
+// large rather than keep a request and a core busy.
+const DefaultTimeout = 30 * time.Second
+
+// Handlers serves the replay page.
+type Handlers struct{ d Deps }
+
+// New builds the replay page's handlers.
+func New(d Deps) *Handlers {
+	if d.Timeout <= 0 {
+		d.Timeout = DefaultTimeout
+	}
+	return &Handlers{d: d}
+}
+
+// Register adds the page behind policies (the ValidatingAdmissionPolicies'
+// access check). Its POST changes nothing: readPOST marks it so in the
+// route table (handlers/read_post.go); the CSRF guard applies as to every POST.
+func (h *Handlers) Register(e *echo.Echo, policies echo.MiddlewareFunc, readPOST func(path string) string) {
+	e.GET(urls.PolicyReplayRoute, h.form, policies)
+	e.POST(readPOST(urls.PolicyReplayRoute), h.replay, policies)
+}

@@ -1,0 +1,49 @@
+package model
+
+// ReplayPage replays the cluster's recorded writes against a draft of a
+// ValidatingAdmissionPolicy and its binding (handlers/replay, issue 45).
+type ReplayPage struct {
+	Chrome     Chrome
+	PolicyName string
+	Action     string // the form's POST target
+	// Draft is the form's text: the policy, "---", the binding.
+	Draft   string
+	Windows []Option // the windows offered, the chosen one Selected
+	// Error is why the draft cannot be replayed, shown beside the form; no
+	// replay ran.
+	Error  string
+	Result *ReplayResult
+}
+
+// ReplayResult is what the draft would have changed over the window.
+type ReplayResult struct {
+	Window   string // "the last 7 days"
+	Deployed string // which deployed version the draft is compared with
+	// Counts are the headline numbers, in order (evaluated, newly denied…).
+	Counts  []ReplayCount
+	Skipped []string // "3 refused before admission"
+	Notes   []string // what the replay could not know
+	Groups  []ReplayGroup
+	// LeftOut says how many changed requests are counted but not listed.
+	LeftOut string
+	Elapsed string
+}
+
+// ReplayCount is one headline number.
+type ReplayCount struct{ Label, Value, TestID string }
+
+// ReplayGroup is the changed requests of one user, namespace, resource and
+// operation.
+type ReplayGroup struct {
+	User, Namespace, Resource, Operation string
+	Summary                              string // "2 newly denied, 1 newly warned"
+	Requests                             []ReplayRequest
+}
+
+// ReplayRequest is one request whose verdict the draft changes.
+type ReplayRequest struct {
+	Time, Name, What, Draft, Deployed, Message, AuditID string
+	// Href is the request's ledger entry (its object's history, which
+	// lists the entry); "" when the ledger keeps no entries of the kind.
+	Href string
+}
