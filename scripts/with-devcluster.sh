@@ -5,7 +5,8 @@
 # --seed loads the demo data (and $FIXTURES, the shared real-world manifests, when present).
 # $DEVCLUSTER_APISERVER_VERSION (e.g. 1.28) runs that Kubernetes release instead of the default.
 # $DEVCLUSTER_APISERVERS (e.g. 2) runs that many kube-apiserver instances (default 1);
-# the kubeconfigs point at the first.
+# the kubeconfigs point at the first; with $DEVCLUSTER_STANDBY=1 the others are paused once ready
+# (devcluster up --standby) until a test resumes them (internal/testcluster.APIServers).
 # $DEVCLUSTER_TOOL and $DEVCLUSTER_BIN_DIR override the devcluster binary and the control-plane
 # binaries' directory (default: both in .cache/bin), e.g. to try a devcluster built from a branch.
 # $DEVCLUSTER_MEANWHILE, a shell command, runs while the cluster comes up (without DEVCLUSTER_DIR:
@@ -24,6 +25,7 @@ if [ "${1:-}" = "--seed" ]; then
 fi
 if [ -n "${DEVCLUSTER_APISERVER_VERSION:-}" ]; then seed+=(--apiserver-version "$DEVCLUSTER_APISERVER_VERSION"); fi
 if [ -n "${DEVCLUSTER_APISERVERS:-}" ]; then seed+=(--apiservers "$DEVCLUSTER_APISERVERS"); fi
+if [ "${DEVCLUSTER_STANDBY:-}" = 1 ]; then seed+=(--standby); fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DEVCLUSTER_BIN_DIR:-$root/.cache/bin}
 tool=${DEVCLUSTER_TOOL:-$bin/devcluster}

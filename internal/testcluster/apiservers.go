@@ -11,10 +11,15 @@ import (
 // APIServer is one kube-apiserver instance of the devcluster (ready.json's
 // "apiservers"): every instance serves on the same port at 127.0.0.N and is
 // listed in the default/kubernetes EndpointSlice.
+//
+// Standby instances (make test starts the integration devcluster with
+// `devcluster up --standby`) are paused until a test asks for them:
+// APIServers resumes them for the test and pauses them again after it.
 type APIServer struct {
-	Server string `json:"server"` // https://127.0.0.N:PORT
-	PID    int    `json:"pid"`
-	Log    string `json:"log"`
+	Server  string `json:"server"` // https://127.0.0.N:PORT
+	PID     int    `json:"pid"`
+	Log     string `json:"log"`
+	Standby bool   `json:"standby"`
 }
 
 // APIServers returns the devcluster's kube-apiserver instances, or fails the
@@ -37,6 +42,11 @@ func APIServers(t testing.TB, min int) []APIServer {
 	if len(s.APIServers) < min {
 		t.Fatalf("the test needs %d kube-apiserver instances, the devcluster runs %d: start it with DEVCLUSTER_APISERVERS=%d (a devcluster binary without --apiservers lists none: run `make devcluster`)",
 			min, len(s.APIServers), min)
+	}
+	for _, a := range s.APIServers {
+		if a.Standby {
+			resumeStandby(t, a)
+		}
 	}
 	return s.APIServers
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -37,6 +38,7 @@ type cluster struct {
 	etcd        *etcd.Server
 	apiserver   *procs.Proc   // instance 1, the kubeconfigs' server; apiservers[0]
 	apiservers  []*procs.Proc // every instance, 127.0.0.1 first
+	standby     bool          // the instances after the first are paused (--standby)
 	apiPort     int           // every instance's secure port
 	kcm         *procs.Proc
 	oidc        *procs.Proc // the OpenID provider; nil on releases without --authentication-config
@@ -128,6 +130,11 @@ func (c *cluster) start(ctx context.Context, opts upOptions) error {
 	}
 	if err := c.seed(ctx, opts); err != nil {
 		return err
+	}
+	if opts.standby {
+		if err := c.pauseStandbys(); err != nil {
+			return err
+		}
 	}
 	if err := ready.Write(c.readyPath(), ready.Info{
 		Server:      c.server,
@@ -237,9 +244,30 @@ func (c *cluster) startInstance(ctx context.Context, n int) error {
 func (c *cluster) instances() []ready.APIServer {
 	list := make([]ready.APIServer, len(c.apiservers))
 	for i, p := range c.apiservers {
-		list[i] = ready.APIServer{Server: plane.InstanceURL(i+1, c.apiPort), PID: p.PID(), Log: p.LogPath}
+		list[i] = ready.APIServer{Server: plane.InstanceURL(i+1, c.apiPort), PID: p.PID(), Log: p.LogPath, Standby: i > 0 && c.standby}
 	}
 	return list
+}
+
+// pauseStandbys freezes (SIGSTOP) every instance after the first once the
+// cluster is seeded. Why: an instance follows every change in etcd, and each
+// CRD created or updated costs it an OpenAPI rebuild with the seeded
+// megabyte schemas; in make test's integration layer the second instance
+// cost ~115 CPU-s of a 2-core machine for the one test that reads it
+// (handlers/apf_instances_integration_test.go). Paused, it stays listed in
+// the default/kubernetes EndpointSlice (written once, statically) and costs
+// nothing; internal/testcluster.APIServers resumes it for the test that needs
+// it, which waits for its /readyz (after a long pause it reconnects to etcd
+// and re-lists what was compacted meanwhile).
+func (c *cluster) pauseStandbys() error {
+	for _, p := range c.apiservers[1:] {
+		if err := syscall.Kill(p.PID(), syscall.SIGSTOP); err != nil {
+			return fmt.Errorf("pause standby %s: %w", p.Name, err)
+		}
+	}
+	c.standby = true
+	fmt.Printf("devcluster: %d standby instance(s) paused until a test resumes them (SIGCONT)\n", len(c.apiservers)-1)
+	return nil
 }
 
 // runsControllerManager tells whether the release builds a controller manager.
@@ -316,6 +344,14 @@ func (c *cluster) shutdown() {
 	}
 	if err := ready.Remove(c.readyPath()); err != nil {
 		fmt.Fprintln(os.Stderr, "devcluster:", err)
+	}
+	for _, p := range c.apiservers[min(1, len(c.apiservers)):] {
+		// A paused instance would not act on SIGTERM before the grace
+		// period ends: resume it first (standby, or frozen by a test).
+		// PID 0 (never started) would signal devcluster's own group.
+		if pid := p.PID(); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
 	}
 	for _, p := range slices.Concat([]*procs.Proc{c.kcm}, c.apiservers, []*procs.Proc{c.oidc}) {
 		if p == nil {

@@ -3,7 +3,7 @@
 // kube-controller-manager built from k8s.io/kubernetes, with etcd embedded.
 //
 //	devcluster build [--bin-dir DIR] [--version 1.36|1.28]
-//	devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--apiservers N] [--seed demo] [--fixtures PATH]
+//	devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--apiservers N [--standby]] [--seed demo] [--fixtures PATH]
 package main
 
 import (
@@ -23,7 +23,7 @@ Usage:
       --version 1.28 builds kube-apiserver v1.28.15 alone (from the module in
       compat/v1.28) into DIR/v1.28.
 
-  devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--apiservers N] [--seed demo] [--fixtures PATH]
+  devcluster up [--dir DIR] [--bin-dir DIR] [--apiserver-version 1.36|1.28] [--apiservers N [--standby]] [--seed demo] [--fixtures PATH]
       Build if needed, then run etcd (embedded), kube-apiserver and
       kube-controller-manager (CSR signer and cleaner) in the foreground.
       --apiserver-version 1.28 runs kube-apiserver v1.28.15 (flowcontrol
@@ -31,6 +31,9 @@ Usage:
       --apiservers N runs N kube-apiserver instances on the one etcd, instance
       K on 127.0.0.K (same port), all listed in the default/kubernetes
       EndpointSlice; the kubeconfigs and the controller manager use the first.
+      --standby pauses the instances after the first (SIGSTOP) once the
+      cluster is ready (ready.json marks them "standby"): they cost no CPU
+      until a test resumes one with SIGCONT.
       When the cluster is ready it writes DIR/kubeconfigs/{admin,auditor,approver}.kubeconfig
       and then DIR/ready.json. Logs go to DIR/logs, the audit log to DIR/audit.log.
 

@@ -26,6 +26,7 @@ type upOptions struct {
 	release                build.Release
 	oidcLifetime           time.Duration
 	apiservers             int
+	standby                bool
 }
 
 func runUp(args []string) error {
@@ -80,6 +81,7 @@ func parseUpOptions(args []string) (upOptions, error) {
 	fs.StringVar(&opts.fixtures, "fixtures", "", "directory of YAML manifests to load once ready (webhooks get failurePolicy Ignore)")
 	fs.DurationVar(&opts.oidcLifetime, "oidc-id-token-lifetime", time.Hour, "lifetime of the ID tokens the OpenID provider issues to the clusterdesk and oauth2-proxy clients")
 	fs.IntVar(&opts.apiservers, "apiservers", 1, fmt.Sprintf("kube-apiserver instances sharing the etcd, instance N on 127.0.0.N (1 to %d), all listed in the default/kubernetes EndpointSlice", pki.MaxAPIServers))
+	fs.BoolVar(&opts.standby, "standby", false, "pause the instances after the first (SIGSTOP) once the cluster is ready: they spend no CPU until a test resumes one (SIGCONT, internal/testcluster.APIServers); ready.json marks them")
 	version := fs.String("apiserver-version", "1.36", "Kubernetes release to run: 1.36, or 1.28 (kube-apiserver only: no controller manager, so approved CSRs are not issued)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: devcluster up [flags]\n\n"+

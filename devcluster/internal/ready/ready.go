@@ -35,10 +35,15 @@ type Info struct {
 // default/kubernetes EndpointSlice), its process, and its log. Tests stop an
 // instance with SIGSTOP and resume it with SIGCONT; the devcluster keeps
 // running either way (instance 1's PID changes after SIGUSR1 and SIGUSR2).
+//
+// A standby instance (devcluster up --standby) was paused with SIGSTOP once
+// the cluster was ready: whoever needs it resumes it with SIGCONT, waits for
+// its /readyz, and pauses it again when done.
 type APIServer struct {
-	Server string `json:"server"` // https://127.0.0.N:PORT
-	PID    int    `json:"pid"`
-	Log    string `json:"log"`
+	Server  string `json:"server"` // https://127.0.0.N:PORT
+	PID     int    `json:"pid"`
+	Log     string `json:"log"`
+	Standby bool   `json:"standby,omitempty"`
 }
 
 // AuditWebhook is where the API server sends its audit batches and the key
