@@ -4,11 +4,11 @@
 // that the console then acts as that person: alice (admins) sees her name and
 // the data, dave (no group) gets the API server's refusals as Forbidden banners.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test as base } from './support/fixtures';
-import { REPO_ROOT, adminKubeconfig } from './support/env';
-import { ConsoleServer } from './support/server';
+import { adminKubeconfig } from './support/env';
+import type { ConsoleServer } from './support/server';
+import { readyJSON, workerConsole } from './support/worker-console';
 import type { Page } from '@playwright/test';
 
 interface Provider {
@@ -19,38 +19,22 @@ interface Provider {
 }
 
 function provider(): Provider {
-  const dir = process.env.DEVCLUSTER_DIR;
-  if (!dir) throw new Error('DEVCLUSTER_DIR is not set');
-  const ready = JSON.parse(fs.readFileSync(path.join(dir, 'ready.json'), 'utf8'));
-  if (!ready.oidc) throw new Error(`the devcluster in ${dir} runs no OpenID provider (ready.json names none)`);
+  const ready = readyJSON();
+  if (!ready.oidc) throw new Error(`the devcluster in ${process.env.DEVCLUSTER_DIR} runs no OpenID provider (ready.json names none)`);
   return JSON.parse(fs.readFileSync(ready.oidc, 'utf8'));
 }
 
-// The console in oidc mode, one for the spec's worker: a worker fixture, so
-// it exists before any test's page (and its baseURL) does.
+// The console in oidc mode, one for the spec's worker (support/worker-console.ts).
 const test = base.extend<object, { oidcConsole: ConsoleServer }>({
   oidcConsole: [async ({}, use) => {
     const idp = provider();
-    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdesk-e2e-oidc-'));
-    const secret = path.join(runDir, 'client-secret');
-    fs.writeFileSync(secret, idp.clients.clusterdesk.secret, { mode: 0o600 });
-    const server = new ConsoleServer({
-      instance: 'oidc',
-      binary: path.resolve(REPO_ROOT, process.env.E2E_CLUSTERDESK_BIN || 'bin/clusterdesk'),
-      cwd: REPO_ROOT,
-      args: ['--listen', '127.0.0.1:0', '--kubeconfig', adminKubeconfig(), '--auth', 'oidc',
+    await workerConsole('oidc', (runDir) => {
+      const secret = path.join(runDir, 'client-secret');
+      fs.writeFileSync(secret, idp.clients.clusterdesk.secret, { mode: 0o600 });
+      return ['--listen', '127.0.0.1:0', '--kubeconfig', adminKubeconfig(), '--auth', 'oidc',
         '--oidc-issuer-url', idp.issuer, '--oidc-client-id', 'clusterdesk',
-        '--oidc-client-secret-file', secret, '--oidc-ca-file', idp.caFile],
-      mailbox: path.join(runDir, 'mailbox'),
-    });
-    try {
-      await server.start(60_000);
-      await use(server);
-    } finally {
-      const died = await server.stop();
-      fs.rmSync(runDir, { recursive: true, force: true });
-      if (died) throw new Error(died);
-    }
+        '--oidc-client-secret-file', secret, '--oidc-ca-file', idp.caFile];
+    })({}, use);
   }, { scope: 'worker' }],
   baseURL: async ({ oidcConsole }, use) => {
     await use(oidcConsole.baseURL);
