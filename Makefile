@@ -92,18 +92,21 @@ test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each t
 	  env DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) DEVCLUSTER_STANDBY=1 scripts/with-devcluster.sh $(CACHE)/devcluster-test --seed \
 	    bash -c '$(GO_INTEGRATION)'
 
-# BESIDE_INTEGRATION is what runs beside the Go integration tests, one after
-# the other on the browser tests' devcluster: the browser tests, then the
-# benchmark rounds (they need a seeded cluster, not the integration tests'
-# one), then the compat layer (its own devcluster). Each runs even when the
-# one before failed, so one CI run reports every failure. Why not after the
-# integration layer, as before: the browser tests ended ~190 s before the Go
-# integration tests, and the rounds (~150 s, much of it a devcluster start and
-# waits) and the compat layer (~60 s) then ran on half-idle cores.
+# BESIDE_INTEGRATION is what runs beside the Go integration tests: the compat
+# layer (its own devcluster, its output in its own log, printed at the end)
+# from the start, and meanwhile, one after the other on the browser tests'
+# devcluster, the browser tests and then the benchmark rounds (they need a
+# seeded cluster, not the integration tests' one). Each runs even when another
+# failed, so one CI run reports every failure. Why: the browser tests ended
+# ~190 s before the Go integration tests, and the rounds (~150 s, much of it
+# a devcluster start and waits) and then the compat layer (~60 s) used to run
+# after the integration tests, on cores left half idle.
 BESIDE_INTEGRATION = rc=0; \
+	{ TIMEFORMAT="timed: compat layer took %0R s wall, %0U s user + %0S s system CPU"; time { $(COMPAT_RUN); }; } >$(CACHE)/test-compat.log 2>&1 & compat=$$!; \
 	TIMEFORMAT="timed: browser layer took %0R s wall, %0U s user + %0S s system CPU"; time { $(E2E_RUN); } || rc=1; \
 	TIMEFORMAT="timed: benchmark rounds took %0R s wall, %0U s user + %0S s system CPU"; time { $(BENCH_ROUNDS); } || rc=1; \
-	TIMEFORMAT="timed: compat layer took %0R s wall, %0U s user + %0S s system CPU"; time { $(COMPAT_RUN); } || rc=1; \
+	wait $$compat || rc=1; \
+	echo "---- the compat layer's output ($(CACHE)/test-compat.log) ----"; cat $(CACHE)/test-compat.log; \
 	exit $$rc
 
 # The integration devcluster runs two kube-apiserver instances (issue 30), so
