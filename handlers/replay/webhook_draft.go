@@ -1,11 +1,15 @@
 package replay
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
@@ -36,6 +40,23 @@ func parseWebhookDraft(k webhookKind, text string) (engine.WebhookConfig, error)
 	var c engine.WebhookConfig
 	if strings.TrimSpace(text) == "" {
 		return c, fmt.Errorf("the draft is empty; it is a %s", k.apiKind)
+	}
+	// The YAML library reads the first document alone: a second one would
+	// be dropped without a word.
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
+	for docs := 0; ; {
+		d, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return c, fmt.Errorf("the draft is not YAML: %v", err)
+		}
+		if strings.TrimSpace(string(d)) != "" {
+			if docs++; docs > 1 {
+				return c, fmt.Errorf("the draft has more than one document; replay one %s", k.apiKind)
+			}
+		}
 	}
 	var tm metav1.TypeMeta
 	if err := yaml.Unmarshal([]byte(text), &tm); err != nil {
