@@ -17,8 +17,10 @@ func WebhookReplayResult(s replay.WebhookSummary, window, deployed string) *mode
 		replayCount{s.NewlySent, replay.NewlySent, "replay-newly-sent"}, replayCount{s.NoLongerSent, replay.NoLongerSent, "replay-no-longer-sent"},
 		replayCount{s.NewlyFailing, replay.NewlyFailing, "replay-newly-failing"})
 	replayNotes(r, s.Counts, "Namespace labels are today's; matchPolicy Equivalent is approximated (a rule meets the resource and version a request was sent as, not its equivalents); authorizer checks in matchConditions are not asked again (they err, and failurePolicy decides); a mutating webhook's selectors and conditions meet the object as stored, after every mutation.", s.ChangesLeftOut)
-	r.Notes = append(r.Notes, fmt.Sprintf("Draft: %d sent, %d would fail if unreachable, %d refused before the call. Deployed: %d, %d, %d (each request counted once per webhook).",
-		s.Draft.Sent, s.Draft.FailsIfUnreachable, s.Draft.Refused, s.Deployed.Sent, s.Deployed.FailsIfUnreachable, s.Deployed.Refused))
+	tally := func(t replay.WebhookTally) string {
+		return fmt.Sprintf("%d sent, %d would fail if unreachable, %d refused before the call", t.Sent, t.FailsIfUnreachable, t.Refused)
+	}
+	r.Notes = append(r.Notes, "Draft: "+tally(s.Draft)+". Deployed: "+tally(s.Deployed)+". Each request is counted once per webhook.")
 	if s.Exempt > 0 {
 		r.Notes = append(r.Notes, plural(int(s.Exempt), "write was", "writes were")+" of admission configuration itself, which no webhook is called for.")
 	}
