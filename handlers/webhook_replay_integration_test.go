@@ -233,3 +233,60 @@ func TestWebhookReplayPagesRefuseAForgedPost(t *testing.T) {
 		}
 	}
 }
+
+// TestMutatingWebhookReplayPageReplaysItsKind: a MutatingWebhookConfiguration's
+// page links its replay; the form starts from the deployed configuration
+// and replays it unchanged to no change against itself; a validating
+// configuration pasted there is refused.
+func TestMutatingWebhookReplayPageReplaysItsKind(t *testing.T) {
+	testcluster.Require(t)
+	st, err := ledger.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ctx := context.Background()
+	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	name := "whreplay-mut-" + strings.ReplaceAll(time.Now().UTC().Format("150405.000000"), ".", "")
+	mwc := admin.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	if _, err := mwc.Create(ctx, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: replayHookName,
+			ClientConfig:  admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:1/mutate")},
+			FailurePolicy: ptr.To(admissionregistrationv1.Ignore), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{"whreplay": name}},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+			}},
+		}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mwc.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	ts := newLiveServer(t, testcluster.Admin, true, withLedger(st))
+	sess := ts.login(t)
+	path := urls.MutatingWebhookReplay(name)
+	waitFor(t, "the cache to show the configuration", 30*time.Second, func() bool {
+		code, _ := ts.getDoc(t, sess, path)
+		return code == http.StatusOK
+	})
+	_, detail := ts.getDoc(t, sess, urls.Object(kube.MutatingWebhooks, name))
+	if href, _ := detail.Find("[data-testid=replay-link]").Attr("href"); href != path {
+		t.Errorf("the detail page links %q, want %q", href, path)
+	}
+	_, doc := ts.getDoc(t, sess, path)
+	draft := doc.Find("[data-testid=replay-draft]").Text()
+	if !strings.Contains(draft, "kind: MutatingWebhookConfiguration") || !strings.Contains(draft, "whreplay: "+name) {
+		t.Fatalf("draft %q", draft)
+	}
+	rec, doc := ts.request(t, sess, http.MethodPost, path, replayForm(draft), false)
+	if rec.Code != http.StatusOK || doc.Find("[data-testid=replay-newly-sent]").Text() != "0" ||
+		!strings.Contains(doc.Find("[data-testid=replay-deployed]").Text(), "deployed MutatingWebhookConfiguration \""+name+"\"") {
+		t.Errorf("unchanged draft: status %d, newly sent %q, %q", rec.Code, doc.Find("[data-testid=replay-newly-sent]").Text(), doc.Find("[data-testid=replay-deployed]").Text())
+	}
+	validating := strings.Replace(draft, "kind: MutatingWebhookConfiguration", "kind: ValidatingWebhookConfiguration", 1)
+	rec, doc = ts.request(t, sess, http.MethodPost, path, replayForm(validating), false)
+	if msg := doc.Find("[data-testid=replay-error]").Text(); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(msg, "this page replays one MutatingWebhookConfiguration") {
+		t.Errorf("a validating draft on the mutating page: status %d, %q", rec.Code, msg)
+	}
+}
