@@ -4,17 +4,11 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,46 +19,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
-
-// receiver is a validating webhook that admits everything and counts the
-// requests it receives, by operation, namespace and name.
-type receiver struct {
-	mu  sync.Mutex
-	got map[string]int
-}
-
-func requestKey(op, ns, name string) string { return op + " " + ns + "/" + name }
-
-func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var review admissionv1.AdmissionReview
-	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
-		http.Error(w, "not an AdmissionReview", http.StatusBadRequest)
-		return
-	}
-	rq := review.Request
-	rc.mu.Lock()
-	rc.got[requestKey(string(rq.Operation), rq.Namespace, rq.Name)]++
-	rc.mu.Unlock()
-	review.Response = &admissionv1.AdmissionResponse{UID: rq.UID, Allowed: true}
-	review.Request = nil
-	_ = json.NewEncoder(w).Encode(review)
-}
-
-func (rc *receiver) count(key string) int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.got[key]
-}
-
-func (rc *receiver) snapshot() map[string]int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	out := map[string]int{}
-	for k, v := range rc.got {
-		out[k] = v
-	}
-	return out
-}
 
 // TestWebhookReplayAgreesWithWhatTheWebhookReceived registers a real
 // webhook (an HTTPS server on loopback with its CA bundle) with a
@@ -96,10 +50,8 @@ func TestWebhookReplayAgreesWithWhatTheWebhookReceived(t *testing.T) {
 		t.Cleanup(func() { testcluster.DeleteNamespace(t, admin, n) })
 	}
 
-	rc := &receiver{got: map[string]int{}}
-	srv := httptest.NewTLSServer(rc) // its certificate is for 127.0.0.1, self-signed: its own CA
-	t.Cleanup(srv.Close)
-	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	rc := testcluster.NewAdmissionReceiver(t)
+	caBundle := rc.CABundle
 	rules := []admissionregistrationv1.RuleWithOperations{{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
 		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
@@ -113,7 +65,7 @@ func TestWebhookReplayAgreesWithWhatTheWebhookReceived(t *testing.T) {
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"whr": sfx}},
 		}
 	}
-	rec := hook("rec.whreplay.test", srv.URL+"/rec", admissionregistrationv1.Ignore)
+	rec := hook("rec.whreplay.test", rc.URL+"/rec", admissionregistrationv1.Ignore)
 	rec.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "quiet", Operator: metav1.LabelSelectorOpDoesNotExist}}}
 	rec.MatchConditions = []admissionregistrationv1.MatchCondition{
 		{Name: "not-bobs-deletes", Expression: "!(request.userInfo.username == 'dev-bob' && request.operation == 'DELETE')"},
@@ -139,7 +91,7 @@ func TestWebhookReplayAgreesWithWhatTheWebhookReceived(t *testing.T) {
 		probe := fmt.Sprintf("probe-%d", i)
 		_, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: probe, Namespace: ns,
 			Labels: map[string]string{"fail": "yes"}}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err != nil && rc.count(requestKey("CREATE", ns, probe)) > 0 {
+		if err != nil && rc.Received()[testcluster.ReceivedKey("CREATE", ns, probe)] > 0 {
 			break
 		}
 		if i == 200 {
@@ -201,7 +153,7 @@ func TestWebhookReplayAgreesWithWhatTheWebhookReceived(t *testing.T) {
 		return (w.Namespace == ns || w.Namespace == other || w.Namespace == unlabelled) && w.Resource == "configmaps" &&
 			!strings.HasPrefix(w.Name, "probe-") && w.Name != "kube-root-ca.crt"
 	}
-	received := rc.snapshot()
+	received := rc.Received()
 	for name := range configs {
 		deployed, err := vwc.Get(ctx, name, metav1.GetOptions{}) // as the API server has it, defaults and all
 		if err != nil {
@@ -221,7 +173,7 @@ func TestWebhookReplayAgreesWithWhatTheWebhookReceived(t *testing.T) {
 				}
 				compared++
 				v := d[h.Name]
-				key := requestKey(w.Operation, w.Namespace, w.Name)
+				key := testcluster.ReceivedKey(w.Operation, w.Namespace, w.Name)
 				if v.Sending == Sent {
 					sent++
 					sentByReplay[key]++
