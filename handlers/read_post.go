@@ -14,6 +14,9 @@ import (
 var readPOSTRoutes = map[string]bool{
 	urls.Intercept:         true,
 	urls.PolicyReplayRoute: true,
+	// The webhook configurations' replay (handlers/replay).
+	urls.ValidatingWebhookReplayRoute: true,
+	urls.MutatingWebhookReplayRoute:   true,
 }
 
 // readPOST marks, in the route table, a POST route that changes nothing; it

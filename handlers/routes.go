@@ -99,9 +99,12 @@ func New(deps Deps) *echo.Echo {
 	// for a URL), which changes nothing and so is not in the read-only group
 	// (handlers/insight, read_post.go).
 	h.insightPages.Register(e, crds, of(kube.Webhooks), readPOST)
-	// Replay the recorded writes against a draft admission policy, before it
-	// is applied; it changes nothing, so its POST is a readPOST (handlers/replay).
-	replayFeature(h).Register(e, of(kube.AdmissionPolicies), readPOST)
+	// Replay the recorded writes against a draft admission policy or webhook
+	// configuration, before it is applied; it changes nothing, so its POST is
+	// a readPOST (handlers/replay).
+	replay := replayFeature(h)
+	replay.Register(e, of(kube.AdmissionPolicies), readPOST)
+	replay.RegisterWebhooks(e, of(kube.Webhooks), of(kube.MutatingWebhooks), readPOST)
 	// The durable ledger (handlers/ledger): every change from every client
 	// and every version the watch observed, its exports, and one object's
 	// history whether or not it exists (the activity view's URLs redirect

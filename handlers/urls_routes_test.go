@@ -135,6 +135,10 @@ func builtURLs() []builtURL {
 		{"PolicyReplay", get, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 		{"PolicyReplay", post, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 		{"BindingReplay", get, urls.BindingReplay(longName, "a b&c"), urls.PolicyReplayRoute, map[string]string{"name": longName}},
+		{"ValidatingWebhookReplay", get, urls.ValidatingWebhookReplay(longName), urls.ValidatingWebhookReplayRoute, map[string]string{"name": longName}},
+		{"ValidatingWebhookReplay", post, urls.ValidatingWebhookReplay(longName), urls.ValidatingWebhookReplayRoute, map[string]string{"name": longName}},
+		{"MutatingWebhookReplay", get, urls.MutatingWebhookReplay(longName), urls.MutatingWebhookReplayRoute, map[string]string{"name": longName}},
+		{"MutatingWebhookReplay", post, urls.MutatingWebhookReplay(longName), urls.MutatingWebhookReplayRoute, map[string]string{"name": longName}},
 	}
 }
 
@@ -254,6 +258,7 @@ func routePattern(t *testing.T, name string) string {
 	patterns := map[string]string{
 		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
 		"LedgerObjectRoute": urls.LedgerObjectRoute, "PolicyReplayRoute": urls.PolicyReplayRoute,
+		"ValidatingWebhookReplayRoute": urls.ValidatingWebhookReplayRoute, "MutatingWebhookReplayRoute": urls.MutatingWebhookReplayRoute,
 		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,

@@ -2,7 +2,8 @@
 // backend (ready.json's auditWebhook: its address is fixed when the
 // devcluster starts), read-only, in token mode (the auditor pastes their
 // token), with a fresh SQLite ledger. One per worker, shared by the specs that
-// read the ledger or the recorded writes (ledger.spec.ts, replay.spec.ts):
+// read the ledger or the recorded writes (ledger.spec.ts, replay.spec.ts,
+// webhook-replay.spec.ts):
 // only one process can listen on the webhook's address, and a fixture
 // declared once here is one fixture to Playwright in every spec that uses it.
 import path from 'node:path';

@@ -2,13 +2,11 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -44,15 +42,7 @@ func (h *Handlers) newPage(c echo.Context, draft, window string) (model.ReplayPa
 			model.Crumb{Label: "Replay"}),
 		PolicyName: name, Action: urls.PolicyReplay(name), Draft: draft,
 	}
-	found := false
-	for _, w := range windows {
-		sel := w.value == window
-		found = found || sel
-		p.Windows = append(p.Windows, model.Option{Value: w.value, Label: w.label, Selected: sel})
-	}
-	if !found {
-		p.Windows[0].Selected = true
-	}
+	p.Windows = windowOptions(window)
 	if h.d.Writes == nil {
 		p.Error = "This console records no writes (it runs without a ledger, or the API server's audit webhook is not configured), so there is nothing to replay."
 	}
@@ -110,12 +100,7 @@ func (h *Handlers) run(c echo.Context, p model.ReplayPage) (*model.ReplayResult,
 	if err != nil {
 		return nil, err.Error()
 	}
-	var w = windows[0]
-	for i, o := range p.Windows {
-		if o.Selected {
-			w = windows[i]
-		}
-	}
+	w := chosenWindow(p.Windows)
 	ctx, cancel := context.WithTimeout(c.Request().Context(), h.d.Timeout)
 	defer cancel()
 	dep, deployedWords := deployed(h.d.Cluster, draft)
@@ -123,27 +108,16 @@ func (h *Handlers) run(c echo.Context, p model.ReplayPage) (*model.ReplayResult,
 		Writes: h.d.Writes, Window: ledger.WriteQuery{Since: time.Now().Add(-w.d)},
 		Draft: draft, Deployed: dep, MayList: h.mayList(ctx),
 	}
-	nsErr := errors.New("no direct reads")
 	if h.d.Lookup != nil {
 		o.Params = h.d.Lookup
-		nsErr = h.d.Lookup.Namespaces(ctx, func(n *corev1.Namespace) { o.Namespaces = append(o.Namespaces, n) })
 	}
+	var nsErr error
+	o.Namespaces, nsErr = h.namespaces(ctx)
 	sum, err := engine.Run(ctx, o)
-	var bad *engine.BadDraftError
-	switch {
-	case errors.As(err, &bad):
-		return nil, bad.Error()
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, "The replay took longer than " + h.d.Timeout.String() + " and was stopped; choose a shorter window."
-	case err != nil:
-		return nil, "The replay failed: " + err.Error()
+	if err != nil {
+		return nil, h.failure(err)
 	}
-	r := present.ReplayResult(sum, w.words, deployedWords)
-	if nsErr != nil {
-		// The selectors then meet no namespace's labels: say why.
-		r.Notes = append(r.Notes, "The namespaces could not be read as you ("+nsErr.Error()+"): namespace selectors matched no labels.")
-	}
-	return r, ""
+	return withNamespacesNote(present.ReplayResult(sum, w.words, deployedWords), nsErr), ""
 }
 
 // mayList answers the engine as the signed-in user: a user sees replayed

@@ -31,7 +31,8 @@ func MutatingWebhookDetail(c *admissionregistrationv1.MutatingWebhookConfigurati
 	cfg := admission.FromMutating(c)
 	fp, _ := configFailurePolicies(cfg)
 	p := model.DetailPage{
-		KindID: "mutatingwebhooks", KindTitle: "MutatingWebhookConfigurations", Name: c.Name,
+		KindID: "mutatingwebhooks", ReplayHref: urls.MutatingWebhookReplay(c.Name),
+		KindTitle: "MutatingWebhookConfigurations", Name: c.Name,
 		Status: model.Badge{Text: strconv.Itoa(len(c.Webhooks)) + " webhooks", Tone: model.ToneNeutral},
 		Fields: []model.Field{
 			{Label: "Webhooks", Value: strconv.Itoa(len(c.Webhooks))},

@@ -81,7 +81,8 @@ func WebhookDetail(c *admissionregistrationv1.ValidatingWebhookConfiguration, ba
 	ageText, ageTitle, _ := age(c.CreationTimestamp, now)
 	fp, _ := configFailurePolicies(admission.FromValidating(c))
 	p := model.DetailPage{
-		KindID: "validatingwebhooks", KindTitle: "ValidatingWebhookConfigurations", Name: c.Name,
+		KindID: "validatingwebhooks", ReplayHref: urls.ValidatingWebhookReplay(c.Name),
+		KindTitle: "ValidatingWebhookConfigurations", Name: c.Name,
 		Status: model.Badge{Text: strconv.Itoa(len(c.Webhooks)) + " webhooks", Tone: model.ToneNeutral},
 		Fields: []model.Field{
 			{Label: "Webhooks", Value: strconv.Itoa(len(c.Webhooks))},

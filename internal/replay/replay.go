@@ -1,11 +1,9 @@
 package replay
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -83,13 +81,8 @@ const (
 
 // Summary is a replay's outcome.
 type Summary struct {
-	Scanned, Replayed int64
-	Skipped           map[string]int64 // by Skip* reason
-	// OldUnknown counts updates and deletes evaluated without the object
-	// before them (its previous write was not recorded); NamespaceGone the
-	// requests in a namespace that no longer exists (no labels today).
-	OldUnknown, NamespaceGone int64
-	Draft, Deployed           Tally
+	Counts
+	Draft, Deployed Tally
 	// Changes counts each change over the window.
 	NewlyDenied, NoLongerDenied, NewlyWarned int64
 	// Groups are the changed requests grouped by user, namespace,
@@ -123,7 +116,7 @@ type Group struct {
 	NewlyDenied, NoLongerDenied, NewlyWarned int64
 }
 
-func (g Group) total() int64 { return g.NewlyDenied + g.NoLongerDenied + g.NewlyWarned }
+func (g *Group) total() int64 { return g.NewlyDenied + g.NoLongerDenied + g.NewlyWarned }
 
 // Change is one request whose verdict the draft changes.
 type Change struct {
@@ -161,25 +154,14 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if o.MaxChanges <= 0 {
 		o.MaxChanges = DefaultMaxChanges
 	}
-	ns := namespaces{}
-	for _, n := range o.Namespaces {
-		ns[n.Name] = n
-	}
-	r := &run{o: o, ctx: ctx, draft: draft, deployed: deployed, ns: ns, matcher: newMatcher(ns),
-		memo: &paramsMemo{src: o.Params, got: map[paramsKey]paramsAnswer{}}, groups: map[GroupKey]*Group{},
-		sum: Summary{Skipped: map[string]int64{}}, listable: map[[2]string]bool{}}
+	r := &run{o: o, ctx: ctx, draft: draft, deployed: deployed,
+		memo: &paramsMemo{src: o.Params, got: map[paramsKey]paramsAnswer{}}, groups: map[GroupKey]*Group{}}
+	r.frame = newFrame(&r.sum.Counts, o.Progress, o.MayList, o.Namespaces)
+	r.matcher = newMatcher(r.frame.ns)
 	err = o.Writes.ScanWrites(ctx, o.Window, r.write)
-	for _, g := range r.groups {
-		r.sum.Groups = append(r.sum.Groups, *g)
-	}
-	slices.SortFunc(r.sum.Groups, func(a, b Group) int {
-		return cmp.Or(cmp.Compare(b.total(), a.total()), cmp.Compare(a.User, b.User), cmp.Compare(a.Namespace, b.Namespace),
-			cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Operation, b.Operation))
-	})
+	r.sum.Groups = groupsOf(r.groups, (*Group).total)
 	r.sum.Elapsed = time.Since(start)
-	if o.Progress != nil && err == nil {
-		o.Progress(Progress{Scanned: r.sum.Scanned, At: r.last, Done: true})
-	}
+	r.frame.done(err)
 	return r.sum, err
 }
 
@@ -187,61 +169,20 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 type run struct {
 	o               Options
 	draft, deployed *compiled
-	ns              namespaces
-	matcher         *matching.Matcher
-	ctx             context.Context
-	memo            *paramsMemo
-	groups          map[GroupKey]*Group
-	sum             Summary
-	last            time.Time
-	// listable memoizes MayList per group and resource: a replay asks it
-	// once per resource, not per write.
-	listable map[[2]string]bool
-}
-
-func (r *run) mayList(group, resource string) bool {
-	k := [2]string{group, resource}
-	ok, asked := r.listable[k]
-	if !asked {
-		ok = r.o.MayList(group, resource)
-		r.listable[k] = ok
-	}
-	return ok
+	*frame
+	matcher *matching.Matcher
+	ctx     context.Context
+	memo    *paramsMemo
+	groups  map[GroupKey]*Group
+	sum     Summary
 }
 
 func (r *run) write(w *ledger.Write) error {
-	r.sum.Scanned++
-	r.last = w.Time
-	if r.o.Progress != nil && r.sum.Scanned%ProgressEvery == 0 {
-		r.o.Progress(Progress{Scanned: r.sum.Scanned, At: w.Time})
-	}
-	if r.o.MayList != nil && !r.mayList(w.APIGroup, w.Resource) {
-		return nil
-	}
-	if reason := skip(w); reason != "" {
-		r.sum.Skipped[reason]++
-		return nil
-	}
-	req, ok := request(w)
+	a, ok := r.admit(w)
 	if !ok {
-		r.sum.Skipped[SkipUnreadable]++
 		return nil
 	}
-	r.sum.Replayed++
-	if w.OldObject == nil && w.Operation != ledger.OpCreate {
-		r.sum.OldUnknown++
-	}
-	var nsObj *corev1.Namespace
-	if w.Namespace != "" && !(w.APIGroup == "" && w.Resource == "namespaces") {
-		if n, ok := r.ns[w.Namespace]; ok {
-			nsObj = n
-		} else {
-			r.sum.NamespaceGone++
-			nsObj = &corev1.Namespace{}
-			nsObj.Name = w.Namespace
-		}
-	}
-	va := celmatch.VersionedAttributes(req)
+	req, va, nsObj := a.req, a.va, a.ns
 	d := r.draft.evaluate(r.ctx, r.matcher, r.memo, va, req, nsObj)
 	var dep Verdict
 	if r.deployed != nil {
@@ -263,7 +204,7 @@ func (r *run) write(w *ledger.Write) error {
 	default:
 		return nil
 	}
-	key := GroupKey{User: w.User, Namespace: w.Namespace, Resource: resourceName(w), Operation: w.Operation}
+	key := groupKey(w)
 	g := r.groups[key]
 	if g == nil {
 		g = &Group{GroupKey: key}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -24,10 +25,11 @@ type Version struct {
 type BadDraftError struct {
 	Which string // "draft" or "deployed"
 	Err   error
+	What  string // what cannot be replayed: "policy" when ""
 }
 
 func (e *BadDraftError) Error() string {
-	return fmt.Sprintf("the %s policy cannot be replayed: %v", e.Which, e.Err)
+	return fmt.Sprintf("the %s %s cannot be replayed: %v", e.Which, cmp.Or(e.What, "policy"), e.Err)
 }
 func (e *BadDraftError) Unwrap() error { return e.Err }
 

@@ -5,7 +5,11 @@ package model
 type ReplayPage struct {
 	Chrome     Chrome
 	PolicyName string
-	Action     string // the form's POST target
+	// Intro and DraftLabel word the page for what its draft is; "" words
+	// it for a policy and its binding (a webhook configuration's replay
+	// sets them).
+	Intro, DraftLabel string
+	Action            string // the form's POST target
 	// Draft is the form's text: the policy, "---", the binding.
 	Draft   string
 	Windows []Option // the windows offered, the chosen one Selected

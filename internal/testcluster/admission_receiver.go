@@ -1,0 +1,65 @@
+package testcluster
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+)
+
+// AdmissionReceiver is an admission webhook for the devcluster's API
+// server: HTTPS on loopback, its certificate its own CA (CABundle), that
+// admits every request and counts those it received by operation,
+// namespace and name (ReceivedKey). Tests compare it with what the console
+// says a webhook would be sent (the replay, internal/replay).
+type AdmissionReceiver struct {
+	URL      string
+	CABundle []byte
+	mu       sync.Mutex
+	got      map[string]int
+}
+
+// ReceivedKey is the key Received counts a request under.
+func ReceivedKey(op, namespace, name string) string { return op + " " + namespace + "/" + name }
+
+// NewAdmissionReceiver serves a receiver until the test ends.
+func NewAdmissionReceiver(t testing.TB) *AdmissionReceiver {
+	t.Helper()
+	rc := &AdmissionReceiver{got: map[string]int{}}
+	// httptest's certificate is for 127.0.0.1 and self-signed: its own CA.
+	srv := httptest.NewTLSServer(http.HandlerFunc(rc.serve))
+	t.Cleanup(srv.Close)
+	rc.URL = srv.URL
+	rc.CABundle = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	return rc
+}
+
+func (rc *AdmissionReceiver) serve(w http.ResponseWriter, r *http.Request) {
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+		http.Error(w, "not an AdmissionReview", http.StatusBadRequest)
+		return
+	}
+	rq := review.Request
+	rc.mu.Lock()
+	rc.got[ReceivedKey(string(rq.Operation), rq.Namespace, rq.Name)]++
+	rc.mu.Unlock()
+	review.Response = &admissionv1.AdmissionResponse{UID: rq.UID, Allowed: true}
+	review.Request = nil
+	_ = json.NewEncoder(w).Encode(review)
+}
+
+// Received is how many requests of each key the receiver got so far.
+func (rc *AdmissionReceiver) Received() map[string]int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	out := make(map[string]int, len(rc.got))
+	for k, v := range rc.got {
+		out[k] = v
+	}
+	return out
+}
