@@ -46,7 +46,7 @@ test('a draft that would send a recorded write to its webhook shows it as newly 
     { message: `the console shows ${NAME}`, timeout: 15_000 }).toBe(200);
   await page.getByTestId('replay-link').click();
   await expect(page.getByTestId('replay-title')).toContainText(NAME);
-  await expect(page).toHaveURL(new RegExp(`/validatingwebhookconfigurations/${NAME}/replay$`));
+  await expect(page).toHaveURL(new RegExp(`/validatingwebhooks/${NAME}/replay$`));
 
   // The draft: the driver's label selected, and Fail.
   const draft = page.getByTestId('replay-draft');

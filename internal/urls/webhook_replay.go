@@ -2,20 +2,21 @@ package urls
 
 // The replay of the recorded writes against a draft of a webhook
 // configuration (handlers/replay, issue 45), beside the policy's
-// (PolicyReplayRoute): under the API's resource names, as the policy's is.
+// (PolicyReplayRoute): under the kind's own pages (/validatingwebhooks/<name>),
+// as the policy's replay is under the policy's.
 const (
-	ValidatingWebhookReplayRoute = "/validatingwebhookconfigurations/:name" + replaySuffix
-	MutatingWebhookReplayRoute   = "/mutatingwebhookconfigurations/:name" + replaySuffix
+	ValidatingWebhookReplayRoute = "/validatingwebhooks/:name" + replaySuffix
+	MutatingWebhookReplayRoute   = "/mutatingwebhooks/:name" + replaySuffix
 )
 
 // ValidatingWebhookReplay is the replay of a draft of the
 // ValidatingWebhookConfiguration name.
 func ValidatingWebhookReplay(name string) string {
-	return Object("validatingwebhookconfigurations", name) + replaySuffix
+	return Object("validatingwebhooks", name) + replaySuffix
 }
 
 // MutatingWebhookReplay is the replay of a draft of the
 // MutatingWebhookConfiguration name.
 func MutatingWebhookReplay(name string) string {
-	return Object("mutatingwebhookconfigurations", name) + replaySuffix
+	return Object("mutatingwebhooks", name) + replaySuffix
 }
