@@ -18,14 +18,14 @@ import (
 // the validations that failed under a binding with the Audit action
 // (publishValidationFailureAnnotations in
 // k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go):
-// a JSON list of failureValue. It is written whether or not another action
+// a JSON list of validationFailure. It is written whether or not another action
 // of the binding denied the request.
 const FailureAnnotation = "validation.policy.admission.k8s.io/validation_failure"
 
-// failureValue is the part of one entry of FailureAnnotation the
+// validationFailure is the part of one entry of FailureAnnotation the
 // comparison reads: ValidationFailureValue in the same file (that package
 // is not imported: it links the API server's tracing and gRPC).
-type failureValue struct {
+type validationFailure struct {
 	Message string `json:"message"`
 	Policy  string `json:"policy"`
 	Binding string `json:"binding"`
@@ -250,7 +250,7 @@ func apiServerAudited(annotations map[string]string, policy string) (bindings ma
 	if !there {
 		return nil, true
 	}
-	var fs []failureValue
+	var fs []validationFailure
 	if err := json.Unmarshal([]byte(raw), &fs); err != nil {
 		return nil, false
 	}
