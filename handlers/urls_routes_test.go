@@ -135,6 +135,7 @@ func builtURLs() []builtURL {
 		{"PolicyReplay", get, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 		{"PolicyReplay", post, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 		{"BindingReplay", get, urls.BindingReplay(longName, "a b&c"), urls.PolicyReplayRoute, map[string]string{"name": longName}},
+		{"PolicyAgreement", get, urls.PolicyAgreement(longName), urls.PolicyAgreementRoute, map[string]string{"name": longName}},
 	}
 }
 
@@ -254,7 +255,8 @@ func routePattern(t *testing.T, name string) string {
 	patterns := map[string]string{
 		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
 		"LedgerObjectRoute": urls.LedgerObjectRoute, "PolicyReplayRoute": urls.PolicyReplayRoute,
-		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
+		"PolicyAgreementRoute": urls.PolicyAgreementRoute,
+		"YAMLRoute":            urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,
 		"CSRCertificateRoute": urls.CSRCertificateRoute, "CSRNodeCheckRoute": urls.CSRNodeCheckRoute,

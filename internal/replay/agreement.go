@@ -131,8 +131,9 @@ func DeployedSince(policy *admissionregistrationv1.ValidatingAdmissionPolicy, bi
 	return t.Add(time.Second).UTC()
 }
 
-// audits tells whether a binding's validationActions include Audit.
-func audits(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) bool {
+// Audits tells whether a binding's validationActions include Audit: only
+// then does the API server annotate its failed validations.
+func Audits(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) bool {
 	return slices.Contains(b.Spec.ValidationActions, admissionregistrationv1.Audit)
 }
 
@@ -154,7 +155,7 @@ func Agree(ctx context.Context, o AgreementOptions) (Agreement, error) {
 		if b.Spec.PolicyName != o.Policy.Name {
 			continue
 		}
-		if audits(b) {
+		if Audits(b) {
 			auditing = append(auditing, b)
 		} else {
 			a.NotAuditing = append(a.NotAuditing, b.Name)
@@ -171,13 +172,12 @@ func Agree(ctx context.Context, o AgreementOptions) (Agreement, error) {
 		}
 		a.Bindings = append(a.Bindings, BindingAgreement{Binding: b.Name, Since: since})
 	}
-	defer func() { a.Elapsed = time.Since(start) }()
-	for i := 0; i < len(auditing); i += 2 {
-		if err := a.pair(ctx, o, auditing, i); err != nil {
-			return a, err
-		}
+	var err error
+	for i := 0; i < len(auditing) && err == nil; i += 2 {
+		err = a.pair(ctx, o, auditing, i)
 	}
-	return a, nil
+	a.Elapsed = time.Since(start)
+	return a, err
 }
 
 // pair replays the auditing bindings i and i+1 (when there is one) in one

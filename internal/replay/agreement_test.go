@@ -86,7 +86,7 @@ func TestAgreementComparesEachAuditingBindingWithTheAPIServer(t *testing.T) {
 	if prod.Compared != 4 || prod.Agreed != 4 || prod.AuditedByAPIServer != 1 || prod.AuditedByReplay != 1 || !prod.Done {
 		t.Errorf("binding prod: %+v", prod)
 	}
-	if a.Compared != 8 || a.Agreed != 6 || a.Percent() != 75 || a.Unreadable != 1 || a.Scanned != 5 {
+	if a.Compared != 8 || a.Agreed != 6 || a.Percent() != 75 || a.Unreadable != 1 || a.Scanned != 5 || a.Elapsed <= 0 {
 		t.Errorf("agreement %+v (%.1f%%)", a, a.Percent())
 	}
 	if len(a.Disagreements) != 2 {
