@@ -60,7 +60,9 @@ func newAgreementFixture(t *testing.T) *agreementFixture {
 	if _, err := admin.CoreV1().ConfigMaps("default").Create(ctx, params, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = admin.CoreV1().ConfigMaps("default").Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = admin.CoreV1().ConfigMaps("default").Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	pol := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
@@ -81,11 +83,15 @@ func newAgreementFixture(t *testing.T) *agreementFixture {
 	if _, err := vap.ValidatingAdmissionPolicies().Create(ctx, pol, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = vap.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = vap.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	if _, err := vap.ValidatingAdmissionPolicyBindings().Create(ctx, bnd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = vap.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = vap.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 
 	// recorded finds the recorded write of a CSIDriver named n with audit
 	// ID id, or nil.
