@@ -71,13 +71,16 @@ func newAgreementFixture(t *testing.T) *agreementFixture {
 				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"storage.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"csidrivers"}},
-				}}}},
+				},
+				// This test's objects only, even while the API server still
+				// has the policy after the test deleted it and its params.
+				ResourceNames: []string{probe, name + "-a", name + "-b"}}}},
 			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "this-test", Expression: "object.metadata.name.startsWith('" + name + "')"}},
 			Validations:     []admissionregistrationv1.Validation{{Expression: "!(object.metadata.name in params.data)", Message: "a banned name"}},
 		}}
 	bnd := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
-			ParamRef:          &admissionregistrationv1.ParamRef{Name: name, Namespace: "default", ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)},
+			ParamRef:          &admissionregistrationv1.ParamRef{Name: name, Namespace: "default", ParameterNotFoundAction: ptr.To(admissionregistrationv1.AllowAction)},
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit}}}
 	vap := admin.AdmissionregistrationV1()
 	if _, err := vap.ValidatingAdmissionPolicies().Create(ctx, pol, metav1.CreateOptions{}); err != nil {
