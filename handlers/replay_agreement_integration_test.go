@@ -5,7 +5,6 @@ package handlers
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +20,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/clusterdesk/clusterdesk/internal/ingest"
 	"github.com/clusterdesk/clusterdesk/internal/ingest/ingesttest"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
@@ -44,13 +42,7 @@ type agreementFixture struct {
 func newAgreementFixture(t *testing.T) *agreementFixture {
 	t.Helper()
 	testcluster.Require(t)
-	st, err := ledger.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ws := st.(ledger.WriteStore)
-	ingesttest.ServeAuditWebhook(t, ingest.Options{Store: st, Writes: ws})
+	st, ws := ingesttest.RecordingLedger(t)
 	ctx := context.Background()
 	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
 	name := "agreement-" + strings.ReplaceAll(time.Now().UTC().Format("150405.000000"), ".", "")
@@ -82,19 +74,8 @@ func newAgreementFixture(t *testing.T) *agreementFixture {
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
 			ParamRef:          &admissionregistrationv1.ParamRef{Name: name, Namespace: "default", ParameterNotFoundAction: ptr.To(admissionregistrationv1.AllowAction)},
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit}}}
+	testcluster.DeployPolicy(t, admin, pol, bnd)
 	vap := admin.AdmissionregistrationV1()
-	if _, err := vap.ValidatingAdmissionPolicies().Create(ctx, pol, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = vap.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
-	if _, err := vap.ValidatingAdmissionPolicyBindings().Create(ctx, bnd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = vap.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
 
 	// recorded finds the recorded write of a CSIDriver named n with audit
 	// ID id, or nil.
@@ -218,32 +199,12 @@ func TestPolicyPageShowsItsAgreementWithTheAPIServer(t *testing.T) {
 // resources they may list: the params' ConfigMap's change).
 func TestPolicyAgreementHidesRequestsOfResourcesTheUserMayNotList(t *testing.T) {
 	f := newAgreementFixture(t)
-	ctx := context.Background()
 	user := f.name + "-viewer"
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{
+	grantUser(t, f.admin, user, []rbacv1.PolicyRule{
 		{APIGroups: []string{"admissionregistration.k8s.io"}, Verbs: []string{"get", "list", "watch"},
 			Resources: []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings"}},
 		{APIGroups: []string{""}, Verbs: []string{"get", "list"}, Resources: []string{"configmaps", "namespaces"}},
-	}}
-	if _, err := f.admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.admin.RbacV1().ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{}) })
-	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
-		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
-	if _, err := f.admin.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = f.admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
-	})
-	waitFor(t, "RBAC to grant the viewer the policies", 30*time.Second, func() bool {
-		r, err := f.admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"},
-		}}, metav1.CreateOptions{})
-		return err == nil && r.Status.Allowed
-	})
+	}, authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"})
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	cfg.Impersonate.UserName = user
 	ts := newLiveServerOn(t, sharedCache(t, testcluster.Admin), cfg, user, true, withLedger(f.store))
@@ -264,4 +225,29 @@ func TestPolicyAgreementHidesRequestsOfResourcesTheUserMayNotList(t *testing.T) 
 	if got := strings.TrimSpace(sec.Find(`[data-testid="field-disagreeing"] dd`).Text()); got != "0" {
 		t.Errorf("disagreeing = %q, want 0: the counts tell of requests the viewer may not list (%s)", got, sec.Text())
 	}
+}
+
+// grantUser gives user a ClusterRole of rules until the test ends, and
+// waits until the API server authorizes probe for them.
+func grantUser(t *testing.T, admin kubernetes.Interface, user string, rules []rbacv1.PolicyRule, probe authorizationv1.ResourceAttributes) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.RbacV1().ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{}) })
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
+	})
+	waitFor(t, "RBAC to grant "+user+" its role", 30*time.Second, func() bool {
+		r, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user, ResourceAttributes: &probe}}, metav1.CreateOptions{})
+		return err == nil && r.Status.Allowed
+	})
 }

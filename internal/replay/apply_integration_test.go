@@ -328,14 +328,7 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 
 	// The replay of the draft over the recorded traffic: its predictions.
 	pol, bnd := proofPolicy(name, suffix)
-	nsList, err := admin.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var todays []*corev1.Namespace
-	for i := range nsList.Items {
-		todays = append(todays, &nsList.Items[i])
-	}
+	todays := todaysNamespaces(t, admin)
 	predicted := make([]*Verdict, len(steps))
 	sum, err := Run(ctx, Options{Writes: ws, Window: ledger.WriteQuery{Since: since}, Namespaces: todays,
 		Draft: Version{Policy: pol, Binding: bnd},
@@ -354,19 +347,7 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 	}
 
 	// Phase 2: the draft applied for real, with [Deny, Audit].
-	vap := admin.AdmissionregistrationV1()
-	if _, err := vap.ValidatingAdmissionPolicies().Create(ctx, pol, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = vap.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
-	if _, err := vap.ValidatingAdmissionPolicyBindings().Create(ctx, bnd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = vap.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
+	testcluster.DeployPolicy(t, admin, pol, bnd)
 	// The API server enforces the binding once its informers have it:
 	// probe with a dry run it must refuse.
 	waitFor(t, "the API server to enforce the applied draft", func() bool {
@@ -380,14 +361,7 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 	// validation under Audit even when Deny refuses the request), so the
 	// traffic below is also Agree's on the real annotations: from the
 	// deployed version's DeployedSince on.
-	deployedPol, err := vap.ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deployedBnd, err := vap.ValidatingAdmissionPolicyBindings().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	deployedPol, deployedBnd := deployedVersion(t, admin, name)
 	waitFor(t, "the deployed version's DeployedSince", func() bool { return time.Now().After(DeployedSince(deployedPol, deployedBnd)) })
 	appliedSince := time.Now()
 
@@ -457,4 +431,33 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 60 s for %s", what)
 		}
 	}
+}
+
+// todaysNamespaces are the cluster's namespaces now, as the replay takes them.
+func todaysNamespaces(t *testing.T, admin kubernetes.Interface) []*corev1.Namespace {
+	t.Helper()
+	list, err := admin.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*corev1.Namespace
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out
+}
+
+// deployedVersion is the policy and binding name as the API server has them.
+func deployedVersion(t *testing.T, admin kubernetes.Interface, name string) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	t.Helper()
+	vap := admin.AdmissionregistrationV1()
+	pol, err := vap.ValidatingAdmissionPolicies().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bnd, err := vap.ValidatingAdmissionPolicyBindings().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pol, bnd
 }
