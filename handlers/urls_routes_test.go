@@ -139,6 +139,7 @@ func builtURLs() []builtURL {
 		{"ValidatingWebhookReplay", post, urls.ValidatingWebhookReplay(longName), urls.ValidatingWebhookReplayRoute, map[string]string{"name": longName}},
 		{"MutatingWebhookReplay", get, urls.MutatingWebhookReplay(longName), urls.MutatingWebhookReplayRoute, map[string]string{"name": longName}},
 		{"MutatingWebhookReplay", post, urls.MutatingWebhookReplay(longName), urls.MutatingWebhookReplayRoute, map[string]string{"name": longName}},
+		{"PolicyAgreement", get, urls.PolicyAgreement(longName), urls.PolicyAgreementRoute, map[string]string{"name": longName}},
 	}
 }
 
@@ -259,7 +260,8 @@ func routePattern(t *testing.T, name string) string {
 		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
 		"LedgerObjectRoute": urls.LedgerObjectRoute, "PolicyReplayRoute": urls.PolicyReplayRoute,
 		"ValidatingWebhookReplayRoute": urls.ValidatingWebhookReplayRoute, "MutatingWebhookReplayRoute": urls.MutatingWebhookReplayRoute,
-		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
+		"PolicyAgreementRoute": urls.PolicyAgreementRoute,
+		"YAMLRoute":            urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,
 		"CSRCertificateRoute": urls.CSRCertificateRoute, "CSRNodeCheckRoute": urls.CSRNodeCheckRoute,

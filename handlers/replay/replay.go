@@ -56,4 +56,6 @@ func New(d Deps) *Handlers {
 func (h *Handlers) Register(e *echo.Echo, policies echo.MiddlewareFunc, readPOST func(path string) string) {
 	e.GET(urls.PolicyReplayRoute, h.form, policies)
 	e.POST(readPOST(urls.PolicyReplayRoute), h.replay, policies)
+	// The policy page's agreement with the API server (agreement.go).
+	newAgreement(h).register(e, policies)
 }

@@ -135,6 +135,7 @@ func PolicyDetail(p *admissionregistrationv1.ValidatingAdmissionPolicy, bindings
 	if tc := typeWarnings(p); len(tc) > 0 {
 		page.Insights = append(page.Insights, typeCheckingInsight(tc))
 	}
+	page.Insights = append(page.Insights, policyAgreement(p.Name, using, bindings == nil))
 	for _, c := range p.Status.Conditions {
 		a, t, _ := age(c.LastTransitionTime, now)
 		page.Conditions = append(page.Conditions, model.Condition{Type: c.Type, Status: string(c.Status),

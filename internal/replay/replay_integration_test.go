@@ -212,22 +212,8 @@ func TestReplayAgreesWithTheAPIServersAuditAnnotations(t *testing.T) {
 
 	// Replay the deployed version (as the API server has it) over the
 	// window, and a Deny draft of it against it.
-	deployedPol, err := vap.ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deployedBnd, err := vap.ValidatingAdmissionPolicyBindings().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nsList, err := admin.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var todays []*corev1.Namespace
-	for i := range nsList.Items {
-		todays = append(todays, &nsList.Items[i])
-	}
+	deployedPol, deployedBnd := deployedVersion(t, admin, name)
+	todays := todaysNamespaces(t, admin)
 	draftBnd := deployedBnd.DeepCopy()
 	draftBnd.Spec.ValidationActions = []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
 	var compared, agreed, audited, newlyDenied int

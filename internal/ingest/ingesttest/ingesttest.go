@@ -9,10 +9,12 @@ import (
 	"context"
 	"crypto/x509"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/testwait"
 )
@@ -48,4 +50,18 @@ func ServeAuditWebhook(t *testing.T, o ingest.Options) {
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); testwait.Closed(t, done, testwait.Within, "the audit webhook to stop") })
+}
+
+// RecordingLedger is a fresh SQLite ledger of the test's own that records
+// the devcluster's writes, as the console does: ServeAuditWebhook into it.
+func RecordingLedger(t *testing.T) (ledger.Store, ledger.WriteStore) {
+	t.Helper()
+	st, err := ledger.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ws := st.(ledger.WriteStore)
+	ServeAuditWebhook(t, ingest.Options{Store: st, Writes: ws})
+	return st, ws
 }
