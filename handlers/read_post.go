@@ -14,6 +14,8 @@ import (
 var readPOSTRoutes = map[string]bool{
 	urls.Intercept:         true,
 	urls.PolicyReplayRoute: true,
+	// Cancelling a replay stops the console's own work, nothing in the cluster.
+	urls.PolicyReplayCancelRoute: true,
 }
 
 // readPOST marks, in the route table, a POST route that changes nothing; it

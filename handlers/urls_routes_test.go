@@ -135,6 +135,8 @@ func builtURLs() []builtURL {
 		{"PolicyReplay", get, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 		{"PolicyReplay", post, urls.PolicyReplay(longName), urls.PolicyReplayRoute, map[string]string{"name": longName}},
 		{"BindingReplay", get, urls.BindingReplay(longName, "a b&c"), urls.PolicyReplayRoute, map[string]string{"name": longName}},
+		{"PolicyReplayJob", get, urls.PolicyReplayJob(longName, "0a1b"), urls.PolicyReplayJobRoute, map[string]string{"name": longName, "job": "0a1b"}},
+		{"PolicyReplayCancel", post, urls.PolicyReplayCancel(longName, "0a1b"), urls.PolicyReplayCancelRoute, map[string]string{"name": longName, "job": "0a1b"}},
 	}
 }
 
@@ -254,6 +256,7 @@ func routePattern(t *testing.T, name string) string {
 	patterns := map[string]string{
 		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
 		"LedgerObjectRoute": urls.LedgerObjectRoute, "PolicyReplayRoute": urls.PolicyReplayRoute,
+		"PolicyReplayJobRoute": urls.PolicyReplayJobRoute, "PolicyReplayCancelRoute": urls.PolicyReplayCancelRoute,
 		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,

@@ -36,7 +36,8 @@ type Limits struct {
 	KeptPerOwner, Kept int
 	// KeepFor is how long a finished job's result stays readable.
 	KeepFor time.Duration
-	// Timeout bounds one job's run.
+	// Timeout bounds one job's run, a backstop: a job's own work may be
+	// bounded tighter (a replay's is).
 	Timeout time.Duration
 }
 
@@ -48,7 +49,7 @@ const (
 	DefaultKeptPerOwner    = 4
 	DefaultKept            = 64
 	DefaultKeepFor         = 15 * time.Minute
-	DefaultTimeout         = 2 * time.Minute
+	DefaultTimeout         = 5 * time.Minute
 )
 
 func (l Limits) withDefaults() Limits {
@@ -112,6 +113,10 @@ type Registry[P, R any] struct {
 	// OnChange, when set, is called after each progress report and once when
 	// a job ends, outside the registry's lock (a page's live update).
 	OnChange func(owner string, s Snapshot[P, R])
+	// OnDrop, when set, is called with the ID of each finished job the
+	// registry lets go (past KeepFor, or to make room), under its lock: it
+	// must not call the registry (a page's stream forgets the job's topic).
+	OnDrop func(id string)
 
 	mu   sync.Mutex
 	jobs map[string]*job[P, R]
@@ -129,10 +134,10 @@ func New[P, R any](lim Limits) *Registry[P, R] {
 	return &Registry[P, R]{lim: lim.withDefaults(), now: time.Now, jobs: map[string]*job[P, R]{}}
 }
 
-// Start runs run as a job of owner, or says why not (ErrOwnerBusy,
-// ErrBusy). The job's context is not the request's: it outlives it, ended
-// by Cancel or Limits.Timeout.
-func (r *Registry[P, R]) Start(owner string, run Run[P, R]) (Snapshot[P, R], error) {
+// Start runs run as a job of owner, its progress initial until it reports,
+// or says why not (ErrOwnerBusy, ErrBusy). The job's context is not the
+// request's: it outlives it, ended by Cancel or Limits.Timeout.
+func (r *Registry[P, R]) Start(owner string, initial P, run Run[P, R]) (Snapshot[P, R], error) {
 	if owner == "" {
 		return Snapshot[P, R]{}, ErrNoOwner
 	}
@@ -162,7 +167,7 @@ func (r *Registry[P, R]) Start(owner string, run Run[P, R]) (Snapshot[P, R], err
 	r.makeRoom(owner)
 	ctx, cancel := context.WithTimeout(context.Background(), r.lim.Timeout)
 	j := &job[P, R]{owner: owner, cancel: cancel, done: make(chan struct{}),
-		snap: Snapshot[P, R]{ID: id, State: Running, Started: r.now()}}
+		snap: Snapshot[P, R]{ID: id, State: Running, Progress: initial, Started: r.now()}}
 	r.jobs[id] = j
 	snap := j.snap
 	r.mu.Unlock()
@@ -253,7 +258,7 @@ func (r *Registry[P, R]) expire() {
 	cut := r.now().Add(-r.lim.KeepFor)
 	for id, j := range r.jobs {
 		if j.snap.State != Running && j.snap.Ended.Before(cut) {
-			delete(r.jobs, id)
+			r.drop(id)
 		}
 	}
 }
@@ -288,13 +293,24 @@ func (r *Registry[P, R]) makeRoom(owner string) {
 		if m, _ := count(); m < r.lim.KeptPerOwner {
 			break
 		}
-		delete(r.jobs, ids[j])
+		r.drop(ids[j])
 	}
 	for _, j := range all {
+		if _, ok := r.jobs[ids[j]]; !ok {
+			continue // dropped as the owner's above
+		}
 		if _, n := count(); n < r.lim.Kept {
 			break
 		}
-		delete(r.jobs, ids[j])
+		r.drop(ids[j])
+	}
+}
+
+// drop lets the finished job id go (under r.mu).
+func (r *Registry[P, R]) drop(id string) {
+	delete(r.jobs, id)
+	if r.OnDrop != nil {
+		r.OnDrop(id)
 	}
 }
 

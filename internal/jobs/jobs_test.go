@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func blocking(started chan<- struct{}, release <-chan struct{}) Run[int, string]
 func start(t *testing.T, r *Registry[int, string], owner string, release <-chan struct{}) Snapshot[int, string] {
 	t.Helper()
 	started := make(chan struct{})
-	s, err := r.Start(owner, blocking(started, release))
+	s, err := r.Start(owner, 0, blocking(started, release))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +86,14 @@ func TestJobsAreBoundedPerOwnerAndOverall(t *testing.T) {
 	r := New[int, string](Limits{})
 	release := make(chan struct{})
 	a := start(t, r, "alice", release)
-	if _, err := r.Start("alice", blocking(make(chan struct{}), release)); !errors.Is(err, ErrOwnerBusy) {
+	if _, err := r.Start("alice", 0, blocking(make(chan struct{}), release)); !errors.Is(err, ErrOwnerBusy) {
 		t.Fatalf("alice's second job: %v, want ErrOwnerBusy", err)
 	}
 	start(t, r, "bob", release)
-	if _, err := r.Start("carol", blocking(make(chan struct{}), release)); !errors.Is(err, ErrBusy) {
+	if _, err := r.Start("carol", 0, blocking(make(chan struct{}), release)); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a third job overall: %v, want ErrBusy", err)
 	}
-	if _, err := r.Start("", blocking(make(chan struct{}), release)); !errors.Is(err, ErrNoOwner) {
+	if _, err := r.Start("", 0, blocking(make(chan struct{}), release)); !errors.Is(err, ErrNoOwner) {
 		t.Fatalf("a job of nobody: %v", err)
 	}
 	if _, ok := r.Cancel("alice", a.ID, 10*time.Second); !ok {
@@ -141,6 +142,8 @@ func TestFinishedJobsAreKeptBounded(t *testing.T) {
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	r, ended := newRegistry(Limits{KeptPerOwner: 2, Kept: 2, KeepFor: time.Hour})
 	r.now = func() time.Time { return now } // read by the jobs' goroutines only while each runs alone
+	var dropped []string
+	r.OnDrop = func(id string) { dropped = append(dropped, id) }
 	done := func(owner string) string {
 		release := make(chan struct{})
 		close(release)
@@ -166,5 +169,8 @@ func TestFinishedJobsAreKeptBounded(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	if _, ok := r.Get("bob", b1); ok {
 		t.Error("a job is kept past KeepFor")
+	}
+	if !slices.Equal(dropped, []string{a1, a2, a3, b1}) && !slices.Equal(dropped, []string{a1, a2, b1, a3}) {
+		t.Errorf("OnDrop saw %v, want %v and the last two in any order", dropped, []string{a1, a2, a3, b1})
 	}
 }
