@@ -163,7 +163,11 @@ func (s *sqlStore) AppendWrites(ctx context.Context, writes []Write) (added int,
 }
 
 // ScanWrites reads keyset pages of writes and hands each to each once the
-// page is read and its connection given back.
+// page is read and its connection given back. The next page is read while
+// each runs on this one (one page ahead, on a goroutine of its own): the
+// database's share of a replay (a quarter of its CPU) overlaps the
+// evaluation's on a second core. A page waiting to be taken holds no
+// connection, and at most three pages of stored objects are in memory.
 func (s *sqlStore) ScanWrites(ctx context.Context, q WriteQuery, each func(*Write) error) error {
 	since, until := int64(0), int64(1<<63-1)
 	if !q.Since.IsZero() {
@@ -173,37 +177,73 @@ func (s *sqlStore) ScanWrites(ctx context.Context, q WriteQuery, each func(*Writ
 		until = q.Until.UnixNano()
 	}
 	query := s.d.bind(scanWritesSQL)
-	var after int64
-	page := make([]scanRow, 0, scanPage)
-	for {
-		page = page[:0]
-		more, err := s.scanPage(ctx, query, after, since, until, &page)
-		if err != nil {
-			return err
+	type read struct {
+		page []scanRow
+		more bool
+		err  error
+	}
+	pages := make(chan read, 1)
+	readCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	defer func() {
+		// An early return (each's error, ctx) stops the reader, and waits
+		// for it: nothing of the scan outlives the call.
+		stop()
+		<-done
+	}()
+	go func() {
+		defer close(done)
+		var after int64
+		for {
+			page := make([]scanRow, 0, scanPage)
+			more, err := s.scanPage(readCtx, query, after, since, until, &page)
+			select {
+			case pages <- read{page, more, err}:
+			case <-readCtx.Done():
+				return
+			}
+			if err != nil || !more {
+				return
+			}
+			after = page[len(page)-1].w.Seq
 		}
-		for i := range page {
+	}()
+	for {
+		var r read
+		select {
+		case r = <-pages:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if r.err != nil {
+			return r.err
+		}
+		for i := range r.page {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r := &page[i]
-			if r.w.Object, err = decompress(r.object); err != nil {
-				return fmt.Errorf("ledger: recorded write %d: object: %w", r.w.Seq, err)
-			}
-			if r.w.OldObject, err = decompress(r.old); err != nil {
-				return fmt.Errorf("ledger: recorded write %d: old object: %w", r.w.Seq, err)
-			}
-			err = each(&r.w)
-			// Inflated objects go as soon as each is done with them.
-			*r = scanRow{w: Write{Seq: r.w.Seq}}
-			if err != nil {
+			if err := inflateAndHand(&r.page[i], each); err != nil {
 				return err
 			}
 		}
-		if !more {
+		if !r.more {
 			return ctx.Err()
 		}
-		after = page[len(page)-1].w.Seq
 	}
+}
+
+// inflateAndHand inflates a row's objects, hands its write to each and lets
+// the inflated objects go as soon as each is done with them.
+func inflateAndHand(r *scanRow, each func(*Write) error) (err error) {
+	if r.w.Object, err = decompress(r.object); err != nil {
+		return fmt.Errorf("ledger: recorded write %d: object: %w", r.w.Seq, err)
+	}
+	if r.w.OldObject, err = decompress(r.old); err != nil {
+		return fmt.Errorf("ledger: recorded write %d: old object: %w", r.w.Seq, err)
+	}
+	err = each(&r.w)
+	*r = scanRow{w: Write{Seq: r.w.Seq}}
+	return err
 }
 
 // scanPage reads one page of writes after seq within the exports'
