@@ -278,8 +278,18 @@ LEDGER_BENCH_RECORDS ?= 1000000
 bench-ledger: postgres ## The ledger's store on SQLite and PostgreSQL: LEDGER_BENCH_RECORDS (1,000,000) worst-shape entries, then one object's history, filtered and per-signer pages, ingestion in batches of 400, bytes per record, start-up
 	LEDGER_BENCH_RECORDS=$(LEDGER_BENCH_RECORDS) go test -count=1 -run '^$$' -bench BenchmarkLedger -timeout 90m ./internal/ledger
 
+# REPLAY_BENCH_WRITES are the sizes of the replay's benchmark (internal/replay,
+# BenchmarkReplay); make test's unit layer runs it once at 10,000, and
+# BenchmarkIngestWrites (internal/ingest) with one batch of 400 events.
+REPLAY_BENCH_WRITES ?= 10000,100000
+
+.PHONY: bench-replay
+bench-replay: postgres ## The replay (issue 45) on SQLite and PostgreSQL: REPLAY_BENCH_WRITES (10,000 and 100,000) recorded writes with worst shapes replayed (time, CPU, peak heap and RSS); then the audit webhook's ingest with the shipped policy's traffic, 100,000 events (events/s, recorded writes/s, database MB per 100,000 writes)
+	REPLAY_BENCH_WRITES=$(REPLAY_BENCH_WRITES) go test -count=1 -run '^$$' -bench BenchmarkReplay -benchtime 1x -timeout 60m ./internal/replay
+	go test -count=1 -run '^$$' -bench BenchmarkIngestWrites -benchtime 250x -timeout 30m ./internal/ingest
+
 .PHONY: bench
-bench: build devcluster haproxy bench-pages bench-ledger ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
+bench: build devcluster haproxy bench-pages bench-ledger bench-replay ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench \

@@ -2,7 +2,9 @@
 // to "Replay a draft…", tightens the draft and replays it against the writes
 // the API server reported to the console's audit webhook; the CSIDriver the
 // deployed policy admitted shows as newly denied, in its group, linking its
-// ledger history. It runs on the ledger's console (support/ledger-console.ts).
+// ledger history. The replay runs as a background job whose end the page
+// learns over its event stream. It runs on the ledger's console
+// (support/ledger-console.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, signInWithToken } from './support/fixtures';
@@ -57,12 +59,15 @@ test('a draft that would deny a recorded write shows it as newly denied', async 
   await page.getByTestId('replay-window').selectOption('1h');
 
   // The API server sends its audit events in batches: replay until the
-  // driver's write has arrived (htmx swaps the outcome in each time).
+  // driver's write has arrived. Each replay runs in the background: the POST
+  // answers with its progress bar, the page's event stream says when it is
+  // done and the result replaces the bar (htmx swaps the outcome in place).
   await expect(async () => {
     await page.getByTestId('replay-submit').click();
     await expect(page.getByTestId('replay-newly-denied')).toHaveText('1', { timeout: 3_000 });
   }).toPass({ timeout: 30_000, intervals: [500, 1000, 2000] });
   await expect(page, 'htmx swapped the outcome in place').toHaveURL(new RegExp(`/validatingadmissionpolicies/${NAME}/replay$`));
+  await expect(page.getByTestId('replay-job'), 'the result replaced the progress bar').toHaveCount(0);
 
   const group = page.getByTestId('replay-group').filter({ hasText: 'csidrivers.storage.k8s.io' });
   await expect(group).toContainText('1 newly denied');

@@ -69,7 +69,7 @@ func liveFeature(h *Handlers) *liveupdates.Handlers {
 	return liveupdates.New(liveupdates.Deps{
 		Base:    page.Base{Log: h.deps.Log, Chrome: h.pageChrome.Build},
 		Cluster: h.deps.Cluster, Access: h.deps.Access, Updates: h.deps.Live,
-		Gate: h.gate, Sessions: h.deps.Sessions,
+		Gate: h.gate, Sessions: h.deps.Sessions, JobTopic: h.replayJobs.JobTopic,
 		MayList: h.rights.MayList, ReviewFailureShowsCache: h.rights.ReviewFailureShowsCache,
 		MetricsShown: func(ctx context.Context) (bool, error) {
 			// Who may see the load is handlers/flowschemas' (load.go),
@@ -98,7 +98,8 @@ func insightFeature(h *Handlers) *insight.Handlers {
 // recorded writes; none without a ledger (the page says so).
 func replayFeature(h *Handlers) *replaypage.Handlers {
 	writes, _ := h.deps.Ledger.(ledger.WriteStore)
-	return replaypage.New(replaypage.Deps{Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, Lookup: h.deps.Lookup, Writes: writes})
+	return replaypage.New(replaypage.Deps{Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, Lookup: h.deps.Lookup, Writes: writes,
+		Jobs: h.replayJobs})
 }
 
 // approversFeature is "who approves this signer?" (handlers/approvers).

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	replaypage "github.com/clusterdesk/clusterdesk/handlers/replay"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
@@ -50,6 +51,10 @@ type Handlers struct {
 	// pageChrome builds every page's chrome (handlers/page), the features'
 	// ChromeFunc.
 	pageChrome *page.Chrome
+	// replayJobs are the replays running in the background
+	// (handlers/replay), whose progress the event stream carries to their
+	// owners (replay_jobs.go).
+	replayJobs *replaypage.Jobs
 }
 
 // attentionStateOf is the home page's sources of attention items: the live

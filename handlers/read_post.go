@@ -17,6 +17,8 @@ var readPOSTRoutes = map[string]bool{
 	// The webhook configurations' replay (handlers/replay).
 	urls.ValidatingWebhookReplayRoute: true,
 	urls.MutatingWebhookReplayRoute:   true,
+	// Cancelling a replay stops the console's own work, nothing in the cluster.
+	urls.PolicyReplayCancelRoute: true,
 }
 
 // readPOST marks, in the route table, a POST route that changes nothing; it

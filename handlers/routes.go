@@ -24,6 +24,7 @@ func New(deps Deps) *echo.Echo {
 	h.trail = &writeaudit.Trail{Cache: deps.Cluster, Recorder: deps.Audit, Log: deps.Log, User: deps.User}
 	h.flash = page.Flash{Sessions: deps.Sessions}
 	h.pageChrome = &page.Chrome{Cluster: deps.Cluster, Rights: h.rights, Flash: h.flash, Console: deps.User}
+	h.replayJobs = replayJobsOf(deps) // before the live updates, which carry their progress
 	// Before any request: the kind registry serves the CSRs' detail page, the
 	// APF detail pages' load and the detail pages with lookups from these,
 	// and the lists carry the cleanup's links.

@@ -140,6 +140,8 @@ func builtURLs() []builtURL {
 		{"MutatingWebhookReplay", get, urls.MutatingWebhookReplay(longName), urls.MutatingWebhookReplayRoute, map[string]string{"name": longName}},
 		{"MutatingWebhookReplay", post, urls.MutatingWebhookReplay(longName), urls.MutatingWebhookReplayRoute, map[string]string{"name": longName}},
 		{"PolicyAgreement", get, urls.PolicyAgreement(longName), urls.PolicyAgreementRoute, map[string]string{"name": longName}},
+		{"PolicyReplayJob", get, urls.PolicyReplayJob(longName, "0a1b"), urls.PolicyReplayJobRoute, map[string]string{"name": longName, "job": "0a1b"}},
+		{"PolicyReplayCancel", post, urls.PolicyReplayCancel(longName, "0a1b"), urls.PolicyReplayCancelRoute, map[string]string{"name": longName, "job": "0a1b"}},
 	}
 }
 
@@ -261,7 +263,8 @@ func routePattern(t *testing.T, name string) string {
 		"LedgerObjectRoute": urls.LedgerObjectRoute, "PolicyReplayRoute": urls.PolicyReplayRoute,
 		"ValidatingWebhookReplayRoute": urls.ValidatingWebhookReplayRoute, "MutatingWebhookReplayRoute": urls.MutatingWebhookReplayRoute,
 		"PolicyAgreementRoute": urls.PolicyAgreementRoute,
-		"YAMLRoute":            urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
+		"PolicyReplayJobRoute": urls.PolicyReplayJobRoute, "PolicyReplayCancelRoute": urls.PolicyReplayCancelRoute,
+		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,
 		"CSRCertificateRoute": urls.CSRCertificateRoute, "CSRNodeCheckRoute": urls.CSRNodeCheckRoute,

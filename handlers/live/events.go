@@ -134,6 +134,13 @@ func (h *Handlers) events(c echo.Context) error {
 			shownTopics[topic] = k.ID
 		}
 	}
+	if q.Has("job") {
+		topic, err := h.jobTopic(c, q.Get("job"))
+		if err != nil {
+			return err
+		}
+		sub.Topics = append(sub.Topics, topic)
+	}
 	sub.Hello = strings.Join(names, ",")
 	if obj, rv := q.Get("object"), q.Get("rv"); obj != "" && rv != "" {
 		sub.Shown = func(topic string) bool {

@@ -66,6 +66,9 @@ type Deps struct {
 	// MayReadRBAC reports whether the user may read who approves a signer
 	// (handlers' attention.go), for a home tab's attention section.
 	MayReadRBAC func(c echo.Context) bool
+	// JobTopic is the topic of the background job id (a replay) when it is
+	// the signed-in user's (jobs.go); nil serves no job's updates.
+	JobTopic func(c echo.Context, id string) (topic string, ok bool)
 }
 
 // Handlers serves the event stream and the pages' live settings.

@@ -33,6 +33,9 @@ type Streams interface {
 	Cursor() string
 	// End closes an owner's streams after sending msgs (signout.go).
 	End(owner string, msgs ...live.Message) int
+	// Publish and Forget serve the background jobs' topics (jobs.go).
+	Publish(msgs ...live.Message)
+	Forget(topic string)
 }
 
 // Topics and event names of live updates. A kind's count topic carries its nav

@@ -29,7 +29,7 @@ type agreement struct {
 	h *Handlers
 	// slots lets one comparison run at a time in the process: every view
 	// of a policy's page asks for one, and each reads the window's writes.
-	// A view that waits past the replay's Timeout is told to try again.
+	// A view that waits past the replay's RequestTimeout is told to try again.
 	slots chan struct{}
 }
 
@@ -61,7 +61,7 @@ func (a *agreement) get(c echo.Context) error {
 	return page.RenderPage(c, http.StatusOK, pages.AdmissionPolicyAgreement(p), pages.InsightView(panel))
 }
 
-// panel runs the comparison, bounded by Timeout and the request, and words it.
+// panel runs the comparison, bounded by RequestTimeout and the request, and words it.
 func (a *agreement) panel(c echo.Context, pol *admissionregistrationv1.ValidatingAdmissionPolicy) model.Insight {
 	d := a.h.d
 	if d.Writes == nil {
@@ -77,13 +77,13 @@ func (a *agreement) panel(c echo.Context, pol *admissionregistrationv1.Validatin
 			bindings = append(bindings, b)
 		}
 	}
-	ctx, cancel := context.WithTimeout(c.Request().Context(), d.Timeout)
+	ctx, cancel := context.WithTimeout(c.Request().Context(), d.RequestTimeout)
 	defer cancel()
 	select {
 	case a.slots <- struct{}{}:
 		defer func() { <-a.slots }()
 	case <-ctx.Done():
-		return present.AgreementMessage("Another comparison kept the console busy for " + d.Timeout.String() + "; reload the page to try again.")
+		return present.AgreementMessage("Another comparison kept the console busy for " + d.RequestTimeout.String() + "; reload the page to try again.")
 	}
 	o := engine.AgreementOptions{Writes: d.Writes, Policy: pol, Bindings: bindings, MayList: a.h.mayList(ctx)}
 	nsErr := errors.New("no direct reads")
@@ -98,7 +98,7 @@ func (a *agreement) panel(c echo.Context, pol *admissionregistrationv1.Validatin
 	case errors.As(err, &bad):
 		return present.AgreementMessage("The deployed policy cannot be replayed: " + bad.Err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
-		stopped = "The comparison was stopped after " + d.Timeout.String() + ": the numbers cover the oldest part of the window."
+		stopped = "The comparison was stopped after " + d.RequestTimeout.String() + ": the numbers cover the oldest part of the window."
 	case err != nil:
 		return present.AgreementMessage("The comparison failed: " + err.Error())
 	}

@@ -61,7 +61,7 @@ func TestOneAgreementAtATime(t *testing.T) {
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit}}}
 	writes := &heldWrites{started: make(chan struct{}), release: make(chan struct{})}
 	// The bound only ends the waiting view here: the held scan ignores it.
-	h := New(Deps{Cluster: bindingsCluster{bindings: []runtime.Object{bnd}}, Access: allowAll{}, Writes: writes, Timeout: 100 * time.Millisecond})
+	h := New(Deps{Cluster: bindingsCluster{bindings: []runtime.Object{bnd}}, Access: allowAll{}, Writes: writes, RequestTimeout: 100 * time.Millisecond})
 	a := newAgreement(h)
 	view := func() string {
 		c := echo.New().NewContext(httptest.NewRequest("GET", "/", nil), httptest.NewRecorder())

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -67,9 +69,10 @@ func (h *Handlers) form(c echo.Context) error {
 	return page.Render(c, http.StatusOK, pages.Replay(p))
 }
 
-// replay runs the draft of the form against the deployed version over the
-// chosen window and shows the result, or why the draft cannot run. htmx
-// gets the result alone (the form stays as it is).
+// replay starts the draft of the form as a background job (jobs.go) and
+// answers at once: htmx gets the outcome with the job's progress bar, a
+// plain POST is sent to the job's page. A draft that does not parse, or a
+// job over the limits, is said beside the form and runs nothing.
 func (h *Handlers) replay(c echo.Context) error {
 	if err := page.ParseForm(c); err != nil {
 		return err
@@ -81,8 +84,13 @@ func (h *Handlers) replay(c echo.Context) error {
 	}
 	status := http.StatusOK
 	if p.Error == "" {
-		if p.Result, p.Error = h.run(c, p); p.Error != "" {
-			status = http.StatusUnprocessableEntity
+		var s jobSnapshot
+		if s, p.Error, status = h.start(c, p); p.Error == "" {
+			if !page.IsHTMX(c) {
+				return c.Redirect(http.StatusSeeOther, urls.PolicyReplayJob(p.PolicyName, s.ID))
+			}
+			job := jobModel(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
+			p.Job = &job
 		}
 	}
 	if status != http.StatusOK && page.IsHTMX(c) {
@@ -93,31 +101,60 @@ func (h *Handlers) replay(c echo.Context) error {
 	return page.RenderPage(c, status, pages.Replay(p), pages.ReplayOutcome(p))
 }
 
-// run replays the page's draft; a draft that cannot run is the error's words.
-// It is bounded by Timeout and ends with the request (the browser went away).
-func (h *Handlers) run(c echo.Context, p model.ReplayPage) (*model.ReplayResult, string) {
+// start parses the page's draft and starts its replay as the signed-in
+// user's job; a draft that cannot run, or a job over the limits, is the
+// error's words and status.
+func (h *Handlers) start(c echo.Context, p model.ReplayPage) (jobSnapshot, string, int) {
 	draft, err := parseDraft(p.Draft)
 	if err != nil {
-		return nil, err.Error()
+		return jobSnapshot{}, err.Error(), http.StatusUnprocessableEntity
 	}
 	w := chosenWindow(p.Windows)
-	ctx, cancel := context.WithTimeout(c.Request().Context(), h.d.Timeout)
-	defer cancel()
+	now := time.Now()
+	form := jobForm{policy: p.PolicyName, draft: p.Draft, window: w.value, since: now.Add(-w.d), until: now}
 	dep, deployedWords := deployed(h.d.Cluster, draft)
-	o := engine.Options{
-		Writes: h.d.Writes, Window: ledger.WriteQuery{Since: time.Now().Add(-w.d)},
-		Draft: draft, Deployed: dep, MayList: h.mayList(ctx),
+	// The job outlives the request, not its identity: the access reviews,
+	// namespaces and params are read as the user (kube.WithIdentity); its
+	// cancellation and deadline are the job's own.
+	id, _ := kube.IdentityFrom(c.Request().Context())
+	s, err := h.d.Jobs.reg.Start(owner(c), jobProgress{form: form}, func(ctx context.Context, progress func(jobProgress)) (jobResult, error) {
+		ctx, cancel := context.WithTimeout(kube.WithIdentity(ctx, id), h.d.Timeout)
+		defer cancel()
+		o := engine.Options{
+			Writes: h.d.Writes, Window: ledger.WriteQuery{Since: form.since, Until: form.until},
+			Draft: draft, Deployed: dep, MayList: h.mayList(ctx),
+			Progress: func(pr engine.Progress) { progress(jobProgress{form: form, Progress: pr}) },
+		}
+		return h.run(ctx, o, w.words, deployedWords)
+	})
+	switch {
+	case errors.Is(err, jobs.ErrOwnerBusy):
+		return s, "You have a replay running already: cancel it, or wait for its result.", http.StatusTooManyRequests
+	case errors.Is(err, jobs.ErrBusy):
+		return s, "The console runs as many replays as it may at once; try again in a minute.", http.StatusTooManyRequests
+	case err != nil:
+		return s, "The replay could not start: " + err.Error(), http.StatusInternalServerError
 	}
+	return s, "", http.StatusOK
+}
+
+// run replays o within the job's ctx (bounded by Timeout); a draft that
+// cannot run, or a replay past Timeout, is the result's words. A cancel is
+// the error: the job is then Cancelled.
+func (h *Handlers) run(ctx context.Context, o engine.Options, window, deployedWords string) (jobResult, error) {
 	if h.d.Lookup != nil {
 		o.Params = h.d.Lookup
 	}
 	var nsErr error
 	o.Namespaces, nsErr = h.namespaces(ctx)
 	sum, err := engine.Run(ctx, o)
-	if err != nil {
-		return nil, h.failure(err)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return jobResult{}, err
+	case err != nil:
+		return jobResult{err: failure(err, h.d.Timeout)}, nil
 	}
-	return withNamespacesNote(present.ReplayResult(sum, w.words, deployedWords), nsErr), ""
+	return jobResult{result: withNamespacesNote(present.ReplayResult(sum, window, deployedWords), nsErr)}, nil
 }
 
 // mayList answers the engine as the signed-in user: a user sees replayed

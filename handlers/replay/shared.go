@@ -66,14 +66,14 @@ func withNamespacesNote(r *model.ReplayResult, nsErr error) *model.ReplayResult 
 }
 
 // failure words a replay's error: a draft that cannot run, a replay that
-// ran out of time, or another failure.
-func (h *Handlers) failure(err error) string {
+// ran out of its time (limit), or another failure.
+func failure(err error, limit time.Duration) string {
 	var bad *engine.BadDraftError
 	switch {
 	case errors.As(err, &bad):
 		return bad.Error()
 	case errors.Is(err, context.DeadlineExceeded):
-		return "The replay took longer than " + h.d.Timeout.String() + " and was stopped; choose a shorter window."
+		return "The replay took longer than " + limit.String() + " and was stopped; choose a shorter window."
 	}
 	return "The replay failed: " + err.Error()
 }

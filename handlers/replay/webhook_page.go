@@ -96,7 +96,7 @@ func (h *Handlers) runWebhooks(c echo.Context, k webhookKind, p model.ReplayPage
 		return nil, err.Error()
 	}
 	w := chosenWindow(p.Windows)
-	ctx, cancel := context.WithTimeout(c.Request().Context(), h.d.Timeout)
+	ctx, cancel := context.WithTimeout(c.Request().Context(), h.d.RequestTimeout)
 	defer cancel()
 	dep, deployedWords := deployedWebhooks(h.d.Cluster, k, draft)
 	o := engine.WebhookOptions{Writes: h.d.Writes, Window: ledger.WriteQuery{Since: time.Now().Add(-w.d)},
@@ -105,7 +105,7 @@ func (h *Handlers) runWebhooks(c echo.Context, k webhookKind, p model.ReplayPage
 	o.Namespaces, nsErr = h.namespaces(ctx)
 	sum, err := engine.RunWebhooks(ctx, o)
 	if err != nil {
-		return nil, h.failure(err)
+		return nil, failure(err, h.d.RequestTimeout)
 	}
 	r := present.WebhookReplayResult(sum, w.words, deployedWords)
 	return withNamespacesNote(r, nsErr), ""

@@ -192,3 +192,41 @@ func TestScanWritesStopsWhenAsked(t *testing.T) {
 		t.Errorf("cancelled scan: %v after %d writes", err, seen)
 	}
 }
+
+// TestScanWritesPagesByBytes: writes whose objects do not compress (200 KiB
+// each, 40 of them, twice the byte budget of a page) are all read, in order,
+// each with its object and the object before it, across the pages the byte
+// budget makes.
+func TestScanWritesPagesByBytes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ws := writeStore(t, dsn, ledger.Options{})
+		var batch []ledger.Write
+		for i := range 40 {
+			op, code := ledger.OpUpdate, 200
+			if i == 0 {
+				op, code = ledger.OpCreate, 201
+			}
+			// Random bytes as hex do not shrink below half: 100 KiB stored each.
+			noise := make([]byte, 100<<10)
+			for j := range noise {
+				noise[j] = byte((uint64(i*len(noise)+j) * 2654435761) >> 13)
+			}
+			batch = append(batch, cmWrite(fmt.Sprint(i), i, op, "update", code, fmt.Sprintf("%d-%x", i, noise)))
+		}
+		if _, err := ws.AppendWrites(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+		got := scanAll(t, ws, ledger.WriteQuery{})
+		if len(got) != len(batch) {
+			t.Fatalf("read %d of %d writes", len(got), len(batch))
+		}
+		for i, w := range got {
+			if w.ID != fmt.Sprint(i) || !bytes.Equal(w.Object, batch[i].Object) {
+				t.Fatalf("write %d: %s, object of %d bytes", i, w.ID, len(w.Object))
+			}
+			if i > 0 && !bytes.Equal(w.OldObject, batch[i-1].Object) {
+				t.Fatalf("write %d: its object before is not write %d's", i, i-1)
+			}
+		}
+	})
+}

@@ -17,6 +17,9 @@ type ReplayPage struct {
 	// replay ran.
 	Error  string
 	Result *ReplayResult
+	// Job is the replay running in the background, while it runs
+	// (replay_job.go); Result once it is done.
+	Job *ReplayJob
 }
 
 // ReplayResult is what the draft would have changed over the window.

@@ -9,6 +9,10 @@
 //   session-expired the session is over: show the banner it carries, stop
 //   too-many-streams this user has the most tabs with live updates (or the server
 //                    the most streams it serves): the same
+//   job-progress    a background job's progress (a replay): replace by id
+//   job-done        the job ended; data is its page, whose outcome replaces the
+//                   job's (the stream names the job, ?job=, while the page shows it:
+//                   data-live-job on the job's element)
 // The page works without it: every page is correct when loaded.
 //
 // htmx-ext-sse is not used for the connection: it logs every reconnect as a
@@ -213,6 +217,22 @@ function onResync(topic) {
   if (document.body.dataset.liveObject && document.body.dataset.liveRows === kind) showNotice('resync');
 }
 
+// jobLiveURL is the stream of the page with its running job's topic, when the
+// page shows one (handlers/replay's progress bar), else "".
+function jobLiveURL() {
+  const job = document.querySelector('[data-live-job]');
+  return (job && job.dataset.liveJob) || '';
+}
+
+// onJobDone fetches the ended job's page into the outcome its element is in.
+function onJobDone(url) {
+  const job = document.querySelector('[data-job-url]');
+  if (!job || job.dataset.jobUrl !== url) return; // shown already, or another job
+  const outcome = job.closest('[id]:not([data-job-url])');
+  if (!outcome) return;
+  htmx.ajax('GET', url, { target: '#' + outcome.id, select: '#' + outcome.id, swap: 'outerHTML' });
+}
+
 function connect(body) {
   const kinds = (body.dataset.liveKinds || '').split(' ').filter(Boolean);
   const rowsKind = body.dataset.liveRows;
@@ -220,7 +240,7 @@ function connect(body) {
   let retry = 1000;
   let ended = false;
 
-  let url = body.dataset.liveUrl;
+  let url = jobLiveURL() || body.dataset.liveUrl;
   const open = () => {
     const es = new EventSource(url);
     source = es;
@@ -242,6 +262,8 @@ function connect(body) {
     if (rowsKind) es.addEventListener(rowsKind + '-rows', (e) => onRows(rowsKind, e.data));
     es.addEventListener('csrs-view', (e) => onViewData(e.data));
     es.addEventListener('resync', (e) => onResync(e.data));
+    es.addEventListener('job-progress', (e) => replaceById(e.data));
+    es.addEventListener('job-done', (e) => onJobDone(e.data));
     for (const ev of ['session-expired', 'too-many-streams']) {
       es.addEventListener(ev, (e) => {
         ended = true;
@@ -255,12 +277,15 @@ function connect(body) {
   // The CSR queue's stream names the view its table shows: when a filter, tab,
   // sort or page link swapped in another view, the stream follows it (from
   // the cursor the new table was rendered at).
+  // A background job's element (a replay's progress) names the stream with the
+  // job's topic: the stream follows it the same way.
   document.addEventListener('htmx:afterSettle', () => {
     const table = document.getElementById(TABLE_ID);
-    const next = table && table.dataset.liveUrl;
+    const job = jobLiveURL();
+    const next = job || (table && table.dataset.liveUrl);
     if (!next || ended || !source) return;
-    const view = (u) => new URL(u, window.location.origin).searchParams.get('view');
-    if (view(next) === view(url)) return;
+    const param = (u, p) => new URL(u, window.location.origin).searchParams.get(p);
+    if (param(next, 'view') === param(url, 'view') && param(next, 'job') === param(url, 'job')) return;
     url = next;
     source.close();
     open();
