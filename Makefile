@@ -106,7 +106,7 @@ BESIDE_INTEGRATION = rc=0; \
 	TIMEFORMAT="timed: browser layer took %0R s wall, %0U s user + %0S s system CPU"; time { $(E2E_RUN); } || rc=1; \
 	TIMEFORMAT="timed: benchmark rounds took %0R s wall, %0U s user + %0S s system CPU"; time { $(BENCH_ROUNDS); } || rc=1; \
 	wait $$compat || rc=1; \
-	echo "---- the compat layer's output ($(CACHE)/test-compat.log) ----"; cat $(CACHE)/test-compat.log; \
+	echo "---- output of the compat layer ($(CACHE)/test-compat.log) ----"; cat $(CACHE)/test-compat.log; \
 	exit $$rc
 
 # The integration devcluster runs two kube-apiserver instances (issue 30), so
