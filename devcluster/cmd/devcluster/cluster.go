@@ -250,11 +250,12 @@ func (c *cluster) instances() []ready.APIServer {
 }
 
 // pauseStandbys freezes (SIGSTOP) every instance after the first once the
-// cluster is seeded. Why: an instance follows every change in etcd, and each
-// CRD created or updated costs it an OpenAPI rebuild with the seeded
-// megabyte schemas; in make test's integration layer the second instance
-// cost ~115 CPU-s of a 2-core machine for the one test that reads it
-// (handlers/apf_instances_integration_test.go). Paused, it stays listed in
+// cluster is seeded. Why: an instance follows every change in etcd (its
+// watch caches, and its CRD handlers for the seeded megabyte schemas); in
+// make test's integration layer the second instance cost ~115 CPU-s of a
+// 2-core machine (about 7% of a core throughout) for the one test and the
+// one benchmark that read it (handlers/apf_instances_integration_test.go,
+// internal/apfload's BenchmarkScrapeInstances). Paused, it stays listed in
 // the default/kubernetes EndpointSlice (written once, statically) and costs
 // nothing; internal/testcluster.APIServers resumes it for the test that needs
 // it, which waits for its /readyz (after a long pause it reconnects to etcd
