@@ -165,31 +165,11 @@ func TestReplayPageShowsNewlyDeniedRequestsWithTheirLedgerEntries(t *testing.T) 
 // page must show them no request and no count of it.
 func TestReplayPageHidesRequestsOfResourcesTheUserMayNotList(t *testing.T) {
 	f := newReplayFixture(t)
-	ctx := context.Background()
 	user := f.name + "-viewer"
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{{
+	grantUser(t, f.admin, user, []rbacv1.PolicyRule{{
 		APIGroups: []string{"admissionregistration.k8s.io"}, Verbs: []string{"get", "list", "watch"},
 		Resources: []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings"},
-	}}}
-	if _, err := f.admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.admin.RbacV1().ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{}) })
-	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
-		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
-	if _, err := f.admin.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = f.admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
-	})
-	waitFor(t, "RBAC to grant the viewer the policies", 30*time.Second, func() bool {
-		r, err := f.admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"},
-		}}, metav1.CreateOptions{})
-		return err == nil && r.Status.Allowed
-	})
+	}}, authorizationv1.ResourceAttributes{Verb: "list", Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"})
 	// The console reads the shared cache as itself (admin) and asks the
 	// API server as the viewer, as a console serving many people does.
 	cfg := testcluster.RestConfig(t, testcluster.Admin)

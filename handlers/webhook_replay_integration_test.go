@@ -167,31 +167,11 @@ func TestWebhookReplayPageShowsNewlySentRequests(t *testing.T) {
 // CSIDriver. The page must show them no request and no count of it.
 func TestWebhookReplayPageHidesRequestsOfResourcesTheUserMayNotList(t *testing.T) {
 	f := newWebhookReplayFixture(t)
-	ctx := context.Background()
 	user := f.name + "-viewer"
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{{
+	grantUser(t, f.admin, user, []rbacv1.PolicyRule{{
 		APIGroups: []string{"admissionregistration.k8s.io"}, Verbs: []string{"get", "list", "watch"},
 		Resources: []string{"validatingwebhookconfigurations"},
-	}}}
-	if _, err := f.admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.admin.RbacV1().ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{}) })
-	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
-		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
-	if _, err := f.admin.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = f.admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
-	})
-	waitFor(t, "RBAC to grant the viewer the webhook configurations", 30*time.Second, func() bool {
-		r, err := f.admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"},
-		}}, metav1.CreateOptions{})
-		return err == nil && r.Status.Allowed
-	})
+	}}, authorizationv1.ResourceAttributes{Verb: "list", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"})
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	cfg.Impersonate.UserName = user
 	ts := newLiveServerOn(t, sharedCache(t, testcluster.Admin), cfg, user, true, withLedger(f.store))
