@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -86,11 +85,11 @@ func (a *agreement) panel(c echo.Context, pol *admissionregistrationv1.Validatin
 		return present.AgreementMessage("Another comparison kept the console busy for " + d.RequestTimeout.String() + "; reload the page to try again.")
 	}
 	o := engine.AgreementOptions{Writes: d.Writes, Policy: pol, Bindings: bindings, MayList: a.h.mayList(ctx)}
-	nsErr := errors.New("no direct reads")
 	if d.Lookup != nil {
 		o.Params = d.Lookup
-		nsErr = d.Lookup.Namespaces(ctx, func(n *corev1.Namespace) { o.Namespaces = append(o.Namespaces, n) })
 	}
+	var nsErr error
+	o.Namespaces, nsErr = a.h.namespaces(ctx)
 	res, err := engine.Agree(ctx, o)
 	var bad *engine.BadDraftError
 	stopped := ""
