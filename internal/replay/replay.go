@@ -2,13 +2,13 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 
 	"github.com/clusterdesk/clusterdesk/internal/celmatch"
@@ -254,6 +254,10 @@ func request(w *ledger.Write) (celmatch.Request, bool) {
 		Subresource: w.Subresource, Namespace: w.Namespace, DryRun: w.DryRun,
 		User: celmatch.User{Name: w.User, UID: w.UserUID, Groups: w.Groups},
 	}
+	// apimachinery's JSON keeps integers int64, as the API server's
+	// objects have them (a typed object converted to unstructured, a
+	// custom resource decoded): CEL's int arithmetic then works on them,
+	// where encoding/json's float64 made `replicas + 1` an error.
 	for _, o := range []struct {
 		raw []byte
 		to  *map[string]any
@@ -261,7 +265,7 @@ func request(w *ledger.Write) (celmatch.Request, bool) {
 		if o.raw == nil {
 			continue
 		}
-		if err := json.Unmarshal(o.raw, o.to); err != nil || *o.to == nil {
+		if err := utiljson.Unmarshal(o.raw, o.to); err != nil || *o.to == nil {
 			return req, false
 		}
 	}

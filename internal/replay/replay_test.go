@@ -290,3 +290,31 @@ func TestReplayShowsOnlyWhatThePersonMayList(t *testing.T) {
 		t.Errorf("a person who may list configmaps only sees %v; summary %+v", seen, sum)
 	}
 }
+
+// TestReplayReadsIntegersAsTheAPIServerDoes: the API server hands CEL a
+// recorded object's integers as int (a typed object's int fields; a custom
+// resource decoded by apimachinery's JSON, which keeps integers int64), so
+// integer arithmetic works on them; decoded as float64 they made `+` and
+// `%` with an int an error, which a Fail policy turns into a denial the
+// API server never made. A fraction stays a double.
+func TestReplayReadsIntegersAsTheAPIServerDoes(t *testing.T) {
+	w := cm("alice", "prod", "web", ledger.OpCreate, 201, "")
+	w.APIGroup, w.Resource = "apps", "deployments"
+	w.Object = []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"prod"},"spec":{"replicas":5,"ratio":0.75}}`)
+	p := policy("p", []admissionregistrationv1.Validation{
+		{Expression: "object.spec.replicas % 2 == 1", Message: "odd replicas"},
+		{Expression: "object.spec.replicas + 1 <= 6", Message: "at most 5"},
+		{Expression: "type(object.spec.replicas) == int && object.spec.ratio > 0.5", Message: "ratio"},
+	}, func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+		s.MatchConstraints.ResourceRules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}
+	})
+	var got []string
+	_, err := Run(context.Background(), Options{Writes: newStore(t, []ledger.Write{w}), Draft: Version{p, binding("p", deny, nil)}, Namespaces: todays,
+		OnRequest: func(_ *ledger.Write, d, _ Verdict) { got = append(got, d.State()+" "+d.Message) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[admitted ]" {
+		t.Errorf("verdicts %q, want admitted", got)
+	}
+}
