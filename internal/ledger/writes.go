@@ -57,8 +57,11 @@ type Write struct {
 	// ObjectDropped: the object was larger than MaxObjectBytes and not kept.
 	ObjectDropped bool
 	// OldObject is the object before the write (read, never stored: the
-	// previous recorded applied write of the same object); nil for a create
-	// or when that write was not recorded (before the window, or pruned).
+	// previous recorded applied write of the same object); nil for a create,
+	// for a write of a subresource of another kind (a Scale: its before was
+	// the old Scale), or when that write was not recorded (before the
+	// window, or pruned). A subresource write of another kind is no later
+	// write's OldObject (carriesTheObject).
 	OldObject []byte
 	// Annotations are the audit event's annotations: the API server's
 	// admission decisions (validation.policy.admission.k8s.io/validation_failure

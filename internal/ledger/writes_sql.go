@@ -72,6 +72,18 @@ func objectKey(w *Write) string {
 	return keyOf(textOf(w.APIGroup + "/" + w.Resource + "/" + w.Namespace + "/" + w.Name))
 }
 
+// objectSubresources are the subresources whose writes carry the object
+// itself (their REST storage reads and writes the parent object: status of
+// every kind, a pod's ephemeralcontainers and resize, a CSR's approval, a
+// namespace's finalize). Any other subresource's object is of another kind
+// (scale's autoscaling/v1 Scale, a pod's binding and eviction): as a later
+// write's object before it would be a Scale where admission saw the
+// Deployment.
+var objectSubresources = map[string]bool{"status": true, "ephemeralcontainers": true, "resize": true, "approval": true, "finalize": true}
+
+// carriesTheObject tells whether w's object is the object at obj_key.
+func carriesTheObject(w *Write) bool { return w.Subresource == "" || objectSubresources[w.Subresource] }
+
 func writeArgs(w *Write) ([]any, error) {
 	if w.ID == "" || w.Time.IsZero() {
 		return nil, errors.New("ledger: a recorded write needs an ID and a time")
@@ -100,15 +112,16 @@ func writeArgs(w *Write) ([]any, error) {
 	}
 	key := objectKey(w)
 	prevKey := key
-	if w.Operation == OpCreate {
+	if w.Operation == OpCreate || !carriesTheObject(w) {
 		// A create has no object before it, whatever was recorded of
-		// the name's earlier life.
+		// the name's earlier life; a write of another kind (a Scale)
+		// has none recorded: its before is the old Scale, not the object.
 		prevKey = ""
 	}
 	return []any{
 		keyOf(w.ID), textOf(w.AuditID), w.Time.UnixNano(), textOf(w.User), textOf(w.UserUID), groups, textOf(w.Verb), w.Operation,
 		textOf(w.APIGroup), textOf(w.APIVersion), textOf(w.Resource), textOf(w.Subresource), textOf(w.Namespace), textOf(w.Name), key,
-		w.Code, w.DryRun, w.Applied() && !dropped && object != nil, object, dropped, anns,
+		w.Code, w.DryRun, w.Applied() && !dropped && object != nil && carriesTheObject(w), object, dropped, anns,
 		prevKey,
 	}, nil
 }
