@@ -114,6 +114,8 @@ func proofPolicy(name, suffix string, widgets schema.GroupVersionResource) (*adm
 					Message: "owner is immutable"},
 				{Expression: "request.operation == 'DELETE' || object.kind != 'Deployment' || object.spec.replicas <= 3",
 					MessageExpression: "'at most 3 replicas, not ' + string(object.spec.replicas)"},
+				{Expression: "request.operation != 'UPDATE' || object.kind != 'Deployment' || object.spec.template.metadata.labels == oldObject.spec.template.metadata.labels",
+					Message: "a Deployment's pod labels are fixed"},
 				{Expression: "request.operation == 'DELETE' || object.kind != 'Namespace' || (has(object.metadata.labels) && 'team' in object.metadata.labels)",
 					Message: "a namespace needs a team label"},
 				{Expression: "!request.userInfo.username.startsWith('system:serviceaccount:') || request.operation == 'DELETE' || !object.metadata.name.startsWith('admin-')",
@@ -187,6 +189,23 @@ func proofTraffic(suffix string, widgets schema.GroupVersionResource) []proofSte
 		{what: "the deployer scales it to 3", user: deployer, groups: saGroups,
 			do: func(ctx context.Context, c proofClient, ns string) error {
 				_, err := c.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{})
+				return err
+			}},
+		// The scale subresource's write is a Scale: the next Deployment
+		// write is judged on the Deployment before it, not on the Scale.
+		{what: "the deployer scales it to 2 through its scale subresource", user: deployer, groups: saGroups,
+			do: func(ctx context.Context, c proofClient, ns string) error {
+				_, err := c.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{}, "scale")
+				return err
+			}},
+		{what: "alice sets web's image", user: alice,
+			do: func(ctx context.Context, c proofClient, ns string) error {
+				_, err := c.AppsV1().Deployments(ns).Patch(ctx, "web", types.StrategicMergePatchType, []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"registry.example/web:2"}]}}}}`), metav1.PatchOptions{})
+				return err
+			}},
+		{what: "bob relabels web's pods", user: bob, denied: true,
+			do: func(ctx context.Context, c proofClient, ns string) error {
+				_, err := c.AppsV1().Deployments(ns).Patch(ctx, "web", types.StrategicMergePatchType, []byte(`{"spec":{"template":{"metadata":{"labels":{"tier":"x"}}}}}`), metav1.PatchOptions{})
 				return err
 			}},
 		{what: "bob creates a Deployment of 4", user: bob, denied: true,
