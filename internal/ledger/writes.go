@@ -63,11 +63,20 @@ type Write struct {
 	// window, or pruned). A subresource write of another kind is no later
 	// write's OldObject (carriesTheObject).
 	OldObject []byte
+	// Refusal is the API server's message when it refused the write (Code
+	// 400 or more), at most MaxRefusalBytes; "" otherwise and for writes
+	// recorded before it was kept.
+	Refusal string
 	// Annotations are the audit event's annotations: the API server's
 	// admission decisions (validation.policy.admission.k8s.io/validation_failure
 	// among them) and the policies' audit annotations.
 	Annotations map[string]string
 }
+
+// MaxRefusalBytes bounds a recorded write's Refusal: enough for the API
+// server's first words (who refused: a policy, a webhook, a field's
+// validation), not a webhook's whole answer.
+const MaxRefusalBytes = 1024
 
 // Applied tells whether the write changed the object to Object: accepted,
 // not a dry run, not a delete.

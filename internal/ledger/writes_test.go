@@ -269,3 +269,25 @@ func TestSubresourcesOfAnotherKindAreNotTheObjectBefore(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordedWritesKeepTheRefusalBounded: a refused write's message is
+// read back, cut at MaxRefusalBytes on a rune's start.
+func TestRecordedWritesKeepTheRefusalBounded(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ws := writeStore(t, dsn, ledger.Options{})
+		short := cmWrite("1", 1, ledger.OpCreate, "create", 422, "x")
+		short.Refusal = `ConfigMap "cm" is invalid: data: Invalid value`
+		long := cmWrite("2", 2, ledger.OpCreate, "create", 422, "x")
+		long.Refusal = "a" + strings.Repeat("é", ledger.MaxRefusalBytes)
+		if _, err := ws.AppendWrites(context.Background(), []ledger.Write{short, long, cmWrite("3", 3, ledger.OpCreate, "create", 201, "x")}); err != nil {
+			t.Fatal(err)
+		}
+		got := scanAll(t, ws, ledger.WriteQuery{})
+		if got[0].Refusal != short.Refusal || got[2].Refusal != "" {
+			t.Errorf("refusals %q, %q", got[0].Refusal, got[2].Refusal)
+		}
+		if r := got[1].Refusal; len(r) != ledger.MaxRefusalBytes-1 || !strings.HasPrefix(long.Refusal, r) {
+			t.Errorf("a long refusal kept as %d bytes, want %d, a prefix", len(r), ledger.MaxRefusalBytes-1)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -70,6 +71,8 @@ const (
 	SkipNoObject = "object not recorded"
 	// SkipUnreadable: the recorded object is not a JSON object.
 	SkipUnreadable = "object unreadable"
+	// SkipInvalid: refused by the object's own validation (invalidBefore).
+	SkipInvalid = "refused as invalid before the policies"
 )
 
 // The changes between the deployed version and the draft.
@@ -240,10 +243,26 @@ func skip(w *ledger.Write) string {
 	if w.Code == 401 || (w.Code == 403 && w.Annotations["authorization.k8s.io/decision"] == "forbid") {
 		return SkipNotAdmitted
 	}
+	if invalidBefore(w) {
+		return SkipInvalid
+	}
 	if w.Object == nil && w.Operation != ledger.OpDelete {
 		return SkipNoObject
 	}
 	return ""
+}
+
+// invalidBefore tells whether w was refused by the object's own validation
+// (a field's, a schema's, a CRD's validation rules), which the API server
+// runs before validating admission (k8s.io/apiserver's
+// registry/generic/registry/store.go: BeforeCreate, then createValidation;
+// BeforeUpdate, then updateValidation): a 422 whose message names neither a
+// policy (policy/validating/dispatcher.go: "ValidatingAdmissionPolicy '...'")
+// nor a webhook (webhook/errors/statuserror.go: "admission webhook \"...\"").
+// A write recorded without its refusal is not known to be one.
+func invalidBefore(w *ledger.Write) bool {
+	return w.Code == 422 && w.Refusal != "" &&
+		!strings.Contains(w.Refusal, "ValidatingAdmissionPolicy '") && !strings.Contains(w.Refusal, `admission webhook "`)
 }
 
 // request is w as celmatch and the matchers take it.

@@ -318,3 +318,29 @@ func TestReplayReadsIntegersAsTheAPIServerDoes(t *testing.T) {
 		t.Errorf("verdicts %q, want admitted", got)
 	}
 }
+
+// TestReplaySkipsWhatTheObjectsValidationRefused: a 422 that names no
+// policy or webhook is the object's own validation (a schema's type, a
+// required field), which the API server runs before validating admission:
+// no policy saw it, so neither version's verdict on it is counted. A 422
+// from a policy or a webhook, and a refusal recorded without its message,
+// are replayed.
+func TestReplaySkipsWhatTheObjectsValidationRefused(t *testing.T) {
+	invalid := cm("alice", "prod", "typo", ledger.OpCreate, 422, "forbidden")
+	invalid.Refusal = `Widget.example.com "typo" is invalid: spec.colour: Invalid value: "integer": spec.colour in body must be of type string: "integer"`
+	byPolicy := cm("alice", "prod", "p", ledger.OpCreate, 422, "forbidden")
+	byPolicy.Refusal = `configmaps "p" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: mode forbidden`
+	byWebhook := cm("alice", "prod", "w", ledger.OpCreate, 422, "forbidden")
+	byWebhook.Refusal = `admission webhook "v.example.com" denied the request: no`
+	unknown := cm("alice", "prod", "u", ledger.OpCreate, 422, "forbidden") // recorded before refusals were kept
+	st := newStore(t, []ledger.Write{invalid, byPolicy, byWebhook, unknown})
+	var seen []string
+	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{policy("p", noForbidden, nil), binding("p", deny, nil)}, Namespaces: todays,
+		OnRequest: func(w *ledger.Write, _, _ Verdict) { seen = append(seen, w.Name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[p w u]" || sum.Skipped[SkipInvalid] != 1 || sum.NewlyDenied != 3 {
+		t.Errorf("replayed %v, summary %+v", seen, sum)
+	}
+}
