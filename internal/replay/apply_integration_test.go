@@ -143,13 +143,7 @@ func proofPolicy(name, suffix string, widgets schema.GroupVersionResource) (*adm
 func proofTraffic(suffix string, widgets schema.GroupVersionResource) []proofStep {
 	u := theProofUsers
 	alice, bob, deployer, saGroups := u.alice, u.bob, u.deployer, u.saGroups
-	labels := func(extra ...string) map[string]string {
-		l := map[string]string{"replayproof": suffix}
-		for i := 0; i+1 < len(extra); i += 2 {
-			l[extra[i]] = extra[i+1]
-		}
-		return l
-	}
+	labels := func(extra ...string) map[string]string { return proofLabels(suffix, extra...) }
 	cm := func(ns, name string, l map[string]string, data map[string]string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l}, Data: data}
 	}
@@ -291,6 +285,16 @@ func proofTraffic(suffix string, widgets schema.GroupVersionResource) []proofSte
 	}
 	steps = append(steps, exemptTraffic(suffix, u)...)
 	return append(steps, workloadTraffic(suffix, widgets, u)...)
+}
+
+// proofLabels are the labels the draft's objectSelector matches, and the
+// pairs of extra.
+func proofLabels(suffix string, extra ...string) map[string]string {
+	l := map[string]string{"replayproof": suffix}
+	for i := 0; i+1 < len(extra); i += 2 {
+		l[extra[i]] = extra[i+1]
+	}
+	return l
 }
 
 // proofClients impersonate each step's user (system:masters added but for

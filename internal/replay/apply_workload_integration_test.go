@@ -66,13 +66,7 @@ func installWidgets(t *testing.T, suffix string) schema.GroupVersionResource {
 // RBAC refuses and one the CRD's schema refuses.
 func workloadTraffic(suffix string, widgets schema.GroupVersionResource, users proofUsers) []proofStep {
 	alice, bob, deployer, saGroups := users.alice, users.bob, users.deployer, users.saGroups
-	labels := func(extra ...string) map[string]string {
-		l := map[string]string{"replayproof": suffix}
-		for i := 0; i+1 < len(extra); i += 2 {
-			l[extra[i]] = extra[i+1]
-		}
-		return l
-	}
+	labels := func(extra ...string) map[string]string { return proofLabels(suffix, extra...) }
 	limited := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}
 	pod := func(ns, name, image string, l map[string]string, mod func(*corev1.PodSpec)) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l},
