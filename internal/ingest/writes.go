@@ -26,13 +26,18 @@ func RecordedWrite(ev *auditv1.Event, id string) (ledger.Write, bool) {
 	if ref == nil || ev.AuditID == "" || ref.Resource == "" {
 		return ledger.Write{}, false
 	}
-	code, _, _ := outcome(ev)
+	code, _, message := outcome(ev)
 	w := ledger.Write{
 		ID: id, AuditID: string(ev.AuditID), Time: ev.RequestReceivedTimestamp.UTC(),
 		User: ev.User.Username, UserUID: ev.User.UID, Groups: ev.User.Groups,
 		Verb: ev.Verb, APIGroup: ref.APIGroup, APIVersion: ref.APIVersion, Resource: ref.Resource,
 		Subresource: ref.Subresource, Namespace: ref.Namespace, Name: ref.Name,
 		Code: code, DryRun: dryRun(ev.RequestURI), Annotations: ev.Annotations,
+	}
+	if code >= 400 {
+		// Who refused it (a policy, a webhook, the object's validation):
+		// the replay tells a write admission never saw by it.
+		w.Refusal = message
 	}
 	if imp := ev.ImpersonatedUser; imp != nil && imp.Username != "" {
 		w.User, w.UserUID, w.Groups = imp.Username, imp.UID, imp.Groups

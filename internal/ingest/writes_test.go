@@ -62,6 +62,7 @@ func TestRecordedWriteOfEachKindOfEvent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := auditEvent("1", tc.level, tc.verb, "configmaps", "cm", tc.code, tc.req, tc.resp)
+			ev.ResponseStatus.Message = "the API server's answer"
 			w, ok := RecordedWrite(&ev, "id-1")
 			if ok != tc.ok {
 				t.Fatalf("recorded %v, want %v", ok, tc.ok)
@@ -72,6 +73,10 @@ func TestRecordedWriteOfEachKindOfEvent(t *testing.T) {
 			if w.Operation != tc.op || string(w.Object) != tc.object || w.ID != "id-1" || w.User != "alice" || w.Namespace != "team" ||
 				w.Code != int(tc.code) || w.Annotations["validation.policy.admission.k8s.io/validation_failure"] != "[]" {
 				t.Errorf("got %+v (object %s)", w, w.Object)
+			}
+			// A refusal keeps who refused; an accepted write has none.
+			if (w.Refusal == "the API server's answer") != (tc.code >= 400) {
+				t.Errorf("code %d: refusal %q", tc.code, w.Refusal)
 			}
 		})
 	}

@@ -57,14 +57,26 @@ type Write struct {
 	// ObjectDropped: the object was larger than MaxObjectBytes and not kept.
 	ObjectDropped bool
 	// OldObject is the object before the write (read, never stored: the
-	// previous recorded applied write of the same object); nil for a create
-	// or when that write was not recorded (before the window, or pruned).
+	// previous recorded applied write of the same object); nil for a create,
+	// for a write of a subresource of another kind (a Scale: its before was
+	// the old Scale), or when that write was not recorded (before the
+	// window, or pruned). A subresource write of another kind is no later
+	// write's OldObject (carriesTheObject).
 	OldObject []byte
+	// Refusal is the API server's message when it refused the write (Code
+	// 400 or more), at most MaxRefusalBytes; "" otherwise and for writes
+	// recorded before it was kept.
+	Refusal string
 	// Annotations are the audit event's annotations: the API server's
 	// admission decisions (validation.policy.admission.k8s.io/validation_failure
 	// among them) and the policies' audit annotations.
 	Annotations map[string]string
 }
+
+// MaxRefusalBytes bounds a recorded write's Refusal: enough for the API
+// server's first words (who refused: a policy, a webhook, a field's
+// validation), not a webhook's whole answer.
+const MaxRefusalBytes = 1024
 
 // Applied tells whether the write changed the object to Object: accepted,
 // not a dry run, not a delete.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // writeColumns are recorded_writes' stored columns, in the order of
@@ -16,7 +17,7 @@ import (
 var writeColumns = []string{
 	"id", "audit_id", "time_ns", "user_name", "user_uid", "groups_json", "verb", "operation",
 	"api_group", "api_version", "resource", "subresource", "namespace", "name", "obj_key",
-	"code", "dry_run", "applied", "object", "object_dropped", "annotations",
+	"code", "dry_run", "applied", "object", "object_dropped", "annotations", "refusal",
 }
 
 // insertWriteSQL stores one write; its prev_seq is the newest applied write
@@ -37,7 +38,7 @@ var insertWriteSQL = "INSERT INTO recorded_writes (" + strings.Join(writeColumns
 // quadratic: 70 s against 1.3 s for 10,000).
 const scanWritesSQL = "SELECT w.seq, w.id, w.audit_id, w.time_ns, w.user_name, w.user_uid, w.groups_json, w.verb, w.operation, " +
 	"w.api_group, w.api_version, w.resource, w.subresource, w.namespace, w.name, w.code, w.dry_run, w.object, w.object_dropped, " +
-	"w.annotations, p.object FROM recorded_writes w LEFT JOIN recorded_writes p ON p.seq = w.prev_seq " +
+	"w.annotations, w.refusal, p.object FROM recorded_writes w LEFT JOIN recorded_writes p ON p.seq = w.prev_seq " +
 	"WHERE w.seq > ? AND +w.time_ns >= ? AND +w.time_ns < ? ORDER BY w.seq LIMIT ?"
 
 // scanPage is how many writes one page of a scan reads at most, and
@@ -72,6 +73,18 @@ func objectKey(w *Write) string {
 	return keyOf(textOf(w.APIGroup + "/" + w.Resource + "/" + w.Namespace + "/" + w.Name))
 }
 
+// objectSubresources are the subresources whose writes carry the object
+// itself (their REST storage reads and writes the parent object: status of
+// every kind, a pod's ephemeralcontainers and resize, a CSR's approval, a
+// namespace's finalize). Any other subresource's object is of another kind
+// (scale's autoscaling/v1 Scale, a pod's binding and eviction): as a later
+// write's object before it would be a Scale where admission saw the
+// Deployment.
+var objectSubresources = map[string]bool{"status": true, "ephemeralcontainers": true, "resize": true, "approval": true, "finalize": true}
+
+// carriesTheObject tells whether w's object is the object at obj_key.
+func carriesTheObject(w *Write) bool { return w.Subresource == "" || objectSubresources[w.Subresource] }
+
 func writeArgs(w *Write) ([]any, error) {
 	if w.ID == "" || w.Time.IsZero() {
 		return nil, errors.New("ledger: a recorded write needs an ID and a time")
@@ -100,16 +113,17 @@ func writeArgs(w *Write) ([]any, error) {
 	}
 	key := objectKey(w)
 	prevKey := key
-	if w.Operation == OpCreate {
+	if w.Operation == OpCreate || !carriesTheObject(w) {
 		// A create has no object before it, whatever was recorded of
-		// the name's earlier life.
+		// the name's earlier life; a write of another kind (a Scale)
+		// has none recorded: its before is the old Scale, not the object.
 		prevKey = ""
 	}
 	return []any{
 		keyOf(w.ID), textOf(w.AuditID), w.Time.UnixNano(), textOf(w.User), textOf(w.UserUID), groups, textOf(w.Verb), w.Operation,
 		textOf(w.APIGroup), textOf(w.APIVersion), textOf(w.Resource), textOf(w.Subresource), textOf(w.Namespace), textOf(w.Name), key,
-		w.Code, w.DryRun, w.Applied() && !dropped && object != nil, object, dropped, anns,
-		prevKey,
+		w.Code, w.DryRun, w.Applied() && !dropped && object != nil && carriesTheObject(w), object, dropped, anns,
+		textOf(truncateUTF8(w.Refusal, MaxRefusalBytes)), prevKey,
 	}, nil
 }
 
@@ -274,7 +288,7 @@ func (s *sqlStore) scanPage(ctx context.Context, query string, after, since, unt
 		)
 		if err := rows.Scan(&w.Seq, &w.ID, &w.AuditID, &timeNS, &w.User, &w.UserUID, &groups, &w.Verb, &w.Operation,
 			&w.APIGroup, &w.APIVersion, &w.Resource, &w.Subresource, &w.Namespace, &w.Name, &w.Code, &w.DryRun,
-			&object, &w.ObjectDropped, &anns, &old); err != nil {
+			&object, &w.ObjectDropped, &anns, &w.Refusal, &old); err != nil {
 			return false, fmt.Errorf("ledger: recorded writes: %w", err)
 		}
 		w.Time = time.Unix(0, timeNS).UTC()
@@ -356,4 +370,15 @@ func (s *sqlStore) WriteStats(ctx context.Context) (WriteStats, error) {
 		st.Oldest, st.Newest = time.Unix(0, oldest.Int64).UTC(), time.Unix(0, newest.Int64).UTC()
 	}
 	return st, nil
+}
+
+// truncateUTF8 is s cut to at most n bytes at a rune's start.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

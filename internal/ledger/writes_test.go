@@ -230,3 +230,64 @@ func TestScanWritesPagesByBytes(t *testing.T) {
 		}
 	})
 }
+
+// TestSubresourcesOfAnotherKindAreNotTheObjectBefore: a write to the scale
+// subresource carries a Scale (a pod's binding a Binding, its eviction an
+// Eviction), not the object: it is no later write's object before, and has
+// no object before of its own (upstream's would be the old Scale, never
+// recorded); a status write carries the object itself and is one.
+func TestSubresourcesOfAnotherKindAreNotTheObjectBefore(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ws := writeStore(t, dsn, ledger.Options{})
+		write := func(id string, op, sub, apiVersion, kind, mark string) ledger.Write {
+			w := cmWrite(id, len(id), op, "update", 200, "")
+			w.APIGroup, w.Resource, w.Subresource, w.Name = "apps", "deployments", sub, "web"
+			w.Object = fmt.Appendf(nil, `{"apiVersion":%q,"kind":%q,"metadata":{"name":"web","namespace":"team"},"spec":{"mark":%q}}`, apiVersion, kind, mark)
+			return w
+		}
+		writes := []ledger.Write{
+			write("1", ledger.OpCreate, "", "apps/v1", "Deployment", "d1"),
+			write("2", ledger.OpUpdate, "scale", "autoscaling/v1", "Scale", "s1"), // before: none
+			write("3", ledger.OpUpdate, "status", "apps/v1", "Deployment", "d2"),  // before: d1
+			write("4", ledger.OpUpdate, "", "apps/v1", "Deployment", "d3"),        // before: d2, not s1
+			write("5", ledger.OpUpdate, "scale", "autoscaling/v1", "Scale", "s2"), // before: none
+			write("6", ledger.OpUpdate, "", "apps/v1", "Deployment", "d4"),        // before: d3
+		}
+		if _, err := ws.AppendWrites(context.Background(), writes); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"1": "", "2": "", "3": "d1", "4": "d2", "5": "", "6": "d3"}
+		for _, w := range scanAll(t, ws, ledger.WriteQuery{}) {
+			before := ""
+			if w.OldObject != nil {
+				before = string(w.OldObject)
+				before = before[strings.Index(before, `"mark":"`)+8 : strings.LastIndex(before, `"}}`)]
+			}
+			if before != want[w.ID] {
+				t.Errorf("write %s (%s): before %q, want %q", w.ID, w.Subresource, before, want[w.ID])
+			}
+		}
+	})
+}
+
+// TestRecordedWritesKeepTheRefusalBounded: a refused write's message is
+// read back, cut at MaxRefusalBytes on a rune's start.
+func TestRecordedWritesKeepTheRefusalBounded(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ws := writeStore(t, dsn, ledger.Options{})
+		short := cmWrite("1", 1, ledger.OpCreate, "create", 422, "x")
+		short.Refusal = `ConfigMap "cm" is invalid: data: Invalid value`
+		long := cmWrite("2", 2, ledger.OpCreate, "create", 422, "x")
+		long.Refusal = "a" + strings.Repeat("é", ledger.MaxRefusalBytes)
+		if _, err := ws.AppendWrites(context.Background(), []ledger.Write{short, long, cmWrite("3", 3, ledger.OpCreate, "create", 201, "x")}); err != nil {
+			t.Fatal(err)
+		}
+		got := scanAll(t, ws, ledger.WriteQuery{})
+		if got[0].Refusal != short.Refusal || got[2].Refusal != "" {
+			t.Errorf("refusals %q, %q", got[0].Refusal, got[2].Refusal)
+		}
+		if r := got[1].Refusal; len(r) != ledger.MaxRefusalBytes-1 || !strings.HasPrefix(long.Refusal, r) {
+			t.Errorf("a long refusal kept as %d bytes, want %d, a prefix", len(r), ledger.MaxRefusalBytes-1)
+		}
+	})
+}

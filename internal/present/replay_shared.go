@@ -40,7 +40,7 @@ func count(r *model.ReplayResult, counts ...replayCount) {
 // changed requests are counted but not listed. known is the first note:
 // what is today's in this replay.
 func replayNotes(r *model.ReplayResult, c replay.Counts, known string, leftOut int64) {
-	for _, why := range []string{replay.SkipNotAdmitted, replay.SkipNoObject, replay.SkipUnreadable} {
+	for _, why := range []string{replay.SkipNotAdmitted, replay.SkipInvalid, replay.SkipNoObject, replay.SkipUnreadable} {
 		if n := c.Skipped[why]; n > 0 {
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%d %s", n, why))
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/replay"
+	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
 // TestWebhookReplayResultWordsTheChanges: the headline counts with their
@@ -56,5 +57,16 @@ func TestWebhookReplayResultWordsTheChanges(t *testing.T) {
 	}
 	if !strings.Contains(r.LeftOut, "5 more") || len(r.Skipped) != 1 || r.Skipped[0] != "2 "+replay.SkipNoObject {
 		t.Errorf("left out %q, skipped %v", r.LeftOut, r.Skipped)
+	}
+}
+
+// TestReplayNotesSayWhatTheObjectsValidationRefused: the writes the API
+// server refused as invalid before any policy are counted among the skips,
+// in the order the page lists them.
+func TestReplayNotesSayWhatTheObjectsValidationRefused(t *testing.T) {
+	var r model.ReplayResult
+	replayNotes(&r, replay.Counts{Skipped: map[string]int64{replay.SkipInvalid: 2, replay.SkipNotAdmitted: 1}}, "known", 0)
+	if strings.Join(r.Skipped, "; ") != "1 "+replay.SkipNotAdmitted+"; 2 "+replay.SkipInvalid {
+		t.Errorf("skipped %q", r.Skipped)
 	}
 }

@@ -20,7 +20,13 @@
 // check is not asked again (it errs, and failurePolicy decides), a write
 // whose object was not recorded (a refused patch, an object too large) is
 // skipped and counted, and an update whose previous write was not recorded
-// is evaluated without its old object and counted.
+// (or was a subresource's other kind, a Scale) is evaluated without its old
+// object and counted. A write no policy saw is skipped and counted: refused
+// by authorization, or refused as invalid by the object's own validation
+// (a 422 naming no policy or webhook: it runs before validating
+// admission); a refusal by another admission plugin (a 403 of the
+// ServiceAccount plugin, say) is still replayed. Objects' integers are
+// int64, as the API server hands them to CEL.
 //
 // It reads the writes a page at a time and keeps only counts, groups and a
 // bounded list of the requests whose verdict changed: memory does not grow

@@ -2,13 +2,14 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 
 	"github.com/clusterdesk/clusterdesk/internal/celmatch"
@@ -70,6 +71,8 @@ const (
 	SkipNoObject = "object not recorded"
 	// SkipUnreadable: the recorded object is not a JSON object.
 	SkipUnreadable = "object unreadable"
+	// SkipInvalid: refused by the object's own validation (invalidBefore).
+	SkipInvalid = "refused as invalid before the policies"
 )
 
 // The changes between the deployed version and the draft.
@@ -240,10 +243,26 @@ func skip(w *ledger.Write) string {
 	if w.Code == 401 || (w.Code == 403 && w.Annotations["authorization.k8s.io/decision"] == "forbid") {
 		return SkipNotAdmitted
 	}
+	if invalidBefore(w) {
+		return SkipInvalid
+	}
 	if w.Object == nil && w.Operation != ledger.OpDelete {
 		return SkipNoObject
 	}
 	return ""
+}
+
+// invalidBefore tells whether w was refused by the object's own validation
+// (a field's, a schema's, a CRD's validation rules), which the API server
+// runs before validating admission (k8s.io/apiserver's
+// registry/generic/registry/store.go: BeforeCreate, then createValidation;
+// BeforeUpdate, then updateValidation): a 422 whose message names neither a
+// policy (policy/validating/dispatcher.go: "ValidatingAdmissionPolicy '...'")
+// nor a webhook (webhook/errors/statuserror.go: "admission webhook \"...\"").
+// A write recorded without its refusal is not known to be one.
+func invalidBefore(w *ledger.Write) bool {
+	return w.Code == 422 && w.Refusal != "" &&
+		!strings.Contains(w.Refusal, "ValidatingAdmissionPolicy '") && !strings.Contains(w.Refusal, `admission webhook "`)
 }
 
 // request is w as celmatch and the matchers take it.
@@ -254,6 +273,10 @@ func request(w *ledger.Write) (celmatch.Request, bool) {
 		Subresource: w.Subresource, Namespace: w.Namespace, DryRun: w.DryRun,
 		User: celmatch.User{Name: w.User, UID: w.UserUID, Groups: w.Groups},
 	}
+	// apimachinery's JSON keeps integers int64, as the API server's
+	// objects have them (a typed object converted to unstructured, a
+	// custom resource decoded): CEL's int arithmetic then works on them,
+	// where encoding/json's float64 made `replicas + 1` an error.
 	for _, o := range []struct {
 		raw []byte
 		to  *map[string]any
@@ -261,7 +284,7 @@ func request(w *ledger.Write) (celmatch.Request, bool) {
 		if o.raw == nil {
 			continue
 		}
-		if err := json.Unmarshal(o.raw, o.to); err != nil || *o.to == nil {
+		if err := utiljson.Unmarshal(o.raw, o.to); err != nil || *o.to == nil {
 			return req, false
 		}
 	}

@@ -13,7 +13,10 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -105,36 +108,48 @@ func TestReplayAgreesWithTheAPIServersAuditAnnotations(t *testing.T) {
 	ctx := context.Background()
 	adminCfg := testcluster.RestConfig(t, testcluster.Admin)
 	admin := kubernetes.NewForConfigOrDie(adminCfg)
-	as := func(user string) kubernetes.Interface {
+	as := func(user string) proofClient {
 		cfg := *adminCfg
 		cfg.Impersonate.UserName, cfg.Impersonate.Groups = user, []string{"system:masters"}
-		return kubernetes.NewForConfigOrDie(&cfg)
+		return proofClient{Interface: kubernetes.NewForConfigOrDie(&cfg), dyn: dynamicFor(t, &cfg)}
 	}
 	alice, bob := as("dev-alice"), as("dev-bob")
 
 	suffix := strings.ReplaceAll(time.Now().UTC().Format("150405.000000"), ".", "")
+	widgets := installWidgets(t, suffix)
 	ns, other := "replay-"+suffix, "replay-other-"+suffix
 	for _, n := range []string{ns, other} {
 		labels := map[string]string{"replay-test": n}
 		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: labels}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { testcluster.DeleteNamespace(t, admin, n) })
+		t.Cleanup(func() {
+			cleanWorkload(proofClient{Interface: admin, dyn: dynamicFor(t, adminCfg)}, n, widgets)
+			testcluster.DeleteNamespace(t, admin, n)
+		})
+		// Pods need their service account (the devcluster has no
+		// controller that makes "default"); made before the probes, so
+		// not compared.
+		if _, err := admin.CoreV1().ServiceAccounts(n).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	name := "replay-" + suffix
 	pol := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
-				}}}},
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-the-root-ca", Expression: "object.metadata.name != 'kube-root-ca.crt'"}},
-			Validations: []admissionregistrationv1.Validation{
-				{Expression: "!has(object.data) || !('mode' in object.data) || object.data.mode != 'forbidden'", Message: "mode forbidden"},
-				{Expression: "oldObject == null || !has(oldObject.data) || !('owner' in oldObject.data) || (has(object.data) && 'owner' in object.data && object.data.owner == oldObject.data.owner)", Message: "owner is immutable"},
-			}}}
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
+				auditRule("", "configmaps", admissionregistrationv1.Create, admissionregistrationv1.Update),
+				auditRule("", "pods", admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
+				auditRule(widgets.Group, widgets.Resource, admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
+			}},
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-the-root-ca", Expression: "request.name != 'kube-root-ca.crt'"}},
+			Validations: append([]admissionregistrationv1.Validation{
+				{Expression: "request.operation == 'DELETE' || !has(object.data) || !('mode' in object.data) || object.data.mode != 'forbidden'", Message: "mode forbidden"},
+				{Expression: "oldObject == null || object == null || !has(oldObject.data) || !('owner' in oldObject.data) || (has(object.data) && 'owner' in object.data && object.data.owner == oldObject.data.owner)", Message: "owner is immutable"},
+				// A DELETE judged on the oldObject the ledger keeps.
+				{Expression: "request.operation != 'DELETE' || !has(oldObject.metadata.labels) || !('protected' in oldObject.metadata.labels)", Message: "protected objects are not deleted"},
+			}, workloadValidations()...)}}
 	bnd := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit},
@@ -207,6 +222,11 @@ func TestReplayAgreesWithTheAPIServersAuditAnnotations(t *testing.T) {
 	if err := bob.CoreV1().ConfigMaps(ns).Delete(ctx, "b1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Pods and Widgets: creates judged on the pod spec and the widget's
+	// size, patches judged with their oldObject, deletes of a protected
+	// pod and of a widget.
+	podTraffic(t, alice, bob, ns, other)
+	widgetTraffic(t, alice, bob, widgets, ns)
 	cms(alice, ns)("last", map[string]string{"mode": "fine"})
 	waitRecorded(t, ws, ns, "last")
 
@@ -247,11 +267,13 @@ func TestReplayAgreesWithTheAPIServersAuditAnnotations(t *testing.T) {
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
 	}
-	// 13 writes: 12 in the bound namespace and other (the delete included),
-	// the last one; 6 audited (a1 create, b2 create, a2 owner patch, b1
-	// patch, b2 patch, a2 update).
-	if compared != 13 || audited != 6 {
-		t.Errorf("compared %d requests, %d audited by the API server; want 13 and 6", compared, audited)
+	// 25 writes: the 2 service accounts, 12 ConfigMap writes in the bound
+	// namespace and other (the delete included), 5 pod and 5 widget
+	// writes, the last one; 11 audited (a1 create, b2 create, a2 owner
+	// patch, b1 patch, b2 patch, a2 update; the docker.io pod's create and
+	// label patch, keep's delete; the widget of 12, w1 painted).
+	if compared != 25 || audited != 11 {
+		t.Errorf("compared %d requests, %d audited by the API server; want 25 and 11", compared, audited)
 	}
 	// The Deny draft denies exactly what the deployed version audited (the
 	// probes among them in the summary).
@@ -264,5 +286,64 @@ func TestReplayAgreesWithTheAPIServersAuditAnnotations(t *testing.T) {
 	}
 	if !users["dev-alice"] || !users["dev-bob"] {
 		t.Errorf("groups %+v: want both users", sum.Groups)
+	}
+}
+
+func auditRule(group, resource string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.NamedRuleWithOperations {
+	return admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: ops,
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1"}, Resources: []string{resource}}}}
+}
+
+// podTraffic: alice's pod from registry.example (protected), bob's from
+// docker.io in the bound namespace and in other, alice labels bob's (still
+// docker.io: audited again), bob deletes alice's protected pod.
+func podTraffic(t *testing.T, alice, bob proofClient, ns, other string) {
+	t.Helper()
+	ctx := context.Background()
+	pod := func(c proofClient, n, name, image string, labels map[string]string) {
+		t.Helper()
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: n, Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image,
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}}}}}
+		if _, err := c.CoreV1().Pods(n).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod(alice, ns, "keep", "registry.example/web:1", map[string]string{"protected": "yes"})
+	pod(bob, ns, "hub", "docker.io/library/nginx:1", nil)    // audited
+	pod(bob, other, "hub", "docker.io/library/nginx:1", nil) // not bound
+	if _, err := alice.CoreV1().Pods(ns).Patch(ctx, "hub", types.StrategicMergePatchType, []byte(`{"metadata":{"labels":{"tier":"web"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err) // still docker.io: audited
+	}
+	if err := bob.CoreV1().Pods(ns).Delete(ctx, "keep", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err) // protected: audited
+	}
+}
+
+// widgetTraffic: alice's widget of 3, bob's of 12, bob paints alice's
+// (its colour is fixed), alice grows it to 10, alice deletes bob's.
+func widgetTraffic(t *testing.T, alice, bob proofClient, widgets schema.GroupVersionResource, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	create := func(c proofClient, name string, size int64, colour string) {
+		t.Helper()
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": widgets.GroupVersion().String(), "kind": "Widget",
+			"metadata": map[string]any{"name": name, "namespace": ns}, "spec": map[string]any{"size": size, "colour": colour}}}
+		if _, err := c.dyn.Resource(widgets).Namespace(ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch := func(c proofClient, name, body string) {
+		t.Helper()
+		if _, err := c.dyn.Resource(widgets).Namespace(ns).Patch(ctx, name, types.MergePatchType, []byte(body), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create(alice, "w1", 3, "red")
+	create(bob, "w2", 12, "red")                   // audited
+	patch(bob, "w1", `{"spec":{"colour":"blue"}}`) // audited
+	patch(alice, "w1", `{"spec":{"size":10}}`)
+	if err := alice.dyn.Resource(widgets).Namespace(ns).Delete(ctx, "w2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -290,3 +290,57 @@ func TestReplayShowsOnlyWhatThePersonMayList(t *testing.T) {
 		t.Errorf("a person who may list configmaps only sees %v; summary %+v", seen, sum)
 	}
 }
+
+// TestReplayReadsIntegersAsTheAPIServerDoes: the API server hands CEL a
+// recorded object's integers as int (a typed object's int fields; a custom
+// resource decoded by apimachinery's JSON, which keeps integers int64), so
+// integer arithmetic works on them; decoded as float64 they made `+` and
+// `%` with an int an error, which a Fail policy turns into a denial the
+// API server never made. A fraction stays a double.
+func TestReplayReadsIntegersAsTheAPIServerDoes(t *testing.T) {
+	w := cm("alice", "prod", "web", ledger.OpCreate, 201, "")
+	w.APIGroup, w.Resource = "apps", "deployments"
+	w.Object = []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"prod"},"spec":{"replicas":5,"ratio":0.75}}`)
+	p := policy("p", []admissionregistrationv1.Validation{
+		{Expression: "object.spec.replicas % 2 == 1", Message: "odd replicas"},
+		{Expression: "object.spec.replicas + 1 <= 6", Message: "at most 5"},
+		{Expression: "type(object.spec.replicas) == int && object.spec.ratio > 0.5", Message: "ratio"},
+	}, func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+		s.MatchConstraints.ResourceRules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}
+	})
+	var got []string
+	_, err := Run(context.Background(), Options{Writes: newStore(t, []ledger.Write{w}), Draft: Version{p, binding("p", deny, nil)}, Namespaces: todays,
+		OnRequest: func(_ *ledger.Write, d, _ Verdict) { got = append(got, d.State()+" "+d.Message) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[admitted ]" {
+		t.Errorf("verdicts %q, want admitted", got)
+	}
+}
+
+// TestReplaySkipsWhatTheObjectsValidationRefused: a 422 that names no
+// policy or webhook is the object's own validation (a schema's type, a
+// required field), which the API server runs before validating admission:
+// no policy saw it, so neither version's verdict on it is counted. A 422
+// from a policy or a webhook, and a refusal recorded without its message,
+// are replayed.
+func TestReplaySkipsWhatTheObjectsValidationRefused(t *testing.T) {
+	invalid := cm("alice", "prod", "typo", ledger.OpCreate, 422, "forbidden")
+	invalid.Refusal = `Widget.example.com "typo" is invalid: spec.colour: Invalid value: "integer": spec.colour in body must be of type string: "integer"`
+	byPolicy := cm("alice", "prod", "p", ledger.OpCreate, 422, "forbidden")
+	byPolicy.Refusal = `configmaps "p" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: mode forbidden`
+	byWebhook := cm("alice", "prod", "w", ledger.OpCreate, 422, "forbidden")
+	byWebhook.Refusal = `admission webhook "v.example.com" denied the request: no`
+	unknown := cm("alice", "prod", "u", ledger.OpCreate, 422, "forbidden") // recorded before refusals were kept
+	st := newStore(t, []ledger.Write{invalid, byPolicy, byWebhook, unknown})
+	var seen []string
+	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{policy("p", noForbidden, nil), binding("p", deny, nil)}, Namespaces: todays,
+		OnRequest: func(w *ledger.Write, _, _ Verdict) { seen = append(seen, w.Name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[p w u]" || sum.Skipped[SkipInvalid] != 1 || sum.NewlyDenied != 3 {
+		t.Errorf("replayed %v, summary %+v", seen, sum)
+	}
+}

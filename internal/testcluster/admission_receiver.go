@@ -14,7 +14,7 @@ import (
 // AdmissionReceiver is an admission webhook for the devcluster's API
 // server: HTTPS on loopback, its certificate its own CA (CABundle), that
 // admits every request and counts those it received by operation,
-// namespace and name (ReceivedKey). Tests compare it with what the console
+// namespace, name and user (ReceivedKey). Tests compare it with what the console
 // says a webhook would be sent (the replay, internal/replay).
 type AdmissionReceiver struct {
 	URL      string
@@ -24,7 +24,9 @@ type AdmissionReceiver struct {
 }
 
 // ReceivedKey is the key Received counts a request under.
-func ReceivedKey(op, namespace, name string) string { return op + " " + namespace + "/" + name }
+func ReceivedKey(op, namespace, name, user string) string {
+	return op + " " + namespace + "/" + name + " by " + user
+}
 
 // NewAdmissionReceiver serves a receiver until the test ends.
 func NewAdmissionReceiver(t testing.TB) *AdmissionReceiver {
@@ -46,7 +48,7 @@ func (rc *AdmissionReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rq := review.Request
 	rc.mu.Lock()
-	rc.got[ReceivedKey(string(rq.Operation), rq.Namespace, rq.Name)]++
+	rc.got[ReceivedKey(string(rq.Operation), rq.Namespace, rq.Name, rq.UserInfo.Username)]++
 	rc.mu.Unlock()
 	review.Response = &admissionv1.AdmissionResponse{UID: rq.UID, Allowed: true}
 	review.Request = nil
