@@ -1,5 +1,5 @@
-// ValidatingAdmissionPolicies and their bindings: read-only kinds added through
-// the kind registry. The list, the detail pages (linked both ways), the "g v"
+// ValidatingAdmissionPolicies and their bindings: kinds added through the kind
+// registry (editable since the editor replays a draft: editor-replay.spec.ts). The list, the detail pages (linked both ways), the "g v"
 // shortcut and live rows, on a policy and binding this spec creates.
 import { expect, test } from './support/fixtures';
 import { call } from './support/kube';
