@@ -132,7 +132,7 @@ test.describe('MutatingWebhookConfigurations', () => {
     await call('DELETE', `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${name}`);
   });
 
-  test('a mutating configuration has the webhook page design, read-only', async ({ page }) => {
+  test('a mutating configuration has the webhook page design, and its editor', async ({ page }) => {
     await page.goto('/');
     await page.getByRole('navigation').getByRole('link', { name: /MutatingWebhookConfigurations/ }).first().click();
     await expect(page).toHaveURL(/\/mutatingwebhooks$/);
@@ -142,7 +142,7 @@ test.describe('MutatingWebhookConfigurations', () => {
     const card = page.locator('details[data-testid="webhook-inject.e2e.clusterdesk.dev"]');
     await expect(card.getByTestId('finding-service-missing')).toBeVisible();
     await expect(card).toContainText('IfNeeded');
-    await expect(page.getByTestId('edit-links')).toHaveCount(0);
+    await expect(page.getByTestId('edit-link')).toHaveAttribute('href', `/mutatingwebhooks/${name}/edit`);
   });
 
   test('the interception form lists mutating webhooks first, and matches across groups', async ({ page }) => {

@@ -286,7 +286,7 @@ func TestCleanupRefusesBadInput(t *testing.T) {
 		}
 	}
 	// A read-only kind offers no cleanup.
-	if code, _, _ := ls.get(t, sess, "/mutatingwebhooks/-/cleanup"); code != http.StatusNotFound {
+	if code, _, _ := ls.get(t, sess, "/priorityclasses/-/cleanup"); code != http.StatusNotFound {
 		t.Errorf("cleanup of a read-only kind: status %d, want 404", code)
 	}
 }

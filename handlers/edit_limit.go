@@ -44,6 +44,11 @@ var editorBodyRoutes = map[string]bool{
 	urls.CRPreviewRoute: true,
 	urls.CRApplyRoute:   true,
 	urls.CRRebaseRoute:  true,
+	// The editor's replay of its text (readPOSTs: they write nothing).
+	urls.PolicyEditorReplayRoute:            true,
+	urls.BindingEditorReplayRoute:           true,
+	urls.ValidatingWebhookEditorReplayRoute: true,
+	urls.MutatingWebhookEditorReplayRoute:   true,
 }
 
 // editorRoute marks, in the route table, a route that carries an editor's

@@ -187,10 +187,11 @@ func flowSchemasFeature(h *Handlers) *flowschemas.Handlers {
 
 // editorFeature is the YAML editor, its delete confirmation and the pages of
 // a CRD's custom resources (handlers/editor).
-func editorFeature(h *Handlers) *editorpages.Handlers {
+// replay replays the editor's text before it is applied (handlers/replay).
+func editorFeature(h *Handlers, replay *replaypage.Handlers) *editorpages.Handlers {
 	return editorpages.New(editorpages.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Editor: h.deps.Editor, Docs: h.deps.Docs, ReadOnly: h.deps.ReadOnly,
-		Audit: h.trail, Flash: h.flash, Cleanup: h.cleanupPages, Access: h.deps.Access,
+		Audit: h.trail, Flash: h.flash, Cleanup: h.cleanupPages, Access: h.deps.Access, Replay: replay,
 	})
 }
 

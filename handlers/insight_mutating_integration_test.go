@@ -19,7 +19,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/clusterdesk/clusterdesk/internal/admission"
+	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
+	"github.com/clusterdesk/clusterdesk/internal/urls"
 )
 
 // serviceFixtures creates a namespace with Service "idle" (an EndpointSlice
@@ -53,7 +55,8 @@ func serviceFixtures(t *testing.T, cs kubernetes.Interface, prefix string) strin
 
 // TestMutatingWebhookPagesOnTheDevcluster: a MutatingWebhookConfiguration
 // created in the cluster reaches the console through its informer, its page
-// lints each webhook's real Service, and it offers no editor.
+// lints each webhook's real Service, and it offers the editor, with the
+// replay of its text (issue 45).
 func TestMutatingWebhookPagesOnTheDevcluster(t *testing.T) {
 	cfg := testcluster.RestConfig(t, testcluster.Admin)
 	cs := kubernetes.NewForConfigOrDie(cfg)
@@ -80,7 +83,7 @@ func TestMutatingWebhookPagesOnTheDevcluster(t *testing.T) {
 		_ = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
 
-	ls := newLiveServer(t, testcluster.Admin, false)
+	ls := newLiveServer(t, testcluster.Admin, false, withEditorAs(t, testcluster.Admin))
 	sess := ls.login(t)
 	doc := ls.pollPage(t, sess, "/mutatingwebhooks/"+ns)
 	for name, code := range map[string]string{"missing": admission.CodeServiceMissing, "idle": admission.CodeNoReadyEndpoints, "ready": ""} {
@@ -101,11 +104,13 @@ func TestMutatingWebhookPagesOnTheDevcluster(t *testing.T) {
 	if doc.Find(`[data-testid="banner-webhook-errors"]`).Length() != 1 {
 		t.Error("no error banner for a Fail webhook whose Service is missing")
 	}
-	if doc.Find(`[data-testid="edit-links"]`).Length() != 0 {
-		t.Error("edit controls on a MutatingWebhookConfiguration")
+	if doc.Find(`[data-testid="edit-links"]`).Length() != 1 {
+		t.Error("no edit controls on a MutatingWebhookConfiguration")
 	}
-	if code, _, _ := ls.get(t, sess, "/mutatingwebhooks/"+ns+"/edit"); code != http.StatusNotFound {
-		t.Errorf("editor for a MutatingWebhookConfiguration: %d, want 404", code)
+	code, ed, _ := ls.get(t, sess, "/mutatingwebhooks/"+ns+"/edit")
+	if action, _ := ed.Find(`[data-testid="editor-replay-submit"]`).Attr("formaction"); code != http.StatusOK ||
+		!strings.Contains(ed.Find(`[data-testid="editor-yaml"]`).Text(), "kind: MutatingWebhookConfiguration") || action != urls.EditorReplay(kube.MutatingWebhooks, ns) {
+		t.Errorf("editor for a MutatingWebhookConfiguration: %d, replay button %q: %.600s", code, action, ed.Find("main").Text())
 	}
 	_, list, _ := ls.get(t, sess, "/mutatingwebhooks")
 	if list.Find(`a[href="/mutatingwebhooks/`+ns+`"]`).Length() == 0 {

@@ -19,6 +19,11 @@ var readPOSTRoutes = map[string]bool{
 	urls.MutatingWebhookReplayRoute:   true,
 	// Cancelling a replay stops the console's own work, nothing in the cluster.
 	urls.PolicyReplayCancelRoute: true,
+	// The YAML editor's replay of its text (handlers/editor, replay.go).
+	urls.PolicyEditorReplayRoute:            true,
+	urls.BindingEditorReplayRoute:           true,
+	urls.ValidatingWebhookEditorReplayRoute: true,
+	urls.MutatingWebhookEditorReplayRoute:   true,
 }
 
 // readPOST marks, in the route table, a POST route that changes nothing; it

@@ -79,20 +79,28 @@ func replayJobsConsole(t *testing.T) (ts *testServer, held *heldWrites, alice, b
 	cl := newLiveCluster()
 	streams := live.NewStreams(live.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(streams.Close)
-	ts = newConsole(t, Deps{Cluster: cl, Access: allowKinds{"validatingadmissionpolicies": true}, User: "console",
-		Live: NewLiveUpdates(cl, streams), Ledger: held},
+	ts, alice, bob = aliceAndBobConsole(t, Deps{Cluster: cl, Access: allowKinds{"validatingadmissionpolicies": true}, User: "console",
+		Live: NewLiveUpdates(cl, streams), Ledger: held})
+	return ts, held, alice, bob
+}
+
+// aliceAndBobConsole is a token-mode console built from deps, and the
+// sessions of alice and bob (each owns their replays).
+func aliceAndBobConsole(t *testing.T, deps Deps, opts ...consoleOption) (ts *testServer, alice, bob *http.Cookie) {
+	t.Helper()
+	ts = newConsole(t, deps, append(opts,
 		tokenMode(func(_ context.Context, token string) (kube.Identity, error) {
 			if user, ok := strings.CutSuffix(token, "-token"); ok && (user == "alice" || user == "bob") {
 				return kube.Identity{User: user, Groups: []string{"system:authenticated"}, Act: kube.ActWithToken, Token: token}, nil
 			}
 			return kube.Identity{}, apierrors.NewUnauthorized("invalid bearer token")
-		}))
+		}))...)
 	signIn := func(token string) *http.Cookie {
 		rec := httptest.NewRecorder()
 		ts.e.ServeHTTP(rec, tokenSignInRequest(t, ts.e, token))
 		return sessionCookie(t, rec)
 	}
-	return ts, held, signIn("alice-token"), signIn("bob-token")
+	return ts, signIn("alice-token"), signIn("bob-token")
 }
 
 // startReplay posts the replay form with htmx as sess and returns the job's

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	editorpages "github.com/clusterdesk/clusterdesk/handlers/editor"
 	"github.com/clusterdesk/clusterdesk/handlers/gallery"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
@@ -92,20 +93,27 @@ func New(deps Deps) *echo.Echo {
 	// classifier's old address: a FlowSchema named "classify" there, else a
 	// redirect (handlers/flowschemas).
 	h.flowSchemaPages.RegisterReads(e, h.kindAccess(kube.FlowSchemas, banner), flowSchemas)
+	// Replay the recorded writes against a draft admission policy or webhook
+	// configuration, before it is applied (handlers/replay); the editor
+	// replays its text with it.
+	replay := replayFeature(h)
 	// A CRD's custom resources: the API server's table, and one object's YAML (handlers/editor).
-	ed := editorFeature(h)
+	ed := editorFeature(h, replay)
 	ed.RegisterInstances(e, crds)
 	// A CRD version's schema explorer, and which webhooks and policies would
 	// intercept a request, also with the objects in a POST body (too large
 	// for a URL), which changes nothing and so is not in the read-only group
 	// (handlers/insight, read_post.go).
 	h.insightPages.Register(e, crds, of(kube.Webhooks), readPOST)
-	// Replay the recorded writes against a draft admission policy or webhook
-	// configuration, before it is applied; it changes nothing, so its POST is
-	// a readPOST (handlers/replay).
-	replay := replayFeature(h)
+	// The replay pages change nothing, so their POSTs are readPOSTs
+	// (handlers/replay); so is the editor's replay of its text, whose
+	// policy and binding each need both kinds' access: the replay reads
+	// the other as deployed (handlers/editor, replay.go).
 	replay.Register(e, of(kube.AdmissionPolicies), readPOST)
 	replay.RegisterWebhooks(e, of(kube.Webhooks), of(kube.MutatingWebhooks), readPOST)
+	policies, bindings := of(kube.AdmissionPolicies), of(kube.AdmissionPolicyBindings)
+	ed.RegisterReplay(e, editorpages.ReplayAccess{kube.AdmissionPolicies: {policies, bindings}, kube.AdmissionPolicyBindings: {bindings, policies},
+		kube.Webhooks: {of(kube.Webhooks)}, kube.MutatingWebhooks: {of(kube.MutatingWebhooks)}}, readPOST, editorRoute)
 	// The durable ledger (handlers/ledger): every change from every client
 	// and every version the watch observed, its exports, and one object's
 	// history whether or not it exists (the activity view's URLs redirect

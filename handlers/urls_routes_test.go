@@ -142,6 +142,11 @@ func builtURLs() []builtURL {
 		{"PolicyAgreement", get, urls.PolicyAgreement(longName), urls.PolicyAgreementRoute, map[string]string{"name": longName}},
 		{"PolicyReplayJob", get, urls.PolicyReplayJob(longName, "0a1b"), urls.PolicyReplayJobRoute, map[string]string{"name": longName, "job": "0a1b"}},
 		{"PolicyReplayCancel", post, urls.PolicyReplayCancel(longName, "0a1b"), urls.PolicyReplayCancelRoute, map[string]string{"name": longName, "job": "0a1b"}},
+		// The editor's replay: "-" is no name, and wins over the replay pages' :name.
+		{"EditorReplay", post, urls.EditorReplay(kube.AdmissionPolicies, longName), urls.PolicyEditorReplayRoute, map[string]string{}},
+		{"EditorReplay", post, urls.EditorReplay(kube.AdmissionPolicyBindings, ""), urls.BindingEditorReplayRoute, map[string]string{}},
+		{"EditorReplay", post, urls.EditorReplay(kube.Webhooks, "a b&c"), urls.ValidatingWebhookEditorReplayRoute, map[string]string{}},
+		{"EditorReplay", post, urls.EditorReplay(kube.MutatingWebhooks, longName), urls.MutatingWebhookEditorReplayRoute, map[string]string{}},
 	}
 }
 
@@ -262,8 +267,11 @@ func routePattern(t *testing.T, name string) string {
 		"ListRoute": urls.ListRoute, "ObjectRoute": urls.ObjectRoute, "HistoryRoute": urls.HistoryRoute,
 		"LedgerObjectRoute": urls.LedgerObjectRoute, "PolicyReplayRoute": urls.PolicyReplayRoute,
 		"ValidatingWebhookReplayRoute": urls.ValidatingWebhookReplayRoute, "MutatingWebhookReplayRoute": urls.MutatingWebhookReplayRoute,
-		"PolicyAgreementRoute": urls.PolicyAgreementRoute,
-		"PolicyReplayJobRoute": urls.PolicyReplayJobRoute, "PolicyReplayCancelRoute": urls.PolicyReplayCancelRoute,
+		"PolicyAgreementRoute":    urls.PolicyAgreementRoute,
+		"PolicyEditorReplayRoute": urls.PolicyEditorReplayRoute, "BindingEditorReplayRoute": urls.BindingEditorReplayRoute,
+		"ValidatingWebhookEditorReplayRoute": urls.ValidatingWebhookEditorReplayRoute,
+		"MutatingWebhookEditorReplayRoute":   urls.MutatingWebhookEditorReplayRoute,
+		"PolicyReplayJobRoute":               urls.PolicyReplayJobRoute, "PolicyReplayCancelRoute": urls.PolicyReplayCancelRoute,
 		"YAMLRoute": urls.YAMLRoute, "NewRoute": urls.NewRoute, "CreateRoute": urls.CreateRoute,
 		"EditRoute": urls.EditRoute, "PreviewRoute": urls.PreviewRoute, "ApplyRoute": urls.ApplyRoute,
 		"RebaseRoute": urls.RebaseRoute, "DeleteRoute": urls.DeleteRoute,

@@ -3,7 +3,7 @@
 // devcluster starts), read-only, in token mode (the auditor pastes their
 // token), with a fresh SQLite ledger. One per worker, shared by the specs that
 // read the ledger or the recorded writes (ledger.spec.ts, replay.spec.ts,
-// webhook-replay.spec.ts):
+// webhook-replay.spec.ts; editor-replay.spec.ts on a writable one):
 // only one process can listen on the webhook's address, and a fixture
 // declared once here is one fixture to Playwright in every spec that uses it.
 import path from 'node:path';
@@ -27,11 +27,16 @@ function auditWebhook(): AuditWebhook {
   return ready.auditWebhook;
 }
 
-export const test = base.extend<object, { ledgerConsole: ConsoleServer }>({
-  ledgerConsole: [async ({}, use) => {
+// ledgerReadOnly: a spec that edits (editor-replay.spec.ts) sets it false;
+// a worker fixture option, so that Playwright runs that spec in a worker of
+// its own, after this console of the other specs has stopped and freed the
+// webhook's address.
+export const test = base.extend<object, { ledgerConsole: ConsoleServer; ledgerReadOnly: boolean }>({
+  ledgerReadOnly: [true, { option: true, scope: 'worker' }],
+  ledgerConsole: [async ({ ledgerReadOnly }, use) => {
     const hook = auditWebhook();
     await workerConsole('token', (runDir) => ['--listen', '127.0.0.1:0', '--kubeconfig', adminKubeconfig(),
-      '--auth', 'token', '--read-only', '--ledger', `sqlite:${path.join(runDir, 'ledger.db')}`,
+      '--auth', 'token', ...(ledgerReadOnly ? ['--read-only'] : []), '--ledger', `sqlite:${path.join(runDir, 'ledger.db')}`,
       `--audit-webhook-listen=${hook.listen}`, `--audit-webhook-tls-cert=${hook.certFile}`,
       `--audit-webhook-tls-key=${hook.keyFile}`, `--audit-webhook-client-ca=${hook.clientCAFile}`])({}, use);
   }, { scope: 'worker' }],

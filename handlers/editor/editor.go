@@ -48,6 +48,9 @@ type Deps struct {
 	// tick boxes of a page of a CRD's objects (ticks.go).
 	Cleanup Cleanup
 	Access  ports.Access
+	// Replay replays an editor's text against the recorded writes before
+	// it is applied (replay.go); nil offers no replay.
+	Replay Replayer
 }
 
 // Cleanup is the cleanup's answer the tick boxes of a CRD's objects read

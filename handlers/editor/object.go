@@ -86,6 +86,7 @@ func (h *Handlers) targetPage(c echo.Context, t editTarget, showStatus bool) mod
 	p := model.EditPage{KindID: string(k.ID), KindTitle: k.Title, Kind: k.Singular, Name: name, ShowStatus: showStatus, Namespace: k.Namespace,
 		MaxBytes: BodyBytes}
 	p.Docs, p.DocsNote = h.fieldDocs(c, k, t.docsKey)
+	h.withReplay(&p, k.ID, name, "") // replay.go
 	if name == "" {
 		p.Create, p.ApplyLabel = true, "Create"
 		p.ApplyURL, p.CancelURL = t.createURL, t.list

@@ -57,13 +57,14 @@ var registry = []Kind{
 		plain(func(c *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.WebhookDetail(c, nil, now)
 		})),
-	// Read-only: the pages explain mutating webhooks, the editor refuses them.
-	readOnly(declare(kube.MutatingWebhooks, "m", typed(ports.Cluster.MutatingWebhooks, ports.Cluster.MutatingWebhook), present.MutatingWebhookList,
+	// Editable, as the validating ones are: the editor replays a draft
+	// against the recorded writes before it is applied (issue 45).
+	declare(kube.MutatingWebhooks, "m", typed(ports.Cluster.MutatingWebhooks, ports.Cluster.MutatingWebhook), present.MutatingWebhookList,
 		plain(func(c *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) model.DetailPage {
 			return present.MutatingWebhookDetail(c, nil, now)
-		}))),
-	readOnly(declare(kube.AdmissionPolicies, "v", admissionPolicies, present.PolicyList, policyDetail)),
-	readOnly(declare(kube.AdmissionPolicyBindings, "b", policyBindings, present.BindingList, bindingDetail)),
+		})),
+	declare(kube.AdmissionPolicies, "v", admissionPolicies, present.PolicyList, policyDetail),
+	declare(kube.AdmissionPolicyBindings, "b", policyBindings, present.BindingList, bindingDetail),
 	declare(kube.CSIDrivers, "d", typed(ports.Cluster.CSIDrivers, ports.Cluster.CSIDriver), present.CSIDriverList,
 		plain(func(d *storagev1.CSIDriver, now time.Time) model.DetailPage {
 			return present.CSIDriverDetail(d, nil, now)

@@ -26,6 +26,17 @@ const apiVersion = "admissionregistration.k8s.io/v1"
 // Unknown fields are errors, as the API server's strict field validation
 // makes them: a misspelt field would otherwise replay as absent.
 func parseDraft(text string) (engine.Version, error) {
+	v, err := parseDocs(text)
+	if err == nil && (v.Policy == nil || v.Binding == nil) {
+		err = errors.New("the draft needs a ValidatingAdmissionPolicy and a ValidatingAdmissionPolicyBinding, separated by a line ---")
+	}
+	return v, err
+}
+
+// parseDocs reads the policy and the binding text holds, either or both
+// (the YAML editor's text is one of them: editor.go); parseDraft's errors
+// but for a missing one.
+func parseDocs(text string) (engine.Version, error) {
 	var v engine.Version
 	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
 	for n := 1; ; n++ {
@@ -66,9 +77,6 @@ func parseDraft(text string) (engine.Version, error) {
 			return v, fmt.Errorf("document %d (%s): %v", n, tm.Kind, err)
 		}
 	}
-	if v.Policy == nil || v.Binding == nil {
-		return v, errors.New("the draft needs a ValidatingAdmissionPolicy and a ValidatingAdmissionPolicyBinding, separated by a line ---")
-	}
 	return v, nil
 }
 
@@ -90,15 +98,36 @@ func deployed(c ports.Cluster, draft engine.Version) (*engine.Version, string) {
 // binding named binding, else its first (by name), or a binding to start
 // from when it has none.
 func deployedText(c ports.Cluster, pol *admissionregistrationv1.ValidatingAdmissionPolicy, binding string) (string, error) {
+	pt, err := policyText(pol)
+	if err != nil {
+		return "", err
+	}
+	bt, _, err := bindingText(c, pol.Name, binding)
+	if err != nil {
+		return "", err
+	}
+	return pt + "---\n" + bt, nil
+}
+
+// policyText is pol as a draft's YAML.
+func policyText(pol *admissionregistrationv1.ValidatingAdmissionPolicy) (string, error) {
 	p := pol.DeepCopy()
 	p.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: "ValidatingAdmissionPolicy"}
 	p.ObjectMeta = metav1.ObjectMeta{Name: p.Name, Labels: p.Labels}
 	p.Status = admissionregistrationv1.ValidatingAdmissionPolicyStatus{}
+	return draftYAML(p)
+}
+
+// bindingText is, as a draft's YAML, the deployed binding of the policy
+// named policy that is named binding, else its first by name, else (none
+// deployed: mine is empty) a binding that denies wherever the policy
+// matches, to start from. mine are the policy's deployed bindings by name.
+func bindingText(c ports.Cluster, policy, binding string) (string, []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	var b *admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	all, _ := c.List(kube.AdmissionPolicyBindings)
 	var mine []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	for _, o := range all {
-		if x, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding); ok && x.Spec.PolicyName == pol.Name {
+		if x, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding); ok && x.Spec.PolicyName == policy {
 			mine = append(mine, x)
 		}
 	}
@@ -110,20 +139,13 @@ func deployedText(c ports.Cluster, pol *admissionregistrationv1.ValidatingAdmiss
 		b = mine[0].DeepCopy()
 		b.ObjectMeta = metav1.ObjectMeta{Name: b.Name, Labels: b.Labels}
 	} else {
-		b = &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: pol.Name},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: pol.Name,
+		b = &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policy},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy,
 				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}
 	}
 	b.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: "ValidatingAdmissionPolicyBinding"}
-	pt, err := draftYAML(p)
-	if err != nil {
-		return "", err
-	}
 	bt, err := draftYAML(b)
-	if err != nil {
-		return "", err
-	}
-	return pt + "---\n" + bt, nil
+	return bt, mine, err
 }
 
 // draftYAML is obj as YAML without what the API server sets (status, the

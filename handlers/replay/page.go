@@ -46,7 +46,7 @@ func (h *Handlers) newPage(c echo.Context, draft, window string) (model.ReplayPa
 	}
 	p.Windows = windowOptions(window)
 	if h.d.Writes == nil {
-		p.Error = "This console records no writes (it runs without a ledger, or the API server's audit webhook is not configured), so there is nothing to replay."
+		p.Error = noWrites
 	}
 	return p, nil
 }

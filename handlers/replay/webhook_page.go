@@ -45,7 +45,7 @@ func (h *Handlers) newWebhookPage(c echo.Context, k webhookKind, draft, window s
 		DraftLabel: "The " + k.apiKind + ", as YAML",
 	}
 	if h.d.Writes == nil {
-		p.Error = "This console records no writes (it runs without a ledger, or the API server's audit webhook is not configured), so there is nothing to replay."
+		p.Error = noWrites
 	}
 	return p, nil
 }

@@ -126,6 +126,53 @@ webhooks:
     resources: ["configmaps"]
     scope: Namespaced
 `,
+	// The admission policy kinds and the mutating webhook configuration match
+	// only namespaces labelled example.com/validate=true, and the binding
+	// warns rather than denies.
+	"ValidatingAdmissionPolicy": `metadata:
+  name: example-policy
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    namespaceSelector:
+      matchLabels:
+        example.com/validate: "true"
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["configmaps"]
+  validations:
+  - expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"
+    message: a ConfigMap needs a team label
+`,
+	"ValidatingAdmissionPolicyBinding": `metadata:
+  name: example-policy-binding
+spec:
+  policyName: example-policy
+  validationActions: ["Warn"]
+`,
+	"MutatingWebhookConfiguration": `metadata:
+  name: example-mutating-webhook
+webhooks:
+- name: mutate.example.com
+  admissionReviewVersions: ["v1"]
+  sideEffects: None
+  failurePolicy: Ignore
+  reinvocationPolicy: Never
+  timeoutSeconds: 5
+  clientConfig:
+    url: https://webhook.example.com/mutate
+  namespaceSelector:
+    matchLabels:
+      example.com/validate: "true"
+  rules:
+  - apiGroups: [""]
+    apiVersions: ["v1"]
+    operations: ["CREATE"]
+    resources: ["configmaps"]
+    scope: Namespaced
+`,
 	"CertificateSigningRequest": `metadata:
   name: example-csr
 spec:

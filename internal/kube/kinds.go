@@ -22,11 +22,12 @@ const (
 	Webhooks       KindID = "validatingwebhooks"
 	CSRs           KindID = "csrs"
 
-	// MutatingWebhooks are shown read-only (no editor): their pages explain them.
+	// MutatingWebhooks: their pages explain them, the editor replays a draft
+	// before it is applied (issue 45).
 	MutatingWebhooks KindID = "mutatingwebhooks"
 
 	// The CEL successor to validating webhooks (admissionregistration v1,
-	// Kubernetes 1.30+), shown read-only beside them.
+	// Kubernetes 1.30+), shown and edited beside them.
 	AdmissionPolicies       KindID = "validatingadmissionpolicies"
 	AdmissionPolicyBindings KindID = "validatingadmissionpolicybindings"
 

@@ -43,6 +43,16 @@ type EditPage struct {
 	// MaxBytes is the most the server accepts in one editor request; the
 	// script refuses to send more and says so.
 	MaxBytes int
+
+	// ReplayURL is the "Replay against recorded writes" button's
+	// formaction: the text replayed before it is applied (handlers/replay,
+	// issue 45); "" for a kind without a replay. ReplayWindows are the
+	// windows it offers, the chosen one Selected.
+	ReplayURL     string
+	ReplayWindows []Option
+	// Replay is the text's replay after the button: its progress, result
+	// or why it did not run (the replay page's outcome), beside the text.
+	Replay *ReplayPage
 }
 
 // WriteMode is how the editor writes an existing object.

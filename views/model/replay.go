@@ -20,6 +20,10 @@ type ReplayPage struct {
 	// Job is the replay running in the background, while it runs
 	// (replay_job.go); Result once it is done.
 	Job *ReplayJob
+	// Basis says what the YAML editor's text was replayed with (the
+	// deployed binding of a policy, the deployed policy of a binding); ""
+	// on the replay page, whose draft holds both.
+	Basis string
 }
 
 // ReplayResult is what the draft would have changed over the window.
