@@ -39,6 +39,13 @@ func (h *heldWrites) PruneWrites(ctx context.Context, before time.Time) (int64, 
 func (h *heldWrites) WriteStats(ctx context.Context) (ledger.WriteStats, error) {
 	return h.ws.WriteStats(ctx)
 }
+func (h *heldWrites) CountWrites(ctx context.Context, q ledger.WriteQuery) (int64, error) {
+	return h.ws.CountWrites(ctx, q)
+}
+
+// The WriteStore the console finds in its ledger (replayFeature).
+var _ ledger.WriteStore = (*heldWrites)(nil)
+
 func (h *heldWrites) ScanWrites(ctx context.Context, q ledger.WriteQuery, each func(*ledger.Write) error) error {
 	h.entered <- struct{}{}
 	select {

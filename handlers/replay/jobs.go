@@ -14,6 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/live"
+	"github.com/clusterdesk/clusterdesk/internal/present"
 	engine "github.com/clusterdesk/clusterdesk/internal/replay"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -122,8 +123,9 @@ func (j *Jobs) changed(_ string, s jobSnapshot) {
 // event stream ("" without live updates), csrf the Cancel button's token.
 func jobModel(s jobSnapshot, liveURL, csrf string) model.ReplayJob {
 	f := s.Progress.form
+	p := s.Progress.Progress
 	m := model.ReplayJob{URL: urls.PolicyReplayJob(f.policy, s.ID), CancelURL: urls.PolicyReplayCancel(f.policy, s.ID),
-		Max: max(int64(f.until.Sub(f.since)/time.Second), 1), CSRFToken: csrf, Cancelling: s.State == jobs.Cancelled}
+		Max: max(p.Total, 1), Value: min(p.Scanned, p.Total), CSRFToken: csrf, Cancelling: s.State == jobs.Cancelled}
 	if liveURL != "" {
 		sep := "?"
 		if strings.Contains(liveURL, "?") {
@@ -131,10 +133,13 @@ func jobModel(s jobSnapshot, liveURL, csrf string) model.ReplayJob {
 		}
 		m.LiveURL = liveURL + sep + "job=" + url.QueryEscape(s.ID)
 	}
-	m.Words = "Starting…"
-	if at := s.Progress.At; !at.IsZero() {
-		m.Value = min(max(int64(at.Sub(f.since)/time.Second), 0), m.Max)
-		m.Words = fmt.Sprintf("%d writes read, up to %s UTC", s.Progress.Scanned, at.UTC().Format(time.DateTime))
+	switch {
+	case !p.At.IsZero():
+		m.Words = fmt.Sprintf("%s of %s writes read, up to %s UTC", present.Thousands(p.Scanned), present.Thousands(p.Total), p.At.UTC().Format(time.DateTime))
+	case p.Total > 0:
+		m.Words = fmt.Sprintf("%s writes to read", present.Thousands(p.Total))
+	default:
+		m.Words = "Starting…"
 	}
 	return m
 }

@@ -110,6 +110,9 @@ type WriteStore interface {
 	// its OldObject, a page at a time: never the whole table in memory, no
 	// connection held while each runs. each must not keep w past its call.
 	ScanWrites(ctx context.Context, q WriteQuery, each func(w *Write) error) error
+	// CountWrites is how many writes q selects: the replay's progress bar
+	// measures how far its scan is against it.
+	CountWrites(ctx context.Context, q WriteQuery) (int64, error)
 	// PruneWrites deletes the writes older than before.
 	PruneWrites(ctx context.Context, before time.Time) (int64, error)
 	WriteStats(ctx context.Context) (WriteStats, error)

@@ -183,13 +183,7 @@ func (s *sqlStore) AppendWrites(ctx context.Context, writes []Write) (added int,
 // evaluation's on a second core. A page waiting to be taken holds no
 // connection, and at most three pages of stored objects are in memory.
 func (s *sqlStore) ScanWrites(ctx context.Context, q WriteQuery, each func(*Write) error) error {
-	since, until := int64(0), int64(1<<63-1)
-	if !q.Since.IsZero() {
-		since = q.Since.UnixNano()
-	}
-	if !q.Until.IsZero() {
-		until = q.Until.UnixNano()
-	}
+	since, until := q.bounds()
 	query := s.d.bind(scanWritesSQL)
 	type read struct {
 		page []scanRow
@@ -358,6 +352,30 @@ func (s *sqlStore) trimWrites(ctx context.Context, added int) {
 
 // WriteStats counts the recorded writes (count(*): an index-only scan on
 // both backends, a few ms per 100,000 rows).
+// CountWrites counts the writes of q's window on the time index (about
+// 10 ms for 100,000 writes in SQLite).
+func (s *sqlStore) CountWrites(ctx context.Context, q WriteQuery) (int64, error) {
+	since, until := q.bounds()
+	var n int64
+	err := s.r.QueryRowContext(ctx, s.d.bind("SELECT count(*) FROM recorded_writes WHERE time_ns >= ? AND time_ns < ?"), since, until).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: recorded writes: count: %w", err)
+	}
+	return n, nil
+}
+
+// bounds are q's window in the time_ns column's unit, open ends filled.
+func (q WriteQuery) bounds() (since, until int64) {
+	since, until = 0, 1<<63-1
+	if !q.Since.IsZero() {
+		since = q.Since.UnixNano()
+	}
+	if !q.Until.IsZero() {
+		until = q.Until.UnixNano()
+	}
+	return since, until
+}
+
 func (s *sqlStore) WriteStats(ctx context.Context) (WriteStats, error) {
 	st := WriteStats{Retention: s.writeRetention, MaxWrites: s.maxWrites,
 		PrunedForSize: s.wc.prunedSize.Load(), PrunedForAge: s.wc.prunedAge.Load(), ObjectsDropped: s.wc.dropped.Load()}

@@ -193,6 +193,27 @@ func TestScanWritesStopsWhenAsked(t *testing.T) {
 	}
 }
 
+// TestCountWritesCountsTheWindow: the count the replay's progress bar
+// measures against is the scan's, for a window and for no bound.
+func TestCountWritesCountsTheWindow(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ws := writeStore(t, dsn, ledger.Options{})
+		var batch []ledger.Write
+		for i := range 30 {
+			batch = append(batch, cmWrite(fmt.Sprint(i), i, ledger.OpCreate, "create", 201, "v"))
+		}
+		if _, err := ws.AppendWrites(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []ledger.WriteQuery{{}, {Since: w0.Add(10 * time.Second), Until: w0.Add(25 * time.Second)}, {Since: w0.Add(time.Hour)}} {
+			n, err := ws.CountWrites(context.Background(), q)
+			if want := len(scanAll(t, ws, q)); err != nil || n != int64(want) {
+				t.Errorf("CountWrites(%v..%v) = %d, %v; the scan reads %d", q.Since, q.Until, n, err, want)
+			}
+		}
+	})
+}
+
 // TestScanWritesPagesByBytes: writes whose objects do not compress (200 KiB
 // each, 40 of them, twice the byte budget of a page) are all read, in order,
 // each with its object and the object before it, across the pages the byte

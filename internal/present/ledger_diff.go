@@ -19,8 +19,11 @@ func LedgerTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-func thousands(n int) string {
-	s := strconv.Itoa(n)
+func thousands(n int) string { return Thousands(int64(n)) }
+
+// Thousands is n with commas between its groups of three digits.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"time"
 
@@ -30,8 +31,10 @@ type Counts struct {
 type frame struct {
 	counts   *Counts
 	progress func(Progress)
-	mayList  func(group, resource string) bool
-	ns       namespaces
+	// total is the window's writes, counted when progress is reported.
+	total   int64
+	mayList func(group, resource string) bool
+	ns      namespaces
 	// listable memoizes mayList per group and resource: a replay asks it
 	// once per resource, not per write.
 	listable map[[2]string]bool
@@ -62,7 +65,7 @@ func (f *frame) admit(w *ledger.Write) (a admitted, ok bool) {
 	f.counts.Scanned++
 	f.last = w.Time
 	if f.progress != nil && f.counts.Scanned%ProgressEvery == 0 {
-		f.progress(Progress{Scanned: f.counts.Scanned, At: w.Time})
+		f.progress(Progress{Scanned: f.counts.Scanned, Total: f.total, At: w.Time})
 	}
 	if f.mayList != nil && !f.listed(w.APIGroup, w.Resource) {
 		return a, false
@@ -103,9 +106,27 @@ func (f *frame) listed(group, resource string) bool {
 }
 
 // done reports the end of a replay that was not cut short.
+// countWindow counts the writes of the window before a replay whose
+// progress is reported, so that it can say how many of how many it read.
+// A time-based measure misleads: writes crowd the end of a 7-day window of
+// a console installed yesterday, and the bar stood at 98% a third of the
+// way through.
+func (f *frame) countWindow(ctx context.Context, writes ledger.WriteStore, window ledger.WriteQuery) error {
+	if f.progress == nil {
+		return nil
+	}
+	n, err := writes.CountWrites(ctx, window)
+	if err != nil {
+		return err
+	}
+	f.total = n
+	f.progress(Progress{Total: n})
+	return nil
+}
+
 func (f *frame) done(err error) {
 	if f.progress != nil && err == nil {
-		f.progress(Progress{Scanned: f.counts.Scanned, At: f.last, Done: true})
+		f.progress(Progress{Scanned: f.counts.Scanned, Total: f.total, At: f.last, Done: true})
 	}
 }
 

@@ -55,6 +55,10 @@ const DefaultMaxChanges = 1000
 // Progress is how far a replay is.
 type Progress struct {
 	Scanned int64
+	// Total is how many writes the window held when the replay began:
+	// Scanned of Total is how far through it is (writes pruned meanwhile
+	// end it short of Total).
+	Total int64
 	// At is the time of the last write scanned: with the window it tells
 	// how far through the replay is.
 	At   time.Time
@@ -160,6 +164,9 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	r := &run{o: o, ctx: ctx, draft: draft, deployed: deployed,
 		memo: &paramsMemo{src: o.Params, got: map[paramsKey]paramsAnswer{}}, groups: map[GroupKey]*Group{}}
 	r.frame = newFrame(&r.sum.Counts, o.Progress, o.MayList, o.Namespaces)
+	if err := r.frame.countWindow(ctx, o.Writes, o.Window); err != nil {
+		return Summary{}, err
+	}
 	r.matcher = newMatcher(r.frame.ns)
 	err = o.Writes.ScanWrites(ctx, o.Window, r.write)
 	r.sum.Groups = groupsOf(r.groups, (*Group).total)

@@ -251,13 +251,17 @@ func TestReplayIsCancellableAndReportsProgress(t *testing.T) {
 	}
 	st := newStore(t, writes)
 	draft := Version{policy("p", noForbidden, nil), binding("p", deny, nil)}
-	var seen []int64
-	sum, err := Run(context.Background(), Options{Writes: st, Draft: draft, Namespaces: todays, Progress: func(p Progress) { seen = append(seen, p.Scanned) }})
-	if err != nil || sum.Scanned != 2500 || fmt.Sprint(seen) != "[1000 2000 2500]" {
+	var seen []string
+	sum, err := Run(context.Background(), Options{Writes: st, Draft: draft, Namespaces: todays, Progress: func(p Progress) { seen = append(seen, fmt.Sprintf("%d/%d", p.Scanned, p.Total)) }})
+	if err != nil || sum.Scanned != 2500 || fmt.Sprint(seen) != "[0/2500 1000/2500 2000/2500 2500/2500]" {
 		t.Fatalf("progress %v, scanned %d, err %v", seen, sum.Scanned, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	sum, err = Run(ctx, Options{Writes: st, Draft: draft, Namespaces: todays, Progress: func(p Progress) { cancel() }})
+	sum, err = Run(ctx, Options{Writes: st, Draft: draft, Namespaces: todays, Progress: func(p Progress) {
+		if p.Scanned > 0 {
+			cancel()
+		}
+	}})
 	if !errors.Is(err, context.Canceled) || sum.Scanned != 1000 {
 		t.Errorf("cancelled at the first progress: scanned %d, err %v", sum.Scanned, err)
 	}

@@ -144,6 +144,9 @@ func RunWebhooks(ctx context.Context, o WebhookOptions) (WebhookSummary, error) 
 	}
 	r := &webhookRun{o: o, ctx: ctx, draft: draft, deployed: deployed, groups: map[GroupKey]*WebhookGroup{}}
 	r.frame = newFrame(&r.sum.Counts, o.Progress, o.MayList, o.Namespaces)
+	if err := r.frame.countWindow(ctx, o.Writes, o.Window); err != nil {
+		return WebhookSummary{}, err
+	}
 	r.pred = newPredicates(r.frame.ns)
 	// The webhooks of either version, the draft's order first: a
 	// request's changes are listed per webhook in this order.
