@@ -25,6 +25,32 @@ type trafficCounters struct {
 	mu          sync.Mutex
 	markKnown   bool
 	coarseUntil int64
+	// seen remembers the series this store committed, by key: their id and
+	// the hour their last_s reaches (seriesSeen). A batch's series seen
+	// within the hour of its bucket takes no statement: an upsert that
+	// changes nothing still writes a row version on PostgreSQL (the
+	// benchmark's series table grew by a dead 700-byte tuple per bucket).
+	// Bounded by maxSeenSeries, forgotten whole past it and on every prune
+	// (a pruned series' id must not be reused).
+	seenMu  sync.Mutex
+	seen    map[string]seriesSeen
+	seenGen uint64 // counts the forgetting
+}
+
+// seriesSeen is a committed series' id and the hour its stored last_s
+// reaches at least.
+type seriesSeen struct {
+	id, hour int64
+}
+
+// maxSeenSeries bounds trafficCounters.seen: about 100 bytes each.
+const maxSeenSeries = 100_000
+
+// lastHour rounds a second up to its hour's end: series are upserted again
+// once an hour, not every batch, and last_s (pruning's key) is at most an
+// hour ahead of the newest bucket.
+func lastHour(sec int64) int64 {
+	return sec - sec%3600 + 3599
 }
 
 // upsertSeriesSQL stores a series, or moves its last_s on, and returns its id.
@@ -121,7 +147,10 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 		return fmt.Errorf("ledger: traffic: %w", err)
 	}
 	defer bucket.Close()
-	ids := map[string]int64{}
+	s.tc.seenMu.Lock()
+	known, gen := s.tc.seen, s.tc.seenGen
+	s.tc.seenMu.Unlock()
+	ids := map[string]seriesSeen{} // upserted by this batch, remembered once committed
 	for i := range buckets {
 		b := &buckets[i]
 		if b.Width != TrafficSecond && b.Width != TrafficMinute {
@@ -137,19 +166,25 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 		if err != nil {
 			return err
 		}
-		id, ok := ids[key]
+		seen, ok := ids[key]
 		if !ok {
+			s.tc.seenMu.Lock()
+			seen, ok = known[key]
+			s.tc.seenMu.Unlock()
+		}
+		if !ok || seen.hour < start {
 			groups, err := jsonList(ser.Groups)
 			if err != nil {
 				return err
 			}
+			seen.hour = max(seen.hour, lastHour(start))
 			if err := series.QueryRowContext(ctx, key, ser.Instance, ser.User, groups, ser.Verb, ser.APIGroup, ser.Resource,
-				ser.Subresource, ser.Namespace, ser.NonResourceURL, ser.Class, start).Scan(&id); err != nil {
+				ser.Subresource, ser.Namespace, ser.NonResourceURL, ser.Class, seen.hour).Scan(&seen.id); err != nil {
 				return fmt.Errorf("ledger: traffic: series: %w", err)
 			}
-			ids[key] = id
+			ids[key] = seen
 		}
-		if _, err := bucket.ExecContext(ctx, start, id, width, b.Requests, b.Rejected, int64(b.LatencySum),
+		if _, err := bucket.ExecContext(ctx, start, seen.id, width, b.Requests, b.Rejected, int64(b.LatencySum),
 			int64(b.LatencyMax), int64(b.APFWaitSum)); err != nil {
 			return fmt.Errorf("ledger: traffic: bucket: %w", err)
 		}
@@ -157,8 +192,34 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("ledger: traffic: commit: %w", err)
 	}
+	s.rememberSeries(gen, ids)
 	s.trimTraffic(ctx, len(buckets))
 	return nil
+}
+
+// rememberSeries adds a committed batch's series to the store's, unless a
+// prune forgot the store's since the batch began (gen).
+func (s *sqlStore) rememberSeries(gen uint64, ids map[string]seriesSeen) {
+	s.tc.seenMu.Lock()
+	defer s.tc.seenMu.Unlock()
+	if gen != s.tc.seenGen {
+		return
+	}
+	if s.tc.seen == nil || len(s.tc.seen)+len(ids) > maxSeenSeries {
+		s.tc.seen = make(map[string]seriesSeen, len(ids))
+	}
+	for k, v := range ids {
+		s.tc.seen[k] = v
+	}
+}
+
+// forgetSeries drops the remembered series: after a prune their ids may
+// be gone.
+func (s *sqlStore) forgetSeries() {
+	s.tc.seenMu.Lock()
+	s.tc.seen = nil
+	s.tc.seenGen++
+	s.tc.seenMu.Unlock()
 }
 
 // coarseMark returns the coarsening's mark, at first use the oldest second
@@ -274,6 +335,7 @@ func (s *sqlStore) deleteTrafficBefore(ctx context.Context, end int64) (int64, e
 		}
 		total += n
 	}
+	s.forgetSeries()
 	if _, err := s.w.ExecContext(ctx, s.d.bind("DELETE FROM traffic_series WHERE last_s < ?"), end); err != nil {
 		return total, fmt.Errorf("ledger: traffic: prune series: %w", err)
 	}

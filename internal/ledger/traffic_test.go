@@ -202,10 +202,12 @@ func TestTrafficBounds(t *testing.T) {
 		if st.Buckets != 100 || st.PrunedForSize != 50 || !st.Oldest.Equal(tt0.Add(50*time.Second)) {
 			t.Errorf("after 150 seconds with a bound of 100: %+v", st)
 		}
-		if err := ts.AppendTraffic(ctx, []ledger.TrafficBucket{bucketAt(200, listSeries("bob"), 1, time.Millisecond)}); err != nil {
+		if err := ts.AppendTraffic(ctx, []ledger.TrafficBucket{bucketAt(7200, listSeries("bob"), 1, time.Millisecond)}); err != nil {
 			t.Fatal(err)
 		}
-		n, err := ts.PruneTraffic(ctx, tt0.Add(160*time.Second))
+		// A series' last_s is its newest bucket's hour's end (series are
+		// upserted once an hour): alice's goes with a cut past 10:59:59.
+		n, err := ts.PruneTraffic(ctx, tt0.Add(time.Hour+160*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,6 +248,30 @@ func TestTrafficKeepsAnyName(t *testing.T) {
 		}
 		if !users[strings.Repeat("u", 253)] || !users["bad\uFFFDname\u2400"] {
 			t.Errorf("users read back: %v", users)
+		}
+	})
+}
+
+// TestTrafficSeriesComeBackAfterAPrune: a series the store remembers and a
+// prune deleted is stored again when its traffic comes back, even a late
+// bucket within the hour the store remembered it for: no bucket is left
+// pointing at a series that is gone (the scan would drop it).
+func TestTrafficSeriesComeBackAfterAPrune(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ts := trafficStore(t, dsn, ledger.Options{})
+		ctx := context.Background()
+		if err := ts.AppendTraffic(ctx, []ledger.TrafficBucket{bucketAt(0, listSeries("alice"), 1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.PruneTraffic(ctx, tt0.Add(time.Hour+time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := ts.AppendTraffic(ctx, []ledger.TrafficBucket{bucketAt(100, listSeries("alice"), 2, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		got := scanTraffic(t, ts, ledger.TrafficQuery{})
+		if len(got) != 1 || got[0].Requests != 2 || got[0].Series.User != "alice" {
+			t.Errorf("after the prune and alice's late bucket: %+v", got)
 		}
 	})
 }

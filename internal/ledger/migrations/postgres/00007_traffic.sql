@@ -10,7 +10,8 @@
 -- LongRunningRequestCheck) and the API server instance that reported it
 -- (the webhook path's name, empty when unknown). key: the SHA-256 of those
 -- fields (traffic_sql.go's seriesKey), so a batch finds its series by one
--- unique lookup. last_s: the newest second of its buckets, for pruning.
+-- unique lookup. last_s: the end of the hour of its newest bucket, for
+-- pruning (a series is upserted again once an hour, not every batch).
 --
 -- traffic_buckets: per series per bucket (start_s, width_s: 1 s, coarsened to
 -- 60 s past a day), the requests that arrived in it, how many were refused
