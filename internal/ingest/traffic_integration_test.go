@@ -15,7 +15,6 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
-	"github.com/clusterdesk/clusterdesk/internal/testpg"
 )
 
 // flowCount is one expected flow of TestTrafficRecordsEveryReadPerFlowAndInstance.
@@ -32,31 +31,12 @@ type flowCount struct {
 // into SQLite and into PostgreSQL.
 func TestTrafficRecordsEveryReadPerFlowAndInstance(t *testing.T) {
 	apiservers := testcluster.APIServers(t, 2)
-	pg, err := testpg.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := pg.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	for _, be := range []struct{ name, dsn string }{
-		{"sqlite", "sqlite:" + t.TempDir() + "/ledger.db"},
-		{"postgres", ""},
-	} {
+	for _, be := range []struct {
+		name  string
+		store func(t *testing.T) ledger.Store
+	}{{"sqlite", sqliteLedger}, {"postgres", pgLedger}} {
 		t.Run(be.name, func(t *testing.T) {
-			dsn := be.dsn
-			if dsn == "" {
-				if dsn, err = pg.NewDatabase(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			store, err := ledger.Open(context.Background(), dsn, ledger.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { store.Close() })
+			store := be.store(t)
 			ts := store.(ledger.TrafficStore)
 			webhookUnderTest(t, store, Options{Traffic: ts}, true)
 			recordReads(t, ts, apiservers)
