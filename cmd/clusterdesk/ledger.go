@@ -36,7 +36,9 @@ type ledgerConfig struct {
 	writeRetentionText string
 	maxWrites          int64
 	maxWritesText      string
-	webhook            webhookConfig
+	// The recorded traffic (issue 46, internal/ledger/traffic.go).
+	traffic trafficConfig
+	webhook webhookConfig
 }
 
 // webhookConfig is the audit webhook's listener.
@@ -67,6 +69,7 @@ func (l *ledgerConfig) register(fs *flag.FlagSet) (retention *string) {
 	fs.StringVar(&l.maxEntriesText, "ledger-max-entries", env("LEDGER_MAX_ENTRIES", strconv.Itoa(DefaultLedgerMaxEntries)), "how many entries the ledger keeps at most: past it the oldest are pruned as entries come in; 0 for no bound")
 	fs.StringVar(&l.writeRetentionText, "recorded-writes-retention", env("RECORDED_WRITES_RETENTION", ledger.DefaultWriteRetention.String()), "how long the writes the audit webhook reports (replayed against admission changes) are kept; 0 keeps them forever")
 	fs.StringVar(&l.maxWritesText, "recorded-writes-max", env("RECORDED_WRITES_MAX", strconv.Itoa(DefaultMaxWrites)), "how many recorded writes are kept at most: past it the oldest are pruned as writes come in; 0 for no bound")
+	l.traffic.register(fs)
 	fs.StringVar(&l.webhook.listen, "audit-webhook-listen", env("AUDIT_WEBHOOK_LISTEN", ""), "address of the audit webhook that receives the API server's audit events into the ledger (TLS; empty: none)")
 	fs.StringVar(&l.webhook.certFile, "audit-webhook-tls-cert", env("AUDIT_WEBHOOK_TLS_CERT", ""), "the audit webhook's serving certificate (PEM)")
 	fs.StringVar(&l.webhook.keyFile, "audit-webhook-tls-key", env("AUDIT_WEBHOOK_TLS_KEY", ""), "the audit webhook's serving key (PEM)")
@@ -90,6 +93,9 @@ func (l *ledgerConfig) finish(retention string) error {
 	}
 	if l.maxWrites, err = strconv.ParseInt(l.maxWritesText, 10, 64); err != nil || l.maxWrites < 0 {
 		return fmt.Errorf("--recorded-writes-max (CLUSTERDESK_RECORDED_WRITES_MAX) must be a count of writes, or 0 for no bound, not %q", l.maxWritesText)
+	}
+	if err := l.traffic.finish(); err != nil {
+		return err
 	}
 	if l.dsn == "" {
 		l.dsn = "sqlite:" + filepath.Join(l.dataDir, "ledger.db")
@@ -145,7 +151,8 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 			return nil, fmt.Errorf("--ledger: %w", err)
 		}
 	}
-	opts := ledger.Options{Retention: l.retention, MaxEntries: l.maxEntries, WriteRetention: l.writeRetention, MaxWrites: l.maxWrites}
+	opts := ledger.Options{Retention: l.retention, MaxEntries: l.maxEntries, WriteRetention: l.writeRetention, MaxWrites: l.maxWrites,
+		TrafficRetention: l.traffic.retention, MaxTrafficBuckets: l.traffic.maxBuckets}
 	store, err := ledger.Open(ctx, l.dsn, opts)
 	switch {
 	case err != nil && isShared(l.dsn):
@@ -170,10 +177,14 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 	if writes != nil {
 		go pruneWrites(ctx, writes, l.writeRetention, log)
 	}
+	trafficStore, _ := store.(ledger.TrafficStore)
+	if trafficStore != nil {
+		go keepTraffic(ctx, trafficStore, l.traffic.retention, log)
+	}
 
 	var webhook metrics.LedgerWebhookSource
 	if l.webhook.listen != "" {
-		rc, err := newReceiver(l.webhook, store, writes, log)
+		rc, err := newReceiver(l.webhook, ingest.Options{Store: store, Writes: writes, Traffic: trafficStore, Log: log})
 		if err != nil {
 			run.stop()
 			store.Close()
@@ -199,7 +210,8 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 	return run, nil
 }
 
-func newReceiver(w webhookConfig, store ledger.Store, writes ledger.WriteStore, log *slog.Logger) (*ingest.Receiver, error) {
+func newReceiver(w webhookConfig, o ingest.Options) (*ingest.Receiver, error) {
+	log := o.Log
 	var senders ingest.Senders
 	if w.clientCAFile != "" {
 		pem, err := os.ReadFile(w.clientCAFile)
@@ -218,7 +230,8 @@ func newReceiver(w webhookConfig, store ledger.Store, writes ledger.WriteStore, 
 		}
 		senders.TokenFile = tf
 	}
-	return ingest.NewReceiver(ingest.Options{Store: store, Writes: writes, Senders: senders, Log: log})
+	o.Senders = senders
+	return ingest.NewReceiver(o)
 }
 
 // prune deletes what is older than the retention at start and then daily.
@@ -251,17 +264,25 @@ func pruneWrites(ctx context.Context, writes ledger.WriteStore, retention time.D
 	if retention == 0 {
 		return
 	}
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		pctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		n, err := writes.PruneWrites(pctx, time.Now().Add(-retention))
-		cancel()
+	hourly(ctx, func(ctx context.Context) {
+		n, err := writes.PruneWrites(ctx, time.Now().Add(-retention))
 		if err != nil && ctx.Err() == nil {
 			log.Warn("ledger: pruning recorded writes failed; tried again in an hour", "err", err)
 		} else if n > 0 {
 			log.Info("ledger: pruned recorded writes past their retention", "writes", n, "retention", retention)
 		}
+	})
+}
+
+// hourly runs job at start and then every hour until ctx ends, each run
+// bounded by ten minutes.
+func hourly(ctx context.Context, job func(context.Context)) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		jctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		job(jctx)
+		cancel()
 		select {
 		case <-ctx.Done():
 			return

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
+	"github.com/clusterdesk/clusterdesk/internal/traffic"
 )
 
 // Defaults of the receiver's bounds.
@@ -56,7 +57,10 @@ type Options struct {
 	Store ledger.Store
 	// Writes, when set, also keeps every write the events report at
 	// RequestResponse (RecordedWrite): the replay's recorded writes.
-	Writes  ledger.WriteStore
+	Writes ledger.WriteStore
+	// Traffic, when set, also folds every request the events report into
+	// the recorded traffic (internal/traffic), per API server instance.
+	Traffic ledger.TrafficStore
 	Senders Senders
 	// MaxBody (default DefaultMaxBody) and InFlight (default DefaultInFlight)
 	// bound the memory batches take.
@@ -105,7 +109,8 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.refuse(w, http.StatusUnauthorized, RefusedUnauthenticated, 0)
 		return
 	}
-	if r.URL.Path != "/" {
+	instance, ok := instanceOf(r.URL.Path)
+	if !ok {
 		rc.refuse(w, http.StatusNotFound, RefusedBadRequest, 0)
 		return
 	}
@@ -140,6 +145,10 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	entries := make([]ledger.Entry, 0, len(list.Items))
 	var writes []ledger.Write
+	var flows *traffic.Batch
+	if rc.o.Traffic != nil {
+		flows = traffic.NewBatch(instance)
+	}
 	anonymous := 0
 	for i, raw := range list.Items {
 		var ev auditv1.Event
@@ -166,6 +175,9 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writes = append(writes, w)
 			}
 		}
+		if flows != nil {
+			flows.Add(&ev, refusedAnonymous)
+		}
 	}
 	added := 0
 	if len(entries) > 0 {
@@ -189,6 +201,21 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		cancel()
 		if err != nil {
 			rc.o.Log.Warn("audit webhook: the recorded writes of a batch were not stored; the API server will retry it", "err", err, "writes", len(writes))
+			rc.refuse(w, http.StatusServiceUnavailable, RefusedUnavailable, retryUnavailable)
+			return
+		}
+	}
+	if flows != nil {
+		// Last: a batch whose traffic fails is answered 503 and retried
+		// whole, its entries and writes stored once (by ID) and its traffic
+		// added once (this transaction rolled back). A batch committed
+		// whose 200 the API server never read is counted twice: the
+		// traffic has no identity per event to skip it by.
+		ctx, cancel := context.WithTimeout(r.Context(), appendTimeout)
+		err := rc.o.Traffic.AppendTraffic(ctx, flows.Buckets())
+		cancel()
+		if err != nil {
+			rc.o.Log.Warn("audit webhook: the traffic of a batch was not stored; the API server will retry it", "err", err, "events", len(list.Items))
 			rc.refuse(w, http.StatusServiceUnavailable, RefusedUnavailable, retryUnavailable)
 			return
 		}

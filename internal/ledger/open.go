@@ -39,6 +39,12 @@ type Options struct {
 	WriteRetention time.Duration
 	// MaxWrites bounds the recorded writes by count (0: none).
 	MaxWrites int64
+	// TrafficRetention is how long the recorded traffic (traffic.go) is
+	// kept; 0 keeps it forever. Whoever runs the console calls
+	// PruneTraffic with it (and CoarsenTraffic).
+	TrafficRetention time.Duration
+	// MaxTrafficBuckets bounds the traffic by buckets (0: none).
+	MaxTrafficBuckets int64
 }
 
 // Open opens the ledger that dsn names and brings its schema up to date:
@@ -51,8 +57,8 @@ func Open(ctx context.Context, dsn string, o Options) (Store, error) {
 	if o.Retention < 0 {
 		return nil, fmt.Errorf("ledger: negative retention %s", o.Retention)
 	}
-	if o.WriteRetention < 0 || o.MaxWrites < 0 {
-		return nil, fmt.Errorf("ledger: negative bound of recorded writes")
+	if o.WriteRetention < 0 || o.MaxWrites < 0 || o.TrafficRetention < 0 || o.MaxTrafficBuckets < 0 {
+		return nil, fmt.Errorf("ledger: negative bound of recorded writes or traffic")
 	}
 	if o.MaxEntries < 0 {
 		return nil, fmt.Errorf("ledger: negative entry bound %d", o.MaxEntries)

@@ -31,6 +31,10 @@ type sqlStore struct {
 	writeRetention time.Duration
 	maxWrites      int64
 	wc             writeCounters
+	// The recorded traffic's bounds and counters (traffic_sql.go).
+	trafficRetention  time.Duration
+	maxTrafficBuckets int64
+	tc                trafficCounters
 }
 
 // insertRows is how many entries one INSERT carries: one statement per 100
@@ -49,6 +53,7 @@ func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
 	s := &sqlStore{
 		d: d, w: w, r: r, retention: o.Retention, exportSlots: make(chan struct{}, exportConns),
 		insertChunk: insertSQL(d, insertRows), writeRetention: o.WriteRetention, maxWrites: o.MaxWrites,
+		trafficRetention: o.TrafficRetention, maxTrafficBuckets: o.MaxTrafficBuckets,
 	}
 	if o.MaxEntries > 0 {
 		s.trim = newTrimmer(o.MaxEntries)

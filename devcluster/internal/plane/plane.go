@@ -35,10 +35,27 @@ type Layout struct {
 	AuditWebhook string
 }
 
-// AuditWebhookConfig is the kubeconfig kube-apiserver's
+// AuditWebhookConfig is the kubeconfig kube-apiserver instance n's
 // --audit-webhook-config-file reads: the backend's address, the CA of its
-// serving certificate, and the API server's client certificate.
-func (l Layout) AuditWebhookConfig() string { return filepath.Join(l.Dir, "audit-webhook.kubeconfig") }
+// serving certificate, and the API server's client certificate. Each
+// instance has its own, whose address ends in /apiservers/<instance>
+// (AuditWebhookPath): an audit event does not say which API server wrote
+// it, and the recorded traffic is per instance (issue 46). Instance 1
+// keeps the file name it had when there was one.
+func (l Layout) AuditWebhookConfig(n int) string {
+	if n == 1 {
+		return filepath.Join(l.Dir, "audit-webhook.kubeconfig")
+	}
+	return filepath.Join(l.Dir, fmt.Sprintf("audit-webhook-%d.kubeconfig", n))
+}
+
+// AuditWebhookPath is the path instance n's audit batches are posted to:
+// /apiservers/ and the instance's address as the default/kubernetes
+// EndpointSlice lists it (127.0.0.N:PORT), the name the console records
+// its traffic under (internal/ingest's receiver).
+func AuditWebhookPath(n, port int) string {
+	return fmt.Sprintf("/apiservers/%s:%d", pki.InstanceIP(n), port)
+}
 
 // AuditLog is where the API server writes its audit events, one JSON object per line.
 func (l Layout) AuditLog() string { return filepath.Join(l.Dir, "audit.log") }
@@ -48,9 +65,12 @@ func (l Layout) AuditPolicy() string { return filepath.Join(l.Dir, "audit-policy
 
 // auditPolicy serves both backends, the log and the webhook (a policy is the
 // API server's, not a backend's). Rules match in order:
-//   - reads (get, list, watch) are not recorded: nobody reads them in the log
-//     (tests look for writes), and the webhook would otherwise receive every
-//     informer's watch and every page's lookup;
+//   - reads (get, list, watch) at Metadata, no body: the recorded traffic
+//     of the APF what-if (issue 46), which the console folds into per-second
+//     counts per flow at ingest (internal/traffic) rather than storing each;
+//     reads take most of an API server's seats, so a what-if without them
+//     would be wrong. Their cost (every informer's watch and every page's
+//     lookup is an event) is measured in ARCHITECTURE.md;
 //   - Secrets, tokens, access reviews and streams at Metadata, never a body
 //     (the policy's own comments say why);
 //   - high-churn housekeeping (Events, Leases, Endpoints, EndpointSlices,
@@ -69,7 +89,11 @@ const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
-- level: None
+# Reads at Metadata, never a body (issue 46): the recorded traffic the APF
+# what-if replays; reads take most of the API server's seats. Secrets,
+# tokens and the rest below are reads like any other here: Metadata has no
+# body to leak.
+- level: Metadata
   verbs: ["get", "list", "watch"]
 # Never a body. Secrets: their data must not leave the API server (the
 # console records who wrote which Secret, never what). Tokens: a
@@ -112,10 +136,11 @@ rules:
 - level: Metadata
 `
 
-// writeAuditWebhookConfig writes the kubeconfig of the audit webhook: the
-// backend at l.AuditWebhook, trusted through the cluster CA, and the API
-// server's client certificate from the audit client CA.
-func writeAuditWebhookConfig(l Layout) error {
+// writeAuditWebhookConfig writes instance n's kubeconfig of the audit
+// webhook: the backend at l.AuditWebhook and the instance's path, trusted
+// through the cluster CA, and the API server's client certificate from the
+// audit client CA.
+func writeAuditWebhookConfig(l Layout, n, port int) error {
 	ca, err := os.ReadFile(l.PKI.CACert)
 	if err != nil {
 		return err
@@ -128,7 +153,7 @@ func writeAuditWebhookConfig(l Layout) error {
 	if err != nil {
 		return err
 	}
-	return access.WriteKubeconfig(l.AuditWebhookConfig(), l.AuditWebhook, ca, pki.AuditWebhookClientUser,
+	return access.WriteKubeconfig(l.AuditWebhookConfig(n), l.AuditWebhook+AuditWebhookPath(n, port), ca, pki.AuditWebhookClientUser,
 		&clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key})
 }
 
@@ -158,7 +183,7 @@ func APIServer(l Layout, etcdURL string, n, port int) (*procs.Proc, error) {
 	if err := os.WriteFile(l.AuditPolicy(), []byte(auditPolicy), 0o644); err != nil {
 		return nil, err
 	}
-	if err := writeAuditWebhookConfig(l); err != nil {
+	if err := writeAuditWebhookConfig(l, n, port); err != nil {
 		return nil, fmt.Errorf("audit webhook kubeconfig: %w", err)
 	}
 	ip := pki.InstanceIP(n).String()
@@ -193,7 +218,7 @@ func APIServer(l Layout, etcdURL string, n, port int) (*procs.Proc, error) {
 		// The API server retries a batch the backend refuses with a 429 or
 		// 5xx, and drops events when its buffer is full: it never blocks
 		// requests on the backend.
-		"--audit-webhook-config-file=" + l.AuditWebhookConfig(),
+		"--audit-webhook-config-file=" + l.AuditWebhookConfig(n),
 		"--audit-webhook-mode=batch",
 		"--audit-webhook-batch-max-wait=1s",
 		// Close open watches when asked to stop. Without it the server waits

@@ -1,0 +1,116 @@
+package ledger
+
+import (
+	"context"
+	"time"
+)
+
+// Recorded traffic (issue 46): every request the API server's audit webhook
+// reports, reads included, folded at ingest (internal/traffic) into counts
+// per second per series, the arrivals the APF what-if replays. Not ledger
+// entries and not recorded writes: no request is kept one by one.
+
+// Classes of a series, as API Priority and Fairness treats its requests
+// (k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go): watches
+// are dispatched by APF for their initialisation only; other long-running
+// requests (exec, attach, port-forward, proxy, log) bypass it.
+const (
+	ClassOrdinary    = ""
+	ClassWatch       = "watch"
+	ClassLongRunning = "long-running"
+)
+
+// Bucket widths: a second while the traffic is recent, a minute past
+// DefaultTrafficFineFor (CoarsenTraffic).
+const (
+	TrafficSecond = time.Second
+	TrafficMinute = time.Minute
+)
+
+// Defaults of the traffic's bounds.
+const (
+	// DefaultTrafficRetention: the what-if's windows, "the last day", "last
+	// week's incident".
+	DefaultTrafficRetention = 7 * 24 * time.Hour
+	// DefaultTrafficFineFor is how long buckets stay a second wide; older
+	// ones are folded into minutes.
+	DefaultTrafficFineFor = 24 * time.Hour
+	// DefaultMaxTrafficBuckets bounds the buckets by count: about 2.3 GB of
+	// SQLite and 7.6 GB of PostgreSQL at the sizes BenchmarkTrafficIngest
+	// measured (46 and 153 bytes a bucket); 14 hours of seconds at 1,000
+	// requests/s of 1,000 distinct flows every second (the worst spread),
+	// days of a cluster whose flows repeat within a second.
+	DefaultMaxTrafficBuckets = 50_000_000
+)
+
+// TrafficSeries is what a request is counted under: the fields APF
+// classifies a request by, its class and the API server instance.
+type TrafficSeries struct {
+	// Instance names the API server that reported the requests (the audit
+	// webhook's path, /apiservers/<instance>); empty when it did not say.
+	Instance string
+	// User and Groups are the user APF saw (the impersonated one when the
+	// request impersonated).
+	User           string
+	Groups         []string
+	Verb           string
+	APIGroup       string
+	Resource       string
+	Subresource    string
+	Namespace      string // empty: cluster scope, or a non-resource request
+	NonResourceURL string // the path of a non-resource request
+	Class          string // Class*
+}
+
+// TrafficBucket is one series' requests that arrived within
+// [Start, Start+Width).
+type TrafficBucket struct {
+	Start  time.Time
+	Width  time.Duration
+	Series TrafficSeries
+	// Requests counts the arrivals, Rejected those answered 429.
+	Requests, Rejected int64
+	// LatencySum and LatencyMax are of the requests' latency: from the
+	// event's requestReceivedTimestamp to its stageTimestamp at
+	// ResponseComplete (ResponseStarted for long-running requests).
+	LatencySum, LatencyMax time.Duration
+	// APFWaitSum sums the API server's apf-queue-wait annotations (written
+	// only on requests slower than 500 ms).
+	APFWaitSum time.Duration
+}
+
+// TrafficQuery selects the buckets to scan: Since <= Start < Until (zero:
+// no bound).
+type TrafficQuery struct {
+	Since, Until time.Time
+}
+
+// TrafficStats describes the recorded traffic.
+type TrafficStats struct {
+	Buckets, Series int64
+	Oldest, Newest  time.Time
+	Retention       time.Duration
+	MaxBuckets      int64
+	// Since the store opened: buckets pruned past the size bound and past
+	// the retention, and second buckets folded into minutes.
+	PrunedForSize, PrunedForAge, Coarsened int64
+}
+
+// TrafficStore keeps the recorded traffic. The SQL store (both backends)
+// implements it.
+type TrafficStore interface {
+	// AppendTraffic adds the buckets in one transaction: a bucket already
+	// stored for the same series, start and width has the counts added.
+	AppendTraffic(ctx context.Context, buckets []TrafficBucket) error
+	// ScanTraffic calls each for every bucket q selects in time order
+	// (start, then series), a page at a time: never the window in memory,
+	// no connection held while each runs. each must not keep b past its call.
+	ScanTraffic(ctx context.Context, q TrafficQuery, each func(b *TrafficBucket) error) error
+	// CoarsenTraffic folds the second buckets that start before before into
+	// minute buckets.
+	CoarsenTraffic(ctx context.Context, before time.Time) (int64, error)
+	// PruneTraffic deletes the buckets that start before before, and the
+	// series left without any.
+	PruneTraffic(ctx context.Context, before time.Time) (int64, error)
+	TrafficStats(ctx context.Context) (TrafficStats, error)
+}
