@@ -137,13 +137,19 @@ func Audits(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) bool {
 	return slices.Contains(b.Spec.ValidationActions, admissionregistrationv1.Audit)
 }
 
-// Agree replays the deployed policy with each of its auditing bindings
-// over the recorded writes since that binding's DeployedSince and compares
-// each request's verdict with the API server's annotation of the same
-// request. It reads the writes once per two auditing bindings (a replay
-// evaluates two versions). A version that cannot be replayed is a
-// *BadDraftError (Which "deployed"); a cancelled ctx returns what was
-// compared with ctx's error.
+// Agree replays the deployed policy with its auditing bindings over the
+// recorded writes since each binding's DeployedSince and compares, per
+// request and binding, the binding's Audited with the API server's
+// annotation of the same request, which names the binding of each failure
+// (ValidationFailureValue.Binding). The writes are read once, the policy
+// evaluated with all its auditing bindings as the API server evaluates it
+// (Run's draft). The bindings without Audit are left out of the replay: in
+// the API server's Dispatch no binding's decision stops or changes
+// another's (every binding is evaluated, the refusal comes after the loop),
+// so they cannot change an auditing binding's failures, and evaluating them
+// would only cost. A version that cannot be replayed is a *BadDraftError
+// (Which "deployed"); a cancelled ctx returns what was compared with ctx's
+// error.
 func Agree(ctx context.Context, o AgreementOptions) (Agreement, error) {
 	start := time.Now()
 	var a Agreement
@@ -165,45 +171,40 @@ func Agree(ctx context.Context, o AgreementOptions) (Agreement, error) {
 		return strings.Compare(x.Name, y.Name)
 	})
 	slices.Sort(a.NotAuditing)
-	for _, b := range auditing {
-		since := DeployedSince(o.Policy, b)
-		if o.Since.After(since) {
-			since = o.Since
+	var since time.Time
+	for i, b := range auditing {
+		s := DeployedSince(o.Policy, b)
+		if o.Since.After(s) {
+			s = o.Since
 		}
-		a.Bindings = append(a.Bindings, BindingAgreement{Binding: b.Name, Since: since})
+		a.Bindings = append(a.Bindings, BindingAgreement{Binding: b.Name, Since: s})
+		if i == 0 || s.Before(since) {
+			since = s
+		}
 	}
 	var err error
-	for i := 0; i < len(auditing) && err == nil; i += 2 {
-		err = a.pair(ctx, o, auditing, i)
+	if len(auditing) > 0 {
+		err = a.replay(ctx, o, auditing, since)
 	}
 	a.Elapsed = time.Since(start)
 	return a, err
 }
 
-// pair replays the auditing bindings i and i+1 (when there is one) in one
-// read of the writes: the first as Run's draft, the second as its deployed
-// version.
-func (a *Agreement) pair(ctx context.Context, o AgreementOptions, auditing []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, i int) error {
+// replay replays the policy with the auditing bindings in one read of the
+// writes since the earliest binding's window, and compares each binding's
+// verdict within its own window.
+func (a *Agreement) replay(ctx context.Context, o AgreementOptions, auditing []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, since time.Time) error {
 	ro := Options{Writes: o.Writes, Namespaces: o.Namespaces, Params: o.Params, MayList: o.MayList, MaxChanges: 1,
-		Draft: Version{Policy: o.Policy, Binding: auditing[i]}}
-	idx := []int{i}
-	since := a.Bindings[i].Since
-	if i+1 < len(auditing) {
-		ro.Deployed = &Version{Policy: o.Policy, Binding: auditing[i+1]}
-		idx = append(idx, i+1)
-		if s := a.Bindings[i+1].Since; s.Before(since) {
-			since = s
-		}
-	}
-	ro.Window = ledger.WriteQuery{Since: since, Until: o.Until}
-	ro.OnRequest = func(w *ledger.Write, first, second Verdict) {
+		Draft: Version{Policy: o.Policy, Bindings: auditing}, Window: ledger.WriteQuery{Since: since, Until: o.Until}}
+	ro.OnRequest = func(w *ledger.Write, v, _ Verdict) {
 		api, ok := apiServerAudited(w.Annotations, o.Policy.Name)
 		if !ok {
 			a.Unreadable++
 			return
 		}
-		for n, v := range []Verdict{first, second}[:len(idx)] {
-			a.compare(w, &a.Bindings[idx[n]], v, api, o.MaxDisagreements)
+		for i := range a.Bindings {
+			b := &a.Bindings[i]
+			a.compare(w, b, v.Of(b.Binding), api, o.MaxDisagreements)
 		}
 	}
 	sum, err := Run(ctx, ro)
@@ -211,8 +212,8 @@ func (a *Agreement) pair(ctx context.Context, o AgreementOptions, auditing []*ad
 	if err != nil {
 		return err
 	}
-	for _, j := range idx {
-		a.Bindings[j].Done = true
+	for i := range a.Bindings {
+		a.Bindings[i].Done = true
 	}
 	return nil
 }

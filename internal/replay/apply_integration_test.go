@@ -400,7 +400,7 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 	todays := todaysNamespaces(t, admin)
 	predicted := make([]*Verdict, len(steps))
 	sum, err := Run(ctx, Options{Writes: ws, Window: ledger.WriteQuery{Since: since}, Namespaces: todays,
-		Draft: Version{Policy: pol, Binding: bnd},
+		Draft: Version{pol, bs(bnd)},
 		OnRequest: func(w *ledger.Write, draft, _ Verdict) {
 			if i, ok := stepOf[w.AuditID]; ok {
 				predicted[i] = &draft

@@ -44,19 +44,21 @@ func newMatcher(ns namespaces) *matching.Matcher { return matching.NewMatcher(ns
 // resource only; the recorded write names the version it was sent as.
 var objectInterfaces = admission.NewObjectInterfacesFromScheme(runtime.NewScheme())
 
-// matches tells whether the version applies to the request: the policy's
-// matchConstraints, then the binding's matchResources, as Dispatch in
-// k8s.io/apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go
-// asks the matcher (policy, then each binding). An error is a config error
-// the failurePolicy decides.
-func (c *compiled) matches(m *matching.Matcher, attr admission.Attributes) (bool, error) {
+// policyMatches tells whether the policy's matchConstraints match the
+// request, and bindingMatches whether one binding's matchResources do: Dispatch
+// in k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go
+// asks the matcher for the policy once (DefinitionMatches), then for each
+// binding (BindingMatches). An error is a config error the failurePolicy
+// decides.
+func (c *compiled) policyMatches(m *matching.Matcher, attr admission.Attributes) (bool, error) {
 	ok, _, _, err := m.Matches(attr, objectInterfaces, c.policy)
-	if err != nil || !ok {
-		return false, err
-	}
-	if c.binding.all {
+	return ok, err
+}
+
+func (b *compiledBinding) matches(m *matching.Matcher, attr admission.Attributes) (bool, error) {
+	if b.criteria.all {
 		return true, nil
 	}
-	ok, _, _, err = m.Matches(attr, objectInterfaces, c.binding)
+	ok, _, _, err := m.Matches(attr, objectInterfaces, b.criteria)
 	return ok, err
 }

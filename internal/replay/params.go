@@ -49,7 +49,7 @@ func (k paramKinds) resolve(pk *admissionregistrationv1.ParamKind) (*paramKind, 
 	return &paramKind{gvr: gvr, namespaced: namespaced}, nil
 }
 
-// paramsMemo keeps each version's params per namespace for the replay: they
+// paramsMemo keeps each binding's params per namespace for the replay: they
 // are today's, so one read per namespace serves every request in it.
 type paramsMemo struct {
 	src ParamSource
@@ -57,7 +57,7 @@ type paramsMemo struct {
 }
 
 type paramsKey struct {
-	version   *compiled
+	binding   *compiledBinding // each binding has its own paramRef
 	namespace string
 }
 
@@ -66,15 +66,16 @@ type paramsAnswer struct {
 	err    error
 }
 
-// collect returns the params a request in namespace is evaluated with, as
+// collect returns the params a request in namespace is evaluated with
+// under binding b of c, as
 // CollectParams in
 // k8s.io/apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go
 // finds them: none asked (a nil param) without a paramKind or a paramRef; the
 // paramRef's namespace, else the request's, for a namespaced paramKind; by
 // name or selector; none found is an error under parameterNotFoundAction
 // Deny and no evaluation under Allow.
-func (m *paramsMemo) collect(ctx context.Context, c *compiled, namespace string) ([]map[string]any, error) {
-	ref := c.Binding.Spec.ParamRef
+func (m *paramsMemo) collect(ctx context.Context, c *compiled, b *compiledBinding, namespace string) ([]map[string]any, error) {
+	ref := b.Spec.ParamRef
 	if c.params == nil || ref == nil {
 		return []map[string]any{nil}, nil
 	}
@@ -90,7 +91,7 @@ func (m *paramsMemo) collect(ctx context.Context, c *compiled, namespace string)
 	} else if ref.Namespace != "" {
 		return nil, errors.New("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")
 	}
-	key := paramsKey{version: c, namespace: pns}
+	key := paramsKey{binding: b, namespace: pns}
 	if a, ok := m.got[key]; ok {
 		return a.params, a.err
 	}

@@ -202,8 +202,8 @@ func benchReplay(b *testing.B, st ledger.WriteStore, n int) {
 		s.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}
 	}
 	o := Options{Writes: st, Namespaces: nss,
-		Draft:    Version{policy("p", validations, mod), binding("p", deny, prod)},
-		Deployed: &Version{policy("p", validations[:1], mod), binding("p", audit, prod)}}
+		Draft:    Version{policy("p", validations, mod), bs(binding("p", deny, prod))},
+		Deployed: &Version{policy("p", validations[:1], mod), bs(binding("p", audit, prod))}}
 	var peak uint64
 	var ms runtime.MemStats
 	o.Progress = func(Progress) {

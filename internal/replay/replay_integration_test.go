@@ -239,8 +239,8 @@ func TestReplayAgreesWithTheAPIServersAuditAnnotations(t *testing.T) {
 	var compared, agreed, audited, newlyDenied int
 	var disagreements []string
 	sum, err := Run(ctx, Options{Writes: ws, Namespaces: todays,
-		Draft:    Version{Policy: deployedPol, Binding: draftBnd},
-		Deployed: &Version{Policy: deployedPol, Binding: deployedBnd},
+		Draft:    Version{deployedPol, bs(draftBnd)},
+		Deployed: &Version{deployedPol, bs(deployedBnd)},
 		OnRequest: func(w *ledger.Write, draft, deployed Verdict) {
 			if (w.Namespace != ns && w.Namespace != other) || strings.HasPrefix(w.Name, "probe-") {
 				return

@@ -142,29 +142,29 @@ func TestReplayVerdictsAndChanges(t *testing.T) {
 		newlyWarned    int64
 		firstGroup     GroupKey
 	}{
-		{name: "a new Deny policy", draft: Version{policy("p", noForbidden, nil), binding("p", deny, nil)},
+		{name: "a new Deny policy", draft: Version{policy("p", noForbidden, nil), bs(binding("p", deny, nil))},
 			draftStates: []string{"denied", "admitted", "denied", "admitted", "denied"}, newlyDenied: 3,
 			firstGroup: GroupKey{User: "alice", Namespace: "prod", Resource: "configmaps", Operation: ledger.OpCreate}},
-		{name: "namespaceSelector with today's labels", draft: Version{policy("p", noForbidden, nil), binding("p", deny, func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+		{name: "namespaceSelector with today's labels", draft: Version{policy("p", noForbidden, nil), bs(binding("p", deny, func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
 			s.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}
-		})}, draftStates: []string{"denied", "admitted", "not matched", "admitted", "not matched"}, newlyDenied: 1},
+		}))}, draftStates: []string{"denied", "admitted", "not matched", "admitted", "not matched"}, newlyDenied: 1},
 		{name: "matchConditions leave bob out", draft: Version{policy("p", noForbidden, func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "not-bob", Expression: "request.userInfo.username != 'bob'"}}
-		}), binding("p", deny, nil)}, draftStates: []string{"denied", "admitted", "admitted", "admitted", "denied"}, newlyDenied: 2},
-		{name: "oldObject: mode is immutable", draft: Version{policy("p", []admissionregistrationv1.Validation{{Expression: "oldObject == null || object.data.mode == oldObject.data.mode"}}, nil), binding("p", deny, nil)},
+		}), bs(binding("p", deny, nil))}, draftStates: []string{"denied", "admitted", "admitted", "admitted", "denied"}, newlyDenied: 2},
+		{name: "oldObject: mode is immutable", draft: Version{policy("p", []admissionregistrationv1.Validation{{Expression: "oldObject == null || object.data.mode == oldObject.data.mode"}}, nil), bs(binding("p", deny, nil))},
 			draftStates: []string{"admitted", "admitted", "admitted", "denied", "admitted"}, newlyDenied: 1,
 			firstGroup: GroupKey{User: "alice", Namespace: "prod", Resource: "configmaps", Operation: ledger.OpUpdate}},
-		{name: "params", draft: Version{policy("p", []admissionregistrationv1.Validation{{Expression: "object.data.mode != params.data.banned"}}, withParams), binding("p", deny, paramRef)},
+		{name: "params", draft: Version{policy("p", []admissionregistrationv1.Validation{{Expression: "object.data.mode != params.data.banned"}}, withParams), bs(binding("p", deny, paramRef))},
 			draftStates: []string{"admitted", "denied", "admitted", "admitted", "admitted"}, newlyDenied: 1},
-		{name: "Deny deployed, Warn drafted", draft: Version{policy("p", noForbidden, nil), binding("p", warn, nil)},
-			deployed:    &Version{policy("p", noForbidden, nil), binding("p", deny, nil)},
+		{name: "Deny deployed, Warn drafted", draft: Version{policy("p", noForbidden, nil), bs(binding("p", warn, nil))},
+			deployed:    &Version{policy("p", noForbidden, nil), bs(binding("p", deny, nil))},
 			draftStates: []string{"warned", "admitted", "warned", "admitted", "warned"}, noLongerDenied: 3},
-		{name: "Audit deployed, Warn drafted", draft: Version{policy("p", noForbidden, nil), binding("p", warn, nil)},
-			deployed:    &Version{policy("p", noForbidden, nil), binding("p", audit, nil)},
+		{name: "Audit deployed, Warn drafted", draft: Version{policy("p", noForbidden, nil), bs(binding("p", warn, nil))},
+			deployed:    &Version{policy("p", noForbidden, nil), bs(binding("p", audit, nil))},
 			draftStates: []string{"warned", "admitted", "warned", "admitted", "warned"}, newlyWarned: 3},
-		{name: "a missing param under Deny: a config error", draft: Version{policy("p", noForbidden, withParams), binding("p", audit, func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+		{name: "a missing param under Deny: a config error", draft: Version{policy("p", noForbidden, withParams), bs(binding("p", audit, func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
 			s.ParamRef = &admissionregistrationv1.ParamRef{Name: "absent", Namespace: "policy", ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)}
-		})}, draftStates: []string{"denied", "denied", "denied", "denied", "denied"}, newlyDenied: 5},
+		}))}, draftStates: []string{"denied", "denied", "denied", "denied", "denied"}, newlyDenied: 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newStore(t, writes)
@@ -202,7 +202,7 @@ func TestReplaySkipsWhatAdmissionNeverSaw(t *testing.T) {
 	refusedPatch := cm("alice", "prod", "y", ledger.OpUpdate, 422, "")
 	refusedPatch.Object = nil
 	st := newStore(t, []ledger.Write{forbidden, refusedPatch, cm("alice", "prod", "z", ledger.OpUpdate, 200, "forbidden")})
-	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{policy("p", noForbidden, nil), binding("p", deny, nil)}, Namespaces: todays})
+	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{policy("p", noForbidden, nil), bs(binding("p", deny, nil))}, Namespaces: todays})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,16 +218,16 @@ func TestBadDraftsAreRefusedBeforeAnyWrite(t *testing.T) {
 		name, want string
 		v          Version
 	}{
-		{"CEL that does not compile", "undeclared reference", Version{policy("p", []admissionregistrationv1.Validation{{Expression: "object.data.mode != nosuchvar"}}, nil), binding("p", deny, nil)}},
-		{"a messageExpression of the wrong type", "messageExpression", Version{policy("p", []admissionregistrationv1.Validation{{Expression: "true", MessageExpression: "1 + 1"}}, nil), binding("p", deny, nil)}},
+		{"CEL that does not compile", "undeclared reference", Version{policy("p", []admissionregistrationv1.Validation{{Expression: "object.data.mode != nosuchvar"}}, nil), bs(binding("p", deny, nil))}},
+		{"a messageExpression of the wrong type", "messageExpression", Version{policy("p", []admissionregistrationv1.Validation{{Expression: "true", MessageExpression: "1 + 1"}}, nil), bs(binding("p", deny, nil))}},
 		{"an unknown paramKind", "paramKind example.com/v1 Limits", Version{policy("p", noForbidden, func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "example.com/v1", Kind: "Limits"}
-		}), binding("p", deny, nil)}},
-		{"a selector that does not parse", "namespaceSelector", Version{policy("p", noForbidden, nil), binding("p", deny, func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+		}), bs(binding("p", deny, nil))}},
+		{"a selector that does not parse", "namespaceSelector", Version{policy("p", noForbidden, nil), bs(binding("p", deny, func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
 			s.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: "Sometimes"}}}}
-		})}},
-		{"a binding of another policy", "binds policy", Version{policy("p", noForbidden, nil), binding("q", deny, nil)}},
-		{"no validationActions", "no validationActions", Version{policy("p", noForbidden, nil), binding("p", nil, nil)}},
+		}))}},
+		{"a binding of another policy", "binds policy", Version{policy("p", noForbidden, nil), bs(binding("q", deny, nil))}},
+		{"no validationActions", "no validationActions", Version{policy("p", noForbidden, nil), bs(binding("p", nil, nil))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newStore(t, []ledger.Write{cm("alice", "prod", "a", ledger.OpCreate, 201, "x")})
@@ -250,7 +250,7 @@ func TestReplayIsCancellableAndReportsProgress(t *testing.T) {
 		writes = append(writes, cm("alice", "prod", fmt.Sprint("c", i), ledger.OpCreate, 201, "fine"))
 	}
 	st := newStore(t, writes)
-	draft := Version{policy("p", noForbidden, nil), binding("p", deny, nil)}
+	draft := Version{policy("p", noForbidden, nil), bs(binding("p", deny, nil))}
 	var seen []string
 	sum, err := Run(context.Background(), Options{Writes: st, Draft: draft, Namespaces: todays, Progress: func(p Progress) { seen = append(seen, fmt.Sprintf("%d/%d", p.Scanned, p.Total)) }})
 	if err != nil || sum.Scanned != 2500 || fmt.Sprint(seen) != "[0/2500 1000/2500 2000/2500 2500/2500]" {
@@ -283,7 +283,7 @@ func TestReplayShowsOnlyWhatThePersonMayList(t *testing.T) {
 		s.MatchConstraints.ResourceRules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}
 	})
 	var seen []string
-	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{p, binding("p", deny, nil)}, Namespaces: todays,
+	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{p, bs(binding("p", deny, nil))}, Namespaces: todays,
 		MayList:   func(group, resource string) bool { return group == "" && resource == "configmaps" },
 		OnRequest: func(w *ledger.Write, _, _ Verdict) { seen = append(seen, w.Name) }})
 	if err != nil {
@@ -313,7 +313,7 @@ func TestReplayReadsIntegersAsTheAPIServerDoes(t *testing.T) {
 		s.MatchConstraints.ResourceRules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}
 	})
 	var got []string
-	_, err := Run(context.Background(), Options{Writes: newStore(t, []ledger.Write{w}), Draft: Version{p, binding("p", deny, nil)}, Namespaces: todays,
+	_, err := Run(context.Background(), Options{Writes: newStore(t, []ledger.Write{w}), Draft: Version{p, bs(binding("p", deny, nil))}, Namespaces: todays,
 		OnRequest: func(_ *ledger.Write, d, _ Verdict) { got = append(got, d.State()+" "+d.Message) }})
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +339,7 @@ func TestReplaySkipsWhatTheObjectsValidationRefused(t *testing.T) {
 	unknown := cm("alice", "prod", "u", ledger.OpCreate, 422, "forbidden") // recorded before refusals were kept
 	st := newStore(t, []ledger.Write{invalid, byPolicy, byWebhook, unknown})
 	var seen []string
-	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{policy("p", noForbidden, nil), binding("p", deny, nil)}, Namespaces: todays,
+	sum, err := Run(context.Background(), Options{Writes: st, Draft: Version{policy("p", noForbidden, nil), bs(binding("p", deny, nil))}, Namespaces: todays,
 		OnRequest: func(w *ledger.Write, _, _ Verdict) { seen = append(seen, w.Name) }})
 	if err != nil {
 		t.Fatal(err)
@@ -347,4 +347,9 @@ func TestReplaySkipsWhatTheObjectsValidationRefused(t *testing.T) {
 	if fmt.Sprint(seen) != "[p w u]" || sum.Skipped[SkipInvalid] != 1 || sum.NewlyDenied != 3 {
 		t.Errorf("replayed %v, summary %+v", seen, sum)
 	}
+}
+
+// bs is bindings as a Version holds them.
+func bs(bindings ...*admissionregistrationv1.ValidatingAdmissionPolicyBinding) []*admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return bindings
 }

@@ -3,6 +3,8 @@ package replay
 import (
 	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,11 +13,16 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/celmatch"
 )
 
-// Version is one version of a policy and one of its bindings: the draft,
-// or what the cluster runs.
+// Version is one version of a policy and its bindings: the draft, or what
+// the cluster runs. The API server evaluates a policy once for each binding
+// that binds it, each with its own matchResources, paramRef and
+// validationActions (Dispatch in
+// k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go
+// loops over the policy's hook.Bindings): a version holds them all. A
+// version without bindings matches nothing, as a policy nothing binds.
 type Version struct {
-	Policy  *admissionregistrationv1.ValidatingAdmissionPolicy
-	Binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	Policy   *admissionregistrationv1.ValidatingAdmissionPolicy
+	Bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 }
 
 // BadDraftError is a version that cannot be replayed as written: an
@@ -33,14 +40,23 @@ func (e *BadDraftError) Error() string {
 }
 func (e *BadDraftError) Unwrap() error { return e.Err }
 
-// compiled is a version ready to evaluate many requests.
+// compiled is a version ready to evaluate many requests: the policy's CEL
+// and matchConstraints once, each binding's matchResources once.
 type compiled struct {
-	Version
-	cel     *celmatch.CompiledPolicy
-	policy  criteria // the policy's matchConstraints
-	binding criteria // the binding's matchResources (all when it has none)
-	// params is the binding's paramKind's resource, when the policy takes params.
+	Policy *admissionregistrationv1.ValidatingAdmissionPolicy
+	cel    *celmatch.CompiledPolicy
+	policy criteria // the policy's matchConstraints
+	// params is the policy's paramKind's resource, when it takes params.
 	params *paramKind
+	// bindings by name: the first failed decision's message is the one a
+	// verdict keeps, so their order is fixed.
+	bindings []compiledBinding
+}
+
+// compiledBinding is one binding of a compiled version.
+type compiledBinding struct {
+	*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	criteria criteria // its matchResources (all when it has none)
 }
 
 // compile checks and compiles v; which names it in errors.
@@ -48,39 +64,55 @@ func compile(v Version, which string, kinds paramKinds) (*compiled, error) {
 	bad := func(format string, args ...any) error {
 		return &BadDraftError{Which: which, Err: fmt.Errorf(format, args...)}
 	}
-	p, b := v.Policy, v.Binding
+	p := v.Policy
 	switch {
-	case p == nil || b == nil:
-		return nil, bad("a policy and a binding are needed")
-	case b.Spec.PolicyName != p.Name:
-		return nil, bad("the binding %q binds policy %q, not %q", b.Name, b.Spec.PolicyName, p.Name)
+	case p == nil:
+		return nil, bad("a policy is needed")
 	case p.Spec.MatchConstraints == nil:
 		// The API requires them; without them the policy matches nothing.
 		return nil, bad("the policy has no matchConstraints")
-	case len(b.Spec.ValidationActions) == 0:
-		return nil, bad("the binding has no validationActions")
 	}
-	for _, a := range b.Spec.ValidationActions {
-		if a != admissionregistrationv1.Deny && a != admissionregistrationv1.Warn && a != admissionregistrationv1.Audit {
-			return nil, bad("unknown validationAction %q", a)
-		}
-	}
-	c := &compiled{Version: v}
+	c := &compiled{Policy: p}
 	var err error
 	if c.policy, err = newCriteria(*p.Spec.MatchConstraints); err != nil {
 		return nil, bad("matchConstraints: %v", err)
 	}
-	c.binding = criteria{all: true}
-	if b.Spec.MatchResources != nil {
-		if c.binding, err = newCriteria(*b.Spec.MatchResources); err != nil {
-			return nil, bad("the binding's matchResources: %v", err)
+	seen := map[string]bool{}
+	for _, b := range v.Bindings {
+		if b == nil {
+			return nil, bad("a binding is nil")
 		}
-	}
-	if ref := b.Spec.ParamRef; ref != nil && ref.Selector != nil {
-		if _, err := metav1.LabelSelectorAsSelector(ref.Selector); err != nil {
-			return nil, bad("paramRef.selector: %v", err)
+		badB := func(format string, args ...any) error {
+			return &BadDraftError{Which: which, What: fmt.Sprintf("binding %q", b.Name), Err: fmt.Errorf(format, args...)}
 		}
+		switch {
+		case seen[b.Name]:
+			return nil, badB("two bindings are named %q", b.Name)
+		case b.Spec.PolicyName != p.Name:
+			return nil, badB("the binding %q binds policy %q, not %q", b.Name, b.Spec.PolicyName, p.Name)
+		case len(b.Spec.ValidationActions) == 0:
+			return nil, badB("the binding has no validationActions")
+		}
+		seen[b.Name] = true
+		for _, a := range b.Spec.ValidationActions {
+			if a != admissionregistrationv1.Deny && a != admissionregistrationv1.Warn && a != admissionregistrationv1.Audit {
+				return nil, badB("unknown validationAction %q", a)
+			}
+		}
+		cb := compiledBinding{ValidatingAdmissionPolicyBinding: b, criteria: criteria{all: true}}
+		if b.Spec.MatchResources != nil {
+			if cb.criteria, err = newCriteria(*b.Spec.MatchResources); err != nil {
+				return nil, badB("the binding's matchResources: %v", err)
+			}
+		}
+		if ref := b.Spec.ParamRef; ref != nil && ref.Selector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(ref.Selector); err != nil {
+				return nil, badB("paramRef.selector: %v", err)
+			}
+		}
+		c.bindings = append(c.bindings, cb)
 	}
+	slices.SortFunc(c.bindings, func(x, y compiledBinding) int { return strings.Compare(x.Name, y.Name) })
 	if pk := p.Spec.ParamKind; pk != nil {
 		if c.params, err = kinds.resolve(pk); err != nil {
 			return nil, bad("paramKind %s %s: %v", pk.APIVersion, pk.Kind, err)
