@@ -164,3 +164,30 @@ func TestAgreementStopsWithItsContext(t *testing.T) {
 		t.Errorf("cancelled: %+v, %v", a, err)
 	}
 }
+
+// TestAgreementReadsTheWritesOnceForAllBindings: three auditing bindings
+// are compared in one read of the writes (the policy replayed with all of
+// them), each with its own verdict: a binding that also denies is
+// "denied" on its own, the others "audited" or "not matched".
+func TestAgreementReadsTheWritesOnceForAllBindings(t *testing.T) {
+	p, bindings := auditPolicy()
+	dev := binding("p", []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny, admissionregistrationv1.Audit},
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "dev"}}}
+		})
+	dev.Name, dev.CreationTimestamp = "dev", metav1.NewTime(at0.Add(-time.Hour))
+	w := cm("bob", "dev", "b", ledger.OpCreate, 403, "forbidden")
+	w.Annotations = failed(t, [2]string{"p", "all"}) // the API server says "all" only: "dev" disagrees
+	st := newStore(t, []ledger.Write{w})
+	a, err := Agree(context.Background(), AgreementOptions{Writes: st, Policy: p, Bindings: append(bindings, dev), Namespaces: todays})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.scans != 1 || len(a.Bindings) != 3 || a.Compared != 3 || a.Agreed != 2 {
+		t.Fatalf("%d reads, agreement %+v", st.scans, a)
+	}
+	if len(a.Disagreements) != 1 || a.Disagreements[0].Binding != "dev" || a.Disagreements[0].Replay != "denied" ||
+		a.Disagreements[0].ReplayMessage != "mode forbidden" || a.Disagreements[0].APIServer {
+		t.Errorf("disagreements %+v", a.Disagreements)
+	}
+}
