@@ -54,8 +54,8 @@ func (c *replayCluster) List(id kube.KindID) ([]runtime.Object, error) {
 }
 
 // The deployed policies: admit-all admits every ConfigMap create (bound by
-// admit-all-binding, Deny); team-label wants a team label, and its binding
-// team-label-binding only audits.
+// admit-all-binding, Deny); team-label wants a team label, and its bindings
+// team-label-binding only audits, team-label-warn warns.
 const (
 	admitAllPolicy = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -75,6 +75,11 @@ spec:
 kind: ValidatingAdmissionPolicyBinding
 metadata: {name: team-label-binding}
 spec: {policyName: team-label, validationActions: [Audit]}
+`
+	teamLabelWarn = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: team-label-warn}
+spec: {policyName: team-label, validationActions: [Warn]}
 `
 )
 
@@ -96,7 +101,7 @@ func editorReplayConsole(t *testing.T, access Access, opts ...consoleOption) (ts
 	}
 	cl := &replayCluster{liveCluster: newLiveCluster(), objects: map[kube.KindID]map[string]runtime.Object{
 		kube.AdmissionPolicies: {}, kube.AdmissionPolicyBindings: {}}}
-	for _, text := range []string{admitAllPolicy, teamLabelPolicy, teamLabelBinding, strings.ReplaceAll(strings.ReplaceAll(teamLabelBinding,
+	for _, text := range []string{admitAllPolicy, teamLabelPolicy, teamLabelBinding, teamLabelWarn, strings.ReplaceAll(strings.ReplaceAll(teamLabelBinding,
 		"team-label", "admit-all"), "Audit", "Deny")} {
 		var o runtime.Object = &admissionregistrationv1.ValidatingAdmissionPolicy{}
 		id := kube.AdmissionPolicies

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -21,23 +22,35 @@ import (
 
 const apiVersion = "admissionregistration.k8s.io/v1"
 
-// parseDraft reads the form's text: a ValidatingAdmissionPolicy and a
-// ValidatingAdmissionPolicyBinding, as YAML documents in either order.
-// Unknown fields are errors, as the API server's strict field validation
-// makes them: a misspelt field would otherwise replay as absent.
+// parseDraft reads the form's text: a ValidatingAdmissionPolicy and any
+// number (one at least) of its ValidatingAdmissionPolicyBindings, as YAML
+// documents in any order: the replay evaluates the policy once per binding,
+// as the API server does. Unknown fields are errors, as the API server's
+// strict field validation makes them: a misspelt field would otherwise
+// replay as absent. A binding of another policy is an error: the API
+// server would not evaluate it with this one.
 func parseDraft(text string) (engine.Version, error) {
 	v, err := parseDocs(text)
-	if err == nil && (v.Policy == nil || v.Binding == nil) {
-		err = errors.New("the draft needs a ValidatingAdmissionPolicy and a ValidatingAdmissionPolicyBinding, separated by a line ---")
+	switch {
+	case err != nil:
+		return v, err
+	case v.Policy == nil || len(v.Bindings) == 0:
+		return v, errors.New("the draft needs a ValidatingAdmissionPolicy and at least one ValidatingAdmissionPolicyBinding of it, separated by lines ---")
 	}
-	return v, err
+	for _, b := range v.Bindings {
+		if b.Spec.PolicyName != v.Policy.Name {
+			return v, fmt.Errorf("the binding %q binds the policy %q, not the draft's policy %q: a draft is one policy and its own bindings", b.Name, b.Spec.PolicyName, v.Policy.Name)
+		}
+	}
+	return v, nil
 }
 
-// parseDocs reads the policy and the binding text holds, either or both
-// (the YAML editor's text is one of them: editor.go); parseDraft's errors
-// but for a missing one.
+// parseDocs reads the policy and the bindings text holds, any of them (the
+// YAML editor's text is one object: editor_draft.go); parseDraft's errors
+// but for a missing one and a binding of another policy.
 func parseDocs(text string) (engine.Version, error) {
 	var v engine.Version
+	names := map[string]bool{}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
 	for n := 1; ; n++ {
 		doc, err := r.Read()
@@ -60,18 +73,21 @@ func parseDocs(text string) (engine.Version, error) {
 		switch tm.Kind {
 		case "ValidatingAdmissionPolicy":
 			if v.Policy != nil {
-				return v, errors.New("the draft has two policies; replay one policy and one binding")
+				return v, errors.New("the draft has two policies; replay one policy with its bindings")
 			}
 			v.Policy = &admissionregistrationv1.ValidatingAdmissionPolicy{}
 			err = yaml.UnmarshalStrict(doc, v.Policy)
 		case "ValidatingAdmissionPolicyBinding":
-			if v.Binding != nil {
-				return v, errors.New("the draft has two bindings; replay one policy and one binding")
+			b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+			if err = yaml.UnmarshalStrict(doc, b); err == nil {
+				if names[b.Name] {
+					return v, fmt.Errorf("document %d: the draft has two bindings named %q", n, b.Name)
+				}
+				names[b.Name] = true
+				v.Bindings = append(v.Bindings, b)
 			}
-			v.Binding = &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
-			err = yaml.UnmarshalStrict(doc, v.Binding)
 		default:
-			return v, fmt.Errorf("document %d is a %q; the draft is a ValidatingAdmissionPolicy and a ValidatingAdmissionPolicyBinding", n, tm.Kind)
+			return v, fmt.Errorf("document %d is a %q; the draft is a ValidatingAdmissionPolicy and its ValidatingAdmissionPolicyBindings", n, tm.Kind)
 		}
 		if err != nil {
 			return v, fmt.Errorf("document %d (%s): %v", n, tm.Kind, err)
@@ -80,33 +96,52 @@ func parseDocs(text string) (engine.Version, error) {
 	return v, nil
 }
 
-// deployed is what the cluster runs under the draft's names, from the shared
-// cache, and its words; nil when either is not deployed (the engine then
-// counts every draft verdict as new).
+// deployed is what the cluster runs under the draft policy's name, from the
+// shared cache: the policy with every binding that binds it today, and its
+// words; nil when the policy is not deployed (the engine then counts every
+// draft verdict as new).
 func deployed(c ports.Cluster, draft engine.Version) (*engine.Version, string) {
-	p, errP := c.Get(kube.AdmissionPolicies, draft.Policy.Name)
-	b, errB := c.Get(kube.AdmissionPolicyBindings, draft.Binding.Name)
-	pol, okP := p.(*admissionregistrationv1.ValidatingAdmissionPolicy)
-	bnd, okB := b.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
-	if errP != nil || errB != nil || !okP || !okB {
-		return nil, fmt.Sprintf("Compared with nothing: the cluster has no policy %q with a binding %q, so every verdict of the draft counts as new.", draft.Policy.Name, draft.Binding.Name)
+	o, err := c.Get(kube.AdmissionPolicies, draft.Policy.Name)
+	pol, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+	if err != nil || !ok {
+		return nil, fmt.Sprintf("Compared with nothing: the cluster has no policy %q, so every verdict of the draft counts as new.", draft.Policy.Name)
 	}
-	return &engine.Version{Policy: pol, Binding: bnd}, fmt.Sprintf("Compared with the deployed policy %q and binding %q.", pol.Name, bnd.Name)
+	mine := deployedBindings(c, pol.Name, "")
+	if len(mine) == 0 {
+		return &engine.Version{Policy: pol}, fmt.Sprintf("Compared with the deployed policy %q, which no binding binds: it judges nothing, so every verdict of the draft counts as new.", pol.Name)
+	}
+	return &engine.Version{Policy: pol, Bindings: mine}, fmt.Sprintf("Compared with the deployed policy %q and its %s %s.", pol.Name, plural(len(mine), "binding", "bindings"), quoted(mine))
 }
 
-// deployedText is the form's starting text: the deployed policy and its
-// binding named binding, else its first (by name), or a binding to start
-// from when it has none.
+// deployedBindings are the bindings the cluster has of the policy named
+// policy: the one named first first, then by name.
+func deployedBindings(c ports.Cluster, policy, first string) []*admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	all, _ := c.List(kube.AdmissionPolicyBindings)
+	var mine []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	for _, o := range all {
+		if x, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding); ok && x.Spec.PolicyName == policy {
+			mine = append(mine, x)
+		}
+	}
+	slices.SortFunc(mine, func(a, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) int {
+		return cmp.Or(-cmp.Compare(b2i(a.Name == first), b2i(b.Name == first)), strings.Compare(a.Name, b.Name))
+	})
+	return mine
+}
+
+// deployedText is the form's starting text: the deployed policy and every
+// binding of it (the one named binding first), or a binding to start from
+// when it has none.
 func deployedText(c ports.Cluster, pol *admissionregistrationv1.ValidatingAdmissionPolicy, binding string) (string, error) {
 	pt, err := policyText(pol)
 	if err != nil {
 		return "", err
 	}
-	bt, _, err := bindingText(c, pol.Name, binding)
+	bt, _, err := bindingsText(c, pol.Name, binding, "")
 	if err != nil {
 		return "", err
 	}
-	return pt + "---\n" + bt, nil
+	return pt + bt, nil
 }
 
 // policyText is pol as a draft's YAML.
@@ -118,34 +153,55 @@ func policyText(pol *admissionregistrationv1.ValidatingAdmissionPolicy) (string,
 	return draftYAML(p)
 }
 
-// bindingText is, as a draft's YAML, the deployed binding of the policy
-// named policy that is named binding, else its first by name, else (none
+// bindingsText is, as a draft's YAML documents each after a line "---",
+// the deployed bindings of the policy named policy (the one named first
+// first, then by name; the one named except left out), else (none
 // deployed: mine is empty) a binding that denies wherever the policy
-// matches, to start from. mine are the policy's deployed bindings by name.
-func bindingText(c ports.Cluster, policy, binding string) (string, []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
-	var b *admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	all, _ := c.List(kube.AdmissionPolicyBindings)
+// matches, to start from. mine are the bindings written.
+func bindingsText(c ports.Cluster, policy, first, except string) (string, []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	var mine []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	for _, o := range all {
-		if x, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding); ok && x.Spec.PolicyName == policy {
-			mine = append(mine, x)
+	for _, b := range deployedBindings(c, policy, first) {
+		if b.Name != except {
+			mine = append(mine, b)
 		}
 	}
-	slices.SortFunc(mine, func(a, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) int {
-		// The binding asked for first, then by name.
-		return cmp.Or(-cmp.Compare(b2i(a.Name == binding), b2i(b.Name == binding)), strings.Compare(a.Name, b.Name))
-	})
-	if len(mine) > 0 {
-		b = mine[0].DeepCopy()
+	var bs []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	for _, b := range mine {
+		b = b.DeepCopy()
 		b.ObjectMeta = metav1.ObjectMeta{Name: b.Name, Labels: b.Labels}
-	} else {
-		b = &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policy},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy,
-				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}
+		bs = append(bs, b)
 	}
-	b.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: "ValidatingAdmissionPolicyBinding"}
-	bt, err := draftYAML(b)
-	return bt, mine, err
+	if len(mine) == 0 && except == "" {
+		bs = append(bs, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policy},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy,
+				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}})
+	}
+	var text strings.Builder
+	for _, b := range bs {
+		b.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: "ValidatingAdmissionPolicyBinding"}
+		bt, err := draftYAML(b)
+		if err != nil {
+			return "", nil, err
+		}
+		text.WriteString("---\n" + bt)
+	}
+	return text.String(), mine, nil
+}
+
+// quoted is the bindings' names, quoted, separated by commas.
+func quoted(bs []*admissionregistrationv1.ValidatingAdmissionPolicyBinding) string {
+	names := make([]string, 0, len(bs))
+	for _, b := range bs {
+		names = append(names, strconv.Quote(b.Name))
+	}
+	return strings.Join(names, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // draftYAML is obj as YAML without what the API server sets (status, the

@@ -3,7 +3,6 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -13,10 +12,12 @@ import (
 )
 
 // editorDraft is the policy replay's draft made of a YAML editor's text of
-// kind, which is one object: a policy is replayed with its binding as the
-// cluster runs it today (bindingText: the first by name, or one that
-// denies wherever the policy matches when it has none), a binding with the
-// policy it names as the cluster runs it today. basis says which, for the
+// kind, which is one object, replayed as the API server would evaluate it
+// once applied: a policy with every binding of it as the cluster runs them
+// today (or, when it has none, one that denies wherever the policy
+// matches); a binding with the policy it names as the cluster runs it
+// today and that policy's other deployed bindings as they are (the edited
+// one takes the place of its deployed version). basis says which, for the
 // page. A text that is not one object of kind, or a binding of a policy
 // the cluster does not have, is the error: nothing is replayed.
 func editorDraft(c ports.Cluster, kind kube.KindID, text string) (draft, basis string, err error) {
@@ -26,18 +27,18 @@ func editorDraft(c ports.Cluster, kind kube.KindID, text string) (draft, basis s
 	}
 	text = strings.TrimRight(text, "\n") + "\n"
 	switch {
-	case kind == kube.AdmissionPolicies && v.Policy != nil && v.Binding == nil:
+	case kind == kube.AdmissionPolicies && v.Policy != nil && len(v.Bindings) == 0:
 		name := v.Policy.Name
 		if name == "" {
 			return "", "", errors.New("the ValidatingAdmissionPolicy has no metadata.name")
 		}
-		bt, mine, err := bindingText(c, name, "")
+		bt, mine, err := bindingsText(c, name, "", "")
 		if err != nil {
 			return "", "", err
 		}
-		return text + "---\n" + bt, policyBasis(name, mine), nil
-	case kind == kube.AdmissionPolicyBindings && v.Binding != nil && v.Policy == nil:
-		b := v.Binding
+		return text + bt, policyBasis(name, mine), nil
+	case kind == kube.AdmissionPolicyBindings && len(v.Bindings) == 1 && v.Policy == nil:
+		b := v.Bindings[0]
 		if b.Name == "" {
 			return "", "", errors.New("the ValidatingAdmissionPolicyBinding has no metadata.name")
 		}
@@ -53,7 +54,11 @@ func editorDraft(c ports.Cluster, kind kube.KindID, text string) (draft, basis s
 		if err != nil {
 			return "", "", err
 		}
-		return pt + "---\n" + text, fmt.Sprintf("Replayed with the policy %q as the cluster runs it today.", pol.Name), nil
+		others, mine, err := bindingsText(c, pol.Name, "", b.Name)
+		if err != nil {
+			return "", "", err
+		}
+		return pt + "---\n" + text + others, bindingBasis(pol.Name, b.Name, mine), nil
 	}
 	want := "ValidatingAdmissionPolicy"
 	if kind == kube.AdmissionPolicyBindings {
@@ -62,19 +67,23 @@ func editorDraft(c ports.Cluster, kind kube.KindID, text string) (draft, basis s
 	return "", "", fmt.Errorf("the text is not one %s of %s: this editor replays the %s it edits", want, apiVersion, want)
 }
 
-// policyBasis says which binding a policy of the editor is replayed with:
-// its first deployed binding by name (mine), or none.
+// policyBasis says which bindings a policy of the editor is replayed
+// with: its deployed bindings (mine), or none.
 func policyBasis(policy string, mine []*admissionregistrationv1.ValidatingAdmissionPolicyBinding) string {
 	if len(mine) == 0 {
 		return fmt.Sprintf("The cluster has no binding of %q: replayed with a binding that denies wherever the policy matches.", policy)
 	}
-	s := fmt.Sprintf("Replayed with its binding %q as the cluster runs it today.", mine[0].Name)
-	if len(mine) > 1 {
-		var others []string
-		for _, b := range mine[1:] {
-			others = append(others, strconv.Quote(b.Name))
-		}
-		s += " Its other bindings are not replayed here: " + strings.Join(others, ", ") + "."
+	return fmt.Sprintf("Replayed with its %s %s as the cluster runs %s today, each as the API server evaluates it.",
+		plural(len(mine), "binding", "bindings"), quoted(mine), plural(len(mine), "it", "them"))
+}
+
+// bindingBasis says what a binding of the editor is replayed with: the
+// policy as deployed and its other deployed bindings (others).
+func bindingBasis(policy, binding string, others []*admissionregistrationv1.ValidatingAdmissionPolicyBinding) string {
+	s := fmt.Sprintf("Replayed with the policy %q as the cluster runs it today", policy)
+	if len(others) == 0 {
+		return s + `; it has no other binding.`
 	}
-	return s
+	return s + fmt.Sprintf(", and its other %s %s as deployed, unchanged: the replay is the policy with all its bindings, %q as edited.",
+		plural(len(others), "binding", "bindings"), quoted(others), binding)
 }

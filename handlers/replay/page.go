@@ -51,7 +51,7 @@ func (h *Handlers) newPage(c echo.Context, draft, window string) (model.ReplayPa
 	return p, nil
 }
 
-// form shows the replay form, its text the deployed policy and binding.
+// form shows the replay form, its text the deployed policy and every binding of it.
 func (h *Handlers) form(c echo.Context) error {
 	o, err := h.d.Cluster.Get(kube.AdmissionPolicies, c.Param("name"))
 	pol, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicy)

@@ -21,7 +21,7 @@ import (
 // Deps are the replay page's ports.
 type Deps struct {
 	page.Base
-	// Cluster is the shared cache: the deployed policy and binding.
+	// Cluster is the shared cache: the deployed policy and its bindings.
 	Cluster ports.Cluster
 	// Access answers, as the user, whether they may list a resource: the
 	// replay leaves out the writes of every other resource.

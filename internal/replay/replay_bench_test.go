@@ -201,8 +201,15 @@ func benchReplay(b *testing.B, st ledger.WriteStore, n int) {
 	prod := func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
 		s.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}
 	}
+	dev := func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+		s.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "dev"}}}
+	}
+	warnDev := binding("p", warn, dev)
+	warnDev.Name = "p-warn-dev"
+	// The draft is bound twice (Deny in prod, Warn in dev): every request
+	// the policy matches is evaluated for both bindings' matchResources.
 	o := Options{Writes: st, Namespaces: nss,
-		Draft:    Version{policy("p", validations, mod), bs(binding("p", deny, prod))},
+		Draft:    Version{policy("p", validations, mod), bs(binding("p", deny, prod), warnDev)},
 		Deployed: &Version{policy("p", validations[:1], mod), bs(binding("p", audit, prod))}}
 	var peak uint64
 	var ms runtime.MemStats

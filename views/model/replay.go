@@ -1,16 +1,16 @@
 package model
 
 // ReplayPage replays the cluster's recorded writes against a draft of a
-// ValidatingAdmissionPolicy and its binding (handlers/replay, issue 45).
+// ValidatingAdmissionPolicy and its bindings (handlers/replay, issue 45).
 type ReplayPage struct {
 	Chrome     Chrome
 	PolicyName string
 	// Intro and DraftLabel word the page for what its draft is; "" words
-	// it for a policy and its binding (a webhook configuration's replay
+	// it for a policy and its bindings (a webhook configuration's replay
 	// sets them).
 	Intro, DraftLabel string
 	Action            string // the form's POST target
-	// Draft is the form's text: the policy, "---", the binding.
+	// Draft is the form's text: the policy and its bindings, each after a "---".
 	Draft   string
 	Windows []Option // the windows offered, the chosen one Selected
 	// Error is why the draft cannot be replayed, shown beside the form; no
@@ -21,8 +21,8 @@ type ReplayPage struct {
 	// (replay_job.go); Result once it is done.
 	Job *ReplayJob
 	// Basis says what the YAML editor's text was replayed with (the
-	// deployed binding of a policy, the deployed policy of a binding); ""
-	// on the replay page, whose draft holds both.
+	// deployed bindings of a policy, the deployed policy and its other
+	// bindings of a binding); "" on the replay page, whose draft holds them.
 	Basis string
 }
 

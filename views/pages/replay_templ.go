@@ -14,7 +14,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/model"
 )
 
-// Replay is the replay of a draft ValidatingAdmissionPolicy and binding
+// Replay is the replay of a draft ValidatingAdmissionPolicy and its bindings
 // against the cluster's recorded writes (issue 45): a plain POST form, so it
 // works without script; with htmx the outcome alone is swapped in below it.
 // It changes nothing in the cluster.
@@ -79,7 +79,7 @@ func Replay(p model.ReplayPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "Edit the draft policy and binding, then replay: clusterdesk evaluates the draft and the deployed version over the writes the API server reported in the window, with the API server's own matching and CEL, and shows whom the draft would have stopped, let through or warned. Nothing is applied. You see only requests of resources you may list.")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "Edit the draft policy and its bindings, then replay: clusterdesk evaluates the draft and the deployed version, each policy with all its bindings as the API server does, over the writes the API server reported in the window, with the API server's own matching and CEL, and shows whom the draft would have stopped, let through or warned. Nothing is applied. You see only requests of resources you may list.")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -154,7 +154,7 @@ func Replay(p model.ReplayPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "The policy and its binding, as YAML documents separated by a line <code>---</code>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "The policy and its bindings, as YAML documents separated by lines <code>---</code>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
