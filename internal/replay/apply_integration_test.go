@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,6 +135,20 @@ func proofPolicy(name, suffix string, widgets schema.GroupVersionResource) (*adm
 				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 					{Key: "exempt", Operator: metav1.LabelSelectorOpDoesNotExist}}}}}}
 	return pol, bnd
+}
+
+// proofExemptBinding is the draft's second binding of the policy: where
+// the first leaves the namespaces labelled exempt out, it warns and audits
+// (the API server evaluates the policy once per binding, each with its own
+// matchResources and actions).
+func proofExemptBinding(name, suffix string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name + "-exempt"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn, admissionregistrationv1.Audit},
+			MatchResources: &admissionregistrationv1.MatchResources{ObjectSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{"replayproof": suffix}},
+				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: "exempt", Operator: metav1.LabelSelectorOpExists}}}}}}
 }
 
 // proofTraffic is the traffic: creates, merge and strategic patches, an
@@ -303,6 +318,35 @@ func proofLabels(suffix string, extra ...string) map[string]string {
 type proofClients struct {
 	t  *testing.T
 	by map[string]proofClient
+	// warnedBy are the policy's warnings the API server answered, by the
+	// Audit-ID of the request (policyWarnings).
+	warnedBy policyWarnings
+}
+
+// policyWarnings records the API server's warnings of ValidatingAdmissionPolicy
+// "policy" (validating/dispatcher.go: "Validation failed for
+// ValidatingAdmissionPolicy '...' with binding '...'") by the request's
+// Audit-ID, which the request's context carries.
+type policyWarnings struct {
+	policy string
+	mu     *sync.Mutex
+	by     map[string][]string
+}
+
+func (w policyWarnings) HandleWarningHeaderWithContext(ctx context.Context, _ int, _ string, text string) {
+	id, ok := ctx.Value(auditIDKey{}).(string)
+	if !ok || !strings.Contains(text, "ValidatingAdmissionPolicy '"+w.policy+"'") {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.by[id] = append(w.by[id], text)
+}
+
+func (w policyWarnings) of(id string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.by[id]
 }
 
 func (p *proofClients) as(user string, groups []string, plain bool) proofClient {
@@ -316,6 +360,9 @@ func (p *proofClients) as(user string, groups []string, plain bool) proofClient 
 		cfg.Impersonate.Groups = append(cfg.Impersonate.Groups, "system:masters")
 	}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return auditIDTransport{rt} })
+	if p.warnedBy.by != nil {
+		cfg.WarningHandlerWithContext = p.warnedBy
+	}
 	c := proofClient{Interface: kubernetes.NewForConfigOrDie(cfg), dyn: dynamicFor(p.t, cfg)}
 	p.by[key] = c
 	return c
@@ -346,11 +393,11 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 	testcluster.Require(t)
 	ws := recordingWebhook(t)
 	ctx := context.Background()
-	clients := &proofClients{t: t, by: map[string]proofClient{}}
-	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
-	bypass := clients.as(bypassUser, nil, false)
 	suffix := strings.ReplaceAll(time.Now().UTC().Format("150405.000000"), ".", "")
 	name := "replayproof-" + suffix
+	clients := &proofClients{t: t, by: map[string]proofClient{}, warnedBy: policyWarnings{policy: name, mu: &sync.Mutex{}, by: map[string][]string{}}}
+	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
+	bypass := clients.as(bypassUser, nil, false)
 	recordedNS, appliedNS := name+"-rec", name+"-app"
 	widgets := installWidgets(t, suffix)
 	steps := proofTraffic(suffix, widgets)
@@ -397,10 +444,11 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 
 	// The replay of the draft over the recorded traffic: its predictions.
 	pol, bnd := proofPolicy(name, suffix, widgets)
+	exempt := proofExemptBinding(name, suffix)
 	todays := todaysNamespaces(t, admin)
 	predicted := make([]*Verdict, len(steps))
 	sum, err := Run(ctx, Options{Writes: ws, Window: ledger.WriteQuery{Since: since}, Namespaces: todays,
-		Draft: Version{pol, bs(bnd)},
+		Draft: Version{pol, bs(bnd, exempt)},
 		OnRequest: func(w *ledger.Write, draft, _ Verdict) {
 			if i, ok := stepOf[w.AuditID]; ok {
 				predicted[i] = &draft
@@ -426,8 +474,15 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 		}
 	}
 
-	// Phase 2: the draft applied for real, with [Deny, Audit].
+	// Phase 2: the draft applied for real, with [Deny, Audit] and the
+	// exempt namespaces' [Warn, Audit].
 	testcluster.DeployPolicy(t, admin, pol, bnd)
+	if _, err := admin.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, exempt, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(context.Background(), exempt.Name, metav1.DeleteOptions{})
+	})
 	// The API server enforces the binding once its informers have it:
 	// probe with a dry run it must refuse.
 	waitFor(t, "the API server to enforce the applied draft", func() bool {
@@ -436,19 +491,33 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 		_, err := admin.CoreV1().ConfigMaps(recordedNS).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err != nil && deniedBy(t, name, "probe", err)
 	})
+	// And the exempt binding, once a dry run in an exempt namespace warns.
+	waitFor(t, "the API server to warn under the applied exempt binding", func() bool {
+		id := fmt.Sprintf("%s-probe-%d", name, time.Now().UnixNano())
+		probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: recordedNS + "-x", Labels: map[string]string{"replayproof": suffix}},
+			Data: map[string]string{"mode": "forbidden"}}
+		_, err := clients.as("replayproof-probe", nil, false).CoreV1().ConfigMaps(recordedNS+"-x").Create(context.WithValue(ctx, auditIDKey{}, id), probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil && len(clients.warnedBy.of(id)) > 0
+	})
 
 	// The applied binding also audits (the API server annotates a failed
 	// validation under Audit even when Deny refuses the request), so the
 	// traffic below is also Agree's on the real annotations: from the
 	// deployed version's DeployedSince on.
 	deployedPol, deployedBnd := deployedVersion(t, admin, name)
-	waitFor(t, "the deployed version's DeployedSince", func() bool { return time.Now().After(DeployedSince(deployedPol, deployedBnd)) })
+	deployedExempt, err := admin.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Get(ctx, exempt.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the deployed version's DeployedSince", func() bool {
+		return time.Now().After(DeployedSince(deployedPol, deployedBnd)) && time.Now().After(DeployedSince(deployedPol, deployedExempt))
+	})
 	appliedSince := time.Now()
 
 	// The same traffic again, by the same users, to the same objects in a
 	// fresh namespace; a refused write is then made by the bypass, so that
 	// each step meets the objects as the recorded one did.
-	agreed, denied, refused := 0, 0, 0
+	agreed, denied, refused, warned := 0, 0, 0, 0
 	appliedIDs := map[string]bool{}
 	for i, s := range steps {
 		id := fmt.Sprintf("%s-app-%02d", name, i)
@@ -471,18 +540,26 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 			}
 		}
 		p := predicted[i]
-		if p.Denied == actual {
+		// The policy's warnings of the step's request: the exempt binding's
+		// Warn (the first binding only denies and audits).
+		actualWarned := len(clients.warnedBy.of(id)) > 0
+		warned += int(b2i(actualWarned))
+		if p.Denied == actual && p.Warned == actualWarned {
 			agreed++
 		} else {
-			t.Errorf("step %d (%s): the replay predicted denied=%v (%s), the API server denied=%v (%v)", i, s.what, p.Denied, p.State(), actual, err)
+			t.Errorf("step %d (%s): the replay predicted denied=%v warned=%v (%s), the API server denied=%v (%v) warned=%v (%q)", i, s.what,
+				p.Denied, p.Warned, p.State(), actual, err, actualWarned, clients.warnedBy.of(id))
 		}
 		if actual != s.denied {
 			t.Errorf("step %d (%s): denied=%v, the test expects %v: the draft is not the one the test means", i, s.what, actual, s.denied)
 		}
 	}
-	t.Logf("the replay's predictions agree with the API server's outcomes once the draft is applied on %d of %d requests (%d denied, %d admitted); "+
+	t.Logf("the replay's predictions agree with the API server's outcomes once the draft is applied on %d of %d requests (%d denied, %d admitted, %d warned); "+
 		"%d more refused before the policy, in both phases (%d skipped by the replay); the replay read %d recorded writes in %s",
-		agreed, len(steps)-refused, denied, len(steps)-refused-denied, refused, skippedSteps, sum.Scanned, sum.Elapsed)
+		agreed, len(steps)-refused, denied, len(steps)-refused-denied, warned, refused, skippedSteps, sum.Scanned, sum.Elapsed)
+	if warned == 0 {
+		t.Error("no step was warned: the exempt binding is not covered")
+	}
 
 	// Agree over the applied traffic: the deployed version's replay against
 	// the API server's validation_failure annotations. Refused patches are
@@ -499,20 +576,25 @@ func TestReplayPredictsWhatTheAppliedDraftDenies(t *testing.T) {
 		return n == len(steps)
 	})
 	// Today's namespaces now: the applied phase made its own.
-	a, err := Agree(ctx, AgreementOptions{Writes: ws, Policy: deployedPol, Bindings: []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{deployedBnd},
+	a, err := Agree(ctx, AgreementOptions{Writes: ws, Policy: deployedPol, Bindings: []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{deployedBnd, deployedExempt},
 		Since: appliedSince, Namespaces: todaysNamespaces(t, admin)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Agree over the applied traffic: %d of %d requests agree with the API server's annotations (%d annotated by it, %d audited by the replay)",
-		a.Agreed, a.Compared, a.Bindings[0].AuditedByAPIServer, a.Bindings[0].AuditedByReplay)
+	if len(a.Bindings) != 2 || a.Bindings[1].Binding != exempt.Name || a.Bindings[1].AuditedByAPIServer == 0 {
+		t.Errorf("the exempt binding's comparison: %+v", a.Bindings)
+	}
+	for _, b := range a.Bindings {
+		t.Logf("Agree over the applied traffic, binding %s: %d of %d requests agree with the API server's annotations (%d annotated by it, %d audited by the replay)",
+			b.Binding, b.Agreed, b.Compared, b.AuditedByAPIServer, b.AuditedByReplay)
+	}
 	// The writes refused before the policies (RBAC's, the schema's) are
 	// skipped here too: the policy never judged them, nothing to compare.
 	for _, d := range a.Disagreements {
 		t.Errorf("disagreement: %s %s %s/%s by %s (%d): replay %s (%s), API server audited %v (%s)", d.Operation, d.Resource, d.Namespace, d.Name, d.User, d.Code, d.Replay, d.ReplayMessage, d.APIServer, d.APIServerMessage)
 	}
-	if a.Compared < int64(len(steps)-skippedSteps) || a.Bindings[0].AuditedByAPIServer == 0 || a.Unreadable != 0 {
-		t.Errorf("compared %d requests, %d annotated by the API server, %d unreadable: want at least %d compared and some annotated", a.Compared, a.Bindings[0].AuditedByAPIServer, a.Unreadable, len(steps)-skippedSteps)
+	if a.Bindings[0].Compared < int64(len(steps)-skippedSteps) || a.Bindings[0].AuditedByAPIServer == 0 || a.Unreadable != 0 {
+		t.Errorf("compared %d requests, %d annotated by the API server, %d unreadable: want at least %d compared and some annotated", a.Bindings[0].Compared, a.Bindings[0].AuditedByAPIServer, a.Unreadable, len(steps)-skippedSteps)
 	}
 }
 
