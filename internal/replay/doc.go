@@ -1,6 +1,6 @@
 // Package replay replays the cluster's recorded writes (internal/ledger's
-// WriteStore, issue 45) against a draft of a ValidatingAdmissionPolicy and
-// its binding and against the version the cluster runs, and tells what the
+// WriteStore, issue 45) against a draft of a ValidatingAdmissionPolicy with
+// all its bindings and against the version the cluster runs, and tells what the
 // draft would have changed: who it would have stopped, warned or let
 // through that the deployed version did not.
 //
@@ -11,7 +11,8 @@
 // (matchConditions, variables, validations, messageExpressions,
 // auditAnnotations) is k8s.io/apiserver/pkg/admission/plugin/cel through
 // internal/celmatch (CompiledPolicy, which follows validator.Validate); the
-// params and validationActions follow CollectParams
+// policy is evaluated once per binding that matches, and the params and
+// validationActions follow CollectParams
 // (.../policy/generic/policy_dispatcher.go) and Dispatch
 // (.../policy/validating/dispatcher.go).
 //
