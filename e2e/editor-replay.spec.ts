@@ -12,6 +12,7 @@ import { expect, signInWithToken } from './support/fixtures';
 import { test } from './support/ledger-console';
 import { SCREENSHOTS_DIR } from './support/env';
 import { call } from './support/kube';
+import { deployCSIDriverPolicy, removeCSIDriverPolicy } from './support/csidriver-policy';
 
 const API = '/apis/admissionregistration.k8s.io/v1';
 const NAME = `e2e-editor-replay-${Date.now().toString(36)}`;
@@ -20,33 +21,11 @@ const DRAFT = "has(object.metadata.labels) && 'team' in object.metadata.labels";
 
 test.use({ instance: 'token', autoLogin: false, ledgerReadOnly: false });
 
-test.afterAll(async () => {
-  await call('DELETE', `/apis/storage.k8s.io/v1/csidrivers/${NAME}`);
-  await call('DELETE', `${API}/validatingadmissionpolicybindings/${NAME}`);
-  await call('DELETE', `${API}/validatingadmissionpolicies/${NAME}`);
-});
+test.afterAll(async () => { await removeCSIDriverPolicy(NAME); });
 
 test("the policy's editor replays the text being edited, and keeps it", async ({ page }) => {
   // Deployed: admits every CSIDriver of this spec's name (only this one matches).
-  const created = [
-    await call('POST', `${API}/validatingadmissionpolicies`, {
-      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: NAME },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: ['storage.k8s.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['csidrivers'] }] },
-        matchConditions: [{ name: 'this-spec', expression: `object.metadata.name == '${NAME}'` }],
-        validations: [{ expression: DEPLOYED, message: 'a team label is required' }],
-      },
-    }),
-    await call('POST', `${API}/validatingadmissionpolicybindings`, {
-      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: NAME },
-      spec: { policyName: NAME, validationActions: ['Deny'] },
-    }),
-    await call('POST', '/apis/storage.k8s.io/v1/csidrivers', {
-      apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: NAME }, spec: {},
-    }),
-  ];
-  for (const r of created) expect(r.status, JSON.stringify(r.json).slice(0, 300)).toBe(201);
+  await deployCSIDriverPolicy(NAME, DEPLOYED);
 
   await signInWithToken(page, 'admin');
   await expect.poll(async () => (await page.goto(`/validatingadmissionpolicies/${NAME}`))!.status(),
