@@ -15,7 +15,7 @@ func ReplayResult(s replay.Summary, window, deployed string) *model.ReplayResult
 	replayNotes(r, s.Counts, "Namespace labels and params are today's; authorizer checks are not asked again.", s.ChangesLeftOut)
 	byKey := map[replay.GroupKey][]model.ReplayRequest{}
 	for _, c := range s.Changes {
-		byKey[c.GroupKey] = append(byKey[c.GroupKey], replayRequest(c.Time, c.GroupKey, c.Name, c.AuditID, c.What, c.Draft, c.Deployed, c.Message))
+		byKey[c.GroupKey] = append(byKey[c.GroupKey], replayRequest(c.Time, c.GroupKey, c.Name, c.AuditID, c.What, c.Draft, c.Deployed, bindingMessage(c.Binding, c.Message)))
 	}
 	for _, g := range s.Groups {
 		r.Groups = append(r.Groups, replayGroup(g.GroupKey, []replayCount{{g.NewlyDenied, replay.NewlyDenied, ""},
@@ -30,4 +30,16 @@ func sum(m map[string]int64) int64 {
 		n += v
 	}
 	return n
+}
+
+// bindingMessage is a change's message with the binding it failed under, in
+// the words of the API server's own refusal ("ValidatingAdmissionPolicy 'p'
+// with binding 'b' denied request: …", k8s.io/apiserver's
+// pkg/admission/plugin/policy/validating/dispatcher.go): with several
+// bindings, which one decided.
+func bindingMessage(binding, message string) string {
+	if binding == "" || message == "" {
+		return message
+	}
+	return "binding '" + binding + "': " + message
 }

@@ -73,6 +73,14 @@ func TestReplayEvaluatesEveryBinding(t *testing.T) {
 	if sum.Draft != (Tally{Matched: 3, Denied: 1, Warned: 2}) || sum.NewlyDenied != 1 || sum.NewlyWarned != 1 {
 		t.Errorf("tally %+v, newly denied %d, newly warned %d", sum.Draft, sum.NewlyDenied, sum.NewlyWarned)
 	}
+	// Each listed change names the binding that decided it.
+	var changes []string
+	for _, c := range sum.Changes {
+		changes = append(changes, c.Name+":"+c.What+":"+c.Binding)
+	}
+	if got, want := strings.Join(changes, " "), "both:"+NewlyDenied+":b-deny warn-only:"+NewlyWarned+":a-warn"; got != want {
+		t.Errorf("changes %s, want %s", got, want)
+	}
 }
 
 // TestReplayComparesAllBindingsWithAllDeployed: the deployed policy denies

@@ -137,6 +137,9 @@ type Change struct {
 	What            string // NewlyDenied, NoLongerDenied or NewlyWarned
 	Draft, Deployed string // Verdict.State
 	Message         string // the draft's message, or the deployed one's
+	// Binding is the binding Message failed under ("" for the policy's own
+	// configuration error): with several bindings, the one that decided.
+	Binding string
 }
 
 // Run replays the writes of the window against the draft and the deployed
@@ -232,12 +235,12 @@ func (r *run) write(w *ledger.Write) error {
 		r.sum.ChangesLeftOut++
 		return nil
 	}
-	msg := d.Message
+	msg, binding := d.Message, d.Binding
 	if msg == "" {
-		msg = dep.Message
+		msg, binding = dep.Message, dep.Binding
 	}
 	r.sum.Changes = append(r.sum.Changes, Change{Seq: w.Seq, WriteID: w.ID, AuditID: w.AuditID, Time: w.Time, GroupKey: key,
-		Name: w.Name, What: what, Draft: d.State(), Deployed: dep.State(), Message: msg})
+		Name: w.Name, What: what, Draft: d.State(), Deployed: dep.State(), Message: msg, Binding: binding})
 	return nil
 }
 
