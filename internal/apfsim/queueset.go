@@ -19,7 +19,7 @@ type request struct {
 	// inFIFO and executing: where the simulation still refers to it (it is
 	// recycled when neither holds).
 	inFIFO, executing bool
-	level          int
+	level             int
 }
 
 // fifo is a queue of requests in arrival order.
@@ -28,8 +28,8 @@ type fifo struct {
 	head  int
 }
 
-func (f *fifo) len() int         { return len(f.items) - f.head }
-func (f *fifo) push(r *request)  { f.items = append(f.items, r) }
+func (f *fifo) len() int        { return len(f.items) - f.head }
+func (f *fifo) push(r *request) { f.items = append(f.items, r) }
 func (f *fifo) peek() *request {
 	if f.head == len(f.items) {
 		return nil
