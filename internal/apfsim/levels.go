@@ -16,9 +16,6 @@ const (
 	// priorityLevelMaxSeatsPercent: apf_controller.go (the work estimator's
 	// per-level cap on a request's seats).
 	priorityLevelMaxSeatsPercent = 0.15
-	// maximumSeatsLimit: the work estimator's absolute cap on seats
-	// (pkg/util/flowcontrol/request/config.go, maximumSeatsLimit).
-	maximumSeatsLimit = 10
 	// estimatedServiceDuration is the queueset's guess of a request's
 	// duration when it computes virtual finish times
 	// (fairqueuing/queueset/queueset.go, queueSetCompleter.Complete).
@@ -37,7 +34,8 @@ type Level struct {
 	// exempt); HandSize and QueueLengthLimit are then 0 too.
 	Queues, HandSize, QueueLengthLimit int
 	// MaxSeats caps one request's seats in this level (the work estimator's
-	// MaxSeatsTracker).
+	// MaxSeatsTracker); 0 for a level that does not queue (the estimator's
+	// own limits then apply).
 	MaxSeats int
 }
 
@@ -72,7 +70,7 @@ func Levels(plcs []*flowcontrolv1.PriorityLevelConfiguration, serverCL int) ([]L
 			borrowingCL = int(math.Round(float64(nominal) * float64(*borrowing) / 100))
 		}
 		l := Level{Name: pl.Name, Exempt: pl.Spec.Type == flowcontrolv1.PriorityLevelEnablementExempt,
-			NominalCL: nominal, MinCL: nominal - lendableCL, MaxCL: nominal + borrowingCL, MaxSeats: maximumSeatsLimit}
+			NominalCL: nominal, MinCL: nominal - lendableCL, MaxCL: nominal + borrowingCL}
 		if lim := pl.Spec.Limited; lim != nil && lim.LimitResponse.Type == flowcontrolv1.LimitResponseTypeQueue && lim.LimitResponse.Queuing != nil {
 			q := lim.LimitResponse.Queuing
 			l.Queues, l.HandSize, l.QueueLengthLimit = int(q.Queues), int(q.HandSize), int(q.QueueLengthLimit)
@@ -80,8 +78,10 @@ func Levels(plcs []*flowcontrolv1.PriorityLevelConfiguration, serverCL int) ([]L
 				return nil, fmt.Errorf("priority level %s: queues %d, hand size %d, queue length limit %d are not a valid queuing configuration",
 					pl.Name, l.Queues, l.HandSize, l.QueueLengthLimit)
 			}
+			// MAX(1, MIN(0.15 × nominal, nominal / hand size)); the work
+			// estimator applies its own ceiling on top (10 seats, 100 for
+			// LISTs estimated by size).
 			l.MaxSeats = int(math.Max(1, math.Min(math.Ceil(float64(nominal)*priorityLevelMaxSeatsPercent), float64(nominal/l.HandSize))))
-			l.MaxSeats = min(l.MaxSeats, maximumSeatsLimit)
 		}
 		out = append(out, l)
 	}

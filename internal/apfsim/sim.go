@@ -34,7 +34,8 @@ type Options struct {
 	// seats-over-time plot has (at least 1).
 	Span    time.Duration
 	Samples int
-	// Flows is how many flows Arrival.Flow indexes.
+	// Flows is how many flows Arrival.Flow indexes, as far as known (more
+	// are added as arrivals name them).
 	Flows int
 }
 
@@ -127,8 +128,11 @@ func (s *Sim) Arrive(a Arrival) error {
 	if t < s.now {
 		return fmt.Errorf("apfsim: arrival at %v is before the clock (%v)", a.At, time.Duration(s.now))
 	}
-	if a.Level < 0 || a.Level >= len(s.sets) || a.Flow < 0 || a.Flow >= len(s.flows) || a.Seats < 1 {
+	if a.Level < 0 || a.Level >= len(s.sets) || a.Flow < 0 || a.Seats < 1 {
 		return fmt.Errorf("apfsim: arrival %+v out of range", a)
+	}
+	if a.Flow >= len(s.flows) {
+		s.flows = append(s.flows, make([]Counts, a.Flow+1-len(s.flows))...)
 	}
 	s.advance(t)
 	qs := s.sets[a.Level]

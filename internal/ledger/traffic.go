@@ -68,6 +68,10 @@ type TrafficBucket struct {
 	Start  time.Time
 	Width  time.Duration
 	Series TrafficSeries
+	// SeriesID is the stored series' id, set by ScanTraffic (and ignored by
+	// AppendTraffic): a reader tells series apart by it without comparing
+	// their fields bucket after bucket.
+	SeriesID int64
 	// Requests counts the arrivals, Rejected those answered 429.
 	Requests, Rejected int64
 	// LatencySum and LatencyMax are of the requests' latency: from the

@@ -100,7 +100,7 @@ func (s *sqlStore) trafficPage(ctx context.Context, query string, after [3]int64
 			groupsOf[groups] = g
 		}
 		ser.Groups = g
-		r.b.Start, r.b.Width = time.Unix(start, 0).UTC(), time.Duration(widthS)*time.Second
+		r.b.Start, r.b.Width, r.b.SeriesID = time.Unix(start, 0).UTC(), time.Duration(widthS)*time.Second, series
 		r.b.LatencySum, r.b.LatencyMax, r.b.APFWaitSum = time.Duration(sum), time.Duration(mx), time.Duration(wait)
 		r.key = [3]int64{start, series, widthS}
 		page = append(page, r)

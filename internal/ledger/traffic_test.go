@@ -78,6 +78,11 @@ func TestTrafficUpsertsAddUp(t *testing.T) {
 		if !got[2].Start.Equal(tt0.Add(time.Second)) || got[2].Requests != 1 {
 			t.Errorf("the next second = %+v", got[2])
 		}
+		// The scan names each bucket's stored series: alice's two seconds
+		// share one id, bob's is another.
+		if got[2].SeriesID != a0.SeriesID || got[0].SeriesID == got[1].SeriesID || a0.SeriesID == 0 {
+			t.Errorf("series ids %d %d %d", got[0].SeriesID, got[1].SeriesID, got[2].SeriesID)
+		}
 		st, err := ts.TrafficStats(ctx)
 		if err != nil {
 			t.Fatal(err)
