@@ -77,6 +77,18 @@ type TrafficBucket struct {
 	// APFWaitSum sums the API server's apf-queue-wait annotations (written
 	// only on requests slower than 500 ms).
 	APFWaitSum time.Duration
+	// ServedLatencySum and ServedLatencyMin are of the served requests'
+	// latency only (answered anything but 429): the what-if's estimate of
+	// a request's service time, the time it holds its seats. LatencySum
+	// mixes in the 429s, answered at once, and a served request's latency
+	// includes its APF queue wait, annotated only past 500 ms. So: in a
+	// bucket without 429s, service ≈ ServedLatencySum / (Requests −
+	// Rejected); in one with 429s its level was full and its requests
+	// waited, service ≈ ServedLatencyMin, the request that waited least.
+	// ServedLatencyMin is 0 when no served request had a positive latency
+	// (and in buckets recorded before migration 00009, whose
+	// ServedLatencySum is 0 too).
+	ServedLatencySum, ServedLatencyMin time.Duration
 }
 
 // TrafficQuery selects the buckets to scan: Since <= Start < Until (zero:
