@@ -35,9 +35,9 @@ const (
 	// DefaultTrafficFineFor is how long buckets stay a second wide; older
 	// ones are folded into minutes.
 	DefaultTrafficFineFor = 24 * time.Hour
-	// DefaultMaxTrafficBuckets bounds the buckets by count: about 2.3 GB of
-	// SQLite and 7.6 GB of PostgreSQL at the sizes BenchmarkTrafficIngest
-	// measured (46 and 153 bytes a bucket); 14 hours of seconds at 1,000
+	// DefaultMaxTrafficBuckets bounds the buckets by count: about 2.8 GB of
+	// SQLite and 8.5 GB of PostgreSQL at the sizes BenchmarkTrafficIngest
+	// measured (56 and 169 bytes a bucket); 14 hours of seconds at 1,000
 	// requests/s of 1,000 distinct flows every second (the worst spread),
 	// days of a cluster whose flows repeat within a second.
 	DefaultMaxTrafficBuckets = 50_000_000
