@@ -101,18 +101,27 @@ func recordReads(t *testing.T, ts ledger.TrafficStore, apiservers []testcluster.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		got = map[flowCount]int64{}
+		// Every read was served (no 429): each bucket's served latency is
+		// all of its latency, its minimum a real one within the maximum.
+		var unserved []ledger.TrafficBucket
 		err := ts.ScanTraffic(ctx, ledger.TrafficQuery{Since: since}, func(b *ledger.TrafficBucket) error {
 			s := b.Series
 			if !strings.HasPrefix(s.User, nonce) {
 				return nil
 			}
 			got[flowCount{s.Instance, s.User, s.Verb, s.Resource, s.Namespace, s.NonResourceURL, s.Class}] += b.Requests
+			if b.Rejected != 0 || b.ServedLatencySum != b.LatencySum || b.ServedLatencyMin <= 0 || b.ServedLatencyMin > b.LatencyMax {
+				unserved = append(unserved, *b)
+			}
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if equalCounts(got, want) {
+			if len(unserved) > 0 {
+				t.Errorf("buckets of served reads without their served latency: %+v", unserved)
+			}
 			return
 		}
 		if time.Now().After(deadline) {

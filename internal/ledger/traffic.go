@@ -35,9 +35,9 @@ const (
 	// DefaultTrafficFineFor is how long buckets stay a second wide; older
 	// ones are folded into minutes.
 	DefaultTrafficFineFor = 24 * time.Hour
-	// DefaultMaxTrafficBuckets bounds the buckets by count: about 2.3 GB of
-	// SQLite and 7.6 GB of PostgreSQL at the sizes BenchmarkTrafficIngest
-	// measured (46 and 153 bytes a bucket); 14 hours of seconds at 1,000
+	// DefaultMaxTrafficBuckets bounds the buckets by count: about 2.8 GB of
+	// SQLite and 8.5 GB of PostgreSQL at the sizes BenchmarkTrafficIngest
+	// measured (56 and 169 bytes a bucket); 14 hours of seconds at 1,000
 	// requests/s of 1,000 distinct flows every second (the worst spread),
 	// days of a cluster whose flows repeat within a second.
 	DefaultMaxTrafficBuckets = 50_000_000
@@ -81,6 +81,18 @@ type TrafficBucket struct {
 	// APFWaitSum sums the API server's apf-queue-wait annotations (written
 	// only on requests slower than 500 ms).
 	APFWaitSum time.Duration
+	// ServedLatencySum and ServedLatencyMin are of the served requests'
+	// latency only (answered anything but 429): the what-if's estimate of
+	// a request's service time, the time it holds its seats. LatencySum
+	// mixes in the 429s, answered at once, and a served request's latency
+	// includes its APF queue wait, annotated only past 500 ms. So: in a
+	// bucket without 429s, service ≈ ServedLatencySum / (Requests −
+	// Rejected); in one with 429s its level was full and its requests
+	// waited, service ≈ ServedLatencyMin, the request that waited least.
+	// ServedLatencyMin is 0 when no served request had a positive latency
+	// (and in buckets recorded before migration 00009, whose
+	// ServedLatencySum is 0 too).
+	ServedLatencySum, ServedLatencyMin time.Duration
 }
 
 // TrafficQuery selects the buckets to scan: Since <= Start < Until (zero:

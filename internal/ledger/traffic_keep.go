@@ -12,10 +12,14 @@ import (
 
 // coarsenSQL folds one range of second buckets into minutes. The WHERE
 // before the conflict clause is SQLite's rule for INSERT … SELECT … ON
-// CONFLICT (it would read ON as a join's).
+// CONFLICT (it would read ON as a join's). A minute's served minimum is its
+// seconds' smallest positive one (min skips the NULLs the CASE makes of
+// the 0s, "none"), 0 when none had one.
 const coarsenSQL = "INSERT INTO traffic_buckets (start_s, series_id, width_s, requests, rejected, latency_sum_ns, " +
-	"latency_max_ns, apf_wait_sum_ns) SELECT (start_s / 60) * 60, series_id, 60, sum(requests), sum(rejected), " +
-	"sum(latency_sum_ns), max(latency_max_ns), sum(apf_wait_sum_ns) FROM traffic_buckets " +
+	"latency_max_ns, apf_wait_sum_ns, served_latency_sum_ns, served_latency_min_ns) " +
+	"SELECT (start_s / 60) * 60, series_id, 60, sum(requests), sum(rejected), " +
+	"sum(latency_sum_ns), max(latency_max_ns), sum(apf_wait_sum_ns), sum(served_latency_sum_ns), " +
+	"coalesce(min(CASE WHEN served_latency_min_ns > 0 THEN served_latency_min_ns END), 0) FROM traffic_buckets " +
 	"WHERE start_s >= ? AND start_s < ? AND width_s = 1 GROUP BY (start_s / 60) * 60, series_id " +
 	"ON CONFLICT (start_s, series_id, width_s) DO UPDATE SET " + bucketSums
 

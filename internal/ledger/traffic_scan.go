@@ -12,7 +12,7 @@ import (
 // scanTrafficSQL reads one page of buckets by keyset on the primary key,
 // each with its series (a join on the series' primary key).
 const scanTrafficSQL = "SELECT b.start_s, b.series_id, b.width_s, b.requests, b.rejected, b.latency_sum_ns, b.latency_max_ns, " +
-	"b.apf_wait_sum_ns, s.instance, s.user_name, s.groups_json, s.verb, s.api_group, s.resource, s.subresource, s.namespace, " +
+	"b.apf_wait_sum_ns, b.served_latency_sum_ns, b.served_latency_min_ns, s.instance, s.user_name, s.groups_json, s.verb, s.api_group, s.resource, s.subresource, s.namespace, " +
 	"s.non_resource_url, s.class FROM traffic_buckets b JOIN traffic_series s ON s.id = b.series_id " +
 	"WHERE (b.start_s, b.series_id, b.width_s) > (?, ?, ?) AND b.start_s < ? ORDER BY b.start_s, b.series_id, b.width_s LIMIT ?"
 
@@ -84,11 +84,12 @@ func (s *sqlStore) trafficPage(ctx context.Context, query string, after [3]int64
 		var (
 			r                     trafficRow
 			sum, mx, wait         int64
+			servedSum, servedMin  int64
 			groups                string
 			start, series, widthS int64
 		)
 		ser := &r.b.Series
-		if err := rows.Scan(&start, &series, &widthS, &r.b.Requests, &r.b.Rejected, &sum, &mx, &wait, &ser.Instance, &ser.User,
+		if err := rows.Scan(&start, &series, &widthS, &r.b.Requests, &r.b.Rejected, &sum, &mx, &wait, &servedSum, &servedMin, &ser.Instance, &ser.User,
 			&groups, &ser.Verb, &ser.APIGroup, &ser.Resource, &ser.Subresource, &ser.Namespace, &ser.NonResourceURL, &ser.Class); err != nil {
 			return nil, fmt.Errorf("ledger: traffic: %w", err)
 		}
@@ -102,6 +103,7 @@ func (s *sqlStore) trafficPage(ctx context.Context, query string, after [3]int64
 		ser.Groups = g
 		r.b.Start, r.b.Width, r.b.SeriesID = time.Unix(start, 0).UTC(), time.Duration(widthS)*time.Second, series
 		r.b.LatencySum, r.b.LatencyMax, r.b.APFWaitSum = time.Duration(sum), time.Duration(mx), time.Duration(wait)
+		r.b.ServedLatencySum, r.b.ServedLatencyMin = time.Duration(servedSum), time.Duration(servedMin)
 		r.key = [3]int64{start, series, widthS}
 		page = append(page, r)
 	}

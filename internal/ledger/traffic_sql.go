@@ -61,8 +61,8 @@ const upsertSeriesSQL = "INSERT INTO traffic_series (key, instance, user_name, g
 
 // upsertBucketSQL adds one bucket's counts to the stored one.
 const upsertBucketSQL = "INSERT INTO traffic_buckets (start_s, series_id, width_s, requests, rejected, latency_sum_ns, " +
-	"latency_max_ns, apf_wait_sum_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (start_s, series_id, width_s) DO UPDATE SET " +
-	bucketSums
+	"latency_max_ns, apf_wait_sum_ns, served_latency_sum_ns, served_latency_min_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
+	"ON CONFLICT (start_s, series_id, width_s) DO UPDATE SET " + bucketSums
 
 // bucketSums is the conflict clause's sums, shared with the coarsening.
 const bucketSums = "requests = traffic_buckets.requests + excluded.requests, " +
@@ -70,7 +70,17 @@ const bucketSums = "requests = traffic_buckets.requests + excluded.requests, " +
 	"latency_sum_ns = traffic_buckets.latency_sum_ns + excluded.latency_sum_ns, " +
 	"latency_max_ns = CASE WHEN excluded.latency_max_ns > traffic_buckets.latency_max_ns " +
 	"THEN excluded.latency_max_ns ELSE traffic_buckets.latency_max_ns END, " +
-	"apf_wait_sum_ns = traffic_buckets.apf_wait_sum_ns + excluded.apf_wait_sum_ns"
+	"apf_wait_sum_ns = traffic_buckets.apf_wait_sum_ns + excluded.apf_wait_sum_ns, " +
+	"served_latency_sum_ns = traffic_buckets.served_latency_sum_ns + excluded.served_latency_sum_ns, " +
+	servedMin
+
+// servedMin keeps the smaller positive served minimum: 0 is "no served
+// request", so a batch of 429s only must not erase the stored minimum and a
+// bucket stored without one takes the first that comes (neither a plain
+// min nor least() would: min(0, x) = 0).
+const servedMin = "served_latency_min_ns = CASE WHEN excluded.served_latency_min_ns > 0 AND " +
+	"(traffic_buckets.served_latency_min_ns <= 0 OR excluded.served_latency_min_ns < traffic_buckets.served_latency_min_ns) " +
+	"THEN excluded.served_latency_min_ns ELSE traffic_buckets.served_latency_min_ns END"
 
 // seriesKey identifies a series: the SHA-256 of its fields as stored.
 func seriesKey(s *TrafficSeries) (string, error) {
@@ -162,7 +172,7 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 			ids[key] = seen
 		}
 		if _, err := bucket.ExecContext(ctx, start, seen.id, width, b.Requests, b.Rejected, int64(b.LatencySum),
-			int64(b.LatencyMax), int64(b.APFWaitSum)); err != nil {
+			int64(b.LatencyMax), int64(b.APFWaitSum), int64(b.ServedLatencySum), max(int64(b.ServedLatencyMin), 0)); err != nil {
 			return fmt.Errorf("ledger: traffic: bucket: %w", err)
 		}
 	}

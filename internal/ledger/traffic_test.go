@@ -280,3 +280,114 @@ func TestTrafficSeriesComeBackAfterAPrune(t *testing.T) {
 		}
 	})
 }
+
+// servedAt is a bucket of s's requests at second sec as the fold makes it:
+// rejected 429s at no latency and a served request for each of served.
+func servedAt(sec int, s ledger.TrafficSeries, rejected int64, served ...time.Duration) ledger.TrafficBucket {
+	b := ledger.TrafficBucket{Start: tt0.Add(time.Duration(sec) * time.Second), Width: ledger.TrafficSecond, Series: s,
+		Requests: rejected + int64(len(served)), Rejected: rejected}
+	for _, lat := range served {
+		b.LatencySum += lat
+		b.LatencyMax = max(b.LatencyMax, lat)
+		b.ServedLatencySum += lat
+		if b.ServedLatencyMin == 0 || lat < b.ServedLatencyMin {
+			b.ServedLatencyMin = lat
+		}
+	}
+	return b
+}
+
+// TestTrafficServedLatencyUpserts: batches adding to one bucket add the
+// served latencies' sums and keep the smallest positive minimum: a larger
+// one does not raise it, a batch without a served request (minimum 0,
+// none) does not erase it, and a bucket stored without one takes the
+// first positive minimum that comes (0 is none, not the smallest).
+func TestTrafficServedLatencyUpserts(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ts := trafficStore(t, dsn, ledger.Options{})
+		ctx := context.Background()
+		alice, bob := listSeries("alice"), listSeries("bob")
+		ms := time.Millisecond
+		for _, batch := range [][]ledger.TrafficBucket{
+			{servedAt(0, alice, 1, 10*ms, 20*ms), servedAt(0, bob, 3)},
+			{servedAt(0, alice, 0, 5*ms), servedAt(0, bob, 0, 40*ms, 30*ms)},
+			{servedAt(0, alice, 2), servedAt(0, bob, 0, 35*ms)},
+			{servedAt(0, alice, 0, 8*ms)},
+		} {
+			if err := ts.AppendTraffic(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := map[string]ledger.TrafficBucket{}
+		for _, b := range scanTraffic(t, ts, ledger.TrafficQuery{}) {
+			got[b.Series.User] = b
+		}
+		a, b := got["alice"], got["bob"]
+		if a.Requests != 7 || a.Rejected != 3 || a.LatencySum != 43*ms || a.LatencyMax != 20*ms ||
+			a.ServedLatencySum != 43*ms || a.ServedLatencyMin != 5*ms {
+			t.Errorf("alice: %+v, want 7 requests, 3 rejected, served sum 43ms, min 5ms", a)
+		}
+		if b.Requests != 6 || b.Rejected != 3 || b.ServedLatencySum != 105*ms || b.ServedLatencyMin != 30*ms {
+			t.Errorf("bob: %+v, want 6 requests, 3 rejected, served sum 105ms, min 30ms", b)
+		}
+	})
+}
+
+// TestTrafficCoarseningKeepsTheServedMin: a minute folded from seconds sums
+// their served sums and takes the smallest positive minimum (0 when no
+// second had one); a late second stored as its minute merges the same way.
+func TestTrafficCoarseningKeepsTheServedMin(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ts := trafficStore(t, dsn, ledger.Options{})
+		ctx := context.Background()
+		alice := listSeries("alice")
+		ms := time.Millisecond
+		var batch []ledger.TrafficBucket
+		var sum time.Duration
+		for sec := 0; sec < 60; sec++ { // first minute: served mins 60ms down to 11ms, every third second only 429s
+			if sec%3 == 0 {
+				batch = append(batch, servedAt(sec, alice, 2))
+				continue
+			}
+			lat := time.Duration(70-sec) * ms
+			batch = append(batch, servedAt(sec, alice, 0, lat, lat+ms))
+			sum += 2*lat + ms
+		}
+		for sec := 60; sec < 120; sec++ { // second minute: only 429s
+			batch = append(batch, servedAt(sec, alice, 1))
+		}
+		batch = append(batch, servedAt(120, alice, 0, ms)) // third minute: stays a second
+		if err := ts.AppendTraffic(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := ts.CoarsenTraffic(ctx, tt0.Add(2*time.Minute)); err != nil || n != 120 {
+			t.Fatalf("coarsened %d, %v; want 120 seconds", n, err)
+		}
+		got := scanTraffic(t, ts, ledger.TrafficQuery{})
+		if len(got) != 3 {
+			t.Fatalf("%d buckets, want 2 minutes and a second: %+v", len(got), got)
+		}
+		if m := got[0]; m.Width != time.Minute || m.ServedLatencySum != sum || m.ServedLatencyMin != 11*ms {
+			t.Errorf("first minute = %+v, want served sum %s, min 11ms", m, sum)
+		}
+		if m := got[1]; m.Width != time.Minute || m.Requests != 60 || m.ServedLatencySum != 0 || m.ServedLatencyMin != 0 {
+			t.Errorf("second minute = %+v, want no served latency", m)
+		}
+		if s := got[2]; s.Width != time.Second || s.ServedLatencyMin != ms {
+			t.Errorf("after the cut: %+v", s)
+		}
+		// Late seconds behind the mark: stored as their minute, a smaller
+		// minimum taken, a 429-only second erasing nothing.
+		if err := ts.AppendTraffic(ctx, []ledger.TrafficBucket{servedAt(10, alice, 0, 3*ms), servedAt(70, alice, 0, 9*ms),
+			servedAt(80, alice, 4)}); err != nil {
+			t.Fatal(err)
+		}
+		got = scanTraffic(t, ts, ledger.TrafficQuery{})
+		if m := got[0]; m.ServedLatencyMin != 3*ms || m.ServedLatencySum != sum+3*ms {
+			t.Errorf("first minute after a late second = %+v, want min 3ms", m)
+		}
+		if m := got[1]; m.ServedLatencyMin != 9*ms || m.ServedLatencySum != 9*ms || m.Requests != 65 {
+			t.Errorf("second minute after late seconds = %+v, want min 9ms", m)
+		}
+	})
+}

@@ -76,7 +76,8 @@ func (b *Batch) Add(ev *auditv1.Event, unauthenticatedRefusal bool) bool {
 		b.order = append(b.order, key)
 	}
 	bk.Requests++
-	if ev.ResponseStatus != nil && ev.ResponseStatus.Code == http.StatusTooManyRequests {
+	rejected := ev.ResponseStatus != nil && ev.ResponseStatus.Code == http.StatusTooManyRequests
+	if rejected {
 		bk.Rejected++
 	}
 	// The event's own timestamps, microseconds: a clock skew between the
@@ -84,6 +85,14 @@ func (b *Batch) Add(ev *auditv1.Event, unauthenticatedRefusal bool) bool {
 	if lat := ev.StageTimestamp.Sub(received); lat > 0 {
 		bk.LatencySum += lat
 		bk.LatencyMax = max(bk.LatencyMax, lat)
+		// A 429 held no seat: the served ones are the service-time
+		// estimate's (ledger.TrafficBucket); a minimum of 0 is none yet.
+		if !rejected {
+			bk.ServedLatencySum += lat
+			if bk.ServedLatencyMin == 0 || lat < bk.ServedLatencyMin {
+				bk.ServedLatencyMin = lat
+			}
+		}
 	}
 	if w, err := time.ParseDuration(ev.Annotations[apfQueueWait]); err == nil && w > 0 {
 		bk.APFWaitSum += w

@@ -40,8 +40,9 @@ func fold(t *testing.T, instance string, evs ...*auditv1.Event) []ledger.Traffic
 
 // TestFoldCountsPerSecondAndSeries: a batch's events of one series and
 // second are one bucket (count, 429s, latency sum and maximum from the
-// event's timestamps, the APF wait annotated), another second or user
-// another bucket; the instance is the batch's.
+// event's timestamps, the APF wait annotated, the served requests' latency
+// sum and minimum), another second or user another bucket; the instance is
+// the batch's.
 func TestFoldCountsPerSecondAndSeries(t *testing.T) {
 	slow := event(auditv1.StageResponseComplete, "alice", "list", configmaps, at.Add(900*time.Millisecond), 700*time.Millisecond, 200)
 	slow.Annotations = map[string]string{apfQueueWait: "150ms"}
@@ -62,11 +63,44 @@ func TestFoldCountsPerSecondAndSeries(t *testing.T) {
 		t.Errorf("series %+v, want %+v", a.Series, want)
 	}
 	if !a.Start.Equal(at) || a.Width != time.Second || a.Requests != 3 || a.Rejected != 1 ||
-		a.LatencySum != 725*time.Millisecond || a.LatencyMax != 700*time.Millisecond || a.APFWaitSum != 150*time.Millisecond {
+		a.LatencySum != 725*time.Millisecond || a.LatencyMax != 700*time.Millisecond || a.APFWaitSum != 150*time.Millisecond ||
+		a.ServedLatencySum != 720*time.Millisecond || a.ServedLatencyMin != 20*time.Millisecond {
 		t.Errorf("alice's first second: %+v", a)
 	}
 	if !got[1].Start.Equal(at.Add(time.Second)) || got[1].Requests != 1 || got[2].Series.User != "bob" {
 		t.Errorf("next buckets: %+v", got[1:])
+	}
+}
+
+// TestFoldServedLatency: the served sum and minimum leave out the 429s (a
+// rejected request's latency, here the fastest of the second, would be the
+// minimum otherwise), whatever the order; a second of 429s only has none
+// (0), and a served request of no positive latency sets no minimum.
+func TestFoldServedLatency(t *testing.T) {
+	cm := func(user string, received time.Time, lat time.Duration, code int32) *auditv1.Event {
+		return event(auditv1.StageResponseComplete, user, "list", configmaps, received, lat, code)
+	}
+	got := fold(t, "",
+		cm("alice", at, 30*time.Millisecond, 200),
+		cm("alice", at.Add(time.Millisecond), time.Millisecond, 429),
+		cm("alice", at.Add(2*time.Millisecond), 12*time.Millisecond, 200),
+		cm("alice", at.Add(time.Second), 2*time.Millisecond, 429),
+		cm("bob", at, 0, 200),
+		cm("bob", at, 4*time.Millisecond, 404),
+	)
+	if len(got) != 3 {
+		t.Fatalf("%d buckets, want 3: %+v", len(got), got)
+	}
+	a, rejectedOnly, b := got[0], got[1], got[2]
+	if a.Requests != 3 || a.Rejected != 1 || a.LatencySum != 43*time.Millisecond ||
+		a.ServedLatencySum != 42*time.Millisecond || a.ServedLatencyMin != 12*time.Millisecond {
+		t.Errorf("a 429 and two served: %+v, want served sum 42ms, min 12ms", a)
+	}
+	if rejectedOnly.Requests != 1 || rejectedOnly.ServedLatencySum != 0 || rejectedOnly.ServedLatencyMin != 0 {
+		t.Errorf("429s only: %+v, want no served latency", rejectedOnly)
+	}
+	if b.Requests != 2 || b.ServedLatencySum != 4*time.Millisecond || b.ServedLatencyMin != 4*time.Millisecond {
+		t.Errorf("a served request of no latency and a 404: %+v, want served sum and min 4ms", b)
 	}
 }
 
