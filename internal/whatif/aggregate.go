@@ -1,0 +1,119 @@
+package whatif
+
+import (
+	"sort"
+	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/apfsim"
+)
+
+// result finishes every simulation at end and sums them per level and flow.
+func (r *runner) result(workers []*worker, end time.Duration) *Result {
+	res := &Result{Since: r.in.Since, Until: r.in.Until, Buckets: r.buckets, Requests: r.requests, Skipped: r.skipped}
+	// Instances sorted by name; order maps the run's indexes to them.
+	order := make([]int, len(r.instances))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return r.instances[order[a]] < r.instances[order[b]] })
+	for _, i := range order {
+		res.Instances = append(res.Instances, r.instances[i])
+	}
+	flowCounts := make([][]apfsim.Counts, len(workers))
+	for wi, w := range workers {
+		out := Outcome{}
+		byName := map[string]*Level{}
+		for _, pl := range w.plan.plcs {
+			l := &Level{Name: pl.Name, Samples: make([]apfsim.Sample, r.in.Samples)}
+			byName[pl.Name] = l
+		}
+		flowCounts[wi] = make([]apfsim.Counts, len(r.flows))
+		for _, inst := range order {
+			var sim *apfsim.Sim
+			if inst < len(w.sims) {
+				sim = w.sims[inst]
+			}
+			if sim == nil {
+				continue
+			}
+			sr := sim.Finish(end)
+			for _, lr := range sr.Levels {
+				l := byName[lr.Name]
+				l.Exempt = lr.Exempt
+				l.NominalCL += lr.NominalCL
+				add(&l.Predicted, lr.Counts)
+				for i, s := range lr.Samples {
+					l.Samples[i].Seats += s.Seats
+					l.Samples[i].Waiting += s.Waiting
+					l.Samples[i].Limit += s.Limit
+				}
+				l.Instances = append(l.Instances, InstanceLevel{Instance: r.instances[inst], ServerCL: w.cls[inst],
+					NominalCL: lr.NominalCL, Predicted: lr.Counts})
+			}
+			for f, c := range sr.Flows {
+				add(&flowCounts[wi][f], c)
+			}
+		}
+		// What the API server did, under this configuration's classification.
+		for key, rc := range r.recorded {
+			in := r.anySeries(key)
+			if in == nil || in.skip {
+				continue
+			}
+			l := byName[w.plan.plcs[in.plans[wi].level].Name]
+			l.RecordedRequests += rc.requests
+			l.RecordedRejected += rc.rejected
+			for i := range l.Instances {
+				if l.Instances[i].Instance == r.instances[key[1]] {
+					l.Instances[i].RecordedRequests += rc.requests
+					l.Instances[i].RecordedRejected += rc.rejected
+				}
+			}
+		}
+		for _, pl := range w.plan.plcs {
+			out.Levels = append(out.Levels, *byName[pl.Name])
+		}
+		if wi == 0 {
+			res.Current = out
+		} else {
+			res.Draft = &out
+		}
+	}
+	for f, s := range r.flows {
+		fl := Flow{Series: *s}
+		for key, rc := range r.recorded {
+			if key[0] == f {
+				fl.Requests += rc.requests
+				fl.RecordedRejected += rc.rejected
+			}
+		}
+		for wi, w := range workers {
+			in := r.flowSeries[f]
+			sp := in.plans[wi]
+			o := FlowOutcome{FlowSchema: sp.flowSchema, Level: w.plan.plcs[sp.level].Name, Seats: sp.seats, Predicted: flowCounts[wi][f]}
+			if wi == 0 {
+				fl.Current = o
+			} else {
+				fl.Draft = &o
+			}
+		}
+		res.Flows = append(res.Flows, fl)
+	}
+	return res
+}
+
+// anySeries is a series of the flow and instance key (they classify alike:
+// classification does not depend on the instance).
+func (r *runner) anySeries(key [2]int) *seriesInfo {
+	return r.flowSeries[key[0]]
+}
+
+func add(a *apfsim.Counts, b apfsim.Counts) {
+	a.Arrived += b.Arrived
+	a.Dispatched += b.Dispatched
+	a.QueueFull += b.QueueFull
+	a.ConcurrencyLimit += b.ConcurrencyLimit
+	a.TimeOut += b.TimeOut
+	a.Queued += b.Queued
+	a.WaitSum += b.WaitSum
+}

@@ -1,0 +1,82 @@
+package whatif
+
+import (
+	"fmt"
+	"sort"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/apfsim"
+)
+
+// Config is a set of FlowSchemas and priority levels.
+type Config struct {
+	FlowSchemas []*flowcontrolv1.FlowSchema
+	Levels      []*flowcontrolv1.PriorityLevelConfiguration
+}
+
+// Overlay is base with draft's objects in place of those of the same name
+// (and draft's new ones added): a draft names only what it changes.
+func Overlay(base, draft Config) Config {
+	out := Config{}
+	fs := map[string]*flowcontrolv1.FlowSchema{}
+	for _, f := range base.FlowSchemas {
+		fs[f.Name] = f
+	}
+	for _, f := range draft.FlowSchemas {
+		fs[f.Name] = f
+	}
+	for _, f := range fs {
+		out.FlowSchemas = append(out.FlowSchemas, f)
+	}
+	pl := map[string]*flowcontrolv1.PriorityLevelConfiguration{}
+	for _, l := range base.Levels {
+		pl[l.Name] = l
+	}
+	for _, l := range draft.Levels {
+		pl[l.Name] = l
+	}
+	for _, l := range pl {
+		out.Levels = append(out.Levels, l)
+	}
+	sort.Slice(out.FlowSchemas, func(i, j int) bool { return out.FlowSchemas[i].Name < out.FlowSchemas[j].Name })
+	sort.Slice(out.Levels, func(i, j int) bool { return out.Levels[i].Name < out.Levels[j].Name })
+	return out
+}
+
+// Check refuses a configuration the what-if cannot run, with what to fix:
+// a FlowSchema naming a priority level that does not exist (the API server
+// would skip it as dangling: almost never what a draft means), a level
+// whose shares or queues are not valid. The API server's own validation of
+// each object is the caller's (a server-side dry run).
+func Check(c Config) error {
+	levels := apf.LevelsOf(c.Levels)
+	for _, f := range c.FlowSchemas {
+		name := f.Spec.PriorityLevelConfiguration.Name
+		if _, ok := levels.Level(name); !ok {
+			return fmt.Errorf("FlowSchema %s names priority level %q, which is neither in the cluster nor in the draft", f.Name, name)
+		}
+	}
+	_, err := apfsim.Levels(withMandatory(c.Levels), 600)
+	return err
+}
+
+// withMandatory adds the API server's built-in exempt and catch-all levels
+// when the configuration lacks them: it classifies with them anyway
+// (apf.Levels.Level, imaginePL upstream).
+func withMandatory(pls []*flowcontrolv1.PriorityLevelConfiguration) []*flowcontrolv1.PriorityLevelConfiguration {
+	have := map[string]bool{}
+	for _, pl := range pls {
+		have[pl.Name] = true
+	}
+	out := append([]*flowcontrolv1.PriorityLevelConfiguration(nil), pls...)
+	levels := apf.LevelsOf(pls)
+	for _, name := range []string{flowcontrolv1.PriorityLevelConfigurationNameExempt, flowcontrolv1.PriorityLevelConfigurationNameCatchAll} {
+		if !have[name] {
+			pl, _ := levels.Level(name)
+			out = append(out, pl)
+		}
+	}
+	return out
+}

@@ -1,0 +1,254 @@
+package whatif
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+)
+
+// arrival is one request as the reader hands it to the workers.
+type arrival struct {
+	at, service int64 // ns since the window's start
+	info        *seriesInfo
+}
+
+// batch is arrivals shared by every worker; the last to finish with it
+// gives it back.
+type batch struct {
+	items []arrival
+	refs  atomic.Int32
+}
+
+const batchSize = 4096
+
+// runner reads the window and spreads each bucket's requests over it.
+type runner struct {
+	in         Input
+	plans      []*plan
+	seriesOf   map[int64]*seriesInfo
+	flowOf     map[string]int
+	flows      []*ledger.TrafficSeries
+	// flowSeries is a series of each flow: its classification stands for
+	// the flow's.
+	flowSeries []*seriesInfo
+	instanceOf map[string]int
+	instances  []string
+	// recorded[flow] is what the API server did to the flow, per instance.
+	recorded map[[2]int]*recordedCounts
+	free     chan *batch
+
+	buckets, requests, skipped int64
+	// lastService is each series' latest service estimate, for a second
+	// whose requests were all refused.
+	lastService map[*seriesInfo]int64
+}
+
+type recordedCounts struct{ requests, rejected int64 }
+
+// spreader hands out one bucket's requests evenly over its width: the
+// traffic keeps counts per second, not arrival times.
+type spreader struct {
+	next, start int64
+	step        float64
+	i, n        int64
+	service     int64
+	info        *seriesInfo
+}
+
+func (sp *spreader) at() int64 { return sp.start + int64((float64(sp.i)+0.5)*sp.step) }
+
+// read scans the window and feeds the workers, in time order.
+func (r *runner) read(ctx context.Context, workers []*worker) error {
+	r.recorded = map[[2]int]*recordedCounts{}
+	r.lastService = map[*seriesInfo]int64{}
+	r.free = make(chan *batch, 8)
+	for range 8 {
+		r.free <- &batch{items: make([]arrival, 0, batchSize)}
+	}
+	since := r.in.Since
+	span := float64(r.in.Until.Sub(since))
+	var heap []*spreader
+	cur := <-r.free
+	send := func() error {
+		if len(cur.items) == 0 {
+			return nil
+		}
+		cur.refs.Store(int32(len(workers)))
+		for _, w := range workers {
+			select {
+			case w.in <- cur:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		select {
+		case cur = <-r.free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cur.items = cur.items[:0]
+		return nil
+	}
+	emitBefore := func(t int64) error {
+		for len(heap) > 0 && heap[0].next < t {
+			sp := heap[0]
+			cur.items = append(cur.items, arrival{at: sp.next, service: sp.service, info: sp.info})
+			sp.i++
+			if sp.i == sp.n {
+				heap[0] = heap[len(heap)-1]
+				heap = heap[:len(heap)-1]
+			} else {
+				sp.next = sp.at()
+			}
+			siftDown(heap)
+			if len(cur.items) == batchSize {
+				if err := send(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	lastReport := -1.0
+	err := r.in.Traffic.ScanTraffic(ctx, ledger.TrafficQuery{Since: since, Until: r.in.Until}, func(b *ledger.TrafficBucket) error {
+		start := int64(b.Start.Sub(since))
+		if err := emitBefore(start); err != nil {
+			return err
+		}
+		r.buckets++
+		info := r.info(b)
+		r.requests += b.Requests
+		rc := r.recorded[[2]int{info.flow, info.instance}]
+		if rc == nil {
+			rc = &recordedCounts{}
+			r.recorded[[2]int{info.flow, info.instance}] = rc
+		}
+		rc.requests += b.Requests
+		rc.rejected += b.Rejected
+		if info.skip {
+			r.skipped += b.Requests
+			return nil
+		}
+		if b.Requests > 0 {
+			sp := &spreader{start: start, step: float64(b.Width) / float64(b.Requests), n: b.Requests,
+				service: r.serviceOf(b, info), info: info}
+			sp.next = sp.at()
+			heap = append(heap, sp)
+			siftUp(heap, len(heap)-1)
+		}
+		if f := float64(start) / span; r.in.Progress != nil && f-lastReport >= 0.01 {
+			lastReport = f
+			r.in.Progress(f)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := emitBefore(1<<63 - 1); err != nil {
+		return err
+	}
+	if err := send(); err != nil {
+		return err
+	}
+	if r.in.Progress != nil {
+		r.in.Progress(1)
+	}
+	return nil
+}
+
+// serviceOf estimates how long each of the bucket's requests held its
+// seats. The audit events give each request's latency, which includes its
+// wait in an APF queue, and say the wait only past 500 ms. A second in
+// which the API server refused some of the flow's requests had its level
+// full, so its requests waited: the fastest one served is the estimate. A
+// second without refusals: the mean served latency less the waits the API
+// server did report. A second whose requests were all refused: the
+// series' previous estimate.
+func (r *runner) serviceOf(b *ledger.TrafficBucket, info *seriesInfo) int64 {
+	served := b.Requests - b.Rejected
+	var svc int64 = -1
+	switch {
+	case served > 0 && b.Rejected > 0 && b.ServedLatencyMin > 0:
+		svc = int64(b.ServedLatencyMin)
+	case served > 0 && b.ServedLatencySum > 0:
+		svc = max(0, int64(b.ServedLatencySum-b.APFWaitSum)/served)
+	case served > 0 && b.LatencySum > 0:
+		// Recorded before the served latency was (migration 00009): every
+		// request's latency, 429s included.
+		svc = max(0, int64(b.LatencySum-b.APFWaitSum)/b.Requests)
+	}
+	if svc < 0 {
+		return r.lastService[info]
+	}
+	r.lastService[info] = svc
+	return svc
+}
+
+// info is the bucket's series, classified under every configuration the
+// first time it is seen.
+func (r *runner) info(b *ledger.TrafficBucket) *seriesInfo {
+	if in, ok := r.seriesOf[b.SeriesID]; ok {
+		return in
+	}
+	s := b.Series
+	s.Groups = slices.Clone(s.Groups)
+	in := &seriesInfo{series: s, skip: s.Class == ledger.ClassLongRunning}
+	inst, ok := r.instanceOf[s.Instance]
+	if !ok {
+		inst = len(r.instances)
+		r.instanceOf[s.Instance] = inst
+		r.instances = append(r.instances, s.Instance)
+	}
+	in.instance = inst
+	key := flowKey(&s)
+	flow, ok := r.flowOf[key]
+	if !ok {
+		flow = len(r.flows)
+		r.flowOf[key] = flow
+		fs := s
+		fs.Instance = ""
+		r.flows = append(r.flows, &fs)
+	}
+	in.flow = flow
+	for i, p := range r.plans {
+		in.plans[i] = p.classify(&s)
+	}
+	if !ok {
+		r.flowSeries = append(r.flowSeries, in)
+	}
+	r.seriesOf[b.SeriesID] = in
+	return in
+}
+
+func siftUp(h []*spreader, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].next <= h[i].next {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func siftDown(h []*spreader) {
+	i, n := 0, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		if r := l + 1; r < n && h[r].next < h[l].next {
+			l = r
+		}
+		if h[i].next <= h[l].next {
+			return
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+}
+

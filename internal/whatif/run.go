@@ -1,0 +1,192 @@
+package whatif
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/apfsim"
+	"github.com/clusterdesk/clusterdesk/internal/ledger"
+)
+
+// DefaultServerCL is an API server's total concurrency limit by default:
+// --max-requests-inflight 400 plus --max-mutating-requests-inflight 200.
+const DefaultServerCL = 600
+
+// Input is what a run needs.
+type Input struct {
+	Traffic      ledger.TrafficStore
+	Since, Until time.Time
+	Current      Config
+	// Draft is the whole configuration to compare (Overlay of the current
+	// one and the draft's objects); nil runs the current one only (the
+	// backtest).
+	Draft *Config
+	// ServerCL is an instance's total concurrency limit (nil or 0:
+	// DefaultServerCL).
+	ServerCL func(instance string) int
+	// WaitLimit: apfsim.Options.WaitLimit. Samples: the plot's points
+	// (default 120).
+	WaitLimit time.Duration
+	Samples   int
+	// Progress is told the fraction of the window read, from 0 to 1.
+	Progress func(fraction float64)
+}
+
+// Run simulates the window.
+func Run(ctx context.Context, in Input) (*Result, error) {
+	started := time.Now()
+	if !in.Until.After(in.Since) {
+		return nil, fmt.Errorf("whatif: the window's end %v is not after its start %v", in.Until, in.Since)
+	}
+	if in.Samples <= 0 {
+		in.Samples = 120
+	}
+	configs := []Config{in.Current}
+	if in.Draft != nil {
+		configs = append(configs, *in.Draft)
+	}
+	plans := make([]*plan, len(configs))
+	for i, c := range configs {
+		p, err := newPlan(c, in)
+		if err != nil {
+			if i == 1 {
+				return nil, fmt.Errorf("the draft: %w", err)
+			}
+			return nil, fmt.Errorf("the current configuration: %w", err)
+		}
+		plans[i] = p
+	}
+	r := &runner{in: in, plans: plans, seriesOf: map[int64]*seriesInfo{}, flowOf: map[string]int{}, instanceOf: map[string]int{}}
+	span := in.Until.Sub(in.Since)
+	opt := apfsim.Options{WaitLimit: in.WaitLimit, Span: span, Samples: in.Samples}
+	workers := make([]*worker, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		workers[i] = &worker{plan: p, which: i, opt: opt, in: make(chan *batch, 4)}
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			w.run(r)
+		}(workers[i])
+	}
+	err := r.read(ctx, workers)
+	for _, w := range workers {
+		close(w.in)
+	}
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range workers {
+		if w.err != nil {
+			return nil, w.err
+		}
+	}
+	res := r.result(workers, span+time.Minute)
+	res.Elapsed = time.Since(started)
+	return res, nil
+}
+
+// plan is one configuration made ready to classify and simulate.
+type plan struct {
+	schemas  []*flowcontrolv1.FlowSchema
+	levels   apf.Levels
+	plcs     []*flowcontrolv1.PriorityLevelConfiguration
+	levelIdx map[string]int
+	serverCL func(string) int
+	// byCL caches the instantiated levels per server concurrency limit.
+	mu   sync.Mutex
+	byCL map[int][]apfsim.Level
+}
+
+func newPlan(c Config, in Input) (*plan, error) {
+	if err := Check(c); err != nil {
+		return nil, err
+	}
+	p := &plan{schemas: c.FlowSchemas, levels: apf.LevelsOf(c.Levels), plcs: withMandatory(c.Levels),
+		levelIdx: map[string]int{}, byCL: map[int][]apfsim.Level{}}
+	sort.Slice(p.plcs, func(i, j int) bool { return p.plcs[i].Name < p.plcs[j].Name })
+	for i, pl := range p.plcs {
+		p.levelIdx[pl.Name] = i
+	}
+	p.serverCL = func(inst string) int {
+		if in.ServerCL != nil {
+			if cl := in.ServerCL(inst); cl > 0 {
+				return cl
+			}
+		}
+		return DefaultServerCL
+	}
+	if _, err := p.levelsFor(DefaultServerCL); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *plan) levelsFor(serverCL int) ([]apfsim.Level, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ls, ok := p.byCL[serverCL]; ok {
+		return ls, nil
+	}
+	ls, err := apfsim.Levels(p.plcs, serverCL)
+	if err != nil {
+		return nil, err
+	}
+	p.byCL[serverCL] = ls
+	return ls, nil
+}
+
+// seriesPlan is where a configuration puts a series.
+type seriesPlan struct {
+	level      int
+	hash       uint64
+	seats      int
+	flowSchema string
+}
+
+// seriesInfo is a series as the run knows it, made once by the reader and
+// never changed after: the workers read it concurrently.
+type seriesInfo struct {
+	series   ledger.TrafficSeries
+	instance int
+	flow     int
+	skip     bool // long-running: APF does not hold it
+	plans    [2]seriesPlan
+}
+
+// classify places a series in p, as startRequest does: the first matching
+// FlowSchema, its level, the flow's hash when the level has more than one
+// queue. Every request is one seat: the API server's work estimator
+// (k8s.io/apiserver pkg/util/flowcontrol/request) weighs a LIST by the
+// resource's object count and size and a write by the watches it will
+// notify, neither of which the traffic records; it gives one seat to a
+// resource it has not counted, as here. (Importing the estimator would also
+// bring etcd's client and gRPC into the console for that constant.)
+func (p *plan) classify(s *ledger.TrafficSeries) seriesPlan {
+	req := apf.Request{User: s.User, Groups: s.Groups, IsResourceRequest: s.Resource != "", Verb: s.Verb,
+		APIGroup: s.APIGroup, Resource: s.Resource, Subresource: s.Subresource, Namespace: s.Namespace, Path: s.NonResourceURL}
+	c := apf.Classify(p.schemas, p.levels, req)
+	sp := seriesPlan{level: p.levelIdx[c.PriorityLevelName], flowSchema: c.FlowSchema.Name, seats: 1}
+	pl := p.plcs[sp.level]
+	if lim := pl.Spec.Limited; lim != nil && lim.LimitResponse.Queuing != nil && lim.LimitResponse.Queuing.Queues > 1 {
+		sp.hash = apfsim.FlowHash(c.FlowSchema.Name, c.Distinguisher.Value)
+	}
+	return sp
+}
+
+// flowKey is a series' identity without its instance.
+func flowKey(s *ledger.TrafficSeries) string {
+	return strings.Join([]string{s.User, strings.Join(s.Groups, "\x00"), s.Verb, s.APIGroup, s.Resource, s.Subresource,
+		s.Namespace, s.NonResourceURL, s.Class}, "\x01")
+}
+
+var errStopped = errors.New("whatif: stopped")
