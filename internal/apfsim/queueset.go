@@ -136,10 +136,14 @@ func (qs *queueSet) canAccommodate(seats int) bool {
 	return qs.totSeatsInUse+seats <= qs.cl
 }
 
-// shuffleShard mirrors shuffleShardLocked: deal a hand, start at an offset
-// that turns with every enqueue, take the queue with the least waiting work.
-func (qs *queueSet) shuffleShard(hash uint64) int {
-	hand := qs.dealer.DealIntoHand(hash, qs.hand)
+// shuffleShard mirrors shuffleShardLocked: deal a hand (or take the one
+// dealt before for the same hash), start at an offset that turns with every
+// enqueue, take the queue with the least waiting work.
+func (qs *queueSet) shuffleShard(hash uint64, dealt []int) int {
+	hand := dealt
+	if len(hand) != qs.lvl.HandSize {
+		hand = qs.dealer.DealIntoHand(hash, qs.hand)
+	}
 	offset := qs.enqueues % len(hand)
 	qs.enqueues++
 	best, bestWork := -1, 0.0

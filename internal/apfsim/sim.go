@@ -3,6 +3,8 @@ package apfsim
 import (
 	"fmt"
 	"time"
+
+	"k8s.io/apiserver/pkg/util/shufflesharding"
 )
 
 // Arrival is one request reaching a priority level.
@@ -12,8 +14,10 @@ type Arrival struct {
 	// Level indexes the levels the Sim was made with.
 	Level int
 	// Hash is the flow's hash (FlowHash); unused by levels that do not
-	// queue.
+	// queue. Hand, when set, is the queues Hash deals for this level
+	// (Hand): a caller replaying many requests of one flow deals once.
 	Hash uint64
+	Hand []int
 	// Seats is the request's width (at least 1, at most its level's
 	// MaxSeats); Service how long it holds them.
 	Seats   int
@@ -118,6 +122,19 @@ func New(levels []Level, opt Options) *Sim {
 	return s
 }
 
+// Hand is the queues a flow's hash deals in a level that queues (nil for
+// one that does not), for Arrival.Hand.
+func Hand(l Level, hash uint64) []int {
+	if l.Queues < 1 {
+		return nil
+	}
+	d, err := shufflesharding.NewDealer(l.Queues, l.HandSize)
+	if err != nil {
+		return nil
+	}
+	return d.DealIntoHand(hash, make([]int, l.HandSize))
+}
+
 // Arrive processes everything before a.At, then the arrival, mirroring
 // queueSet.StartRequest.
 func (s *Sim) Arrive(a Arrival) error {
@@ -155,7 +172,7 @@ func (s *Sim) Arrive(a Arrival) error {
 	// Step 1: shuffle shard, reject when at the limit and the queue is
 	// full (rejectOrEnqueueToBoundLocked), else enqueue; step 2: dispatch
 	// as much as possible.
-	qi := qs.shuffleShard(a.Hash)
+	qi := qs.shuffleShard(a.Hash, a.Hand)
 	if qs.totSeatsInUse >= qs.cl && qs.queues[qi].waiting.len() >= qs.lvl.QueueLengthLimit {
 		s.reject(r, ReasonQueueFull)
 		return nil

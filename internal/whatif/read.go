@@ -70,6 +70,9 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 	since := r.in.Since
 	span := float64(r.in.Until.Sub(since))
 	var heap []*spreader
+	// spares are spent spreaders, reused: one per bucket would be most of
+	// the run's garbage.
+	var spares []*spreader
 	cur := <-r.free
 	send := func() error {
 		if len(cur.items) == 0 {
@@ -99,6 +102,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 			if sp.i == sp.n {
 				heap[0] = heap[len(heap)-1]
 				heap = heap[:len(heap)-1]
+				spares = append(spares, sp)
 			} else {
 				sp.next = sp.at()
 			}
@@ -132,7 +136,13 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 			return nil
 		}
 		if b.Requests > 0 {
-			sp := &spreader{start: start, step: float64(b.Width) / float64(b.Requests), n: b.Requests,
+			var sp *spreader
+			if n := len(spares); n > 0 {
+				sp, spares = spares[n-1], spares[:n-1]
+			} else {
+				sp = new(spreader)
+			}
+			*sp = spreader{start: start, step: float64(b.Width) / float64(b.Requests), n: b.Requests,
 				service: r.serviceOf(b, info), info: info}
 			sp.next = sp.at()
 			heap = append(heap, sp)

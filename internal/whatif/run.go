@@ -149,6 +149,7 @@ func (p *plan) levelsFor(serverCL int) ([]apfsim.Level, error) {
 type seriesPlan struct {
 	level      int
 	hash       uint64
+	hand       []int // the queues hash deals in level (apfsim.Hand)
 	seats      int
 	flowSchema string
 }
@@ -179,6 +180,9 @@ func (p *plan) classify(s *ledger.TrafficSeries) seriesPlan {
 	pl := p.plcs[sp.level]
 	if lim := pl.Spec.Limited; lim != nil && lim.LimitResponse.Queuing != nil && lim.LimitResponse.Queuing.Queues > 1 {
 		sp.hash = apfsim.FlowHash(c.FlowSchema.Name, c.Distinguisher.Value)
+		// Queues and hand size do not depend on the server's limit.
+		base, _ := p.levelsFor(DefaultServerCL)
+		sp.hand = apfsim.Hand(base[sp.level], sp.hash)
 	}
 	return sp
 }

@@ -16,7 +16,7 @@ import (
 
 var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
-func store(t *testing.T) ledger.TrafficStore {
+func store(t testing.TB) ledger.TrafficStore {
 	t.Helper()
 	s, err := ledger.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "l.db"), ledger.Options{})
 	if err != nil {

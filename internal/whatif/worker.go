@@ -48,7 +48,7 @@ func (w *worker) feed(r *runner, items []arrival) error {
 			w.sims[in.instance], w.cls[in.instance] = sim, cl
 		}
 		sp := &in.plans[w.which]
-		if err := sim.Arrive(apfsim.Arrival{At: time.Duration(a.at), Level: sp.level, Hash: sp.hash, Seats: sp.seats,
+		if err := sim.Arrive(apfsim.Arrival{At: time.Duration(a.at), Level: sp.level, Hash: sp.hash, Hand: sp.hand, Seats: sp.seats,
 			Service: time.Duration(a.service), Flow: in.flow}); err != nil {
 			return err
 		}
