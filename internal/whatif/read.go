@@ -25,11 +25,11 @@ const batchSize = 4096
 
 // runner reads the window and spreads each bucket's requests over it.
 type runner struct {
-	in         Input
-	plans      []*plan
-	seriesOf   map[int64]*seriesInfo
-	flowOf     map[string]int
-	flows      []*ledger.TrafficSeries
+	in       Input
+	plans    []*plan
+	seriesOf map[int64]*seriesInfo
+	flowOf   map[string]int
+	flows    []*ledger.TrafficSeries
 	// flowSeries is a series of each flow: its classification stands for
 	// the flow's.
 	flowSeries []*seriesInfo
@@ -261,4 +261,3 @@ func siftDown(h []*spreader) {
 		i = l
 	}
 }
-

@@ -56,8 +56,8 @@ func flood(t *testing.T, ts ledger.TrafficStore) {
 	for sec := range 20 {
 		start := t0.Add(time.Duration(sec) * time.Second)
 		bs = append(bs, ledger.TrafficBucket{Start: start, Width: time.Second, Requests: 300, Rejected: 220,
-			Series:           ledger.TrafficSeries{Instance: "10.0.0.1:6443", User: "flooder", Groups: []string{"system:authenticated"}, Verb: "create", Resource: "configmaps", Namespace: "x"},
-			LatencySum:       80 * 100 * time.Millisecond, ServedLatencySum: 80 * 100 * time.Millisecond, ServedLatencyMin: 40 * time.Millisecond},
+			Series:     ledger.TrafficSeries{Instance: "10.0.0.1:6443", User: "flooder", Groups: []string{"system:authenticated"}, Verb: "create", Resource: "configmaps", Namespace: "x"},
+			LatencySum: 80 * 100 * time.Millisecond, ServedLatencySum: 80 * 100 * time.Millisecond, ServedLatencyMin: 40 * time.Millisecond},
 			ledger.TrafficBucket{Start: start, Width: time.Second, Requests: 5,
 				Series:     ledger.TrafficSeries{Instance: "10.0.0.1:6443", User: "alice", Groups: []string{"system:authenticated"}, Verb: "get", Resource: "pods", Namespace: "x"},
 				LatencySum: 5 * 2 * time.Millisecond, ServedLatencySum: 5 * 2 * time.Millisecond, ServedLatencyMin: time.Millisecond})
