@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
@@ -39,4 +40,26 @@ func RecordedFlood(ctx context.Context, ts ledger.TrafficStore, since, until tim
 
 func (r Recorded) String() string {
 	return fmt.Sprintf("requests %v, rejected %v; per second (requests/rejected): %s", r.Requests, r.Rejected, strings.Join(r.PerSecond, ", "))
+}
+
+// WaitRecorded waits (bounded: the audit webhook's batches come within a
+// second or two) until ts holds as many of res's requests and 429s on
+// instance as the client counted, and returns what it holds; it fails the
+// test with what it holds when that does not happen.
+func WaitRecorded(t testing.TB, ts ledger.TrafficStore, res Result, instance, user string, req Request) Recorded {
+	t.Helper()
+	const wait = 60 * time.Second
+	for deadline := time.Now().Add(wait); ; time.Sleep(250 * time.Millisecond) {
+		rec, err := RecordedFlood(context.Background(), ts, res.Since(), res.Until(), user, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Requests[instance] == res.Sent && rec.Rejected[instance] == res.TooMany {
+			return rec
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v the recorded traffic of %s in [%s, %s) holds %s; the client sent %d to %s and got %d 429s",
+				wait, user, res.Since().Format(time.TimeOnly), res.Until().Format(time.TimeOnly), rec, res.Sent, instance, res.TooMany)
+		}
+	}
 }
