@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 )
@@ -19,6 +20,7 @@ import (
 type AdmissionReceiver struct {
 	URL      string
 	CABundle []byte
+	delay    time.Duration
 	mu       sync.Mutex
 	got      map[string]int
 }
@@ -31,7 +33,16 @@ func ReceivedKey(op, namespace, name, user string) string {
 // NewAdmissionReceiver serves a receiver until the test ends.
 func NewAdmissionReceiver(t testing.TB) *AdmissionReceiver {
 	t.Helper()
-	rc := &AdmissionReceiver{got: map[string]int{}}
+	return NewSlowAdmissionReceiver(t, 0)
+}
+
+// NewSlowAdmissionReceiver serves a receiver that answers each review
+// after delay: the API server holds the request's APF seat meanwhile, so
+// requests it must call the receiver for take a known service time that
+// costs the API server no CPU (the APF floods of internal/apfflood).
+func NewSlowAdmissionReceiver(t testing.TB, delay time.Duration) *AdmissionReceiver {
+	t.Helper()
+	rc := &AdmissionReceiver{got: map[string]int{}, delay: delay}
 	// httptest's certificate is for 127.0.0.1 and self-signed: its own CA.
 	srv := httptest.NewTLSServer(http.HandlerFunc(rc.serve))
 	t.Cleanup(srv.Close)
@@ -47,6 +58,13 @@ func (rc *AdmissionReceiver) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rq := review.Request
+	if rc.delay > 0 {
+		select {
+		case <-time.After(rc.delay):
+		case <-r.Context().Done(): // the API server gave up (its webhook timeout)
+			return
+		}
+	}
 	rc.mu.Lock()
 	rc.got[ReceivedKey(string(rq.Operation), rq.Namespace, rq.Name, rq.UserInfo.Username)]++
 	rc.mu.Unlock()

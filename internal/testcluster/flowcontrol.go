@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 )
 
 // EnvVersion names the environment variable that pins the Kubernetes version
@@ -133,4 +134,49 @@ func list[T any](ctx context.Context, r dynamic.ResourceInterface) ([]*T, error)
 		out = append(out, obj)
 	}
 	return out, nil
+}
+
+// SetFlowSchemaLevel points the FlowSchema name at the priority level level.
+func (f *Flowcontrol) SetFlowSchemaLevel(ctx context.Context, name, level string) error {
+	return f.update(ctx, "flowschemas", name, func(u *unstructured.Unstructured) error {
+		return unstructured.SetNestedField(u.Object, level, "spec", "priorityLevelConfiguration", "name")
+	})
+}
+
+// SetPriorityLevelSpec replaces the spec of the PriorityLevelConfiguration name.
+func (f *Flowcontrol) SetPriorityLevelSpec(ctx context.Context, name string, spec flowcontrolv1.PriorityLevelConfigurationSpec) error {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&spec)
+	if err != nil {
+		return err
+	}
+	return f.update(ctx, "prioritylevelconfigurations", name, func(u *unstructured.Unstructured) error {
+		return unstructured.SetNestedMap(u.Object, content, "spec")
+	})
+}
+
+// PriorityLevelUID is the UID of the PriorityLevelConfiguration name: the
+// API server names the level a request used by it, in the response header
+// flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID.
+func (f *Flowcontrol) PriorityLevelUID(ctx context.Context, name string) (string, error) {
+	u, err := f.resource("prioritylevelconfigurations").Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return string(u.GetUID()), nil
+}
+
+// update reads name, changes it and writes it back, again on a conflict
+// (the API server writes the objects' status meanwhile).
+func (f *Flowcontrol) update(ctx context.Context, plural, name string, change func(*unstructured.Unstructured) error) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		u, err := f.resource(plural).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := change(u); err != nil {
+			return err
+		}
+		_, err = f.resource(plural).Update(ctx, u, metav1.UpdateOptions{})
+		return err
+	})
 }
