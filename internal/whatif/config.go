@@ -45,21 +45,40 @@ func Overlay(base, draft Config) Config {
 	return out
 }
 
-// Check refuses a configuration the what-if cannot run, with what to fix:
-// a FlowSchema naming a priority level that does not exist (the API server
-// would skip it as dangling: almost never what a draft means), a level
-// whose shares or queues are not valid. The API server's own validation of
-// each object is the caller's (a server-side dry run).
+// Check refuses a configuration the what-if cannot run: a level whose
+// shares or queues are not valid. A FlowSchema naming a missing level is
+// not refused here: the API server skips it as dangling, and so does the
+// classifier (a live configuration may well have one); CheckDraft refuses
+// a draft that makes one. The API server's own validation of each object
+// is the caller's (a server-side dry run).
 func Check(c Config) error {
-	levels := apf.LevelsOf(c.Levels)
-	for _, f := range c.FlowSchemas {
-		name := f.Spec.PriorityLevelConfiguration.Name
-		if _, ok := levels.Level(name); !ok {
-			return fmt.Errorf("FlowSchema %s names priority level %q, which is neither in the cluster nor in the draft", f.Name, name)
-		}
-	}
-	_, err := apfsim.Levels(withMandatory(c.Levels), 600)
+	_, err := apfsim.Levels(withMandatory(c.Levels), DefaultServerCL)
 	return err
+}
+
+// CheckDraft refuses a draft whose FlowSchemas name a priority level that
+// exists neither in the cluster nor in the draft, unless the FlowSchema
+// already dangled so in current: almost never what a draft means, and the
+// what-if would silently leave its requests where they were.
+func CheckDraft(current, draft Config) error {
+	if err := Check(draft); err != nil {
+		return err
+	}
+	levels, was := apf.LevelsOf(draft.Levels), map[string]string{}
+	for _, f := range current.FlowSchemas {
+		was[f.Name] = f.Spec.PriorityLevelConfiguration.Name
+	}
+	for _, f := range draft.FlowSchemas {
+		name := f.Spec.PriorityLevelConfiguration.Name
+		if _, ok := levels.Level(name); ok {
+			continue
+		}
+		if before, ok := was[f.Name]; ok && before == name {
+			continue
+		}
+		return fmt.Errorf("FlowSchema %s names priority level %q, which is neither in the cluster nor in the draft", f.Name, name)
+	}
+	return nil
 }
 
 // withMandatory adds the API server's built-in exempt and catch-all levels

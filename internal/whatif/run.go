@@ -53,6 +53,11 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if in.Draft != nil {
 		configs = append(configs, *in.Draft)
 	}
+	if in.Draft != nil {
+		if err := CheckDraft(in.Current, *in.Draft); err != nil {
+			return nil, fmt.Errorf("the draft: %w", err)
+		}
+	}
 	plans := make([]*plan, len(configs))
 	for i, c := range configs {
 		p, err := newPlan(c, in)

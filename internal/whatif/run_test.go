@@ -157,4 +157,12 @@ func TestBadDraftsAreRefusedBeforeAnyRun(t *testing.T) {
 	if _, err := Run(context.Background(), Input{Traffic: ts, Since: t0, Until: t0, Current: cur}); err == nil {
 		t.Error("an empty window ran")
 	}
+	// A live configuration with a dangling FlowSchema runs (the API server
+	// skips it), and a draft that leaves it dangling is not refused for it.
+	dangling := current()
+	dangling.FlowSchemas = append(dangling.FlowSchemas, schemaFor("ghost", "ghost", "nowhere", 100))
+	same := Overlay(dangling, Config{Levels: []*flowcontrolv1.PriorityLevelConfiguration{level("extra", 5, 4)}})
+	if _, err := Run(context.Background(), Input{Traffic: ts, Since: t0, Until: t0.Add(time.Minute), Current: dangling, Draft: &same}); err != nil {
+		t.Errorf("a configuration with a dangling FlowSchema: %v", err)
+	}
 }
