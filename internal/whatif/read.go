@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync/atomic"
 
@@ -12,6 +13,7 @@ import (
 type arrival struct {
 	at, service int64 // ns since the window's start
 	info        *seriesInfo
+	instance    int // the simulated server: info's, or one of those it is dealt to
 }
 
 // batch is arrivals shared by every worker; the last to finish with it
@@ -19,6 +21,10 @@ type arrival struct {
 type batch struct {
 	items []arrival
 	refs  atomic.Int32
+	// instances is the runner's instance names as they stood when the
+	// batch was sent (the reader appends to its own; entries already there
+	// never change).
+	instances []string
 }
 
 const batchSize = 4096
@@ -43,6 +49,9 @@ type runner struct {
 	// lastService is each series' latest service estimate, for a second
 	// whose requests were all refused.
 	lastService map[*seriesInfo]int64
+	// dealt counts the requests of no named instance dealt round robin to
+	// Input.UnnamedSplit simulated servers.
+	dealt int
 }
 
 type recordedCounts struct{ requests, rejected int64 }
@@ -79,6 +88,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 			return nil
 		}
 		cur.refs.Store(int32(len(workers)))
+		cur.instances = r.instances
 		for _, w := range workers {
 			select {
 			case w.in <- cur:
@@ -97,7 +107,12 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 	emitBefore := func(t int64) error {
 		for len(heap) > 0 && heap[0].next < t {
 			sp := heap[0]
-			cur.items = append(cur.items, arrival{at: sp.next, service: sp.service, info: sp.info})
+			inst := sp.info.instance
+			if sp.info.spread > 1 {
+				inst += r.dealt % sp.info.spread
+				r.dealt++
+			}
+			cur.items = append(cur.items, arrival{at: sp.next, service: sp.service, info: sp.info, instance: inst})
 			sp.i++
 			if sp.i == sp.n {
 				heap[0] = heap[len(heap)-1]
@@ -210,9 +225,20 @@ func (r *runner) info(b *ledger.TrafficBucket) *seriesInfo {
 	if !ok {
 		inst = len(r.instances)
 		r.instanceOf[s.Instance] = inst
-		r.instances = append(r.instances, s.Instance)
+		if n := r.in.UnnamedSplit; s.Instance == "" && n > 1 {
+			// Traffic whose API server the webhook did not name, split
+			// evenly over the instances the cluster lists.
+			for i := range n {
+				r.instances = append(r.instances, fmt.Sprintf("%s%d of %d", UnnamedPrefix, i+1, n))
+			}
+		} else {
+			r.instances = append(r.instances, s.Instance)
+		}
 	}
 	in.instance = inst
+	if s.Instance == "" && r.in.UnnamedSplit > 1 {
+		in.spread = r.in.UnnamedSplit
+	}
 	key := flowKey(&s)
 	flow, ok := r.flowOf[key]
 	if !ok {

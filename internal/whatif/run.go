@@ -16,6 +16,10 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
 
+// UnnamedPrefix starts the name of a simulated server that traffic naming
+// no instance was dealt to (Input.UnnamedSplit).
+const UnnamedPrefix = "estimated: "
+
 // DefaultServerCL is an API server's total concurrency limit by default:
 // --max-requests-inflight 400 plus --max-mutating-requests-inflight 200.
 const DefaultServerCL = 600
@@ -36,6 +40,10 @@ type Input struct {
 	// (default 120).
 	WaitLimit time.Duration
 	Samples   int
+	// UnnamedSplit is how many API servers the traffic that names none
+	// (an audit webhook without the per-instance path) is dealt to, round
+	// robin: the instances the cluster's EndpointSlice lists. 0 or 1: one.
+	UnnamedSplit int
 	// Progress is told the fraction of the window read, from 0 to 1.
 	Progress func(fraction float64)
 }
@@ -166,6 +174,7 @@ type seriesInfo struct {
 	instance int
 	flow     int
 	skip     bool // long-running: APF does not hold it
+	spread   int  // > 1: dealt over that many simulated servers from instance on
 	plans    [2]seriesPlan
 }
 

@@ -166,3 +166,33 @@ func TestBadDraftsAreRefusedBeforeAnyRun(t *testing.T) {
 		t.Errorf("a configuration with a dangling FlowSchema: %v", err)
 	}
 }
+
+// TestTrafficOfNoNamedInstanceIsSplit: with the audit webhook's path naming
+// no API server, the flood is dealt evenly over the three instances the
+// cluster lists, each simulated with its own limits, and the page can say
+// the split is estimated.
+func TestTrafficOfNoNamedInstanceIsSplit(t *testing.T) {
+	ts := store(t)
+	var bs []ledger.TrafficBucket
+	for sec := range 10 {
+		bs = append(bs, ledger.TrafficBucket{Start: t0.Add(time.Duration(sec) * time.Second), Width: time.Second, Requests: 300,
+			Series:           ledger.TrafficSeries{User: "flooder", Groups: []string{"system:authenticated"}, Verb: "get", Resource: "pods"},
+			ServedLatencySum: 300 * 40 * time.Millisecond})
+	}
+	if err := ts.AppendTraffic(context.Background(), bs); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Input{Traffic: ts, Since: t0, Until: t0.Add(time.Minute), Current: current(), UnnamedSplit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl, _ := res.Current.Level("flood")
+	if len(res.Instances) != 3 || !strings.HasPrefix(res.Instances[0], UnnamedPrefix) || len(fl.Instances) != 3 {
+		t.Fatalf("instances %v, level parts %+v", res.Instances, fl.Instances)
+	}
+	for _, il := range fl.Instances {
+		if il.Predicted.Arrived != 1000 || il.NominalCL != 3 {
+			t.Errorf("%s got %+v of the 3,000 requests (nominal %d)", il.Instance, il.Predicted, il.NominalCL)
+		}
+	}
+}

@@ -21,7 +21,7 @@ type worker struct {
 func (w *worker) run(r *runner) {
 	for b := range w.in {
 		if w.err == nil {
-			w.err = w.feed(r, b.items)
+			w.err = w.feed(b)
 		}
 		if b.refs.Add(-1) == 0 {
 			r.free <- b
@@ -29,23 +29,23 @@ func (w *worker) run(r *runner) {
 	}
 }
 
-func (w *worker) feed(r *runner, items []arrival) error {
-	for i := range items {
-		a := &items[i]
+func (w *worker) feed(b *batch) error {
+	for i := range b.items {
+		a := &b.items[i]
 		in := a.info
-		for in.instance >= len(w.sims) {
+		for a.instance >= len(w.sims) {
 			w.sims = append(w.sims, nil)
 			w.cls = append(w.cls, 0)
 		}
-		sim := w.sims[in.instance]
+		sim := w.sims[a.instance]
 		if sim == nil {
-			cl := w.plan.serverCL(in.series.Instance)
+			cl := w.plan.serverCL(b.instances[a.instance])
 			levels, err := w.plan.levelsFor(cl)
 			if err != nil {
 				return err
 			}
 			sim = apfsim.New(levels, w.opt)
-			w.sims[in.instance], w.cls[in.instance] = sim, cl
+			w.sims[a.instance], w.cls[a.instance] = sim, cl
 		}
 		sp := &in.plans[w.which]
 		if err := sim.Arrive(apfsim.Arrival{At: time.Duration(a.at), Level: sp.level, Hash: sp.hash, Hand: sp.hand, Seats: sp.seats,
