@@ -288,8 +288,13 @@ bench-replay: postgres ## The replay (issue 45) on SQLite and PostgreSQL: REPLAY
 	REPLAY_BENCH_WRITES=$(REPLAY_BENCH_WRITES) go test -count=1 -run '^$$' -bench BenchmarkReplay -benchtime 1x -timeout 60m ./internal/replay
 	go test -count=1 -run '^$$' -bench BenchmarkIngestWrites -benchtime 250x -timeout 30m ./internal/ingest
 
+.PHONY: bench-whatif
+bench-whatif: ## The APF what-if (issue 46): an hour and a day of a busy cluster's traffic (1,000 requests/s over 500 flows, an hour's flood) simulated under the default configuration and a draft (time, CPU, heap); an hour of it written to SQLite and run from there (buckets scanned/s, database GB a day)
+	WHATIF_BENCH_SECONDS=3600,86400 go test -count=1 -run '^$$' -bench 'BenchmarkWhatIf$$' -benchtime 1x -timeout 30m ./internal/whatif
+	WHATIF_BENCH_SQLITE_SECONDS=3600 go test -count=1 -run '^$$' -bench BenchmarkWhatIfScanSQLite -benchtime 1x -timeout 30m ./internal/whatif
+
 .PHONY: bench
-bench: build devcluster haproxy bench-pages bench-ledger bench-replay ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
+bench: build devcluster haproxy bench-pages bench-ledger bench-replay bench-whatif ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
 	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench \
