@@ -136,6 +136,7 @@ func benchmarkWhatIf(b *testing.B, seconds int) {
 	b.ReportMetric(float64(res.Buckets), "buckets")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MiB")
+	b.ReportMetric(peakRSS()/(1<<20), "peak-RSS-MiB")
 	fl, _ := res.Current.Level("workload-low")
 	b.Logf("%d s, %d requests in %d buckets, %d flows: workload-low predicted %+v (heap after GC %.0f MiB)",
 		seconds, res.Requests, res.Buckets, len(res.Flows), fl.Predicted, float64(ms.HeapAlloc)/(1<<20))
@@ -234,4 +235,19 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peakRSS is the process's peak resident set (VmHWM), in bytes.
+func peakRSS() float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb * 1024
+		}
+	}
+	return 0
 }
