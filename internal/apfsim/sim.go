@@ -167,6 +167,7 @@ func (s *Sim) Arrive(a Arrival) error {
 			return nil
 		}
 		s.execute(qs, r, t)
+		s.noteDemand(qs, t)
 		return nil
 	}
 	// Step 1: shuffle shard, reject when at the limit and the queue is
