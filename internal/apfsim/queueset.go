@@ -96,6 +96,7 @@ type queueSet struct {
 	seatDemand seatDemandStats
 	stats      levelStats
 	lastSample int
+	standing   Sample // the state as the last change left it
 }
 
 func newQueueSet(l *Level, index int) *queueSet {

@@ -119,6 +119,12 @@ func New(levels []Level, opt Options) *Sim {
 		s.sets = append(s.sets, qs)
 		s.nominalSum += levels[i].NominalCL
 	}
+	// The simulated window starts on a running server, not a new one: its
+	// limits as the last reallocation left them, taken as one after an
+	// idle period (upstream starts a new level at nominal minus half its
+	// lendable seats, but a server idle for ten seconds has since lent
+	// every idle level's seats around, up to each one's upper limit).
+	s.adjust(0)
 	return s
 }
 
@@ -369,15 +375,16 @@ func (s *Sim) noteDemand(qs *queueSet, t int64) {
 	qs.demand.set(t, float64(qs.totSeatsInUse+qs.totSeatsWaiting))
 }
 
-// sample records qs's seats in the plot point t falls in; the points
-// since the last one it recorded, where nothing changed, hold the state as
-// it stood.
+// sample records qs's seats in the plot point t falls in, after a change;
+// the points since the last one it recorded, where nothing changed, hold
+// the state as the previous change left it.
 func (s *Sim) sample(qs *queueSet, t int64) {
 	i := min(int(t/s.sampleNs), s.samples-1)
 	for j := qs.lastSample + 1; j < i; j++ {
-		qs.stats.samples[j] = Sample{Seats: qs.totSeatsInUse, Waiting: qs.totSeatsWaiting, Limit: qs.cl}
+		qs.stats.samples[j] = qs.standing
 	}
 	qs.lastSample = max(qs.lastSample, i)
+	qs.standing = Sample{Seats: qs.totSeatsInUse, Waiting: qs.totSeatsWaiting, Limit: qs.cl}
 	p := &qs.stats.samples[i]
 	p.Seats = max(p.Seats, qs.totSeatsInUse)
 	p.Waiting = max(p.Waiting, qs.totSeatsWaiting)

@@ -83,29 +83,41 @@ func TestFairQueuingProtectsTheLightFlow(t *testing.T) {
 }
 
 // TestBorrowingLendsAnIdleLevelsSeats: a flooded level borrows what an idle
-// one lends, from the first adjustment on.
+// one lends (from the start: the window begins on a server that has been
+// running), and gives it back at the first reallocation after the lender
+// gets busy itself.
 func TestBorrowingLendsAnIdleLevelsSeats(t *testing.T) {
 	plcs := []*flowcontrolv1.PriorityLevelConfiguration{
-		limited("idle", 10, 100, nil, 0),
+		limited("lender", 10, 50, nil, 8),
 		limited("busy", 10, 0, ptr.To[int32](100), 8),
 	}
 	levels, err := Levels(plcs, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if levels[1].NominalCL != 10 || levels[1].MaxCL != 20 || levels[0].MinCL != 0 {
+	if levels[1].NominalCL != 10 || levels[1].MaxCL != 20 || levels[0].MinCL != 5 {
 		t.Fatalf("levels %+v", levels)
 	}
-	s := New(levels, Options{Span: 30 * time.Second, Samples: 30, Flows: 1})
-	for i := range 3000 { // 100/s of 1 s each: demand of 100 seats
-		if err := s.Arrive(Arrival{At: ms(i * 10), Level: 1, Hash: uint64(i), Seats: 1, Service: time.Second}); err != nil {
+	s := New(levels, Options{Span: 40 * time.Second, Samples: 40, Flows: 1})
+	for i := range 4000 { // 100/s of 1 s each into busy, from 15 s into the lender too
+		at := ms(i * 10)
+		if err := s.Arrive(Arrival{At: at, Level: 1, Hash: uint64(i), Seats: 1, Service: time.Second}); err != nil {
 			t.Fatal(err)
 		}
+		if at >= 15*time.Second {
+			if err := s.Arrive(Arrival{At: at, Level: 0, Hash: uint64(i), Seats: 1, Service: time.Second}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	res := s.Finish(30 * time.Second)
-	busy := res.Levels[1].Samples
-	if busy[5].Limit != 10 || busy[5].Seats != 10 || busy[15].Limit != 20 || busy[15].Seats != 20 {
-		t.Fatalf("busy level's plot %+v: want it to borrow up to 20 seats after the first adjustment", busy)
+	res := s.Finish(40 * time.Second)
+	busy, lender := res.Levels[1].Samples, res.Levels[0].Samples
+	// From the start, a share of the idle lender's seats (the allocation
+	// is proportional to the levels' targets, 5 and 10); from the first
+	// reallocation all it lends (5); once it is busy, nothing.
+	if busy[5].Limit != 13 || busy[5].Seats != 13 || busy[15].Limit != 15 || busy[25].Limit != 10 || lender[25].Limit != 10 ||
+		lender[12].Seats != 0 {
+		t.Fatalf("busy level's plot %v, lender's %v", busy, lender)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/clusterdesk/clusterdesk/internal/apfflood"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
@@ -20,6 +21,11 @@ import (
 // agreement is issue 46's bound: a prediction within ±25% of what the API
 // server counted.
 const agreement = 0.25
+
+// whatIfDelay is the service time of the what-if's floods: longer than the
+// recording test's, so that three times a level's capacity is a few
+// hundred requests a second at most (the API servers' CPU is the suite's).
+const whatIfDelay = 150 * time.Millisecond
 
 // TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft proves the
 // what-if on the past, twice, against the devcluster's own counters:
@@ -46,14 +52,14 @@ func TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft(t *testing.T)
 
 	name := fmt.Sprintf("whatif-%d", time.Now().UnixNano()%1_000_000)
 	user, own := name+"-flooder", name+"-own"
-	slow := apfflood.SlowCreates(t, admin, name, floodDelay, user)
+	slow := apfflood.SlowCreates(t, admin, name, whatIfDelay, user)
 	apfflood.Setup(t, admin, name, apfflood.Limited(1, 4, 2, 2), user)
 
 	// 1. The past: the flood under the live configuration.
 	before := apfflood.Metrics(t, target)
 	seats := before.Levels[name].NominalSeats
 	serverCL, hi := apfflood.ConcurrencyLimit(before, apfflood.Shares(t, admin))
-	rate := math.Ceil(3 * seats / floodDelay.Seconds())
+	rate := math.Ceil(3 * seats / whatIfDelay.Seconds())
 	first := apfflood.Flood(t.Context(), t, target, user, rate, floodFor, slow.Request)
 	counted := apfflood.Metrics(t, target).Since(t, before).Levels[name]
 	apfflood.WaitRecorded(t, ts, first, instance, user, slow.Request)
@@ -141,4 +147,63 @@ func agrees(t *testing.T, what string, predicted int64, counted float64) {
 	if counted == 0 || off > agreement {
 		t.Errorf("%s: predicted %d rejections, the API server counted %v (more than %.0f%% apart)", what, predicted, counted, 100*agreement)
 	}
+}
+
+// TestWhatIfBacktestOfABorrowingLevel: the same flood on a level that may
+// borrow twice its nominal seats from the levels that lend (the suggested
+// ones lend 50% and more), for long enough that the API server reallocates
+// its limits (every 10 s) twice: the backtest follows the borrowing and
+// predicts the rejections within ±25% of the API server's count.
+func TestWhatIfBacktestOfABorrowingLevel(t *testing.T) {
+	apiservers := testcluster.APIServers(t, 2)
+	target := apiservers[1]
+	instance := apfflood.Instance(target)
+	admin := testcluster.RestConfig(t, testcluster.Admin)
+	store := sqliteLedger(t)
+	ts := store.(ledger.TrafficStore)
+	webhookUnderTest(t, store, Options{Traffic: ts}, true)
+
+	name := fmt.Sprintf("whatif-borrow-%d", time.Now().UnixNano()%1_000_000)
+	user := name + "-flooder"
+	slow := apfflood.SlowCreates(t, admin, name, whatIfDelay, user)
+	spec := apfflood.Limited(1, 4, 2, 2)
+	spec.Limited.BorrowingLimitPercent = ptr.To[int32](200)
+	apfflood.Setup(t, admin, name, spec, user)
+
+	before := apfflood.Metrics(t, target)
+	seats := before.Levels[name].NominalSeats
+	serverCL, _ := apfflood.ConcurrencyLimit(before, apfflood.Shares(t, admin))
+	// Twice the most it can borrow up to: rejected whatever it gets, and
+	// its rejections without borrowing would be about twice as many (a
+	// model that did not borrow fails here: seen 26% off at 3 times).
+	rate := math.Ceil(2 * 3 * seats / whatIfDelay.Seconds())
+	flood := apfflood.Flood(t.Context(), t, target, user, rate, 25*time.Second, slow.Request)
+	after := apfflood.Metrics(t, target)
+	counted := after.Since(t, before).Levels[name]
+	apfflood.WaitRecorded(t, ts, flood, instance, user, slow.Request)
+	t.Logf("flood at %v/s on %s (%v nominal seats, up to %v): %s; the API server rejected %v, its limit now %v",
+		rate, instance, seats, after.Levels[name].UpperSeats, flood, counted.Rejected, after.Levels[name])
+
+	fc := testcluster.NewFlowcontrol(t, admin)
+	cur := whatif.Config{}
+	var err error
+	if cur.FlowSchemas, err = fc.FlowSchemas(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if cur.Levels, err = fc.PriorityLevels(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := whatif.Run(t.Context(), whatif.Input{Traffic: ts, Since: flood.Since(), Until: flood.Until(), Current: cur,
+		ServerCL: func(string) int { return serverCL }, Samples: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backtest := onInstance(t, res.Current, name, instance)
+	l, _ := res.Current.Level(name)
+	var limits []int
+	for _, s := range l.Samples {
+		limits = append(limits, s.Limit)
+	}
+	t.Logf("backtest: predicted %+v; the model's limit over the window %v", backtest.Predicted, limits)
+	agrees(t, "the backtest of a borrowing level", backtest.Predicted.Rejected(), counted.Rejected)
 }

@@ -46,9 +46,8 @@ type runner struct {
 	free     chan *batch
 
 	buckets, requests, skipped int64
-	// lastService is each series' latest service estimate, for a second
-	// whose requests were all refused.
-	lastService map[*seriesInfo]int64
+	// service is what each series' service estimate remembers.
+	service map[*seriesInfo]*serviceState
 	// dealt counts the requests of no named instance dealt round robin to
 	// Input.UnnamedSplit simulated servers.
 	dealt int
@@ -71,7 +70,7 @@ func (sp *spreader) at() int64 { return sp.start + int64((float64(sp.i)+0.5)*sp.
 // read scans the window and feeds the workers, in time order.
 func (r *runner) read(ctx context.Context, workers []*worker) error {
 	r.recorded = map[[2]int]*recordedCounts{}
-	r.lastService = map[*seriesInfo]int64{}
+	r.service = map[*seriesInfo]*serviceState{}
 	r.free = make(chan *batch, 8)
 	for range 8 {
 		r.free <- &batch{items: make([]arrival, 0, batchSize)}
@@ -188,16 +187,24 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 // seats. The audit events give each request's latency, which includes its
 // wait in an APF queue, and say the wait only past 500 ms. A second in
 // which the API server refused some of the flow's requests had its level
-// full, so its requests waited: the fastest one served is the estimate. A
-// second without refusals: the mean served latency less the waits the API
-// server did report. A second whose requests were all refused: the
-// series' previous estimate.
+// full, so its requests waited: the fastest one served is the estimate,
+// the fastest of the flow's last few such seconds (saturatedSpan), since a
+// second of few requests may have none that waited little. A second
+// without refusals: the mean served latency less the waits the API server
+// did report. A second whose requests were all refused: the series'
+// previous estimate.
 func (r *runner) serviceOf(b *ledger.TrafficBucket, info *seriesInfo) int64 {
 	served := b.Requests - b.Rejected
+	st := r.service[info]
+	if st == nil {
+		st = &serviceState{}
+		r.service[info] = st
+	}
+	at := b.Start.Unix()
 	var svc int64 = -1
 	switch {
 	case served > 0 && b.Rejected > 0 && b.ServedLatencyMin > 0:
-		svc = int64(b.ServedLatencyMin)
+		svc = st.fastest(at, int64(b.ServedLatencyMin))
 	case served > 0 && b.ServedLatencySum > 0:
 		svc = max(0, int64(b.ServedLatencySum-b.APFWaitSum)/served)
 	case served > 0 && b.LatencySum > 0:
@@ -206,10 +213,38 @@ func (r *runner) serviceOf(b *ledger.TrafficBucket, info *seriesInfo) int64 {
 		svc = max(0, int64(b.LatencySum-b.APFWaitSum)/b.Requests)
 	}
 	if svc < 0 {
-		return r.lastService[info]
+		return st.last
 	}
-	r.lastService[info] = svc
+	st.last = svc
 	return svc
+}
+
+// saturatedSpan is how many seconds of a flow's refusals the fastest
+// served request is looked for in.
+const saturatedSpan = 5
+
+// serviceState is what serviceOf remembers of a series.
+type serviceState struct {
+	last int64
+	// mins are the fastest served latencies of its latest seconds with
+	// refusals, by second.
+	mins [saturatedSpan]struct{ at, min int64 }
+}
+
+// fastest notes second at's fastest served request and returns the fastest
+// of the span's seconds ending at at.
+func (st *serviceState) fastest(at, m int64) int64 {
+	slot := &st.mins[at%saturatedSpan]
+	if slot.at != at || slot.min <= 0 || m < slot.min {
+		*slot = struct{ at, min int64 }{at, m}
+	}
+	out := m
+	for _, x := range st.mins {
+		if x.min > 0 && x.at > at-saturatedSpan && x.at <= at {
+			out = min(out, x.min)
+		}
+	}
+	return out
 }
 
 // info is the bucket's series, classified under every configuration the
