@@ -57,8 +57,11 @@ func parseDraft(text string) (whatif.Config, []draftObject, error) {
 		if err := yaml.Unmarshal(doc, &tm); err != nil {
 			return cfg, nil, fmt.Errorf("document %d is not YAML: %v", n, err)
 		}
+		if tm.Kind != "FlowSchema" && tm.Kind != "PriorityLevelConfiguration" {
+			return cfg, nil, fmt.Errorf("document %d is a %q; the draft is FlowSchemas and PriorityLevelConfigurations", n, tm.Kind)
+		}
 		if tm.APIVersion != apiVersion {
-			return cfg, nil, fmt.Errorf("document %d: apiVersion %q, want %s (FlowSchemas and PriorityLevelConfigurations)", n, tm.APIVersion, apiVersion)
+			return cfg, nil, fmt.Errorf("document %d (%s): apiVersion %q, want %s", n, tm.Kind, tm.APIVersion, apiVersion)
 		}
 		var o draftObject
 		switch tm.Kind {
@@ -72,8 +75,6 @@ func parseDraft(text string) (whatif.Config, []draftObject, error) {
 			err = yaml.UnmarshalStrict(doc, pl)
 			o = draftObject{n: n, kind: kube.PriorityLevels, name: pl.Name, obj: pl}
 			cfg.Levels = append(cfg.Levels, pl)
-		default:
-			return cfg, nil, fmt.Errorf("document %d is a %q; the draft is FlowSchemas and PriorityLevelConfigurations", n, tm.Kind)
 		}
 		if err != nil {
 			return cfg, nil, fmt.Errorf("document %d (%s): %v", n, tm.Kind, err)

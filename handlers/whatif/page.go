@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
+	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -105,10 +106,11 @@ func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 	if err != nil {
 		return jobSnapshot{}, err.Error(), http.StatusUnprocessableEntity
 	}
-	cur, err := h.current()
+	all, err := h.current()
 	if err != nil {
 		return jobSnapshot{}, err.Error(), http.StatusServiceUnavailable
 	}
+	cur, notes := inForce(all)
 	in := whatif.Input{Traffic: h.d.Traffic, Since: since, Until: until, Current: cur}
 	if len(objs) > 0 {
 		if h.d.Editor == nil {
@@ -141,7 +143,9 @@ func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 		if in.Draft == nil {
 			h.backtest.keep(f.window, words, res)
 		}
-		return jobResult{result: present.WhatIfResult(res, words, serverCLWords(res.Instances, inferred))}, nil
+		m := present.WhatIfResult(res, words, serverCLWords(res.Instances, inferred))
+		m.Notes = notes
+		return jobResult{result: m}, nil
 	})
 	switch {
 	case errors.Is(err, jobs.ErrOwnerBusy):
@@ -166,6 +170,25 @@ func (h *Handlers) current() (whatif.Config, error) {
 		return whatif.Config{}, fmt.Errorf("the priority levels could not be read: %v", err)
 	}
 	return whatif.Config{FlowSchemas: fss, Levels: pls}, nil
+}
+
+// inForce is c as the API server applies it: a FlowSchema whose priority
+// level does not exist is ignored (k8s.io/apiserver
+// pkg/util/flowcontrol/apf_controller.go, digestConfigObjects: "Ignoring
+// FlowSchema … because of bad priority level reference"), not an error of
+// the configuration; ignored names them.
+func inForce(c whatif.Config) (out whatif.Config, ignored []string) {
+	levels := apf.LevelsOf(c.Levels)
+	out.Levels = c.Levels
+	for _, fs := range c.FlowSchemas {
+		if _, ok := levels.Level(fs.Spec.PriorityLevelConfiguration.Name); ok {
+			out.FlowSchemas = append(out.FlowSchemas, fs)
+		} else {
+			ignored = append(ignored, fmt.Sprintf("The FlowSchema %s names the priority level %q, which does not exist: the API server ignores it, and so does the simulation of the current configuration.",
+				fs.Name, fs.Spec.PriorityLevelConfiguration.Name))
+		}
+	}
+	return out, ignored
 }
 
 // inferServerCL is each instance's limit the live load tells (servercl.go).

@@ -33,6 +33,9 @@ type WhatIfResult struct {
 	Moved          []WhatIfFlow
 	Changed        []WhatIfFlow
 	ChangedLeftOut string
+	// Notes say what else the reader should know (FlowSchemas the API
+	// server ignores).
+	Notes []string
 	// LeftOut is the fixed list of what the model leaves out.
 	LeftOut []string
 }
