@@ -102,7 +102,7 @@ func New(deps Deps) *echo.Echo {
 	// The APF what-if and backtest on recorded traffic (handlers/whatif):
 	// its POSTs change nothing (readPOSTs); it shows how the traffic
 	// classifies, so it needs both FlowSchemas' and priority levels' access.
-	h.whatIfPages.Register(e, readPOST, flowSchemas, of(kube.PriorityLevels))
+	h.whatIfPages.Register(e, readPOST, of(kube.PriorityLevels), flowSchemas)
 	// A CRD's custom resources: the API server's table, and one object's YAML (handlers/editor).
 	ed := editorFeature(h, replay)
 	ed.RegisterInstances(e, crds)

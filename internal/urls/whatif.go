@@ -7,7 +7,7 @@ import "net/url"
 // configuration, as a background job; with no draft, the backtest. "-" is no
 // priority level name, so the page cannot shadow an object.
 const (
-	WhatIf            = PriorityLevels + "/-/whatif"
+	WhatIf            = priorityLevels + "/-/whatif"
 	WhatIfJobRoute    = WhatIf + "/jobs/:job"
 	WhatIfCancelRoute = WhatIfJobRoute + "/cancel"
 	// WhatIfBacktest starts the backtest over the last day from a priority
@@ -16,8 +16,8 @@ const (
 	WhatIfBacktest = WhatIf + "/backtest"
 )
 
-// PriorityLevels is the priority levels' list.
-const PriorityLevels = "/prioritylevels"
+// priorityLevels is the priority levels' list (List(kube.PriorityLevels)).
+const priorityLevels = "/prioritylevels"
 
 // WhatIfJob is the what-if job id: its progress, then its result.
 func WhatIfJob(id string) string { return WhatIf + "/jobs/" + url.PathEscape(id) }
