@@ -42,7 +42,7 @@ func (h *Handlers) newPage(c echo.Context, f jobForm) (model.WhatIfPage, error) 
 	if st, err := h.d.Traffic.TrafficStats(c.Request().Context()); err == nil && !st.Oldest.IsZero() {
 		p.Oldest = fmt.Sprintf("Traffic is recorded from %s UTC", st.Oldest.UTC().Format(time.DateTime))
 		if st.Retention > 0 {
-			p.Oldest += fmt.Sprintf(" and kept %s", st.Retention)
+			p.Oldest += " and kept " + retentionWords(st.Retention)
 		}
 		p.Oldest += "."
 	}
@@ -257,4 +257,15 @@ func (h *Handlers) window(ctx context.Context, f jobForm) (since, until time.Tim
 		return since, until, "", fmt.Errorf("the window: it ends before the oldest recorded traffic (%s UTC)", st.Oldest.UTC().Format(time.DateTime))
 	}
 	return since, until, "from " + since.Format(time.DateTime) + " to " + until.Format(time.DateTime) + " UTC", nil
+}
+
+// retentionWords is the traffic's retention in days or hours.
+func retentionWords(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		if n := int(d / (24 * time.Hour)); n != 1 {
+			return fmt.Sprintf("%d days", n)
+		}
+		return "a day"
+	}
+	return d.String()
 }

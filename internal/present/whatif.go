@@ -81,8 +81,10 @@ func whatIfLevels(r *whatif.Result) []model.WhatIfLevel {
 			dr, hasDraft = r.Draft.Level(name)
 		}
 		traffic := cur.Predicted.Arrived > 0 || cur.RecordedRequests > 0 || dr.Predicted.Arrived > 0
+		// A level without traffic is left out even when the draft's shares
+		// change its seats: adding a level takes a few from every other.
 		changed := r.Draft != nil && (hasCur != hasDraft || cur.Predicted != dr.Predicted || cur.NominalCL != dr.NominalCL)
-		if !traffic && !changed {
+		if !traffic && (r.Draft == nil || hasCur == hasDraft) {
 			continue
 		}
 		l := model.WhatIfLevel{Name: name}

@@ -16,7 +16,7 @@ import (
 // coordinates, in the SVG's own units.
 const (
 	plotWidth, plotHeight = 640, 220
-	plotLeft, plotRight   = 52, 628
+	plotLeft, plotRight   = 52, 600
 	plotTop, plotBottom   = 14, 180
 )
 
