@@ -149,7 +149,7 @@ func (f *whatIfFixture) console(t *testing.T) (*liveServer, *http.Cookie) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newLiveServer(t, testcluster.Admin, true, withLedger(f.store), func(d *Deps) { d.Editor = ed })
+	ts := newLiveServer(t, testcluster.Admin, false, withLedger(f.store), func(d *Deps) { d.Editor = ed })
 	waitFor(t, "the cache to show the fixture's FlowSchema and level", 30*time.Second, func() bool {
 		_, e1 := ts.cache.FlowSchema(f.name)
 		_, e2 := ts.cache.PriorityLevel(f.name)
@@ -350,5 +350,22 @@ func TestWhatIfBacktestOnThePriorityLevelPage(t *testing.T) {
 	if !strings.Contains(got, "Over the last day this model predicted") || !strings.Contains(got, "the API server answered 4,400 requests 429") ||
 		!strings.Contains(got, "per instance: 10.0.0.1:6443 predicted") {
 		t.Errorf("after: %q", got)
+	}
+}
+
+// TestWhatIfFromTheYAMLEditor: a FlowSchema's YAML editor offers
+// "Simulate on recorded traffic", which posts the editor's own form (its
+// text as yaml) to the what-if; the text runs as the draft.
+func TestWhatIfFromTheYAMLEditor(t *testing.T) {
+	f := newWhatIfFixture(t)
+	ts, sess := f.console(t)
+	_, doc := ts.getDoc(t, sess, urls.Edit(kube.FlowSchemas, f.name))
+	if action, _ := doc.Find("[data-testid=editor-whatif]").Attr("formaction"); action != urls.WhatIf {
+		t.Fatalf("the editor's what-if button posts to %q", action)
+	}
+	res, doc := whatIfOutcome(t, &ts.testServer, sess, urls.WhatIf, url.Values{"yaml": {f.draft(t)}, "resourceVersion": {"1"}}, false)
+	moved := doc.Find("[data-testid=whatif-moved] [data-testid=whatif-flow]")
+	if res.StatusCode != http.StatusOK || moved.Length() != 1 || !strings.Contains(moved.Text(), f.flooder) {
+		t.Errorf("status %d, moved %q: %s", res.StatusCode, moved.Text(), doc.Find("[data-testid=whatif-error]").Text())
 	}
 }

@@ -66,6 +66,11 @@ func (h *Handlers) run(c echo.Context) error {
 	}
 	v := c.Request().Form
 	f := jobForm{draft: v.Get("draft"), window: v.Get("window"), from: v.Get("from"), to: v.Get("to")}
+	if _, fromForm := v["draft"]; !fromForm {
+		// The YAML editor's "Simulate on recorded traffic" posts its own
+		// form, the text as yaml (handlers/editor, replay.go).
+		f.draft = v.Get("yaml")
+	}
 	return h.startAndAnswer(c, f)
 }
 
