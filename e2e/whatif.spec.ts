@@ -11,6 +11,7 @@ import path from 'node:path';
 import { expect, signInWithToken } from './support/fixtures';
 import { test } from './support/ledger-console';
 import { SCREENSHOTS_DIR } from './support/env';
+import { expectAccessible } from './support/axe';
 
 const NAME = `e2e-whatif-${Date.now().toString(36)}`;
 
@@ -89,10 +90,24 @@ test('a draft moving the authenticated users to a level of their own shows the m
   await expect(plot.locator('svg[role=img] title')).toHaveText(`Seats in use in ${NAME} over the window`);
   await expect(plot.locator('polyline[data-series=after-seats]')).toHaveCount(1);
   await expect(page.getByTestId('whatif-left-out')).toContainText('Every request is one seat');
+  // The result, its tables and its SVG plots pass axe as every page does.
+  await expectAccessible(page, 'the what-if result');
 
   fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   await plot.scrollIntoViewIfNeeded();
   await plot.screenshot({ path: path.join(SCREENSHOTS_DIR, 'whatif-plot.png') });
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'whatif.png'), fullPage: true });
+});
+
+test("a priority level's page runs the backtest over the last day and comes back to say it", async ({ page }) => {
+  await signInWithToken(page, 'admin');
+  await page.goto('/prioritylevels/global-default');
+  await expect(page.getByTestId('whatif-backtest')).toBeVisible();
+  await page.getByTestId('action-whatif-backtest-run').click();
+  // The job's page follows the run over its event stream, then sends the
+  // browser back to the level (HX-Redirect of the ended job's fetch).
+  await page.waitForURL((u) => u.pathname === '/prioritylevels/global-default', { timeout: 60_000 });
+  await expect(page.getByTestId('whatif-backtest')).toContainText('Over the last day this model predicted');
+  await expect(page.getByTestId('whatif-backtest')).toContainText('the API server answered');
 });
