@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	whatifpage "github.com/clusterdesk/clusterdesk/handlers/whatif"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -69,7 +70,7 @@ func liveFeature(h *Handlers) *liveupdates.Handlers {
 	return liveupdates.New(liveupdates.Deps{
 		Base:    page.Base{Log: h.deps.Log, Chrome: h.pageChrome.Build},
 		Cluster: h.deps.Cluster, Access: h.deps.Access, Updates: h.deps.Live,
-		Gate: h.gate, Sessions: h.deps.Sessions, JobTopic: h.replayJobs.JobTopic,
+		Gate: h.gate, Sessions: h.deps.Sessions, JobTopic: h.jobTopic,
 		MayList: h.rights.MayList, ReviewFailureShowsCache: h.rights.ReviewFailureShowsCache,
 		MetricsShown: func(ctx context.Context) (bool, error) {
 			// Who may see the load is handlers/flowschemas' (load.go),
@@ -100,6 +101,15 @@ func replayFeature(h *Handlers) *replaypage.Handlers {
 	writes, _ := h.deps.Ledger.(ledger.WriteStore)
 	return replaypage.New(replaypage.Deps{Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, Lookup: h.deps.Lookup, Writes: writes,
 		Jobs: h.replayJobs})
+}
+
+// whatIfFeature is the APF what-if on the recorded traffic (handlers/whatif,
+// issue 46): the ledger's SQL store keeps the traffic; none without a
+// ledger (the page says so).
+func whatIfFeature(h *Handlers) *whatifpage.Handlers {
+	traffic, _ := h.deps.Ledger.(ledger.TrafficStore)
+	return whatifpage.New(whatifpage.Deps{Base: h.base(), Cluster: h.deps.Cluster, Editor: h.deps.Editor, Traffic: traffic,
+		APFLoad: h.deps.APFLoad, MayList: h.rights.MayList, Jobs: h.whatIfJobs})
 }
 
 // approversFeature is "who approves this signer?" (handlers/approvers).

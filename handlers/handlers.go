@@ -9,6 +9,7 @@ import (
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	replaypage "github.com/clusterdesk/clusterdesk/handlers/replay"
+	whatifpage "github.com/clusterdesk/clusterdesk/handlers/whatif"
 	"github.com/clusterdesk/clusterdesk/internal/auth"
 	"github.com/clusterdesk/clusterdesk/internal/csrqueue"
 	"github.com/clusterdesk/clusterdesk/internal/writeaudit"
@@ -55,6 +56,11 @@ type Handlers struct {
 	// (handlers/replay), whose progress the event stream carries to their
 	// owners (replay_jobs.go).
 	replayJobs *replaypage.Jobs
+	// whatIfJobs are the APF what-ifs running in the background and
+	// whatIfPages their page, which adds the backtest to priority levels'
+	// pages (handlers/whatif).
+	whatIfJobs  *whatifpage.Jobs
+	whatIfPages *whatifpage.Handlers
 }
 
 // attentionStateOf is the home page's sources of attention items: the live

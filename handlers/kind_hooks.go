@@ -90,6 +90,10 @@ func (h *Handlers) listHooks(id kube.KindID) lists.Hooks {
 	if k.detailMetrics != nil {
 		out.DetailMetrics = func(c echo.Context, id kube.KindID, name string, p *model.DetailPage) {
 			k.detailMetrics(h.flowSchemaPages, c, id, name, p)
+			if id == kube.FlowSchemas || id == kube.PriorityLevels {
+				// The what-if's link, and a level's backtest (handlers/whatif).
+				h.whatIfPages.AddBacktest(c, id, name, p)
+			}
 		}
 	}
 	return out

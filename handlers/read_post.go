@@ -24,6 +24,11 @@ var readPOSTRoutes = map[string]bool{
 	urls.BindingEditorReplayRoute:           true,
 	urls.ValidatingWebhookEditorReplayRoute: true,
 	urls.MutatingWebhookEditorReplayRoute:   true,
+	// The APF what-if: a run, the priority level page's backtest and a
+	// cancel (handlers/whatif).
+	urls.WhatIf:            true,
+	urls.WhatIfBacktest:    true,
+	urls.WhatIfCancelRoute: true,
 }
 
 // readPOST marks, in the route table, a POST route that changes nothing; it

@@ -26,6 +26,7 @@ func New(deps Deps) *echo.Echo {
 	h.flash = page.Flash{Sessions: deps.Sessions}
 	h.pageChrome = &page.Chrome{Cluster: deps.Cluster, Rights: h.rights, Flash: h.flash, Console: deps.User}
 	h.replayJobs = replayJobsOf(deps) // before the live updates, which carry their progress
+	h.whatIfJobs = whatIfJobsOf(deps)
 	// Before any request: the kind registry serves the CSRs' detail page, the
 	// APF detail pages' load and the detail pages with lookups from these,
 	// and the lists carry the cleanup's links.
@@ -36,6 +37,7 @@ func New(deps Deps) *echo.Echo {
 	h.cleanupPages = cleanupFeature(h)
 	h.listPages = listsFeature(h) // before the FlowSchema pages, which serve its detail page
 	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
+	h.whatIfPages = whatIfFeature(h)
 	h.live.EndStreamsOfRemoteSignOuts() // handlers/live, signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -97,6 +99,10 @@ func New(deps Deps) *echo.Echo {
 	// configuration, before it is applied (handlers/replay); the editor
 	// replays its text with it.
 	replay := replayFeature(h)
+	// The APF what-if and backtest on recorded traffic (handlers/whatif):
+	// its POSTs change nothing (readPOSTs); it shows how the traffic
+	// classifies, so it needs both FlowSchemas' and priority levels' access.
+	h.whatIfPages.Register(e, readPOST, of(kube.PriorityLevels), flowSchemas)
 	// A CRD's custom resources: the API server's table, and one object's YAML (handlers/editor).
 	ed := editorFeature(h, replay)
 	ed.RegisterInstances(e, crds)

@@ -50,6 +50,10 @@ func (h *Handlers) RegisterReplay(e *echo.Echo, access ReplayAccess, readPOST, b
 // withReplay offers the replay button on p, the editor of k (name "" when
 // creating), when k has a replay; window is the one chosen.
 func (h *Handlers) withReplay(p *model.EditPage, k kube.KindID, name, window string) {
+	if k == kube.FlowSchemas || k == kube.PriorityLevels {
+		// The APF what-if takes the text as its draft (handlers/whatif).
+		p.WhatIfURL = urls.WhatIf
+	}
 	if h.d.Replay == nil {
 		return
 	}

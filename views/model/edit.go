@@ -48,7 +48,11 @@ type EditPage struct {
 	// formaction: the text replayed before it is applied (handlers/replay,
 	// issue 45); "" for a kind without a replay. ReplayWindows are the
 	// windows it offers, the chosen one Selected.
-	ReplayURL     string
+	ReplayURL string
+	// WhatIfURL is the "Simulate on recorded traffic" button's formaction:
+	// a FlowSchema's or priority level's text as the APF what-if's draft
+	// (handlers/whatif); "" for other kinds.
+	WhatIfURL     string
 	ReplayWindows []Option
 	// Replay is the text's replay after the button: its progress, result
 	// or why it did not run (the replay page's outcome), beside the text.

@@ -194,6 +194,9 @@ type DetailPage struct {
 	// ReplayHref replays the recorded writes against a draft of this
 	// admission policy (it changes nothing, so read-only mode keeps it).
 	ReplayHref string
+	// WhatIfHref is the APF what-if (a FlowSchema's or priority level's
+	// page; it changes nothing either).
+	WhatIfHref string
 	// MayUpdate and MayDelete: the signed-in user may update or delete this
 	// object (access review, not read-only); the Edit and Delete links show only then.
 	MayUpdate, MayDelete bool

@@ -15,6 +15,9 @@ type ReplayJob struct {
 	Value, Max int64
 	// Words say the same: "12,000 writes read, up to 2026-12-06 10:00:00".
 	Words string
+	// Label names the work above the bar ("" for a replay's words): the
+	// APF what-if shares the job's bar (handlers/whatif).
+	Label string
 	// Cancelling: a cancel was asked and the job has not yet ended.
 	Cancelling bool
 	CSRFToken  string
