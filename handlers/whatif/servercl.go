@@ -21,8 +21,9 @@ const maxServerCL = 100_000
 // limited level ceil(serverCL × shares / Σ shares) seats
 // (k8s.io/apiserver pkg/util/flowcontrol/apf_controller.go,
 // finishQueueSetReconfigsLocked), so the limit is a value every level's observed nominal
-// seats agree with; the largest one is taken (several neighbours agree when
-// the shares are coarse). An instance the sampler did not read, or whose
+// seats agree with; the smallest one is taken (several neighbours agree
+// when the shares are coarse: 600 and 601 for the defaults, and 600 is
+// the flags' default sum). An instance the sampler did not read, or whose
 // numbers no limit explains (its levels changed since), runs with
 // whatif.DefaultServerCL; words say which for each.
 func serverCLs(ld *apfload.Load, levels []*flowcontrolv1.PriorityLevelConfiguration) map[string]int {
@@ -41,7 +42,7 @@ func serverCLs(ld *apfload.Load, levels []*flowcontrolv1.PriorityLevelConfigurat
 	return out
 }
 
-// inferServerCL is the largest server limit s under which every level the
+// inferServerCL is the smallest server limit s under which every level the
 // sampler reports limits of gets the nominal seats it reports, levels
 // instantiated as the simulation does (apfsim.Levels, which mirrors the
 // API server). The nominal seats are ceilings of shares of s, so they sum
@@ -59,7 +60,7 @@ func inferServerCL(observed map[string]apfload.LevelLoad, levels []*flowcontrolv
 		return 0, false
 	}
 	// Levels the sampler did not report take seats too: allow for them.
-	for s := min(maxServerCL, 2*sum+100); s >= 1; s-- {
+	for s := 1; s <= min(maxServerCL, 2*sum+100); s++ {
 		ls, err := apfsim.Levels(levels, s)
 		if err != nil {
 			return 0, false

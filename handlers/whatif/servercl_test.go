@@ -36,11 +36,11 @@ func TestInferServerCLFindsTheLimitTheNominalSeatsCameFrom(t *testing.T) {
 		if !ok {
 			t.Fatalf("%d: not inferred", s)
 		}
-		// The largest consistent limit: s itself or a neighbour the coarse
+		// The smallest consistent limit: s itself or a neighbour the coarse
 		// shares cannot tell from it, which gives every level the same seats.
 		back, _ := apfsim.Levels(pls, got)
 		for i := range ls {
-			if back[i].NominalCL != ls[i].NominalCL || got < s {
+			if back[i].NominalCL != ls[i].NominalCL || got > s {
 				t.Errorf("%d: inferred %d, whose levels differ (%+v)", s, got, back[i])
 			}
 		}

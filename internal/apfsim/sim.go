@@ -56,8 +56,10 @@ type Counts struct {
 	Arrived, Dispatched int64
 	// Rejected by reason: queue-full, concurrency-limit, time-out.
 	QueueFull, ConcurrencyLimit, TimeOut int64
-	// Queued counts the requests that waited in a queue at all; WaitSum
-	// their time there (dispatched or timed out).
+	// Queued counts the requests that waited in a queue (dispatched later
+	// than they arrived, or timed out); WaitSum their time there. A request
+	// a level with queues dispatches at once passes through a queue
+	// without waiting, and is not counted.
 	Queued  int64
 	WaitSum time.Duration
 }
@@ -185,7 +187,6 @@ func (s *Sim) Arrive(a Arrival) error {
 		return nil
 	}
 	qs.enqueue(r, qi)
-	s.count(r, func(c *Counts) { c.Queued++ })
 	s.dispatchAsMuchAsPossible(qs, t)
 	s.noteDemand(qs, t)
 	return nil
@@ -257,7 +258,12 @@ func (s *Sim) execute(qs *queueSet, r *request, t int64) {
 		q.executing++
 		q.seatsInUse += r.seats
 		qs.seatsRequested += r.seats
-		s.count(r, func(c *Counts) { c.WaitSum += time.Duration(t - r.arrival) })
+		if t > r.arrival {
+			s.count(r, func(c *Counts) {
+				c.Queued++
+				c.WaitSum += time.Duration(t - r.arrival)
+			})
+		}
 	}
 	s.count(r, func(c *Counts) { c.Dispatched++ })
 	s.done.push(completion{at: t + r.service, r: r})
@@ -340,7 +346,10 @@ func (s *Sim) expire(qs *queueSet, t int64) {
 		qs.unqueueHead(r.queue)
 		qs.setActive(q, was)
 		qs.boundNextDispatch(q)
-		s.count(r, func(c *Counts) { c.WaitSum += time.Duration(s.waitLimit) })
+		s.count(r, func(c *Counts) {
+			c.Queued++
+			c.WaitSum += time.Duration(s.waitLimit)
+		})
 		s.reject(r, ReasonTimeOut)
 		s.noteDemand(qs, deadline)
 	}
