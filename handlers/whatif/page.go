@@ -99,7 +99,7 @@ func (h *Handlers) startAndAnswer(c echo.Context, f jobForm) error {
 }
 
 // start checks f and starts its run: the draft parsed, each object
-// dry-run as the user, the whole configuration checked by whatif.Check,
+// dry-run as the user, the whole configuration checked by whatif.CheckDraft,
 // all before the job; their failure is the error's words and status.
 func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 	ctx := c.Request().Context()
@@ -125,7 +125,7 @@ func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 			return jobSnapshot{}, "The draft: " + err.Error(), http.StatusUnprocessableEntity
 		}
 		d := whatif.Overlay(cur, draftObjs)
-		if err := whatif.Check(d); err != nil {
+		if err := whatif.CheckDraft(cur, d); err != nil {
 			return jobSnapshot{}, "The draft: " + err.Error(), http.StatusUnprocessableEntity
 		}
 		in.Draft = &d
