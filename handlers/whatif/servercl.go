@@ -21,9 +21,8 @@ const maxServerCL = 100_000
 // limited level ceil(serverCL × shares / Σ shares) seats
 // (k8s.io/apiserver pkg/util/flowcontrol/apf_controller.go,
 // finishQueueSetReconfigsLocked), so the limit is a value every level's observed nominal
-// seats agree with; the smallest one is taken (several neighbours agree
-// when the shares are coarse: 600 and 601 for the defaults, and 600 is
-// the flags' default sum). An instance the sampler did not read, or whose
+// seats agree with: the flags' default sum (600) when it does, else the
+// smallest (several neighbours agree when the shares are coarse). An instance the sampler did not read, or whose
 // numbers no limit explains (its levels changed since), runs with
 // whatif.DefaultServerCL; words say which for each.
 func serverCLs(ld *apfload.Load, levels []*flowcontrolv1.PriorityLevelConfiguration) map[string]int {
@@ -59,24 +58,33 @@ func inferServerCL(observed map[string]apfload.LevelLoad, levels []*flowcontrolv
 	if len(want) == 0 {
 		return 0, false
 	}
+	// The flags' default sum first: when the seats cannot tell it from its
+	// neighbours, it is the likeliest.
+	if agrees(levels, whatif.DefaultServerCL, want) {
+		return whatif.DefaultServerCL, true
+	}
 	// Levels the sampler did not report take seats too: allow for them.
 	for s := 1; s <= min(maxServerCL, 2*sum+100); s++ {
-		ls, err := apfsim.Levels(levels, s)
-		if err != nil {
-			return 0, false
-		}
-		ok := true
-		for _, l := range ls {
-			if n, seen := want[l.Name]; seen && l.NominalCL != n {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if agrees(levels, s, want) {
 			return s, true
 		}
 	}
 	return 0, false
+}
+
+// agrees tells whether levels instantiated for the server limit s give
+// every level in want its seats.
+func agrees(levels []*flowcontrolv1.PriorityLevelConfiguration, s int, want map[string]int) bool {
+	ls, err := apfsim.Levels(levels, s)
+	if err != nil {
+		return false
+	}
+	for _, l := range ls {
+		if n, seen := want[l.Name]; seen && l.NominalCL != n {
+			return false
+		}
+	}
+	return true
 }
 
 // serverCLWords says, per instance the run saw, which limit it used.

@@ -44,6 +44,9 @@ func WhatIfResult(r *whatif.Result, window string, serverCL []string) *model.Wha
 		names = append(names, instanceName(in))
 	}
 	m.Instances = fmt.Sprintf("%d (%s)", len(r.Instances), strings.Join(names, ", "))
+	if len(r.Instances) > 1 {
+		m.LevelsSummed = fmt.Sprintf("Seats, counts and plots are summed over the %d API server instances: each runs its own limits and queues; the per-instance numbers follow each level.", len(r.Instances))
+	}
 	if len(r.Instances) == 0 {
 		m.Instances = "none: no traffic was recorded in the window"
 	}

@@ -25,6 +25,9 @@ type WhatIfResult struct {
 	// used and where it came from.
 	ServerCL []string
 	HasDraft bool
+	// LevelsSummed says the levels' seats and counts are summed over the
+	// instances (empty with one).
+	LevelsSummed string
 	// Levels are every level with traffic or changed by the draft.
 	Levels []WhatIfLevel
 	// Moved are the flows the draft puts in another level; Changed the
