@@ -68,6 +68,12 @@ func (c *countingTraffic) TrafficStats(ctx context.Context) (ledger.TrafficStats
 	return c.ts.TrafficStats(ctx)
 }
 
+// TrafficRejections counts as a stats read: the recorded incidents.
+func (c *countingTraffic) TrafficRejections(ctx context.Context, since time.Time) ([]ledger.MinuteRejections, error) {
+	c.stats.Add(1)
+	return c.ts.TrafficRejections(ctx, since)
+}
+
 func whatIfLevel(name string, shares int32) *flowcontrolv1.PriorityLevelConfiguration {
 	return &flowcontrolv1.PriorityLevelConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "flowcontrol.apiserver.k8s.io/v1", Kind: "PriorityLevelConfiguration"},
@@ -202,6 +208,18 @@ func TestWhatIfShowsTheFlooderMovedAndItsRejectionsDropping(t *testing.T) {
 	code, doc := ts.getDoc(t, sess, urls.WhatIf)
 	if code != http.StatusOK || doc.Find("[data-testid=whatif-draft]").Length() != 1 {
 		t.Fatalf("form: status %d", code)
+	}
+	// The flood is a recorded incident the form offers to run over: its
+	// button posts the draft with the incident's window.
+	incident := doc.Find("[data-testid=whatif-incident]")
+	value, _ := incident.Attr("value")
+	if incident.Length() != 1 || !strings.Contains(incident.Text(), "4,400 answered 429") || value == "" {
+		t.Fatalf("incidents offered: %d, %q (%q)", incident.Length(), incident.Text(), value)
+	}
+	res, idoc := whatIfOutcome(t, &ts.testServer, sess, urls.WhatIf, url.Values{"draft": {f.draft(t)}, "window": {"1h"}, "incident": {value}}, true)
+	if win := idoc.Find("[data-testid=whatif-summary]").Text(); res.StatusCode != http.StatusOK || !strings.Contains(win, "from ") ||
+		!strings.Contains(idoc.Find("[data-testid=whatif-requests]").Text(), "6,100") {
+		t.Errorf("run over the incident: status %d, summary %q", res.StatusCode, strings.Join(strings.Fields(win), " "))
 	}
 	for _, hx := range []bool{false, true} {
 		res, doc := whatIfOutcome(t, &ts.testServer, sess, urls.WhatIf, url.Values{"draft": {f.draft(t)}, "window": {"1h"}}, hx)

@@ -45,8 +45,36 @@ func (h *Handlers) newPage(c echo.Context, f jobForm) (model.WhatIfPage, error) 
 			p.Oldest += " and kept " + retentionWords(st.Retention)
 		}
 		p.Oldest += "."
+		p.Incidents = h.incidents(c.Request().Context(), st.Oldest)
 	}
 	return p, nil
+}
+
+// maxIncidents is how many recorded incidents the form offers.
+const maxIncidents = 8
+
+// incidents are the newest runs of minutes with 429s since oldest, as the
+// form's buttons: each runs the draft over its window (a minute either
+// side, so the run sees it begin and end). A failure to read them leaves
+// them out: the form works without.
+func (h *Handlers) incidents(ctx context.Context, oldest time.Time) []model.WhatIfIncident {
+	minutes, err := h.d.Traffic.TrafficRejections(ctx, oldest)
+	if err != nil {
+		return nil
+	}
+	now := time.Now().UTC()
+	var out []model.WhatIfIncident
+	for _, in := range whatif.Incidents(minutes, maxIncidents) {
+		from, to := in.Start.Add(-time.Minute), in.End.Add(time.Minute)
+		if to.After(now) { // a window may not end in the future
+			to = now.Truncate(time.Minute)
+		}
+		out = append(out, model.WhatIfIncident{
+			Label: fmt.Sprintf("%s–%s UTC: %s answered 429", in.Start.Format("Jan 2 15:04"), in.End.Format("15:04"), present.Thousands(in.Rejected)),
+			Value: from.Format(dateTimeLocal) + "/" + to.Format(dateTimeLocal),
+		})
+	}
+	return out
 }
 
 // form shows the form; ?draft= is not read (a draft comes by POST).
@@ -66,6 +94,11 @@ func (h *Handlers) run(c echo.Context) error {
 	}
 	v := c.Request().Form
 	f := jobForm{draft: v.Get("draft"), window: v.Get("window"), from: v.Get("from"), to: v.Get("to")}
+	if from, to, ok := strings.Cut(v.Get("incident"), "/"); ok {
+		// One of the recorded incidents' buttons: its window, the draft
+		// as typed.
+		f.window, f.from, f.to = "range", from, to
+	}
 	if _, fromForm := v["draft"]; !fromForm {
 		// The YAML editor's "Simulate on recorded traffic" posts its own
 		// form, the text as yaml (handlers/editor, replay.go).

@@ -129,4 +129,17 @@ type TrafficStore interface {
 	// series left without any.
 	PruneTraffic(ctx context.Context, before time.Time) (int64, error)
 	TrafficStats(ctx context.Context) (TrafficStats, error)
+	// TrafficRejections is the 429s the traffic recorded per minute, for
+	// the minutes from since that had any, in time order (at most
+	// MaxRejectionMinutes, the newest).
+	TrafficRejections(ctx context.Context, since time.Time) ([]MinuteRejections, error)
 }
+
+// MinuteRejections is one minute's 429s.
+type MinuteRejections struct {
+	Minute   time.Time
+	Rejected int64
+}
+
+// MaxRejectionMinutes bounds TrafficRejections: a week of minutes.
+const MaxRejectionMinutes = 7 * 24 * 60

@@ -141,6 +141,10 @@ func (s *sqlStore) deleteTrafficBefore(ctx context.Context, end int64) (int64, e
 		total += n
 	}
 	s.forgetSeries()
+	// A minute's rejections go with its last second.
+	if _, err := s.w.ExecContext(ctx, s.d.bind("DELETE FROM traffic_rejections WHERE minute_s + 60 <= ?"), end); err != nil {
+		return total, fmt.Errorf("ledger: traffic: prune rejections: %w", err)
+	}
 	if _, err := s.w.ExecContext(ctx, s.d.bind("DELETE FROM traffic_series WHERE last_s < ?"), end); err != nil {
 		return total, fmt.Errorf("ledger: traffic: prune series: %w", err)
 	}

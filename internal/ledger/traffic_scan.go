@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -179,4 +180,27 @@ func (s *sqlStore) readSeriesBatch(ctx context.Context, ids []any, known map[int
 		return fmt.Errorf("ledger: traffic series: %w", err)
 	}
 	return nil
+}
+
+// TrafficRejections reads the newest minutes with 429s from since.
+func (s *sqlStore) TrafficRejections(ctx context.Context, since time.Time) ([]MinuteRejections, error) {
+	rows, err := s.r.QueryContext(ctx, s.d.bind("SELECT minute_s, rejected FROM traffic_rejections WHERE minute_s >= ? "+
+		"ORDER BY minute_s DESC LIMIT ?"), since.Unix()-since.Unix()%60, MaxRejectionMinutes)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: traffic rejections: %w", err)
+	}
+	defer rows.Close()
+	var out []MinuteRejections
+	for rows.Next() {
+		var m, n int64
+		if err := rows.Scan(&m, &n); err != nil {
+			return nil, fmt.Errorf("ledger: traffic rejections: %w", err)
+		}
+		out = append(out, MinuteRejections{Minute: time.Unix(m, 0).UTC(), Rejected: n})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: traffic rejections: %w", err)
+	}
+	slices.Reverse(out)
+	return out, nil
 }

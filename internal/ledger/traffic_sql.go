@@ -64,6 +64,10 @@ const upsertBucketSQL = "INSERT INTO traffic_buckets (start_s, series_id, width_
 	"latency_max_ns, apf_wait_sum_ns, served_latency_sum_ns, served_latency_min_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
 	"ON CONFLICT (start_s, series_id, width_s) DO UPDATE SET " + bucketSums
 
+// upsertRejectionsSQL adds a minute's 429s (TrafficRejections).
+const upsertRejectionsSQL = "INSERT INTO traffic_rejections (minute_s, rejected) VALUES (?, ?) ON CONFLICT (minute_s) " +
+	"DO UPDATE SET rejected = traffic_rejections.rejected + excluded.rejected"
+
 // bucketSums is the conflict clause's sums, shared with the coarsening.
 const bucketSums = "requests = traffic_buckets.requests + excluded.requests, " +
 	"rejected = traffic_buckets.rejected + excluded.rejected, " +
@@ -138,6 +142,7 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 	known, gen := s.tc.seen, s.tc.seenGen
 	s.tc.seenMu.Unlock()
 	ids := map[string]seriesSeen{} // upserted by this batch, remembered once committed
+	rejectedIn := map[int64]int64{}  // the batch's 429s per minute
 	for i := range buckets {
 		b := &buckets[i]
 		if b.Width != TrafficSecond && b.Width != TrafficMinute {
@@ -174,6 +179,14 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 		if _, err := bucket.ExecContext(ctx, start, seen.id, width, b.Requests, b.Rejected, int64(b.LatencySum),
 			int64(b.LatencyMax), int64(b.APFWaitSum), int64(b.ServedLatencySum), max(int64(b.ServedLatencyMin), 0)); err != nil {
 			return fmt.Errorf("ledger: traffic: bucket: %w", err)
+		}
+		if b.Rejected > 0 {
+			rejectedIn[start-start%60] += b.Rejected
+		}
+	}
+	for minute, n := range rejectedIn {
+		if _, err := tx.ExecContext(ctx, s.d.bind(upsertRejectionsSQL), minute, n); err != nil {
+			return fmt.Errorf("ledger: traffic: rejections: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

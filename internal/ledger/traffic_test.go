@@ -391,3 +391,42 @@ func TestTrafficCoarseningKeepsTheServedMin(t *testing.T) {
 		}
 	})
 }
+
+// TestTrafficRejectionsPerMinute: the 429s of every batch are added up per
+// minute (only minutes with any), read back in time order from a time on,
+// and pruned with the buckets of their minute.
+func TestTrafficRejectionsPerMinute(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		ts := trafficStore(t, dsn, ledger.Options{})
+		ctx := context.Background()
+		withRejected := func(sec int, user string, requests, rejected int64) ledger.TrafficBucket {
+			b := bucketAt(sec, listSeries(user), requests, time.Millisecond)
+			b.Rejected = rejected
+			return b
+		}
+		if err := ts.AppendTraffic(ctx, []ledger.TrafficBucket{withRejected(0, "a", 10, 3), withRejected(5, "b", 10, 2),
+			withRejected(61, "a", 5, 0), withRejected(130, "a", 9, 9)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ts.AppendTraffic(ctx, []ledger.TrafficBucket{withRejected(59, "a", 4, 4)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ts.TrafficRejections(ctx, tt0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []ledger.MinuteRejections{{Minute: tt0, Rejected: 9}, {Minute: tt0.Add(2 * time.Minute), Rejected: 9}}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("rejections %+v, want %+v", got, want)
+		}
+		if got, _ := ts.TrafficRejections(ctx, tt0.Add(90*time.Second)); len(got) != 1 || got[0].Rejected != 9 {
+			t.Errorf("from the second minute on: %+v", got)
+		}
+		if _, err := ts.PruneTraffic(ctx, tt0.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := ts.TrafficRejections(ctx, time.Time{}); len(got) != 1 || !got[0].Minute.Equal(tt0.Add(2*time.Minute)) {
+			t.Errorf("after pruning the first minute: %+v", got)
+		}
+	})
+}

@@ -12,7 +12,10 @@ type WhatIfPage struct {
 	// From and To are the custom window's bounds (datetime-local, UTC);
 	// Oldest is the oldest recorded traffic's time, in words.
 	From, To, Oldest string
-	Job              *ReplayJob
+	// Incidents are the recorded runs of minutes with 429s, newest first:
+	// each a button that runs the draft over its window.
+	Incidents []WhatIfIncident
+	Job       *ReplayJob
 	Error            string
 	Result           *WhatIfResult
 }
@@ -91,4 +94,10 @@ type WhatIfFlow struct {
 	FlowSchemaAfter, LevelAfter           string
 	Requests, Recorded429                 string
 	RejectedBefore, RejectedAfter, Change string
+}
+
+// WhatIfIncident is one recorded incident: its words and the incident
+// button's value (from/to, datetime-local).
+type WhatIfIncident struct {
+	Label, Value string
 }
