@@ -89,7 +89,7 @@ test('a draft moving the authenticated users to a level of their own shows the m
   const plot = level.getByTestId('whatif-plot');
   await expect(plot.locator('svg[role=img] title')).toHaveText(`Seats in use in ${NAME} over the window`);
   await expect(plot.locator('polyline[data-series=after-seats]')).toHaveCount(1);
-  await expect(page.getByTestId('whatif-left-out')).toContainText('Every request is one seat');
+  await expect(page.getByTestId('whatif-left-out')).toContainText('A LIST weighs the seats');
   // The result, its tables and its SVG plots pass axe as every page does.
   await expectAccessible(page, 'the what-if result');
 

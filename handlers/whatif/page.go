@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/apf"
+	"github.com/clusterdesk/clusterdesk/internal/apfload"
 	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -165,6 +166,7 @@ func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 	}
 	inferred := h.inferServerCL(ctx, cur)
 	in.ServerCL = func(inst string) int { return inferred[inst] }
+	in.Objects = h.storedObjects()
 	s, err := h.d.Jobs.reg.Start(owner(c), jobProgress{form: f}, func(ctx context.Context, progress func(jobProgress)) (jobResult, error) {
 		ctx, cancel := context.WithTimeout(ctx, h.d.Timeout)
 		defer cancel()
@@ -239,6 +241,22 @@ func (h *Handlers) inferServerCL(ctx context.Context, cur whatif.Config) map[str
 		return nil
 	}
 	return serverCLs(&ld, cur.Levels)
+}
+
+// storedObjects is the resources' stored objects as the live load last
+// read them (a LIST's seats, whatif.Input.Objects); nil without a load.
+func (h *Handlers) storedObjects() func(group, resource string) (int64, int64, bool) {
+	if h.d.APFLoad == nil {
+		return nil
+	}
+	ld, err := h.d.APFLoad.Look()
+	if err != nil || len(ld.Resources) == 0 {
+		return nil
+	}
+	return func(group, resource string) (int64, int64, bool) {
+		st, ok := ld.Resources[apfload.ResourceKey(group, resource)]
+		return st.Objects, st.Bytes, ok
+	}
 }
 
 // windows are the what-if's windows, the default first.

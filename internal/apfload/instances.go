@@ -70,6 +70,9 @@ func sumLoads(at time.Time, parts []InstanceLoad) Load {
 		}
 		ld := p.Load
 		total.Window = max(total.Window, ld.Window)
+		if len(total.Resources) == 0 {
+			total.Resources = ld.Resources
+		}
 		for name, l := range ld.Levels {
 			t := total.Levels[name]
 			t.HasLimits = t.HasLimits || l.HasLimits

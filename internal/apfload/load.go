@@ -13,6 +13,10 @@ type Load struct {
 	Schemas map[string]SchemaLoad
 	// Webhooks is each admission webhook's health (webhooks.go).
 	Webhooks map[WebhookKey]WebhookLoad
+	// Resources are the stored objects per resource (ResourceKey), as the
+	// latest scrape read them; with Instances, the first instance's that
+	// reports any (they share one storage).
+	Resources map[string]ResourceStats
 	// Dump is dump_priority_levels as read with this scrape, by level (nil
 	// when the sampler does not read it, or DumpErr says why it could not).
 	// With Instances, it is their dumps' sum (sumDumps) and each instance's
@@ -75,7 +79,8 @@ type ReasonRate struct {
 // loadOf computes the load from the latest scrape cur and, when prev is not
 // nil, the rates from prev to cur.
 func loadOf(prev *Totals, prevAt time.Time, cur Totals, at time.Time) Load {
-	ld := Load{At: at, Levels: make(map[string]LevelLoad, len(cur.Levels)), Schemas: make(map[string]SchemaLoad, len(cur.Schemas))}
+	ld := Load{At: at, Levels: make(map[string]LevelLoad, len(cur.Levels)), Schemas: make(map[string]SchemaLoad, len(cur.Schemas)),
+		Resources: cur.Resources}
 	if prev != nil && at.After(prevAt) {
 		ld.Window = at.Sub(prevAt)
 	}

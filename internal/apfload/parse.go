@@ -35,6 +35,11 @@ const (
 	// seconds): a new value between two scrapes of one instance is a restart,
 	// so its counters started again from zero.
 	processStartTime = "process_start_time_seconds"
+	// The stored objects' count and estimated size per resource
+	// (k8s.io/apiserver pkg/storage/etcd3/metrics): what the API server's
+	// work estimator weighs a LIST by, read for the APF what-if.
+	resourceObjects      = "apiserver_resource_objects"
+	resourceSizeEstimate = "apiserver_resource_size_estimate_bytes"
 )
 
 // kept is every series the sampler reads; the rest of /metrics (megabytes of
@@ -45,6 +50,7 @@ var kept = map[string]bool{
 	dispatchedTotal: true, rejectedTotal: true,
 	webhookDuration: true, webhookRejections: true, webhookFailOpen: true, webhookRequests: true,
 	processStartTime: true,
+	resourceObjects: true, resourceSizeEstimate: true,
 }
 
 // Limits bound what one scrape may cost, whatever the API server sends.
@@ -75,6 +81,8 @@ type Totals struct {
 	BytesRead, KeptBytes int64
 	// StartTime is the process's start (process_start_time_seconds); 0 when absent.
 	StartTime float64
+	// Resources are the stored objects per resource, by ResourceKey.
+	Resources map[string]ResourceStats
 }
 
 // LevelTotals is one priority level in one scrape. Gauges summed over its
@@ -169,7 +177,8 @@ func keepLine(line []byte) bool {
 		}
 		name = f[2]
 	}
-	if !bytes.HasPrefix(name, []byte(prefix)) && !bytes.HasPrefix(name, []byte(webhookPrefix)) && !bytes.HasPrefix(name, []byte(processStartTime)) {
+	if !bytes.HasPrefix(name, []byte(prefix)) && !bytes.HasPrefix(name, []byte(webhookPrefix)) && !bytes.HasPrefix(name, []byte(processStartTime)) &&
+		!bytes.HasPrefix(name, []byte("apiserver_resource_")) {
 		return false
 	}
 	end := bytes.IndexAny(name, "{ \t")
@@ -186,7 +195,8 @@ func keepLine(line []byte) bool {
 }
 
 func fromFamilies(families map[string]*dto.MetricFamily) Totals {
-	t := Totals{Levels: map[string]*LevelTotals{}, Schemas: map[string]*SchemaTotals{}, Webhooks: map[WebhookKey]*WebhookTotals{}}
+	t := Totals{Levels: map[string]*LevelTotals{}, Schemas: map[string]*SchemaTotals{}, Webhooks: map[WebhookKey]*WebhookTotals{},
+		Resources: map[string]ResourceStats{}}
 	level := func(name string) *LevelTotals {
 		l := t.Levels[name]
 		if l == nil {
@@ -212,6 +222,10 @@ func fromFamilies(families map[string]*dto.MetricFamily) Totals {
 			for _, m := range fam.GetMetric() {
 				t.StartTime = value(m)
 			}
+			continue
+		}
+		if name == resourceObjects || name == resourceSizeEstimate {
+			addResourceFamily(t.Resources, name, fam)
 			continue
 		}
 		for _, m := range fam.GetMetric() {

@@ -213,3 +213,22 @@ func BenchmarkScrapeDevcluster(b *testing.B) { benchmarkParse(b, readFixture(b))
 
 // BenchmarkScrapeWorst is the same with 200 priority levels and FlowSchemas.
 func BenchmarkScrapeWorst(b *testing.B) { benchmarkParse(b, worstShape(b)) }
+
+// TestParseReadsTheStoredObjectsPerResource: the capture's object counts and
+// size estimates, keyed as the work estimator keys them.
+func TestParseReadsTheStoredObjectsPerResource(t *testing.T) {
+	got, err := Parse(bytes.NewReader(readFixture(t)), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm := got.Resources["configmaps"]; cm.Objects != 18 || cm.Bytes != 3798 {
+		t.Errorf("configmaps %+v", cm)
+	}
+	if crd := got.Resources["customresourcedefinitions.apiextensions.k8s.io"]; crd.Objects != 152 || crd.Bytes != 15374344 {
+		t.Errorf("CRDs %+v", crd)
+	}
+	ld := loadOf(nil, time.Time{}, got, time.Now())
+	if ld.Resources["configmaps"].Objects != 18 {
+		t.Errorf("the load's resources %+v", ld.Resources["configmaps"])
+	}
+}

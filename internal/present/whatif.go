@@ -22,7 +22,7 @@ const WhatIfFlowsMax = 50
 // internal/apfsim), said under every result.
 var WhatIfLeftOut = []string{
 	"Arrivals within a second are spread evenly over it: the recorded traffic keeps counts per second, not arrival times.",
-	"Every request is one seat: no LIST widths from object counts, no extra seats for the watch notifications of writes.",
+	"A LIST weighs the seats the API server's work estimator gives it for the resource's stored objects as the live load last read them (a seat per 100 kB, at most 10), taken to be unlimited and unfiltered (the traffic keeps no list options); every other request one seat: no extra seats for the watch notifications of writes.",
 	"Exempt and long-running traffic (exec, logs, port-forward) is not held by APF and not simulated.",
 	"A watch's initialisation is counted as the watch's latency until ResponseStarted.",
 	"A request's service time is estimated: the fastest served request of a second with 429s, the mean served latency otherwise.",

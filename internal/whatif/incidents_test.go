@@ -27,3 +27,25 @@ func TestIncidentsJoinMinutesUpToAFiveMinuteLull(t *testing.T) {
 		t.Errorf("one incident: %+v", all)
 	}
 }
+
+// TestListSeatsAsTheWorkEstimator: a seat per 100 kB the LIST holds in
+// memory at once, at most 1 MB from the watch cache, at least one, at most
+// the level's max seats; unknown resources one seat.
+func TestListSeatsAsTheWorkEstimator(t *testing.T) {
+	for _, c := range []struct {
+		objects, bytes int64
+		levelMax, want int
+	}{
+		{18, 3798, 0, 1},              // the devcluster's ConfigMaps
+		{152, 15_374_344, 0, 10},      // its CRDs, megabyte schemas: 1 MB from the cache
+		{1500, 300_000, 0, 3},         // 300 kB
+		{1500, 300_000, 2, 2},         // a level whose max seats are 2
+		{40, 0, 0, 10},                // counted, no size: the estimator's 1.5 MB each
+		{0, 0, 0, 1},                  // not counted
+		{100_000, 200_000_000, 0, 10}, // 100,000 pods
+	} {
+		if got := listSeats(c.objects, c.bytes, c.levelMax); got != c.want {
+			t.Errorf("%d objects of %d bytes (level max %d): %d seats, want %d", c.objects, c.bytes, c.levelMax, got, c.want)
+		}
+	}
+}

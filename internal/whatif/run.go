@@ -40,6 +40,11 @@ type Input struct {
 	// (default 120).
 	WaitLimit time.Duration
 	Samples   int
+	// Objects tells a resource's stored objects and their estimated size
+	// in all, as the API server's metrics report them
+	// (apiserver_resource_objects, apiserver_resource_size_estimate_bytes):
+	// what weighs a LIST (width.go). nil, or ok false: unknown, one seat.
+	Objects func(group, resource string) (objects, bytes int64, ok bool)
 	// UnnamedSplit is how many API servers the traffic that names none
 	// (an audit webhook without the per-instance path) is dealt to, round
 	// robin: the instances the cluster's EndpointSlice lists. 0 or 1: one.
@@ -115,6 +120,7 @@ type plan struct {
 	plcs     []*flowcontrolv1.PriorityLevelConfiguration
 	levelIdx map[string]int
 	serverCL func(string) int
+	objects  func(group, resource string) (int64, int64, bool)
 	// byCL caches the instantiated levels per server concurrency limit.
 	mu   sync.Mutex
 	byCL map[int][]apfsim.Level
@@ -125,7 +131,7 @@ func newPlan(c Config, in Input) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{schemas: c.FlowSchemas, levels: apf.LevelsOf(c.Levels), plcs: withMandatory(c.Levels),
-		levelIdx: map[string]int{}, byCL: map[int][]apfsim.Level{}}
+		levelIdx: map[string]int{}, byCL: map[int][]apfsim.Level{}, objects: in.Objects}
 	sort.Slice(p.plcs, func(i, j int) bool { return p.plcs[i].Name < p.plcs[j].Name })
 	for i, pl := range p.plcs {
 		p.levelIdx[pl.Name] = i
@@ -180,23 +186,28 @@ type seriesInfo struct {
 
 // classify places a series in p, as startRequest does: the first matching
 // FlowSchema, its level, the flow's hash when the level has more than one
-// queue. Every request is one seat: the API server's work estimator
-// (k8s.io/apiserver pkg/util/flowcontrol/request) weighs a LIST by the
-// resource's object count and size and a write by the watches it will
-// notify, neither of which the traffic records; it gives one seat to a
-// resource it has not counted, as here. (Importing the estimator would also
-// bring etcd's client and gRPC into the console for that constant.)
+// queue, and its seats. A LIST weighs what the API server's work estimator
+// gives it for the resource's stored objects (listSeats); every other
+// request one seat: a write's extra seats for the watches it notifies
+// need the watch counts, which neither the traffic nor the metrics keep
+// per resource. (The estimator itself is not imported: it would bring
+// etcd's client and gRPC into the console.)
 func (p *plan) classify(s *ledger.TrafficSeries) seriesPlan {
 	req := apf.Request{User: s.User, Groups: s.Groups, IsResourceRequest: s.Resource != "", Verb: s.Verb,
 		APIGroup: s.APIGroup, Resource: s.Resource, Subresource: s.Subresource, Namespace: s.Namespace, Path: s.NonResourceURL}
 	c := apf.Classify(p.schemas, p.levels, req)
 	sp := seriesPlan{level: p.levelIdx[c.PriorityLevelName], flowSchema: c.FlowSchema.Name, seats: 1}
 	pl := p.plcs[sp.level]
+	// Queues, hand size and max seats hardly depend on the server's limit.
+	base, _ := p.levelsFor(DefaultServerCL)
 	if lim := pl.Spec.Limited; lim != nil && lim.LimitResponse.Queuing != nil && lim.LimitResponse.Queuing.Queues > 1 {
 		sp.hash = apfsim.FlowHash(c.FlowSchema.Name, c.Distinguisher.Value)
-		// Queues and hand size do not depend on the server's limit.
-		base, _ := p.levelsFor(DefaultServerCL)
 		sp.hand = apfsim.Hand(base[sp.level], sp.hash)
+	}
+	if s.Verb == "list" && s.Resource != "" && p.objects != nil && pl.Spec.Type != flowcontrolv1.PriorityLevelEnablementExempt {
+		if n, size, ok := p.objects(s.APIGroup, s.Resource); ok {
+			sp.seats = listSeats(n, size, base[sp.level].MaxSeats)
+		}
 	}
 	return sp
 }

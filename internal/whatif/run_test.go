@@ -196,3 +196,46 @@ func TestTrafficOfNoNamedInstanceIsSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestAListWeighsItsResourcesObjects: LISTs of CRDs (152 of megabyte
+// schemas) weigh what the API server's estimator gives them when the
+// objects are known: 10 seats, capped by the level's max seats (5 for a
+// 29-seat level with a hand of 2), and more are refused than when each
+// weighed one seat.
+func TestAListWeighsItsResourcesObjects(t *testing.T) {
+	ts := store(t)
+	var bs []ledger.TrafficBucket
+	for sec := range 10 {
+		bs = append(bs, ledger.TrafficBucket{Start: t0.Add(time.Duration(sec) * time.Second), Width: time.Second, Requests: 1000, Rejected: 400,
+			Series:           ledger.TrafficSeries{Instance: "10.0.0.1:6443", User: "flooder", Groups: []string{"system:authenticated"}, Verb: "list", APIGroup: "apiextensions.k8s.io", Resource: "customresourcedefinitions"},
+			ServedLatencySum: 600 * 50 * time.Millisecond, ServedLatencyMin: 50 * time.Millisecond})
+	}
+	if err := ts.AppendTraffic(context.Background(), bs); err != nil {
+		t.Fatal(err)
+	}
+	cfg := current()
+	cfg.Levels[0] = level("flood", 10, 4)
+	run := func(objects func(group, resource string) (int64, int64, bool)) (Flow, Level) {
+		res, err := Run(context.Background(), Input{Traffic: ts, Since: t0, Until: t0.Add(time.Minute), Current: cfg, Objects: objects})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := res.Current.Level("flood")
+		return res.Flows[0], l
+	}
+	known := func(group, resource string) (int64, int64, bool) {
+		if group == "apiextensions.k8s.io" && resource == "customresourcedefinitions" {
+			return 152, 15_374_344, true
+		}
+		return 0, 0, false
+	}
+	wide, wideLevel := run(known)
+	narrow, narrowLevel := run(nil)
+	if wide.Current.Seats != 5 || narrow.Current.Seats != 1 {
+		t.Fatalf("seats %d known, %d unknown", wide.Current.Seats, narrow.Current.Seats)
+	}
+	t.Logf("5-seat LISTs: %+v; 1-seat: %+v", wideLevel.Predicted, narrowLevel.Predicted)
+	if wideLevel.Predicted.Rejected() <= narrowLevel.Predicted.Rejected() {
+		t.Errorf("10-seat LISTs: %+v; 1-seat: %+v", wideLevel.Predicted, narrowLevel.Predicted)
+	}
+}
