@@ -50,7 +50,7 @@ var kept = map[string]bool{
 	dispatchedTotal: true, rejectedTotal: true,
 	webhookDuration: true, webhookRejections: true, webhookFailOpen: true, webhookRequests: true,
 	processStartTime: true,
-	resourceObjects: true, resourceSizeEstimate: true,
+	resourceObjects:  true, resourceSizeEstimate: true,
 }
 
 // Limits bound what one scrape may cost, whatever the API server sends.

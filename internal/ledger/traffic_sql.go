@@ -141,8 +141,8 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 	s.tc.seenMu.Lock()
 	known, gen := s.tc.seen, s.tc.seenGen
 	s.tc.seenMu.Unlock()
-	ids := map[string]seriesSeen{} // upserted by this batch, remembered once committed
-	rejectedIn := map[int64]int64{}  // the batch's 429s per minute
+	ids := map[string]seriesSeen{}  // upserted by this batch, remembered once committed
+	rejectedIn := map[int64]int64{} // the batch's 429s per minute
 	for i := range buckets {
 		b := &buckets[i]
 		if b.Width != TrafficSecond && b.Width != TrafficMinute {
