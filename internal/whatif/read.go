@@ -185,14 +185,16 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 
 // serviceOf estimates how long each of the bucket's requests held its
 // seats. The audit events give each request's latency, which includes its
-// wait in an APF queue, and say the wait only past 500 ms. A second in
-// which the API server refused some of the flow's requests had its level
-// full, so its requests waited: the fastest one served is the estimate,
-// the fastest of the flow's last few such seconds (saturatedSpan), since a
-// second of few requests may have none that waited little. A second
-// without refusals: the mean served latency less the waits the API server
-// did report. A second whose requests were all refused: the series'
-// previous estimate.
+// wait in an APF queue, and say the wait only past 500 ms. A second
+// without refusals had little queueing: the mean served latency, less the
+// waits the API server did report, is the estimate, and is remembered as
+// the flow's calm service time. A second in which the API server refused
+// some of the flow's requests had its level full, so its requests waited:
+// the flow's calm service time when it had a calm second before in the
+// window; else the fastest served request of its last few such seconds
+// (saturatedSpan), which still includes the shortest wait (the model
+// then overstates such a flow's service a little, and its rejections). A
+// second whose requests were all refused: the series' previous estimate.
 func (r *runner) serviceOf(b *ledger.TrafficBucket, info *seriesInfo) int64 {
 	served := b.Requests - b.Rejected
 	st := r.service[info]
@@ -203,10 +205,13 @@ func (r *runner) serviceOf(b *ledger.TrafficBucket, info *seriesInfo) int64 {
 	at := b.Start.Unix()
 	var svc int64 = -1
 	switch {
+	case served > 0 && b.Rejected > 0 && st.calm > 0:
+		svc = st.calm
 	case served > 0 && b.Rejected > 0 && b.ServedLatencyMin > 0:
 		svc = st.fastest(at, int64(b.ServedLatencyMin))
 	case served > 0 && b.ServedLatencySum > 0:
 		svc = max(0, int64(b.ServedLatencySum-b.APFWaitSum)/served)
+		st.calm = svc
 	case served > 0 && b.LatencySum > 0:
 		// Recorded before the served latency was (migration 00009): every
 		// request's latency, 429s included.
@@ -225,7 +230,9 @@ const saturatedSpan = 5
 
 // serviceState is what serviceOf remembers of a series.
 type serviceState struct {
-	last int64
+	// last is the latest estimate; calm the latest of a second without
+	// refusals.
+	last, calm int64
 	// mins are the fastest served latencies of its latest seconds with
 	// refusals, by second.
 	mins [saturatedSpan]struct{ at, min int64 }
