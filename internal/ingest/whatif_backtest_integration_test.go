@@ -95,14 +95,7 @@ func TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft(t *testing.T)
 		rate, instance, seats, serverCL, hi, first, counted.Rejected)
 
 	fc := testcluster.NewFlowcontrol(t, admin)
-	cur := whatif.Config{}
-	var err error
-	if cur.FlowSchemas, err = fc.FlowSchemas(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if cur.Levels, err = fc.PriorityLevels(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	cur := liveConfig(t, fc)
 	var moved *flowcontrolv1.FlowSchema
 	for _, f := range cur.FlowSchemas {
 		if f.Name == name {
@@ -150,6 +143,20 @@ func TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft(t *testing.T)
 	t.Logf("second flood, draft applied: %s; the API server rejected %v at %s (%v nominal seats)", second, countedOwn.Rejected, own,
 		countedOwn.NominalSeats)
 	agrees(t, "the draft's prediction, applied for real", predicted.Predicted.Rejected(), countedOwn.Rejected)
+}
+
+// liveConfig is the cluster's FlowSchemas and priority levels.
+func liveConfig(t *testing.T, fc *testcluster.Flowcontrol) whatif.Config {
+	t.Helper()
+	var c whatif.Config
+	var err error
+	if c.FlowSchemas, err = fc.FlowSchemas(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if c.Levels, err = fc.PriorityLevels(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // onInstance is level name's part on instance.
@@ -213,14 +220,7 @@ func TestWhatIfBacktestOfABorrowingLevel(t *testing.T) {
 		rate, instance, seats, after.Levels[name].UpperSeats, flood, counted.Rejected, after.Levels[name])
 
 	fc := testcluster.NewFlowcontrol(t, admin)
-	cur := whatif.Config{}
-	var err error
-	if cur.FlowSchemas, err = fc.FlowSchemas(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if cur.Levels, err = fc.PriorityLevels(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	cur := liveConfig(t, fc)
 	res, err := whatif.Run(t.Context(), whatif.Input{Traffic: ts, Since: calm.Since(), Until: flood.Until(), Current: cur,
 		ServerCL: func(string) int { return serverCL }, Samples: 30})
 	if err != nil {

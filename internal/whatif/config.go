@@ -19,29 +19,24 @@ type Config struct {
 // Overlay is base with draft's objects in place of those of the same name
 // (and draft's new ones added): a draft names only what it changes.
 func Overlay(base, draft Config) Config {
-	out := Config{}
-	fs := map[string]*flowcontrolv1.FlowSchema{}
-	for _, f := range base.FlowSchemas {
-		fs[f.Name] = f
+	return Config{FlowSchemas: overlay(base.FlowSchemas, draft.FlowSchemas), Levels: overlay(base.Levels, draft.Levels)}
+}
+
+// overlay is base with draft's objects in place of those of the same name,
+// sorted by name.
+func overlay[T interface{ GetName() string }](base, draft []T) []T {
+	byName := map[string]T{}
+	for _, o := range base {
+		byName[o.GetName()] = o
 	}
-	for _, f := range draft.FlowSchemas {
-		fs[f.Name] = f
+	for _, o := range draft {
+		byName[o.GetName()] = o
 	}
-	for _, f := range fs {
-		out.FlowSchemas = append(out.FlowSchemas, f)
+	out := make([]T, 0, len(byName))
+	for _, o := range byName {
+		out = append(out, o)
 	}
-	pl := map[string]*flowcontrolv1.PriorityLevelConfiguration{}
-	for _, l := range base.Levels {
-		pl[l.Name] = l
-	}
-	for _, l := range draft.Levels {
-		pl[l.Name] = l
-	}
-	for _, l := range pl {
-		out.Levels = append(out.Levels, l)
-	}
-	sort.Slice(out.FlowSchemas, func(i, j int) bool { return out.FlowSchemas[i].Name < out.FlowSchemas[j].Name })
-	sort.Slice(out.Levels, func(i, j int) bool { return out.Levels[i].Name < out.Levels[j].Name })
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
 	return out
 }
 
