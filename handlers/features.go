@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	whatifpage "github.com/clusterdesk/clusterdesk/handlers/whatif"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,6 +22,7 @@ import (
 	replaypage "github.com/clusterdesk/clusterdesk/handlers/replay"
 	"github.com/clusterdesk/clusterdesk/handlers/search"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
+	whatifpage "github.com/clusterdesk/clusterdesk/handlers/whatif"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
