@@ -16,8 +16,8 @@ type WhatIfPage struct {
 	// each a button that runs the draft over its window.
 	Incidents []WhatIfIncident
 	Job       *ReplayJob
-	Error            string
-	Result           *WhatIfResult
+	Error     string
+	Result    *WhatIfResult
 }
 
 // WhatIfResult is a what-if run as the page shows it.
