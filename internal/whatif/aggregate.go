@@ -56,7 +56,9 @@ func (r *runner) result(workers []*worker, end time.Duration) *Result {
 		}
 		// What the API server did, under this configuration's classification.
 		for key, rc := range r.recorded {
-			in := r.anySeries(key)
+			// A series of the flow stands for it: classification does not
+			// depend on the instance.
+			in := r.flowSeries[key[0]]
 			if in == nil || in.skip {
 				continue
 			}
@@ -79,14 +81,15 @@ func (r *runner) result(workers []*worker, end time.Duration) *Result {
 			res.Draft = &out
 		}
 	}
+	// Each flow's recorded counts over its instances, in one pass: a loop
+	// over the recorded counts per flow would be quadratic in the flows.
+	perFlow := make([]recordedCounts, len(r.flows))
+	for key, rc := range r.recorded {
+		perFlow[key[0]].requests += rc.requests
+		perFlow[key[0]].rejected += rc.rejected
+	}
 	for f, s := range r.flows {
-		fl := Flow{Series: *s}
-		for key, rc := range r.recorded {
-			if key[0] == f {
-				fl.Requests += rc.requests
-				fl.RecordedRejected += rc.rejected
-			}
-		}
+		fl := Flow{Series: *s, Requests: perFlow[f].requests, RecordedRejected: perFlow[f].rejected}
 		for wi, w := range workers {
 			in := r.flowSeries[f]
 			sp := in.plans[wi]
@@ -100,12 +103,6 @@ func (r *runner) result(workers []*worker, end time.Duration) *Result {
 		res.Flows = append(res.Flows, fl)
 	}
 	return res
-}
-
-// anySeries is a series of the flow and instance key (they classify alike:
-// classification does not depend on the instance).
-func (r *runner) anySeries(key [2]int) *seriesInfo {
-	return r.flowSeries[key[0]]
 }
 
 func add(a *apfsim.Counts, b apfsim.Counts) {
