@@ -3,6 +3,7 @@ package handlers
 import (
 	"github.com/labstack/echo/v4"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	replaypage "github.com/clusterdesk/clusterdesk/handlers/replay"
 	whatifpage "github.com/clusterdesk/clusterdesk/handlers/whatif"
 	"github.com/clusterdesk/clusterdesk/internal/jobs"
@@ -13,7 +14,7 @@ import (
 // replay per user, two per process: each keeps a core busy), reporting
 // their progress over the live updates when there are any.
 func replayJobsOf(deps Deps) *replaypage.Jobs {
-	var pub replaypage.Publisher // a nil *LiveUpdates must stay a nil interface
+	var pub page.JobPublisher // a nil *LiveUpdates must stay a nil interface
 	if deps.Live != nil {
 		pub = deps.Live
 	}
@@ -24,7 +25,7 @@ func replayJobsOf(deps Deps) *replaypage.Jobs {
 // within the same default limits: each run keeps up to two cores busy (a
 // goroutine per configuration), one per user.
 func whatIfJobsOf(deps Deps) *whatifpage.Jobs {
-	var pub whatifpage.Publisher // a nil *LiveUpdates must stay a nil interface
+	var pub page.JobPublisher // a nil *LiveUpdates must stay a nil interface
 	if deps.Live != nil {
 		pub = deps.Live
 	}

@@ -57,7 +57,7 @@ func (h *Handlers) ReplayEditorText(c echo.Context, kind kube.KindID, text, wind
 		p.PolicyName, p.Draft, p.Basis = v.Policy.Name, draft, basis
 		s, words, _ := h.start(c, p)
 		if p.Error = words; words == "" {
-			job := jobModel(s, chrome.Live.URL, chrome.CSRFToken)
+			job := h.d.Jobs.Bar(s, chrome.Live.URL, chrome.CSRFToken)
 			p.Job = &job
 		}
 	default:

@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
-	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
@@ -26,7 +25,7 @@ func notYours() error {
 // job shows the user's replay job: its progress bar while it runs, its
 // result or why it stopped once it ended. htmx gets the outcome alone.
 func (h *Handlers) job(c echo.Context) error {
-	s, ok := h.d.Jobs.reg.Get(owner(c), c.Param("job"))
+	s, ok := h.d.Jobs.Get(c, c.Param("job"))
 	if !ok || s.Progress.form.policy != c.Param("name") {
 		return notYours()
 	}
@@ -35,10 +34,10 @@ func (h *Handlers) job(c echo.Context) error {
 
 // cancel stops the user's replay job and shows where it stopped.
 func (h *Handlers) cancel(c echo.Context) error {
-	if s, ok := h.d.Jobs.reg.Get(owner(c), c.Param("job")); !ok || s.Progress.form.policy != c.Param("name") {
+	if s, ok := h.d.Jobs.Get(c, c.Param("job")); !ok || s.Progress.form.policy != c.Param("name") {
 		return notYours()
 	}
-	s, ok := h.d.Jobs.reg.Cancel(owner(c), c.Param("job"), cancelWait)
+	s, ok := h.d.Jobs.Cancel(c, c.Param("job"), cancelWait)
 	if !ok {
 		return notYours()
 	}
@@ -51,15 +50,9 @@ func (h *Handlers) renderJob(c echo.Context, s jobSnapshot) error {
 	if err != nil {
 		return err
 	}
-	switch s.State {
-	case jobs.Running:
-		m := jobModel(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
-		p.Job = &m
-	case jobs.Cancelled:
-		p.Error = "The replay was cancelled after " + jobModel(s, "", "").Words + "."
-	case jobs.Failed:
-		p.Error = "The replay failed: " + s.Err.Error()
-	default:
+	var done bool
+	p.Job, p.Error, done = h.d.Jobs.Outcome(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
+	if done {
 		p.Result, p.Error = s.Result.result, s.Result.err
 	}
 	return page.RenderPage(c, http.StatusOK, pages.Replay(p), pages.ReplayOutcome(p))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/internal/live"
 	engine "github.com/clusterdesk/clusterdesk/internal/replay"
@@ -42,7 +43,7 @@ func TestAJobPublishesItsProgressThenItsEnd(t *testing.T) {
 	j := NewJobs(pub, jobs.Limits{}, nil)
 	since := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	form := jobForm{policy: "p", since: since, until: since.Add(time.Hour)}
-	s, err := j.reg.Start("alice", jobProgress{form: form}, func(_ context.Context, progress func(jobProgress)) (jobResult, error) {
+	s, err := j.Start("alice", jobProgress{form: form}, func(_ context.Context, progress func(jobProgress)) (jobResult, error) {
 		// The window's writes crowd its last minutes: the bar measures writes, not time.
 		progress(jobProgress{form: form, Progress: engine.Progress{Scanned: 1000, Total: 4000, At: since.Add(58 * time.Minute)}})
 		return jobResult{}, nil
@@ -51,7 +52,7 @@ func TestAJobPublishesItsProgressThenItsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	end := testwait.Recv(t, pub.ended, 10*time.Second, "the job's end")
-	if end.Topic != jobTopic(s.ID) || end.Event != JobDoneEvent || string(end.Data) != urls.PolicyReplayJob("p", s.ID) {
+	if end.Topic != j.Topic(s.ID) || end.Event != page.JobDoneEvent || string(end.Data) != urls.PolicyReplayJob("p", s.ID) {
 		t.Fatalf("end %+v", end)
 	}
 	pub.mu.Lock()
@@ -60,7 +61,7 @@ func TestAJobPublishesItsProgressThenItsEnd(t *testing.T) {
 		t.Fatalf("%d messages, want the progress and the end", len(pub.msgs))
 	}
 	bar := pub.msgs[0]
-	if html := string(bar.Data); bar.Topic != jobTopic(s.ID) || bar.Event != JobProgressEvent || bar.Sticky ||
+	if html := string(bar.Data); bar.Topic != j.Topic(s.ID) || bar.Event != page.JobProgressEvent || bar.Sticky ||
 		!strings.Contains(html, `id="replay-job-bar"`) || !strings.Contains(html, `max="4000" value="1000"`) ||
 		!strings.Contains(html, "1,000 of 4,000 writes read") || strings.Contains(html, "_csrf") {
 		t.Fatalf("progress message %+v: %s", bar, bar.Data)

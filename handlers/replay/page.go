@@ -10,7 +10,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/clusterdesk/clusterdesk/handlers/page"
-	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -89,7 +88,7 @@ func (h *Handlers) replay(c echo.Context) error {
 			if !page.IsHTMX(c) {
 				return c.Redirect(http.StatusSeeOther, urls.PolicyReplayJob(p.PolicyName, s.ID))
 			}
-			job := jobModel(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
+			job := h.d.Jobs.Bar(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
 			p.Job = &job
 		}
 	}
@@ -117,7 +116,7 @@ func (h *Handlers) start(c echo.Context, p model.ReplayPage) (jobSnapshot, strin
 	// namespaces and params are read as the user (kube.WithIdentity); its
 	// cancellation and deadline are the job's own.
 	id, _ := kube.IdentityFrom(c.Request().Context())
-	s, err := h.d.Jobs.reg.Start(owner(c), jobProgress{form: form}, func(ctx context.Context, progress func(jobProgress)) (jobResult, error) {
+	s, err := h.d.Jobs.Start(page.JobOwner(c), jobProgress{form: form}, func(ctx context.Context, progress func(jobProgress)) (jobResult, error) {
 		ctx, cancel := context.WithTimeout(kube.WithIdentity(ctx, id), h.d.Timeout)
 		defer cancel()
 		o := engine.Options{
@@ -127,15 +126,8 @@ func (h *Handlers) start(c echo.Context, p model.ReplayPage) (jobSnapshot, strin
 		}
 		return h.run(ctx, o, w.words, deployedWords)
 	})
-	switch {
-	case errors.Is(err, jobs.ErrOwnerBusy):
-		return s, "You have a replay running already: cancel it, or wait for its result.", http.StatusTooManyRequests
-	case errors.Is(err, jobs.ErrBusy):
-		return s, "The console runs as many replays as it may at once; try again in a minute.", http.StatusTooManyRequests
-	case err != nil:
-		return s, "The replay could not start: " + err.Error(), http.StatusInternalServerError
-	}
-	return s, "", http.StatusOK
+	words, status := h.d.Jobs.StartError(err)
+	return s, words, status
 }
 
 // run replays o within the job's ctx (bounded by Timeout); a draft that

@@ -26,7 +26,7 @@ func notYours() error {
 // it stopped once it ended; a backtest started from a priority level's page
 // returns there.
 func (h *Handlers) job(c echo.Context) error {
-	s, ok := h.d.Jobs.reg.Get(owner(c), c.Param("job"))
+	s, ok := h.d.Jobs.Get(c, c.Param("job"))
 	if !ok {
 		return notYours()
 	}
@@ -44,7 +44,7 @@ func (h *Handlers) job(c echo.Context) error {
 }
 
 func (h *Handlers) cancel(c echo.Context) error {
-	s, ok := h.d.Jobs.reg.Cancel(owner(c), c.Param("job"), cancelWait)
+	s, ok := h.d.Jobs.Cancel(c, c.Param("job"), cancelWait)
 	if !ok {
 		return notYours()
 	}
@@ -56,15 +56,9 @@ func (h *Handlers) renderJob(c echo.Context, s jobSnapshot) error {
 	if err != nil {
 		return err
 	}
-	switch s.State {
-	case jobs.Running:
-		m := jobModel(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
-		p.Job = &m
-	case jobs.Cancelled:
-		p.Error = "The what-if was cancelled after " + jobModel(s, "", "").Words + "."
-	case jobs.Failed:
-		p.Error = "The what-if failed: " + s.Err.Error()
-	default:
+	var done bool
+	p.Job, p.Error, done = h.d.Jobs.Outcome(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
+	if done {
 		p.Result, p.Error = s.Result.result, s.Result.err
 	}
 	return page.RenderPage(c, http.StatusOK, pages.WhatIf(p), pages.WhatIfOutcome(p))

@@ -1,40 +1,18 @@
 package whatif
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"strings"
 
-	"github.com/labstack/echo/v4"
-
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/jobs"
-	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/live"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
 	"github.com/clusterdesk/clusterdesk/views/model"
-	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// A run is a background job (internal/jobs), as the policy replay's
-// (handlers/replay, jobs.go): the POST starts it and answers at once with a
-// progress bar, the job reports its progress over the page's event stream
-// (handlers/live serves the job's topic to its owner only; web/js/live.js
-// follows the same events as a replay's), Cancel stops it.
-
-// Publisher sends a job's messages to the pages' event streams.
-type Publisher interface {
-	Publish(msgs ...live.Message)
-	Forget(topic string)
-}
-
-// Event names of a job's topic, the replay's (web/js/live.js reads them).
-const (
-	jobProgressEvent = "job-progress"
-	jobDoneEvent     = "job-done"
-)
+// A run is a background job with live progress (page.LiveJobs), as the
+// policy replay's: the page never waits on it, and web/js/live.js follows
+// its events as a replay's.
 
 // progressMax is the progress bar's scale: per mille of the window read.
 const progressMax = 1000
@@ -61,72 +39,25 @@ type jobResult struct {
 type jobSnapshot = jobs.Snapshot[jobProgress, jobResult]
 
 // Jobs are the what-ifs running and done on this console process.
-type Jobs struct {
-	reg *jobs.Registry[jobProgress, jobResult]
-	pub Publisher
-	log *slog.Logger
-}
+type Jobs = page.LiveJobs[jobProgress, jobResult]
 
 // NewJobs returns the what-ifs' registry within lim; pub is nil without live
-// updates (a page then reloads to see its job).
-func NewJobs(pub Publisher, lim jobs.Limits, log *slog.Logger) *Jobs {
-	if log == nil {
-		log = slog.Default()
-	}
-	j := &Jobs{reg: jobs.New[jobProgress, jobResult](lim), pub: pub, log: log}
-	if pub != nil {
-		j.reg.OnChange = j.changed
-		j.reg.OnDrop = func(id string) { pub.Forget(jobTopic(id)) }
-	}
-	return j
+// updates (a page then reloads to see its job). Its topics have another
+// prefix than the replays', so that the two registries' topics never meet.
+func NewJobs(pub page.JobPublisher, lim jobs.Limits, log *slog.Logger) *Jobs {
+	return page.NewLiveJobs(pub, lim, log, page.JobLook[jobProgress, jobResult]{
+		Noun: "what-if", TopicPrefix: "whatif-job-", Bar: jobBar,
+		DoneURL: func(s jobSnapshot) string { return urls.WhatIfJob(s.ID) },
+	})
 }
 
-// jobTopic is the live topic of job id: another prefix than a replay's,
-// so that the two registries' topics never meet.
-func jobTopic(id string) string { return "whatif-job-" + id }
-
-// owner is who a request acts as (the replay's rule): "" owns nothing.
-func owner(c echo.Context) string {
-	id, _ := kube.IdentityFrom(c.Request().Context())
-	return id.User
-}
-
-// JobTopic is the topic of job id if it is the signed-in user's, for the
-// event stream.
-func (j *Jobs) JobTopic(c echo.Context, id string) (string, bool) {
-	_, ok := j.reg.Get(owner(c), id)
-	return jobTopic(id), ok
-}
-
-func (j *Jobs) changed(_ string, s jobSnapshot) {
-	topic := jobTopic(s.ID)
-	if s.State != jobs.Running {
-		j.pub.Publish(live.Message{Topic: topic, Event: jobDoneEvent, Sticky: true, Data: []byte(urls.WhatIfJob(s.ID))})
-		return
-	}
-	var b bytes.Buffer
-	if err := pages.ReplayJobBar(jobModel(s, "", "")).Render(context.Background(), &b); err != nil {
-		j.log.Error("whatif: rendering a job's progress", "err", err)
-		return
-	}
-	j.pub.Publish(live.Message{Topic: topic, Event: jobProgressEvent, Data: b.Bytes()})
-}
-
-// jobModel is a running job as its page shows it (the replay's bar).
-func jobModel(s jobSnapshot, liveURL, csrf string) model.ReplayJob {
+// jobBar is a running what-if's progress: the share of the window read.
+func jobBar(s jobSnapshot) model.ReplayJob {
 	f := s.Progress.fraction
 	m := model.ReplayJob{URL: urls.WhatIfJob(s.ID), CancelURL: urls.WhatIfCancel(s.ID), Max: progressMax,
-		Value: int64(f * progressMax), CSRFToken: csrf, Cancelling: s.State == jobs.Cancelled,
-		Label: "Simulating the recorded traffic…", Words: fmt.Sprintf("%.0f%% of the window read", f*100)}
+		Value: int64(f * progressMax), Label: "Simulating the recorded traffic…", Words: fmt.Sprintf("%.0f%% of the window read", f*100)}
 	if f == 0 {
 		m.Words = "Starting…"
-	}
-	if liveURL != "" {
-		sep := "?"
-		if strings.Contains(liveURL, "?") {
-			sep = "&"
-		}
-		m.LiveURL = liveURL + sep + "job=" + url.QueryEscape(s.ID)
 	}
 	return m
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/internal/apf"
 	"github.com/clusterdesk/clusterdesk/internal/apfload"
-	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -122,7 +121,7 @@ func (h *Handlers) startAndAnswer(c echo.Context, f jobForm) error {
 			if !page.IsHTMX(c) {
 				return c.Redirect(http.StatusSeeOther, urls.WhatIfJob(s.ID))
 			}
-			job := jobModel(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
+			job := h.d.Jobs.Bar(s, p.Chrome.Live.URL, p.Chrome.CSRFToken)
 			p.Job = &job
 		}
 	}
@@ -167,7 +166,7 @@ func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 	inferred := h.inferServerCL(ctx, cur)
 	in.ServerCL = func(inst string) int { return inferred[inst] }
 	in.Objects = h.storedObjects()
-	s, err := h.d.Jobs.reg.Start(owner(c), jobProgress{form: f}, func(ctx context.Context, progress func(jobProgress)) (jobResult, error) {
+	s, err := h.d.Jobs.Start(page.JobOwner(c), jobProgress{form: f}, func(ctx context.Context, progress func(jobProgress)) (jobResult, error) {
 		ctx, cancel := context.WithTimeout(ctx, h.d.Timeout)
 		defer cancel()
 		in.Progress = func(fr float64) { progress(jobProgress{form: f, fraction: fr}) }
@@ -187,15 +186,8 @@ func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 		m.Notes = notes
 		return jobResult{result: m}, nil
 	})
-	switch {
-	case errors.Is(err, jobs.ErrOwnerBusy):
-		return s, "You have a what-if running already: cancel it, or wait for its result.", http.StatusTooManyRequests
-	case errors.Is(err, jobs.ErrBusy):
-		return s, "The console runs as many what-ifs as it may at once; try again in a minute.", http.StatusTooManyRequests
-	case err != nil:
-		return s, "The what-if could not start: " + err.Error(), http.StatusInternalServerError
-	}
-	return s, "", http.StatusOK
+	words, status := h.d.Jobs.StartError(err)
+	return s, words, status
 }
 
 // current is the configuration in force, from the shared cache (the
