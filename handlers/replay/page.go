@@ -126,8 +126,10 @@ func (h *Handlers) start(c echo.Context, p model.ReplayPage) (jobSnapshot, strin
 		}
 		return h.run(ctx, o, w.words, deployedWords)
 	})
-	words, status := h.d.Jobs.StartError(err)
-	return s, words, status
+	// Not into a variable the job's closure reads (the window's words):
+	// the job runs on after this returns.
+	refusal, status := h.d.Jobs.StartError(err)
+	return s, refusal, status
 }
 
 // run replays o within the job's ctx (bounded by Timeout); a draft that

@@ -186,8 +186,10 @@ func (h *Handlers) start(c echo.Context, f jobForm) (jobSnapshot, string, int) {
 		m.Notes = notes
 		return jobResult{result: m}, nil
 	})
-	words, status := h.d.Jobs.StartError(err)
-	return s, words, status
+	// Not into a variable the job's closure reads (the window's words):
+	// the job runs on after this returns.
+	refusal, status := h.d.Jobs.StartError(err)
+	return s, refusal, status
 }
 
 // current is the configuration in force, from the shared cache (the
