@@ -109,9 +109,23 @@ func (j *LiveJobs[P, R]) Get(c echo.Context, id string) (jobs.Snapshot[P, R], bo
 	return j.reg.Get(JobOwner(c), id)
 }
 
-// Cancel stops the signed-in user's job id, waiting up to wait for it to end.
-func (j *LiveJobs[P, R]) Cancel(c echo.Context, id string, wait time.Duration) (jobs.Snapshot[P, R], bool) {
-	return j.reg.Cancel(JobOwner(c), id, wait)
+// JobCancelWait is how long Cancel waits for a job to end, so that its
+// answer shows the job cancelled: the engines check their context between
+// items (a write, a batch of traffic), so they end well within it.
+const JobCancelWait = 5 * time.Second
+
+// Cancel stops the signed-in user's job id, waiting up to JobCancelWait for
+// it to end.
+func (j *LiveJobs[P, R]) Cancel(c echo.Context, id string) (jobs.Snapshot[P, R], bool) {
+	return j.reg.Cancel(JobOwner(c), id, JobCancelWait)
+}
+
+// NotYours answers a job that is not the user's, gone, or on another
+// replica: the same words for all, so that a job ID tells nobody else
+// whether it exists.
+func (j *LiveJobs[P, R]) NotYours() error {
+	return echo.NewHTTPError(http.StatusNotFound, "There is no such "+j.look.Noun+" of yours on this console: a "+j.look.Noun+
+		"'s result is kept 15 minutes, on the console replica that ran it. Start the "+j.look.Noun+" again.")
 }
 
 // changed publishes a job's progress bar while it runs, and its URL once it

@@ -3,9 +3,12 @@ package page
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/clusterdesk/clusterdesk/internal/jobs"
 	"github.com/clusterdesk/clusterdesk/views/model"
@@ -42,6 +45,10 @@ func TestLiveJobsOutcome(t *testing.T) {
 	}
 	if bar, stopped, done := j.Outcome(jobs.Snapshot[int, string]{State: jobs.Done}, "", ""); bar != nil || stopped != "" || !done {
 		t.Fatal("done: want the result shown")
+	}
+	var he *echo.HTTPError
+	if err := j.NotYours(); !errors.As(err, &he) || he.Code != http.StatusNotFound || !strings.Contains(fmt.Sprint(he.Message), "no such replay of yours") {
+		t.Fatalf("not yours: %v", err)
 	}
 }
 

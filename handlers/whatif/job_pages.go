@@ -2,7 +2,6 @@ package whatif
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,23 +11,13 @@ import (
 	"github.com/clusterdesk/clusterdesk/views/pages"
 )
 
-// cancelWait is how long Cancel waits for the run to end: the reader
-// checks its context between batches.
-const cancelWait = 5 * time.Second
-
-// notYours answers a job that is not the user's, gone, or on another
-// replica, in the same words for all.
-func notYours() error {
-	return echo.NewHTTPError(http.StatusNotFound, "There is no such what-if of yours on this console: a result is kept 15 minutes, on the console replica that ran it. Run it again.")
-}
-
 // job shows the user's run: its progress while it runs, its result or why
 // it stopped once it ended; a backtest started from a priority level's page
 // returns there.
 func (h *Handlers) job(c echo.Context) error {
 	s, ok := h.d.Jobs.Get(c, c.Param("job"))
 	if !ok {
-		return notYours()
+		return h.d.Jobs.NotYours()
 	}
 	if lv := s.Progress.form.level; lv != "" && s.State == jobs.Done && s.Result.err == "" {
 		back := urls.Object("prioritylevels", lv)
@@ -44,9 +33,9 @@ func (h *Handlers) job(c echo.Context) error {
 }
 
 func (h *Handlers) cancel(c echo.Context) error {
-	s, ok := h.d.Jobs.Cancel(c, c.Param("job"), cancelWait)
+	s, ok := h.d.Jobs.Cancel(c, c.Param("job"))
 	if !ok {
-		return notYours()
+		return h.d.Jobs.NotYours()
 	}
 	return h.renderJob(c, s)
 }
