@@ -20,6 +20,7 @@ type request struct {
 	// recycled when neither holds).
 	inFIFO, executing bool
 	level             int
+	warmUp            bool // Arrival.WarmUp: simulated, not counted
 }
 
 // fifo is a queue of requests in arrival order.

@@ -24,6 +24,10 @@ type Arrival struct {
 	Service time.Duration
 	// Flow indexes the caller's flows, for per-flow results.
 	Flow int
+	// WarmUp marks a request of the lead-in before the window: it is
+	// simulated (it fills queues and seats, feeds the borrowing) but not
+	// counted in any result.
+	WarmUp bool
 }
 
 // Options tune a Sim.
@@ -34,10 +38,12 @@ type Options struct {
 	// k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go); 15 s
 	// for the default 60 s --request-timeout. Zero: 15 s.
 	WaitLimit time.Duration
-	// Span is the simulated window's length and Samples how many points the
-	// seats-over-time plot has (at least 1).
-	Span    time.Duration
-	Samples int
+	// Span is the simulated time's length and Samples how many points the
+	// seats-over-time plot has (at least 1); the plot covers [PlotFrom,
+	// Span): the time before PlotFrom is a warm-up (Arrival.WarmUp).
+	Span     time.Duration
+	Samples  int
+	PlotFrom time.Duration
 	// Flows is how many flows Arrival.Flow indexes, as far as known (more
 	// are added as arrivals name them).
 	Flows int
@@ -100,6 +106,7 @@ type Sim struct {
 	waitLimit  int64
 	sampleNs   int64
 	samples    int
+	plotFrom   int64
 	flows      []Counts
 	free       []*request
 	nominalSum int
@@ -108,11 +115,12 @@ type Sim struct {
 
 // New makes a simulation of levels (from Levels).
 func New(levels []Level, opt Options) *Sim {
-	s := &Sim{nextAdjust: borrowingAdjustmentPeriod, waitLimit: int64(opt.WaitLimit), samples: max(1, opt.Samples)}
+	s := &Sim{nextAdjust: borrowingAdjustmentPeriod, waitLimit: int64(opt.WaitLimit), samples: max(1, opt.Samples),
+		plotFrom: max(0, int64(opt.PlotFrom))}
 	if s.waitLimit <= 0 {
 		s.waitLimit = int64(15 * time.Second)
 	}
-	s.sampleNs = max(1, int64(opt.Span)/int64(s.samples)+1)
+	s.sampleNs = max(1, (int64(opt.Span)-s.plotFrom)/int64(s.samples)+1)
 	s.flows = make([]Counts, opt.Flows)
 	for i := range levels {
 		qs := newQueueSet(&levels[i], i)
@@ -165,7 +173,7 @@ func (s *Sim) Arrive(a Arrival) error {
 	qs.syncTime(t)
 	r := s.newRequest()
 	*r = request{arrival: t, service: max(0, int64(a.Service)), seats: a.Seats, flow: a.Flow, queue: -1,
-		arrivalR: qs.currentR, work: float64(a.Seats) * estimatedServiceDuration, level: a.Level}
+		arrivalR: qs.currentR, work: float64(a.Seats) * estimatedServiceDuration, level: a.Level, warmUp: a.WarmUp}
 	s.count(r, func(c *Counts) { c.Arrived++ })
 	// Step 0 of StartRequest: a level that does not queue only applies its
 	// limit (exempt levels always dispatch).
@@ -227,8 +235,12 @@ func (s *Sim) release(r *request) {
 	}
 }
 
-// count applies f to r's flow and level counts.
+// count applies f to r's flow and level counts, unless r is of the
+// warm-up.
 func (s *Sim) count(r *request, f func(*Counts)) {
+	if r.warmUp {
+		return
+	}
 	f(&s.flows[r.flow])
 	f(&s.sets[r.level].stats.Counts)
 }
@@ -385,11 +397,16 @@ func (s *Sim) noteDemand(qs *queueSet, t int64) {
 }
 
 // sample records qs's seats in the plot point t falls in, after a change;
-// the points since the last one it recorded, where nothing changed, hold
-// the state as the previous change left it.
+// the points since the last one it recorded hold the state as the
+// previous change left it (this one's too: it held until t).
 func (s *Sim) sample(qs *queueSet, t int64) {
-	i := min(int(t/s.sampleNs), s.samples-1)
-	for j := qs.lastSample + 1; j < i; j++ {
+	if t < s.plotFrom {
+		// The warm-up: the first point starts from the state it leaves.
+		qs.standing = Sample{Seats: qs.totSeatsInUse, Waiting: qs.totSeatsWaiting, Limit: qs.cl}
+		return
+	}
+	i := min(int((t-s.plotFrom)/s.sampleNs), s.samples-1)
+	for j := qs.lastSample + 1; j <= i; j++ {
 		qs.stats.samples[j] = qs.standing
 	}
 	qs.lastSample = max(qs.lastSample, i)

@@ -27,6 +27,7 @@ var WhatIfLeftOut = []string{
 	"A watch's initialisation is counted as the watch's latency until ResponseStarted.",
 	"A request's service time is estimated: the fastest served request of a second with 429s, the mean served latency otherwise.",
 	"Clients that retry or slow down on 429 would send differently under another configuration: the replay keeps the recorded arrivals.",
+	"The minute before the window is simulated first and not counted, so that a window opening in a storm starts with its queues and seats as the storm left them; a storm older than that minute is not seen.",
 	"The instances are those the audit webhook's path names; traffic that names no instance is simulated as one server.",
 }
 

@@ -11,9 +11,13 @@ import (
 func (r *runner) result(workers []*worker, end time.Duration) *Result {
 	res := &Result{Since: r.in.Since, Until: r.in.Until, Buckets: r.buckets, Requests: r.requests, Skipped: r.skipped}
 	// Instances sorted by name; order maps the run's indexes to them.
-	order := make([]int, len(r.instances))
-	for i := range order {
-		order[i] = i
+	// An instance only the warm-up saw is none of the window's: its
+	// simulation counted nothing.
+	var order []int
+	for i := range r.instances {
+		if r.instanceInWindow[i] {
+			order = append(order, i)
+		}
 	}
 	sort.Slice(order, func(a, b int) bool { return r.instances[order[a]] < r.instances[order[b]] })
 	for _, i := range order {
@@ -89,6 +93,9 @@ func (r *runner) result(workers []*worker, end time.Duration) *Result {
 		perFlow[key[0]].rejected += rc.rejected
 	}
 	for f, s := range r.flows {
+		if !r.flowInWindow[f] {
+			continue // the warm-up's alone
+		}
 		fl := Flow{Series: *s, Requests: perFlow[f].requests, RecordedRejected: perFlow[f].rejected}
 		for wi, w := range workers {
 			in := r.flowSeries[f]

@@ -11,9 +11,10 @@ import (
 
 // arrival is one request as the reader hands it to the workers.
 type arrival struct {
-	at, service int64 // ns since the window's start
+	at, service int64 // ns since the warm-up's start
 	info        *seriesInfo
-	instance    int // the simulated server: info's, or one of those it is dealt to
+	instance    int  // the simulated server: info's, or one of those it is dealt to
+	warmUp      bool // of a bucket before the window: simulated, not counted
 }
 
 // batch is arrivals shared by every worker; the last to finish with it
@@ -41,6 +42,9 @@ type runner struct {
 	flowSeries []*seriesInfo
 	instanceOf map[string]int
 	instances  []string
+	// inWindow marks the instances and flows with traffic in the window:
+	// those the warm-up alone saw are left out of the result.
+	instanceInWindow, flowInWindow []bool
 	// recorded[flow] is what the API server did to the flow, per instance.
 	recorded map[[2]int]*recordedCounts
 	free     chan *batch
@@ -63,6 +67,7 @@ type spreader struct {
 	i, n        int64
 	service     int64
 	info        *seriesInfo
+	warmUp      bool
 }
 
 func (sp *spreader) at() int64 { return sp.start + int64((float64(sp.i)+0.5)*sp.step) }
@@ -75,7 +80,8 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 	for range 8 {
 		r.free <- &batch{items: make([]arrival, 0, batchSize)}
 	}
-	since := r.in.Since
+	// The simulation's clock starts at the warm-up's start.
+	since := r.in.Since.Add(-r.in.warmUp())
 	span := float64(r.in.Until.Sub(since))
 	var heap []*spreader
 	// spares are spent spreaders, reused: one per bucket would be most of
@@ -111,7 +117,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 				inst += r.dealt % sp.info.spread
 				r.dealt++
 			}
-			cur.items = append(cur.items, arrival{at: sp.next, service: sp.service, info: sp.info, instance: inst})
+			cur.items = append(cur.items, arrival{at: sp.next, service: sp.service, info: sp.info, instance: inst, warmUp: sp.warmUp})
 			sp.i++
 			if sp.i == sp.n {
 				heap[0] = heap[len(heap)-1]
@@ -135,18 +141,27 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 		if err := emitBefore(start); err != nil {
 			return err
 		}
-		r.buckets++
 		info := r.info(b)
-		r.requests += b.Requests
-		rc := r.recorded[[2]int{info.flow, info.instance}]
-		if rc == nil {
-			rc = &recordedCounts{}
-			r.recorded[[2]int{info.flow, info.instance}] = rc
+		warmUp := b.Start.Before(r.in.Since)
+		if !warmUp {
+			for i := range max(1, info.spread) {
+				r.instanceInWindow[info.instance+i] = true // those it is dealt to, when split
+			}
+			r.flowInWindow[info.flow] = true
+			r.buckets++
+			r.requests += b.Requests
+			rc := r.recorded[[2]int{info.flow, info.instance}]
+			if rc == nil {
+				rc = &recordedCounts{}
+				r.recorded[[2]int{info.flow, info.instance}] = rc
+			}
+			rc.requests += b.Requests
+			rc.rejected += b.Rejected
+			if info.skip {
+				r.skipped += b.Requests
+			}
 		}
-		rc.requests += b.Requests
-		rc.rejected += b.Rejected
 		if info.skip {
-			r.skipped += b.Requests
 			return nil
 		}
 		if b.Requests > 0 {
@@ -157,7 +172,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 				sp = new(spreader)
 			}
 			*sp = spreader{start: start, step: float64(b.Width) / float64(b.Requests), n: b.Requests,
-				service: r.serviceOf(b, info), info: info}
+				service: r.serviceOf(b, info), info: info, warmUp: warmUp}
 			sp.next = sp.at()
 			heap = append(heap, sp)
 			siftUp(heap, len(heap)-1)
@@ -278,6 +293,9 @@ func (r *runner) info(b *ledger.TrafficBucket) *seriesInfo {
 		}
 	}
 	in.instance = inst
+	for len(r.instanceInWindow) < len(r.instances) {
+		r.instanceInWindow = append(r.instanceInWindow, false)
+	}
 	if s.Instance == "" && r.in.UnnamedSplit > 1 {
 		in.spread = r.in.UnnamedSplit
 	}
@@ -289,6 +307,7 @@ func (r *runner) info(b *ledger.TrafficBucket) *seriesInfo {
 		fs := s
 		fs.Instance = ""
 		r.flows = append(r.flows, &fs)
+		r.flowInWindow = append(r.flowInWindow, false)
 	}
 	in.flow = flow
 	for i, p := range r.plans {

@@ -20,6 +20,13 @@ import (
 // no instance was dealt to (Input.UnnamedSplit).
 const UnnamedPrefix = "estimated: "
 
+// DefaultWarmUp is how much traffic before the window a run simulates
+// first, uncounted, so that a window opening in the middle of a storm
+// starts with its queues full and its seats lent as they were, not idle:
+// more than a queued request's longest wait (15 s) and a few of the
+// borrowing's 10 s adjustments.
+const DefaultWarmUp = time.Minute
+
 // DefaultServerCL is an API server's total concurrency limit by default:
 // --max-requests-inflight 400 plus --max-mutating-requests-inflight 200.
 const DefaultServerCL = 600
@@ -49,8 +56,23 @@ type Input struct {
 	// (an audit webhook without the per-instance path) is dealt to, round
 	// robin: the instances the cluster's EndpointSlice lists. 0 or 1: one.
 	UnnamedSplit int
+	// WarmUp is how long before Since the traffic is simulated first,
+	// uncounted (0: DefaultWarmUp; negative: none). Only buckets that
+	// start within [Since, Until) are counted, read or recorded.
+	WarmUp time.Duration
 	// Progress is told the fraction of the window read, from 0 to 1.
 	Progress func(fraction float64)
+}
+
+// warmUp is in's warm-up.
+func (in Input) warmUp() time.Duration {
+	switch {
+	case in.WarmUp < 0:
+		return 0
+	case in.WarmUp == 0:
+		return DefaultWarmUp
+	}
+	return in.WarmUp
 }
 
 // Run simulates the window.
@@ -83,8 +105,8 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		plans[i] = p
 	}
 	r := &runner{in: in, plans: plans, seriesOf: map[int64]*seriesInfo{}, flowOf: map[string]int{}, instanceOf: map[string]int{}}
-	span := in.Until.Sub(in.Since)
-	opt := apfsim.Options{WaitLimit: in.WaitLimit, Span: span, Samples: in.Samples}
+	span, warm := in.Until.Sub(in.Since), in.warmUp()
+	opt := apfsim.Options{WaitLimit: in.WaitLimit, Span: warm + span, PlotFrom: warm, Samples: in.Samples}
 	workers := make([]*worker, len(plans))
 	var wg sync.WaitGroup
 	for i, p := range plans {
@@ -108,7 +130,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 			return nil, w.err
 		}
 	}
-	res := r.result(workers, span+time.Minute)
+	res := r.result(workers, warm+span+time.Minute)
 	res.Elapsed = time.Since(started)
 	return res, nil
 }

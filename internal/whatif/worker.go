@@ -49,7 +49,7 @@ func (w *worker) feed(b *batch) error {
 		}
 		sp := &in.plans[w.which]
 		if err := sim.Arrive(apfsim.Arrival{At: time.Duration(a.at), Level: sp.level, Hash: sp.hash, Hand: sp.hand, Seats: sp.seats,
-			Service: time.Duration(a.service), Flow: in.flow}); err != nil {
+			Service: time.Duration(a.service), Flow: in.flow, WarmUp: a.warmUp}); err != nil {
 			return err
 		}
 	}
