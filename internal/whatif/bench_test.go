@@ -235,7 +235,8 @@ func BenchmarkWhatIfScanSQLite(b *testing.B) {
 	}
 	b.ReportMetric(float64(scanned)/scanTook.Seconds(), "buckets-scanned/s")
 	b.ReportMetric(float64(rows)/scanTook.Seconds(), "rows-scanned/s")
-	b.Logf("%d buckets (%d rows) scanned alone in %v; the run (current configuration) over them took %v", scanned, rows, scanTook, res.Elapsed)
+	b.Logf("%d buckets (%d rows) scanned alone in %v; the run (current configuration) over them took %v; peak RSS %.0f MiB (writing and packing included)",
+		scanned, rows, scanTook, res.Elapsed, peakRSS()/(1<<20))
 }
 
 // cpuTime is the process's user and system CPU time so far.
