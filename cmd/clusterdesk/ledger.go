@@ -180,6 +180,7 @@ func startLedger(ctx context.Context, l ledgerConfig, recorder *audit.Recorder, 
 	trafficStore, _ := store.(ledger.TrafficStore)
 	if trafficStore != nil {
 		go keepTraffic(ctx, trafficStore, l.traffic.retention, log)
+		go packTraffic(ctx, trafficStore, log)
 	}
 
 	var webhook metrics.LedgerWebhookSource

@@ -56,3 +56,24 @@ func keepTraffic(ctx context.Context, traffic ledger.TrafficStore, retention tim
 		}
 	})
 }
+
+// packTraffic packs the traffic's seconds into a row per series and
+// minute (ledger.TrafficStore.PackTraffic) once their minute is
+// ledger.DefaultTrafficPackAfter old, every minute: the what-if reads a
+// day ~60 times fewer rows. What is not packed yet is read all the same.
+func packTraffic(ctx context.Context, traffic ledger.TrafficStore, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		jctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		if _, err := traffic.PackTraffic(jctx, time.Now().Add(-ledger.DefaultTrafficPackAfter)); err != nil && ctx.Err() == nil {
+			log.Warn("ledger: packing recorded traffic into minutes failed; tried again in a minute", "err", err)
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

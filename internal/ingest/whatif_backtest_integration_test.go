@@ -109,6 +109,7 @@ func TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft(t *testing.T)
 	ownLevel := &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: metav1.ObjectMeta{Name: own}, Spec: apfflood.Limited(2, 4, 2, 2)}
 	draft := whatif.Overlay(cur, whatif.Config{FlowSchemas: []*flowcontrolv1.FlowSchema{moved},
 		Levels: []*flowcontrolv1.PriorityLevelConfiguration{ownLevel}})
+	packRecorded(t, ts)
 	res, err := whatif.Run(t.Context(), whatif.Input{Traffic: ts, Since: calm.Since(), Until: first.Until(), Current: cur, Draft: &draft,
 		ServerCL: func(string) int { return serverCL }})
 	if err != nil {
@@ -146,6 +147,18 @@ func TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft(t *testing.T)
 }
 
 // liveConfig is the cluster's FlowSchemas and priority levels.
+// packRecorded packs the recorded traffic's whole minutes as the console
+// does behind the ingest: the what-if reads them packed, and the minute in
+// progress unpacked beside them.
+func packRecorded(t *testing.T, ts ledger.TrafficStore) {
+	t.Helper()
+	n, err := ts.PackTraffic(t.Context(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("packed %d second buckets before the run", n)
+}
+
 func liveConfig(t *testing.T, fc *testcluster.Flowcontrol) whatif.Config {
 	t.Helper()
 	var c whatif.Config
@@ -221,6 +234,7 @@ func TestWhatIfBacktestOfABorrowingLevel(t *testing.T) {
 
 	fc := testcluster.NewFlowcontrol(t, admin)
 	cur := liveConfig(t, fc)
+	packRecorded(t, ts)
 	res, err := whatif.Run(t.Context(), whatif.Input{Traffic: ts, Since: calm.Since(), Until: flood.Until(), Current: cur,
 		ServerCL: func(string) int { return serverCL }, Samples: 30})
 	if err != nil {

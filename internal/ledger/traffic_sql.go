@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -25,6 +24,13 @@ type trafficCounters struct {
 	mu          sync.Mutex
 	markKnown   bool
 	coarseUntil int64
+	// packUntil: the second buckets before it were packed into minutes
+	// (traffic_pack.go) by this store, but for those appended late since,
+	// the oldest at lateFrom (hasLate), which the next pack looks at again.
+	packUntil int64
+	hasLate   bool
+	lateFrom  int64
+	packed    atomic.Int64
 	// seen remembers the series this store committed, by key: their id and
 	// the hour their last_s reaches (seriesSeen). A batch's series seen
 	// within the hour of its bucket takes no statement: an upsert that
@@ -119,6 +125,10 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 	if err != nil {
 		return err
 	}
+	packUntil, err := s.packMark(ctx)
+	if err != nil {
+		return err
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("ledger: traffic: %w", err)
@@ -143,6 +153,7 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 	s.tc.seenMu.Unlock()
 	ids := map[string]seriesSeen{}  // upserted by this batch, remembered once committed
 	rejectedIn := map[int64]int64{} // the batch's 429s per minute
+	late := int64(1<<63 - 1)        // the oldest second behind the pack's mark
 	for i := range buckets {
 		b := &buckets[i]
 		if b.Width != TrafficSecond && b.Width != TrafficMinute {
@@ -153,6 +164,10 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 			width = 60 // reported after its second was folded into minutes
 		}
 		start -= start % width
+		if width == 1 && start < packUntil {
+			// Its minute was packed: the next pack merges it in.
+			late = min(late, start)
+		}
 		ser := storableSeries(b.Series)
 		key, err := seriesKey(&ser)
 		if err != nil {
@@ -192,6 +207,9 @@ func (s *sqlStore) AppendTraffic(ctx context.Context, buckets []TrafficBucket) (
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("ledger: traffic: commit: %w", err)
 	}
+	if late != 1<<63-1 {
+		s.noteLate(late)
+	}
 	s.rememberSeries(gen, ids)
 	s.trimTraffic(ctx, len(buckets))
 	return nil
@@ -222,20 +240,24 @@ func (s *sqlStore) forgetSeries() {
 	s.tc.seenMu.Unlock()
 }
 
-// TrafficStats counts the buckets and series.
+// TrafficStats counts the buckets (a packed minute's seconds each) and
+// series.
 func (s *sqlStore) TrafficStats(ctx context.Context) (TrafficStats, error) {
 	st := TrafficStats{Retention: s.trafficRetention, MaxBuckets: s.maxTrafficBuckets,
-		PrunedForSize: s.tc.prunedSize.Load(), PrunedForAge: s.tc.prunedAge.Load(), Coarsened: s.tc.coarsened.Load()}
-	var oldest, newest sql.NullInt64
-	err := s.r.QueryRowContext(ctx, "SELECT count(*), min(start_s), max(start_s) FROM traffic_buckets").Scan(&st.Buckets, &oldest, &newest)
-	if err == nil {
-		err = s.r.QueryRowContext(ctx, "SELECT count(*) FROM traffic_series").Scan(&st.Series)
+		PrunedForSize: s.tc.prunedSize.Load(), PrunedForAge: s.tc.prunedAge.Load(), Coarsened: s.tc.coarsened.Load(), Packed: s.tc.packed.Load()}
+	var err error
+	if st.Buckets, err = s.countBuckets(ctx, -1<<63, 1<<63-1); err != nil {
+		return TrafficStats{}, err
 	}
-	if err != nil {
+	if err = s.r.QueryRowContext(ctx, "SELECT count(*) FROM traffic_series").Scan(&st.Series); err != nil {
 		return TrafficStats{}, fmt.Errorf("ledger: traffic: stats: %w", err)
 	}
-	if oldest.Valid {
-		st.Oldest, st.Newest = time.Unix(oldest.Int64, 0).UTC(), time.Unix(newest.Int64, 0).UTC()
+	oldest, newest, err := s.trafficSpan(ctx)
+	if err != nil {
+		return TrafficStats{}, err
+	}
+	if oldest != nil {
+		st.Oldest, st.Newest = time.Unix(*oldest, 0).UTC(), time.Unix(*newest, 0).UTC()
 	}
 	return st, nil
 }

@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -197,20 +198,28 @@ func BenchmarkWhatIfScanSQLite(b *testing.B) {
 	if err := ts.AppendTraffic(context.Background(), batch); err != nil {
 		b.Fatal(err)
 	}
-	var size int64
-	files, _ := filepath.Glob(filepath.Join(dir, "l.db*"))
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil {
-			size += fi.Size()
-		}
+	wroteIn := time.Since(written)
+	sizeSeconds := dbSize(b, dir, false)
+	packed := time.Now()
+	cpu0 := cpuTime()
+	n, err := ts.PackTraffic(context.Background(), since.Add(time.Duration(seconds+60)*time.Second))
+	if err != nil {
+		b.Fatal(err)
 	}
-	b.Logf("wrote %d s of traffic in %v: %.1f MB of SQLite (with its WAL), %.2f GB a day of seconds at this volume",
-		seconds, time.Since(written), float64(size)/1e6, float64(size)/float64(seconds)*86400/1e9)
+	packTook, packCPU := time.Since(packed), cpuTime()-cpu0
+	rows := sqliteRows(b, dir)
+	// Packing frees the seconds' pages for later traffic to reuse: a day's
+	// size packed is measured after a VACUUM.
+	size := dbSize(b, dir, true)
+	b.Logf("wrote %d s of traffic (%d buckets) in %v: %.1f MB of SQLite with its WAL, %.2f GB a day of seconds at this volume",
+		seconds, n, wroteIn, float64(sizeSeconds)/1e6, float64(sizeSeconds)/float64(seconds)*86400/1e9)
+	b.Logf("packed them in %v (%v CPU, %.0f buckets/s) into %d rows: %.1f MB, %.2f GB a day packed", packTook, packCPU,
+		float64(n)/packTook.Seconds(), rows, float64(size)/1e6, float64(size)/float64(seconds)*86400/1e9)
 	b.ReportMetric(float64(size)/float64(seconds)*86400/1e9, "GB/day")
 	cur := defaults()
 	var res *Result
 	var scanned int64
-	var scanTook time.Duration
+	var scanTook, runCPU time.Duration
 	for b.Loop() {
 		t := time.Now()
 		scanned = 0
@@ -220,12 +229,17 @@ func BenchmarkWhatIfScanSQLite(b *testing.B) {
 		}
 		scanTook = time.Since(t)
 		var err error
+		c0 := cpuTime()
 		if res, err = Run(context.Background(), Input{Traffic: ts, Since: since, Until: since.Add(time.Duration(seconds) * time.Second), Current: cur}); err != nil {
 			b.Fatal(err)
 		}
+		runCPU = cpuTime() - c0
 	}
 	b.ReportMetric(float64(scanned)/scanTook.Seconds(), "buckets-scanned/s")
-	b.Logf("%d buckets scanned alone in %v; the run (current configuration) over them took %v", scanned, scanTook, res.Elapsed)
+	b.ReportMetric(float64(rows)/scanTook.Seconds(), "rows-scanned/s")
+	b.Logf("%d buckets (%d rows) scanned alone in %v; the run (current configuration) over them took %v (%v CPU); peak RSS %.0f MiB (writing and packing included)",
+		scanned, rows, scanTook, res.Elapsed, runCPU, peakRSS()/(1<<20))
+	b.ReportMetric(runCPU.Seconds(), "run-CPU-s")
 }
 
 // cpuTime is the process's user and system CPU time so far.
@@ -250,4 +264,43 @@ func peakRSS() float64 {
 		}
 	}
 	return 0
+}
+
+// dbSize is the SQLite database's bytes in dir (with its WAL), after a
+// checkpoint and a VACUUM if vacuum.
+func dbSize(b *testing.B, dir string, vacuum bool) int64 {
+	if vacuum {
+		db, err := sql.Open("sqlite", filepath.Join(dir, "l.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range []string{"PRAGMA wal_checkpoint(TRUNCATE)", "VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"} {
+			if _, err := db.Exec(q); err != nil {
+				b.Fatal(q, err)
+			}
+		}
+		db.Close()
+	}
+	var size int64
+	files, _ := filepath.Glob(filepath.Join(dir, "l.db*"))
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			size += fi.Size()
+		}
+	}
+	return size
+}
+
+// sqliteRows counts the traffic's rows, unpacked and packed.
+func sqliteRows(b *testing.B, dir string) int64 {
+	db, err := sql.Open("sqlite", filepath.Join(dir, "l.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var n, m int64
+	if err := db.QueryRow("SELECT (SELECT count(*) FROM traffic_buckets), (SELECT count(*) FROM traffic_minutes)").Scan(&n, &m); err != nil {
+		b.Fatal(err)
+	}
+	return n + m
 }
