@@ -81,7 +81,7 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 # layer runs (DEVCLUSTER_MEANWHILE), the integration cluster while the browser
 # tests start.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps postgres ## Everything, each test once: test-unit, then test-integration beside the browser tests, the benchmark rounds and test-compat, each layer on its own devcluster
+test: build devcluster devcluster-compat e2e-deps postgres helm ## Everything, each test once: test-unit, then test-integration beside the browser tests, the benchmark rounds and test-compat, each layer on its own devcluster
 	scripts/timed.sh "unit layer: go-test-unit.sh" scripts/go-test-unit.sh
 	rm -rf $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e
 	DEVCLUSTER_MEANWHILE='TIMEFORMAT="timed: unit layer, the rest (fuzz, devcluster modules) took %0R s wall, %0U s user + %0S s system CPU"; time { $(TEST_UNIT_REST); }' \
@@ -126,11 +126,11 @@ E2E_APISERVERS  := 1
 test test-unit test-integration e2e: export XDG_STATE_HOME = $(abspath $(CACHE))/test-state
 
 .PHONY: test-unit
-test-unit: assets postgres ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
+test-unit: assets postgres helm ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
 	$(TEST_UNIT)
 
 .PHONY: test-integration
-test-integration: build devcluster haproxy oauth2-proxy ## Go integration tests and integration benchmarks on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one), then short benchmark rounds
+test-integration: build devcluster haproxy oauth2-proxy helm ## Go integration tests and integration benchmarks on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one), then short benchmark rounds
 	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) DEVCLUSTER_STANDBY=1 scripts/on-devcluster.sh $(CACHE)/devcluster-test bash -c '$(GO_INTEGRATION) && $(BENCH_ROUNDS)'
 
 .PHONY: e2e
@@ -250,6 +250,30 @@ oauth2-proxy: ## Install oauth2-proxy (OAUTH2_PROXY_VERSION, v7.15.6) into .cach
 	  mkdir -p $(BIN) && GOBIN=$(BIN) go install github.com/oauth2-proxy/oauth2-proxy/v7@$(OAUTH2_PROXY_VERSION) && \
 	  echo $(OAUTH2_PROXY_VERSION) > $(OAUTH2_PROXY).version; \
 	fi
+
+# HELM is the helm CLI the chart's tests run (charts/charttest: lint, template,
+# the drift from deploy/, the dry run on the devcluster), built from its Go
+# module like the control plane: no download at test time beyond the module
+# proxy. Installed with go install, not required in go.mod: helm v4 would move
+# this module's k8s.io dependencies. The version file makes the target
+# idempotent (nothing is built when the binary of this version is there).
+HELM_VERSION := v4.3.2
+HELM         := $(BIN)/helm
+
+.PHONY: helm
+helm: ## Install the helm CLI (HELM_VERSION, v4.3.2) into .cache/bin with go install, once (first time: minutes); part of make test
+	@if [ -x $(HELM) ] && [ "$$(cat $(HELM).version 2>/dev/null)" = $(HELM_VERSION) ]; then \
+	  echo "helm $(HELM_VERSION) is up to date ($(HELM))"; \
+	else \
+	  echo "installing helm $(HELM_VERSION) into $(BIN)"; \
+	  mkdir -p $(BIN) && GOBIN=$(abspath $(BIN)) go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION) && \
+	  echo $(HELM_VERSION) > $(HELM).version; \
+	fi
+
+.PHONY: chart-lint
+chart-lint: helm ## helm lint --strict the chart with its defaults and each example values file
+	$(HELM) lint --strict charts/clusterdesk
+	@for f in charts/clusterdesk/examples/*.yaml; do $(HELM) lint --strict charts/clusterdesk --values $$f || exit 1; done
 
 .PHONY: bench-pages
 bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; then the worst shapes (50,000 CSRs with a 5,000 storm, 2,000 CRDs, long names, 200 SANs, 256 KiB annotations) on a second devcluster; pages vs raw LIST/GET, memory, targets (loopback; first run seeds for long)
