@@ -47,8 +47,8 @@ type Metrics struct {
 	// (also in decisions, as denials of their policy).
 	superseded prometheus.Counter
 	errors     *prometheus.CounterVec
-	leader    prometheus.Gauge
-	broken    prometheus.GaugeFunc
+	leader     prometheus.Gauge
+	broken     prometheus.GaugeFunc
 	// brokenPolicies counts the policies that cannot run (Policies.Broken),
 	// set once before the first scrape; nil: none.
 	brokenPolicies func() int
