@@ -59,11 +59,19 @@ func rateLimitOf(u *unstructured.Unstructured) (*RateLimit, error) {
 		return nil, nil
 	}
 	rl := &RateLimit{}
-	n, found, err := unstructured.NestedInt64(m, "maxApprovals")
-	if err != nil || !found {
+	// An integer: int64 from the API server, float64 from YAML or JSON
+	// decoded without a schema.
+	switch n := m["maxApprovals"].(type) {
+	case int64:
+		rl.MaxApprovals = int(n)
+	case float64:
+		if n != float64(int(n)) {
+			return nil, fmt.Errorf("[spec rateLimit maxApprovals]: %v is not an integer", n)
+		}
+		rl.MaxApprovals = int(n)
+	default:
 		return nil, fmt.Errorf("[spec rateLimit maxApprovals]: an integer is required")
 	}
-	rl.MaxApprovals = int(n)
 	period, found, err := unstructured.NestedString(m, "period")
 	if err != nil || !found {
 		return nil, fmt.Errorf("[spec rateLimit period]: a duration such as 1h is required")
