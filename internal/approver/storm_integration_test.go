@@ -211,7 +211,9 @@ func runStorm(tb testing.TB, n int, on bool) stormResult {
 	var replicas []*running
 	ns := "storm-" + s
 	if on {
-		shippedPolicy(tb, label)
+		// Gone when this storm ends, not when the test does: a storm with the
+		// approver off may follow in the same test.
+		defer shippedPolicy(tb, label)()
 		cfg := Config{Rest: approverConfig(tb, ns), PolicySelector: "approver-test=" + label}
 		cfg.Rest.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
 		lease := Leader{Namespace: ns, Name: "clusterdesk-approver", KeepOnCancel: true,
@@ -219,7 +221,9 @@ func runStorm(tb testing.TB, n int, on bool) stormResult {
 		for _, id := range []string{"replica-1", "replica-2"} {
 			l := lease
 			l.Identity = id
-			replicas = append(replicas, start(tb, cfg, &l))
+			r := start(tb, cfg, &l)
+			defer r.stop()
+			replicas = append(replicas, r)
 		}
 		deadline := time.Now().Add(60 * time.Second)
 		for leaderOf(admin, ns) == "" {
@@ -433,7 +437,8 @@ func (noTB) Fatalf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
 
 // shippedPolicy creates the demo seed's kubelet-serving policy, as shipped
 // (supersedeDuplicates included), under a name and label of this storm.
-func shippedPolicy(tb testing.TB, label string) {
+// The returned func deletes it.
+func shippedPolicy(tb testing.TB, label string) func() {
 	tb.Helper()
 	var pol *unstructured.Unstructured
 	for _, o := range testcluster.ReadManifests(tb, "../../devcluster/internal/seed/demo/csrapprovalpolicies-demo.yaml") {
@@ -454,7 +459,9 @@ func shippedPolicy(tb testing.TB, label string) {
 	if _, err := r.Create(context.Background(), pol, metav1.CreateOptions{}); err != nil {
 		tb.Fatalf("policy: %v", err)
 	}
-	tb.Cleanup(func() { _ = r.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	del := func() { _ = r.Delete(context.Background(), name, metav1.DeleteOptions{}) }
+	tb.Cleanup(del)
+	return del
 }
 
 // installCRD puts deploy/base's CSRApprovalPolicy CRD in place: the
