@@ -11,9 +11,9 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	certlisters "k8s.io/client-go/listers/certificates/v1"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/csr"
@@ -38,13 +38,19 @@ type Options struct {
 	Log     *slog.Logger
 	// EvalTimeout bounds the policies' evaluation of one request (default 1 s).
 	EvalTimeout time.Duration
+	// Requests lists one requester's requests (spec.username), for rate
+	// limits and duplicates: an informer index, so a storm costs a lookup per
+	// request, not a walk of every request. nil: CSRs filtered.
+	Requests func(username string) []*certificatesv1.CertificateSigningRequest
+	// Now is the clock of rate limits (default time.Now).
+	Now func() time.Time
 }
 
-// Controller is the decide loop: a rate-limited queue of request names and
-// the workers that evaluate and decide them.
+// Controller is the decide loop: a queue fair between requesters
+// (fairQueue) and the workers that evaluate and decide its requests.
 type Controller struct {
 	o     Options
-	queue workqueue.TypedRateLimitingInterface[string]
+	queue *fairQueue
 
 	mu sync.Mutex
 	// reported is, per pending request, the last outcome logged and counted
@@ -53,10 +59,23 @@ type Controller struct {
 	// otherwise be counted again each time. Entries go when the request is
 	// decided or deleted, so it is bounded by the pending requests.
 	reported map[types.UID]string
+	// approved is the approvals this process wrote that its cache may not
+	// show yet, counted by rate limits until it does (approvals.go).
+	approved recentApprovals
 }
 
 // errRequeue asks for another try after the queue's backoff.
 var errRequeue = errors.New("requeue")
+
+// requeueAfter asks for another try of the request after a delay of its own
+// (a rate limit's window, the API server's Retry-After), never a pause of
+// the others.
+type requeueAfter struct {
+	after time.Duration
+	why   string
+}
+
+func (r *requeueAfter) Error() string { return r.why + ": again in " + r.after.String() }
 
 // NewController builds the loop; Run starts its workers.
 func NewController(o Options) *Controller {
@@ -66,16 +85,31 @@ func NewController(o Options) *Controller {
 	if o.EvalTimeout <= 0 {
 		o.EvalTimeout = time.Second
 	}
-	return &Controller{
-		o: o,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusterdesk-approver"}),
-		reported: map[types.UID]string{},
+	if o.Now == nil {
+		o.Now = time.Now
 	}
+	if o.Requests == nil {
+		o.Requests = func(username string) []*certificatesv1.CertificateSigningRequest {
+			all, _ := o.CSRs.List(labels.Everything())
+			var out []*certificatesv1.CertificateSigningRequest
+			for _, c := range all {
+				if c.Spec.Username == username {
+					out = append(out, c)
+				}
+			}
+			return out
+		}
+	}
+	return &Controller{o: o, queue: newFairQueue(), reported: map[types.UID]string{}, approved: recentApprovals{}}
 }
 
-// Enqueue adds a request to the queue; names already queued are queued once.
-func (c *Controller) Enqueue(name string) { c.queue.Add(name) }
+// Enqueue adds a request to the queue, in its requester's turn; names
+// already queued are queued once.
+func (c *Controller) Enqueue(r *certificatesv1.CertificateSigningRequest) { c.queue.Add(itemOf(r)) }
+
+func itemOf(r *certificatesv1.CertificateSigningRequest) item {
+	return item{Name: r.Name, Requester: r.Spec.Username, Created: r.CreationTimestamp.Time}
+}
 
 // Forget drops what was remembered of a deleted request.
 func (c *Controller) Forget(uid types.UID) {
@@ -99,18 +133,21 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 }
 
 func (c *Controller) next(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
+	it, ok := c.queue.Get()
+	if !ok {
 		return false
 	}
-	defer c.queue.Done(name)
-	switch err := c.Sync(ctx, name); {
+	defer c.queue.Done(it)
+	var later *requeueAfter
+	switch err := c.Sync(ctx, it.Name); {
 	case err == nil:
-		c.queue.Forget(name)
+		c.queue.Forget(it.Name)
 	case ctx.Err() != nil:
 		// Stopping: the next leader evaluates the request again.
+	case errors.As(err, &later):
+		c.queue.AddAfter(it, later.after)
 	default:
-		c.queue.AddRateLimited(name)
+		c.queue.Retry(it)
 	}
 	return true
 }
@@ -167,10 +204,48 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		return nil
 	}
 	v := out.Verdict
+	winner, superseded := obj, []*certificatesv1.CertificateSigningRequest(nil)
+	pr := programNamed(programs, v.Policy)
+	if v.Decision == csrpolicy.Approve && pr != nil && pr.SupersedeDuplicates {
+		var by *certificatesv1.CertificateSigningRequest
+		winner, v, superseded, by = c.duplicates(ctx, obj, v, programs)
+		if by != nil {
+			// A newer duplicate is approved already: this one is superseded.
+			return c.write(ctx, obj, supersededVerdict(pr.Name, by.Name))
+		}
+	}
+	if v.Decision == csrpolicy.Approve && pr != nil && pr.RateLimit != nil {
+		if held, until := c.held(pr, winner); held {
+			return c.hold(obj, winner, pr, until)
+		}
+	}
+	if err := c.write(ctx, winner, v); err != nil {
+		return err
+	}
+	if v.Decision == csrpolicy.Approve && !c.o.DryRun {
+		c.approved.add(winner, c.o.Now())
+	}
+	for _, d := range superseded {
+		// Each older duplicate as the cache read it, by resourceVersion: one
+		// decided or changed meanwhile is skipped (409) and evaluated again.
+		if err := c.write(ctx, d, supersededVerdict(pr.Name, winner.Name)); err != nil {
+			var later *requeueAfter
+			if errors.As(err, &later) {
+				c.queue.AddAfter(itemOf(d), later.after)
+			}
+		}
+	}
+	return nil
+}
+
+// write sends one decision and answers its outcome: nil when decided (or,
+// in a dry run, reported), an error to try again.
+func (c *Controller) write(ctx context.Context, obj *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict) error {
+	name := obj.Name
 	// A dry run leaves the request pending, to be evaluated again at each
 	// policy change and resync: its would-be decision is sent and reported
 	// once.
-	if c.o.DryRun && !c.firstReport(obj.UID, "dry-run "+string(v.Decision)+" "+v.Policy) {
+	if c.o.DryRun && !c.firstReport(obj.UID, "dry-run "+string(v.Decision)+" "+v.Policy+" "+v.Reason) {
 		return nil
 	}
 	stored, err := c.o.Decider.Decide(ctx, obj, v)
@@ -178,15 +253,19 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		return err // stopped mid-write: no verdict on what happened, nothing recorded
 	}
 	c.audit(obj, stored, v, err)
+	superseded := v.Reason == csrpolicy.ReasonSuperseded
 	switch {
 	case err == nil && c.o.DryRun:
 		c.o.Metrics.decided(v.Policy, v.Decision, true)
-		c.o.Log.Info("approver (dry run): would decide", "csr", name, "decision", v.Decision, "policy", v.Policy)
+		c.o.Log.Info("approver (dry run): would decide", "csr", name, "decision", v.Decision, "policy", v.Policy, "superseded", superseded)
 		return nil
 	case err == nil:
 		c.Forget(obj.UID)
 		c.o.Metrics.decided(v.Policy, v.Decision, false)
-		c.o.Log.Info("approver: decided", "csr", name, "decision", v.Decision, "policy", v.Policy)
+		if superseded {
+			c.o.Metrics.superseded.Inc()
+		}
+		c.o.Log.Info("approver: decided", "csr", name, "decision", v.Decision, "policy", v.Policy, "superseded", superseded)
 		return nil
 	case apierrors.IsConflict(err):
 		// The request changed since the cache read it (decided meanwhile, or
@@ -204,12 +283,19 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		c.o.Log.Error("approver: the API server refused the decision; grant the approver `approve` on this signer (its ClusterRole's signers resourceNames)",
 			"csr", name, "signer", obj.Spec.SignerName, "policy", v.Policy, "err", err)
 		return nil
-	default:
-		c.Forget(obj.UID)
-		c.o.Metrics.error(ErrWrite)
-		c.o.Log.Error("approver: decision failed", "csr", name, "policy", v.Policy, "err", err)
-		return fmt.Errorf("deciding %s: %w", name, err)
 	}
+	c.Forget(obj.UID)
+	if after, ok := Throttled(err); ok {
+		// The API server's flow control refused the write (429): this request
+		// waits for its Retry-After; the others go on.
+		c.o.Metrics.error(ErrThrottled)
+		c.o.Log.Warn("approver: the API server is throttling the approver; the request is tried again after its Retry-After",
+			"csr", name, "retry-after", after)
+		return &requeueAfter{after: after, why: "throttled"}
+	}
+	c.o.Metrics.error(ErrWrite)
+	c.o.Log.Error("approver: decision failed", "csr", name, "policy", v.Policy, "err", err)
+	return fmt.Errorf("deciding %s: %w", name, err)
 }
 
 // evaluate runs every policy on the request, the request decoded once and

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -35,8 +36,13 @@ func Condition(v csrpolicy.Verdict) certificatesv1.CertificateSigningRequestCond
 	if v.Message != "" {
 		msg += ": " + v.Message
 	}
+	reason := kube.ReasonPolicy
+	if v.Decision == csrpolicy.Deny && v.Reason == csrpolicy.ReasonSuperseded {
+		// An older duplicate of a request the policy approved (SupersedeDuplicates).
+		reason = csrpolicy.ReasonSuperseded
+	}
 	return certificatesv1.CertificateSigningRequestCondition{
-		Type: t, Status: corev1.ConditionTrue, Reason: kube.ReasonPolicy, Message: msg,
+		Type: t, Status: corev1.ConditionTrue, Reason: reason, Message: msg,
 		LastUpdateTime: metav1.Now(),
 	}
 }
@@ -55,6 +61,11 @@ type APIDecider struct {
 // server answers 409 Conflict and nothing is written. That precondition,
 // checked by the API server atomically with the write, is what makes a
 // decision happen once; a check of the cache here could not.
+//
+// It is the typed client's UpdateApproval without client-go's own retries:
+// those would hold the worker through up to ten of the API server's
+// Retry-After waits on a 429; the controller instead queues that one request
+// again after its Retry-After (Throttled) and goes on with the others.
 func (d APIDecider) Decide(ctx context.Context, c *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict) (*certificatesv1.CertificateSigningRequest, error) {
 	c = c.DeepCopy()
 	c.Status.Conditions = append(c.Status.Conditions, Condition(v))
@@ -62,5 +73,10 @@ func (d APIDecider) Decide(ctx context.Context, c *certificatesv1.CertificateSig
 	if d.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return d.Client.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, c.Name, c, opts)
+	out := &certificatesv1.CertificateSigningRequest{}
+	err := d.Client.CertificatesV1().RESTClient().Put().
+		Resource("certificatesigningrequests").Name(c.Name).SubResource("approval").
+		VersionedParams(&opts, scheme.ParameterCodec).Body(c).MaxRetries(0).
+		Do(ctx).Into(out)
+	return out, err
 }

@@ -36,7 +36,7 @@ const (
 // approverConfig is the approver's identity: the admin impersonating the
 // ServiceAccount of deploy/approver, bound to the shipped ClusterRole and, in
 // namespace ns (where its Leases go), the shipped Role.
-func approverConfig(t *testing.T, ns string) *rest.Config {
+func approverConfig(t testing.TB, ns string) *rest.Config {
 	t.Helper()
 	admin := testcluster.RestConfig(t, testcluster.Admin)
 	cs := kubernetes.NewForConfigOrDie(admin)
@@ -162,7 +162,7 @@ func (s *syncBuffer) String() string {
 
 // start runs an approver until the test ends (or stop is called): leading
 // under leader when set, else deciding at once.
-func start(t *testing.T, cfg Config, leader *Leader) *running {
+func start(t testing.TB, cfg Config, leader *Leader) *running {
 	t.Helper()
 	r := &running{lines: &syncBuffer{}, log: &syncBuffer{}, done: make(chan error, 1)}
 	cfg.Log = slog.New(slog.NewTextHandler(r.log, nil))

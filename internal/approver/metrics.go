@@ -27,6 +27,7 @@ const (
 	ErrWrite      = "write"      // any other failed decision
 	ErrEvaluation = "evaluation" // a policy could not run on a request
 	ErrPolicy     = "policy"     // a policy object does not compile or read
+	ErrThrottled  = "throttled"  // the API server answered 429: the request waits for its Retry-After
 )
 
 // Why a request a policy names is left to people (the undecided counter's reason).
@@ -34,6 +35,7 @@ const (
 	UndecidedConflict = "conflict" // the policies that match disagree
 	UndecidedError    = "error"    // a policy could not run on the request
 	UndecidedBroken   = "broken"   // a policy naming its signer cannot run at all
+	UndecidedHeld     = "held"     // the approving policy's rate limit holds it until its window frees
 )
 
 // Metrics are the approver's Prometheus metrics, in a registry of their own.
@@ -41,9 +43,12 @@ type Metrics struct {
 	reg       *prometheus.Registry
 	decisions *prometheus.CounterVec
 	undecided *prometheus.CounterVec
-	errors    *prometheus.CounterVec
-	leader    prometheus.Gauge
-	broken    prometheus.GaugeFunc
+	// superseded counts older duplicates denied with reason Superseded
+	// (also in decisions, as denials of their policy).
+	superseded prometheus.Counter
+	errors     *prometheus.CounterVec
+	leader     prometheus.Gauge
+	broken     prometheus.GaugeFunc
 	// brokenPolicies counts the policies that cannot run (Policies.Broken),
 	// set once before the first scrape; nil: none.
 	brokenPolicies func() int
@@ -63,11 +68,15 @@ func NewMetrics(pending func() ([]*certificatesv1.CertificateSigningRequest, err
 		}, []string{"policy", "verdict", "dry_run"}),
 		undecided: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clusterdesk_approver_undecided_total",
-			Help: "Requests a policy named but the approver left to people: conflict (matching policies disagree), error (a policy could not run on the request) or broken (a policy naming its signer cannot run at all).",
+			Help: "Requests a policy named but the approver left pending: conflict (matching policies disagree), error (a policy could not run on the request), broken (a policy naming its signer cannot run at all) or held (the approving policy's rate limit; tried again when its window frees). Once per request and outcome.",
 		}, []string{"reason"}),
+		superseded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "clusterdesk_approver_superseded_total",
+			Help: "Older pending duplicates (same requester, signer, subject and usages) denied with reason Superseded when a supersedeDuplicates policy approved a newer one.",
+		}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clusterdesk_approver_errors_total",
-			Help: "Errors by kind: forbidden (a decision refused with 403), conflict (the request changed; re-evaluated), write, evaluation, policy.",
+			Help: "Errors by kind: forbidden (a decision refused with 403), conflict (the request changed; re-evaluated), throttled (429: the request waits for its Retry-After, the others go on), write, evaluation, policy.",
 		}, []string{"kind"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "clusterdesk_approver_is_leader",
@@ -85,10 +94,10 @@ func NewMetrics(pending func() ([]*certificatesv1.CertificateSigningRequest, err
 		}
 		return float64(m.brokenPolicies())
 	})
-	for _, k := range []string{ErrForbidden, ErrConflict, ErrWrite, ErrEvaluation, ErrPolicy} {
+	for _, k := range []string{ErrForbidden, ErrConflict, ErrThrottled, ErrWrite, ErrEvaluation, ErrPolicy} {
 		m.errors.WithLabelValues(k)
 	}
-	m.reg.MustRegister(m.decisions, m.undecided, m.errors, m.leader, m.broken,
+	m.reg.MustRegister(m.decisions, m.undecided, m.superseded, m.errors, m.leader, m.broken,
 		&pendingCollector{list: pending, signers: signers, label: m.signerLabel},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -183,7 +183,11 @@ func BenchmarkQueuePending(b *testing.B) {
 		d := &countingDecider{}
 		c := benchController(b, world, d)
 		for _, n := range world.names {
-			c.Enqueue(n)
+			r, err := world.csrs.Get(n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Enqueue(r)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

@@ -2,6 +2,7 @@ package csrpolicy
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -35,7 +36,50 @@ func FromObject(u *unstructured.Unstructured) (Policy, error) {
 		return p, err
 	}
 	p.Signers, _, err = unstructured.NestedStringSlice(u.Object, "spec", "signerNames")
+	if err != nil {
+		return p, err
+	}
+	p.SupersedeDuplicates, _, err = unstructured.NestedBool(u.Object, "spec", "supersedeDuplicates")
+	if err != nil {
+		return p, fmt.Errorf("[spec supersedeDuplicates]: %w", err)
+	}
+	p.RateLimit, err = rateLimitOf(u)
 	return p, err
+}
+
+// rateLimitOf reads spec.rateLimit ({maxApprovals: 3, period: 1h}); nil when
+// absent. The values are checked by Compile (RateLimit.check), so a policy
+// written before the schema says what is wrong beside it.
+func rateLimitOf(u *unstructured.Unstructured) (*RateLimit, error) {
+	m, found, err := unstructured.NestedMap(u.Object, "spec", "rateLimit")
+	if err != nil {
+		return nil, fmt.Errorf("[spec rateLimit]: %w", err)
+	}
+	if !found {
+		return nil, nil
+	}
+	rl := &RateLimit{}
+	// An integer: int64 from the API server, float64 from YAML or JSON
+	// decoded without a schema.
+	switch n := m["maxApprovals"].(type) {
+	case int64:
+		rl.MaxApprovals = int(n)
+	case float64:
+		if n != float64(int(n)) {
+			return nil, fmt.Errorf("[spec rateLimit maxApprovals]: %v is not an integer", n)
+		}
+		rl.MaxApprovals = int(n)
+	default:
+		return nil, fmt.Errorf("[spec rateLimit maxApprovals]: an integer is required")
+	}
+	period, found, err := unstructured.NestedString(m, "period")
+	if err != nil || !found {
+		return nil, fmt.Errorf("[spec rateLimit period]: a duration such as 1h is required")
+	}
+	if rl.Period, err = time.ParseDuration(period); err != nil {
+		return nil, fmt.Errorf("[spec rateLimit period]: %q is not a duration such as 1h or 30m: %w", period, err)
+	}
+	return rl, nil
 }
 
 // SignersOf reads the signers a policy object names, whatever else in it is

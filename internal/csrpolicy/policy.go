@@ -40,6 +40,12 @@ type Policy struct {
 	Decision   Decision
 	// Reason and Message are written into the decision's condition.
 	Reason, Message string
+	// RateLimit, when set, holds an Approve policy's approvals of one
+	// requester (spec.username) to MaxApprovals per Period (HeldByRateLimit).
+	RateLimit *RateLimit
+	// SupersedeDuplicates: when the policy approves a request, the older
+	// pending duplicates (DuplicateKey) are denied with reason Superseded.
+	SupersedeDuplicates bool
 }
 
 // CompileError is a policy that cannot run: an expression that does not
@@ -101,6 +107,12 @@ func Compile(p Policy) (*Program, error) {
 	}
 	if err := checkSigners(p.Signers); err != nil {
 		return nil, &CompileError{Policy: p.Name, Field: "signerNames", Issues: err.Error()}
+	}
+	if p.Decision != Approve && (p.RateLimit != nil || p.SupersedeDuplicates) {
+		return nil, &CompileError{Policy: p.Name, Field: "decision", Issues: "rateLimit and supersedeDuplicates apply to Approve policies only"}
+	}
+	if err := p.RateLimit.check(); err != nil {
+		return nil, &CompileError{Policy: p.Name, Field: "rateLimit", Issues: err.Error()}
 	}
 	e, err := env()
 	if err != nil {
