@@ -18,6 +18,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+	"github.com/clusterdesk/clusterdesk/internal/csrwhy"
 )
 
 // Options are what the decide loop reads and writes through.
@@ -38,6 +39,9 @@ type Options struct {
 	Log     *slog.Logger
 	// EvalTimeout bounds the policies' evaluation of one request (default 1 s).
 	EvalTimeout time.Duration
+	// RateHold, when set, says whether a rate limit holds the request's next
+	// approval (the pending reason RateLimited); nil: no rate limits.
+	RateHold func(*certificatesv1.CertificateSigningRequest) *csrwhy.RateHold
 }
 
 // Controller is the decide loop: a rate-limited queue of request names and
@@ -53,6 +57,8 @@ type Controller struct {
 	// otherwise be counted again each time. Entries go when the request is
 	// decided or deleted, so it is bounded by the pending requests.
 	reported map[types.UID]string
+	// why is each pending request's reason (why.go).
+	why *whyState
 }
 
 // errRequeue asks for another try after the queue's backoff.
@@ -71,6 +77,7 @@ func NewController(o Options) *Controller {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusterdesk-approver"}),
 		reported: map[types.UID]string{},
+		why:      newWhyState(),
 	}
 }
 
@@ -82,6 +89,7 @@ func (c *Controller) Forget(uid types.UID) {
 	c.mu.Lock()
 	delete(c.reported, uid)
 	c.mu.Unlock()
+	c.forgetWhy(uid)
 }
 
 // Run works the queue with workers goroutines until ctx ends.
@@ -118,7 +126,7 @@ func (c *Controller) next(ctx context.Context) bool {
 // Sync evaluates one request and decides it when its policies agree. An
 // error means: try again after a backoff, on the request as the cache then
 // holds it.
-func (c *Controller) Sync(ctx context.Context, name string) error {
+func (c *Controller) Sync(ctx context.Context, name string) (err error) {
 	obj, err := c.o.CSRs.Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -132,6 +140,15 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		c.Forget(obj.UID)
 		return nil
 	}
+	// Whatever leaves the request pending, its reason is worked out, and
+	// logged and counted when it changed (why.go).
+	var verdicts []csrpolicy.Verdict
+	decided := false
+	defer func() {
+		if !decided && ctx.Err() == nil {
+			c.explain(ctx, obj, verdicts)
+		}
+	}()
 	programs, broken := c.o.Policies.For(obj.Spec.SignerName)
 	if len(broken) > 0 {
 		// A policy that cannot run might have denied this request: what the
@@ -143,10 +160,12 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		}
 		return nil
 	}
+	programs = covering(programs, obj)
 	if len(programs) == 0 {
 		return nil
 	}
-	out := Combine(c.evaluate(ctx, obj, programs))
+	verdicts = c.evaluate(ctx, obj, programs)
+	out := Combine(verdicts)
 	switch {
 	case len(out.Errors) > 0:
 		if c.firstReport(obj.UID, "error") {
@@ -180,10 +199,13 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 	c.audit(obj, stored, v, err)
 	switch {
 	case err == nil && c.o.DryRun:
+		c.refusedSigner(obj.Spec.SignerName, false)
 		c.o.Metrics.decided(v.Policy, v.Decision, true)
 		c.o.Log.Info("approver (dry run): would decide", "csr", name, "decision", v.Decision, "policy", v.Policy)
 		return nil
 	case err == nil:
+		decided = true
+		c.refusedSigner(obj.Spec.SignerName, false)
 		c.Forget(obj.UID)
 		c.o.Metrics.decided(v.Policy, v.Decision, false)
 		c.o.Log.Info("approver: decided", "csr", name, "decision", v.Decision, "policy", v.Policy)
@@ -195,11 +217,13 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		c.Forget(obj.UID) // a dry run reports it again then
 		return errRequeue
 	case apierrors.IsNotFound(err):
+		decided = true // deleted: nothing pending to explain
 		return nil
 	case apierrors.IsForbidden(err):
 		// Not granted `approve` on this signer: trying again at once would be
 		// refused the same way. The next resync, policy change or change of
 		// the request tries again.
+		c.refusedSigner(obj.Spec.SignerName, true)
 		c.o.Metrics.error(ErrForbidden)
 		c.o.Log.Error("approver: the API server refused the decision; grant the approver `approve` on this signer (its ClusterRole's signers resourceNames)",
 			"csr", name, "signer", obj.Spec.SignerName, "policy", v.Policy, "err", err)
@@ -259,4 +283,16 @@ func (c *Controller) audit(before, after *certificatesv1.CertificateSigningReque
 	}
 	rec.Finish(err)
 	c.o.Audit.Record(rec)
+}
+
+// covering keeps the programs whose spec.requesters cover the request's
+// requester (issue 47, item 2): a policy applies to whom it names.
+func covering(programs []*csrpolicy.Program, obj *certificatesv1.CertificateSigningRequest) []*csrpolicy.Program {
+	out := programs[:0:0]
+	for _, pr := range programs {
+		if pr.Covers(obj.Spec.Username, obj.Spec.Groups) {
+			out = append(out, pr)
+		}
+	}
+	return out
 }
