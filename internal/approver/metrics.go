@@ -51,8 +51,8 @@ type Metrics struct {
 	// byReason counts the pending requests by their last reason
 	// (Controller.pendingByReason), set once before the first scrape.
 	byReason func() map[csrwhy.Code]int
-	policies       *boundedLabels
-	signers        *boundedLabels
+	policies *boundedLabels
+	signers  *boundedLabels
 }
 
 // NewMetrics registers the approver's metrics. pending lists the requests
