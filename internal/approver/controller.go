@@ -42,6 +42,9 @@ type Options struct {
 	// RateHold, when set, says whether a rate limit holds the request's next
 	// approval (the pending reason RateLimited); nil: no rate limits.
 	RateHold func(*certificatesv1.CertificateSigningRequest) *csrwhy.RateHold
+	// RefusalsChanged is told when the signers the API server refused
+	// changed (the leader writes them on its Lease); nil: nobody.
+	RefusalsChanged func()
 }
 
 // Controller is the decide loop: a rate-limited queue of request names and

@@ -47,11 +47,15 @@ func newWhyState() *whyState {
 // refusedSigner records a 403 (on) or a decision that went through (off).
 func (c *Controller) refusedSigner(signer string, on bool) {
 	c.why.mu.Lock()
-	defer c.why.mu.Unlock()
+	changed := c.why.refused[signer] != on
 	if on {
 		c.why.refused[signer] = true
 	} else {
 		delete(c.why.refused, signer)
+	}
+	c.why.mu.Unlock()
+	if changed && c.o.RefusalsChanged != nil {
+		c.o.RefusalsChanged()
 	}
 }
 
