@@ -41,8 +41,8 @@ type config struct {
 	readOnly   bool
 	// approverLease is namespace/name of the approver's Lease.
 	approverLease string
-	devUI      bool
-	logLevel   string
+	devUI         bool
+	logLevel      string
 	// metricsListen serves /metrics on a separate address; empty serves none.
 	metricsListen string
 	// pprofListen serves Go's profiles on a loopback address; empty serves none.
