@@ -35,7 +35,31 @@ func FromObject(u *unstructured.Unstructured) (Policy, error) {
 		return p, err
 	}
 	p.Signers, _, err = unstructured.NestedStringSlice(u.Object, "spec", "signerNames")
+	if err != nil {
+		return p, err
+	}
+	p.Requesters, err = requestersOf(u)
 	return p, err
+}
+
+// requestersOf reads spec.requesters (issue 47, item 2); nil when absent:
+// the policy covers every requester, as before the field.
+func requestersOf(u *unstructured.Unstructured) (*Requesters, error) {
+	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "requesters"); !found {
+		return nil, nil
+	}
+	r := &Requesters{}
+	for _, f := range []struct {
+		name string
+		to   *[]string
+	}{{"users", &r.Users}, {"groups", &r.Groups}, {"serviceAccounts", &r.ServiceAccounts}} {
+		v, _, err := unstructured.NestedStringSlice(u.Object, "spec", "requesters", f.name)
+		if err != nil {
+			return nil, fmt.Errorf("spec.requesters.%s: %w", f.name, err)
+		}
+		*f.to = v
+	}
+	return r, nil
 }
 
 // SignersOf reads the signers a policy object names, whatever else in it is
