@@ -69,7 +69,9 @@ func TestWhyPendingOnTheQueue(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.CoordinationV1().Leases("default").Delete(context.Background(), leaseName, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.CoordinationV1().Leases("default").Delete(context.Background(), leaseName, metav1.DeleteOptions{})
+	})
 
 	ok := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "ok", Signer: signer, Organizations: []string{"it-ok"}})
 	other := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "other", Signer: signer, Organizations: []string{"it-other"}})
