@@ -241,7 +241,7 @@ func csrFilterForm(p model.CSRQueuePage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "\" hx-swap=\"outerHTML\" hx-push-url=\"true\" hx-sync=\"this:queue last\" hx-trigger=\"submit, input changed delay:250ms from:#filter-q, input changed delay:250ms from:#filter-requester, change from:#filter-signer, change from:#filter-age, change from:#filter-policy, change from:#filter-verdict, change from:#filter-selector\" hx-indicator=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "\" hx-swap=\"outerHTML\" hx-push-url=\"true\" hx-sync=\"this:queue last\" hx-trigger=\"submit, input changed delay:250ms from:#filter-q, input changed delay:250ms from:#filter-requester, change from:#filter-signer, change from:#filter-age, change from:#filter-policy, change from:#filter-verdict, change from:#filter-why, change from:#filter-selector\" hx-indicator=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
