@@ -19,5 +19,8 @@ func csrQueueOf(deps Deps) *csrqueue.Queue {
 	if deps.Policies != nil {
 		q.UsePolicies(deps.Policies)
 	}
+	if deps.ReadApproverLease != nil {
+		q.UseApprover(deps.ApproverLease, deps.ReadApproverLease)
+	}
 	return q
 }

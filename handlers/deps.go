@@ -3,8 +3,11 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
 
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
@@ -121,4 +124,9 @@ type Deps struct {
 	// a CSR page's policies panel and the agreement page; nil: the queue
 	// shows no verdicts and the panels list the policies as the user.
 	Policies *csrpolicy.Set
+	// ApproverLease names the approver's Lease (namespace/name) and
+	// ReadApproverLease reads it (nil: not read; the pending requests' reasons
+	// then say no approver is installed).
+	ApproverLease     string
+	ReadApproverLease func(context.Context) (*coordinationv1.Lease, error)
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,8 +39,10 @@ type config struct {
 	context    string
 	listen     string
 	readOnly   bool
-	devUI      bool
-	logLevel   string
+	// approverLease is namespace/name of the approver's Lease.
+	approverLease string
+	devUI         bool
+	logLevel      string
 	// metricsListen serves /metrics on a separate address; empty serves none.
 	metricsListen string
 	// pprofListen serves Go's profiles on a loopback address; empty serves none.
@@ -70,6 +73,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.context, "context", env("CONTEXT", ""), "kubeconfig context (default: its current-context)")
 	fs.StringVar(&c.listen, "listen", env("LISTEN", "127.0.0.1:8080"), "address to serve on (loopback by default)")
 	fs.BoolVar(&c.readOnly, "read-only", env("READ_ONLY", "") == "true", "refuse every change on the server and hide mutating controls")
+	fs.StringVar(&c.approverLease, "approver-lease", env("APPROVER_LEASE", "clusterdesk/clusterdesk-approver"), "namespace/name of `clusterdesk approver`'s Lease, read to say why pending CSRs are pending (no approver installed, none leads, dry run, refused signers)")
 	fs.BoolVar(&c.devUI, "dev-ui", env("DEV_UI", "") == "true", "serve the component gallery at /ui (for designers)")
 	fs.StringVar(&c.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&c.metricsListen, "metrics-listen", env("METRICS_LISTEN", ""), "address to serve Prometheus /metrics on, apart from the console (default: none)")
@@ -270,6 +274,7 @@ func run(args []string) error {
 		Live: updates, Metrics: reg, Audit: trail.recorder, Ledger: ledgerRun.Store(),
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
 		PublicOrigin: si.public.origin, Policies: policies,
+		ApproverLease: cfg.approverLease, ReadApproverLease: cache.LeaseReader(approverLeaseName(cfg.approverLease)),
 		SignInLimit: handlers.SignInLimit{TrustedProxies: cfg.trustedProxies}, // the default budget, per client behind the proxies
 	}), handlers.DefaultServerTimeouts)
 	// Shutdown waits for handlers, and an event stream's handler returns only
@@ -324,4 +329,13 @@ func identity(ctx context.Context, restCfg *rest.Config, log *slog.Logger) strin
 		return restCfg.Username
 	}
 	return "kubeconfig identity"
+}
+
+// approverLeaseName splits --approver-lease's namespace/name (a name alone:
+// in the namespace clusterdesk).
+func approverLeaseName(s string) (namespace, name string) {
+	if ns, n, ok := strings.Cut(s, "/"); ok {
+		return ns, n
+	}
+	return "clusterdesk", s
 }

@@ -78,6 +78,7 @@ func (h *Handlers) csrDetailPage(c echo.Context, kind kube.Kind, obj *certificat
 	// storm index, built once per change of the CSRs (csrqueue.Queue.Storms), and the Node comparison, a GET as the user,
 	// loads after the page (node.go).
 	p := present.CSRDetailPage(obj, h.d.Queue.Storms(), h.d.Queue.Checks(), time.Now())
+	h.whyLine(c, obj, &p)
 	if node := h.kubeletServingNode(obj); node != "" && h.d.Lookup != nil {
 		p.Findings = slices.DeleteFunc(p.Findings, func(f model.CSRFinding) bool { return f.Check == nodeUnknownCheck })
 		p.NodeCheck = model.CSRNodeCheck{Href: urls.CSRNodeCheck(obj.Name), Node: node}

@@ -18,6 +18,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+	"github.com/clusterdesk/clusterdesk/internal/csrwhy"
 )
 
 // Options are what the decide loop reads and writes through.
@@ -44,6 +45,9 @@ type Options struct {
 	Requests func(username string) []*certificatesv1.CertificateSigningRequest
 	// Now is the clock of rate limits (default time.Now).
 	Now func() time.Time
+	// RefusalsChanged is told when the signers the API server refused
+	// changed (the leader writes them on its Lease); nil: nobody.
+	RefusalsChanged func()
 }
 
 // Controller is the decide loop: a queue fair between requesters
@@ -62,6 +66,8 @@ type Controller struct {
 	// approved is the approvals this process wrote that its cache may not
 	// show yet, counted by rate limits until it does (approvals.go).
 	approved recentApprovals
+	// why is each pending request's reason (why.go).
+	why *whyState
 }
 
 // errRequeue asks for another try after the queue's backoff.
@@ -100,7 +106,7 @@ func NewController(o Options) *Controller {
 			return out
 		}
 	}
-	return &Controller{o: o, queue: newFairQueue(), reported: map[types.UID]string{}, approved: recentApprovals{}}
+	return &Controller{o: o, queue: newFairQueue(), reported: map[types.UID]string{}, approved: recentApprovals{}, why: newWhyState()}
 }
 
 // Enqueue adds a request to the queue, in its requester's turn; names
@@ -116,6 +122,7 @@ func (c *Controller) Forget(uid types.UID) {
 	c.mu.Lock()
 	delete(c.reported, uid)
 	c.mu.Unlock()
+	c.forgetWhy(uid)
 }
 
 // Run works the queue with workers goroutines until ctx ends.
@@ -155,7 +162,7 @@ func (c *Controller) next(ctx context.Context) bool {
 // Sync evaluates one request and decides it when its policies agree. An
 // error means: try again after a backoff, on the request as the cache then
 // holds it.
-func (c *Controller) Sync(ctx context.Context, name string) error {
+func (c *Controller) Sync(ctx context.Context, name string) (err error) {
 	obj, err := c.o.CSRs.Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -169,6 +176,24 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		c.Forget(obj.UID)
 		return nil
 	}
+	// Whatever leaves the request pending, its reason is worked out, and
+	// logged and counted when it changed (why.go).
+	var verdicts []csrpolicy.Verdict
+	var rateHold *csrwhy.RateHold
+	decided := false
+	defer func() {
+		if !decided && ctx.Err() == nil {
+			c.explain(ctx, obj, verdicts, rateHold)
+		}
+	}()
+	// wrote writes one decision; decided notes that obj's own was made.
+	wrote := func(d *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict) error {
+		done, err := c.write(ctx, d, v)
+		if done && d.UID == obj.UID {
+			decided = true
+		}
+		return err
+	}
 	programs, broken := c.o.Policies.For(obj.Spec.SignerName)
 	if len(broken) > 0 {
 		// A policy that cannot run might have denied this request: what the
@@ -180,10 +205,12 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		}
 		return nil
 	}
+	programs = covering(programs, obj)
 	if len(programs) == 0 {
 		return nil
 	}
-	out := Combine(c.evaluate(ctx, obj, programs))
+	verdicts = c.evaluate(ctx, obj, programs)
+	out := Combine(verdicts)
 	switch {
 	case len(out.Errors) > 0:
 		if c.firstReport(obj.UID, "error") {
@@ -211,15 +238,16 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 		winner, v, superseded, by = c.duplicates(ctx, obj, v, programs)
 		if by != nil {
 			// A newer duplicate is approved already: this one is superseded.
-			return c.write(ctx, obj, supersededVerdict(pr.Name, by.Name))
+			return wrote(obj, supersededVerdict(pr.Name, by.Name))
 		}
 	}
 	if v.Decision == csrpolicy.Approve && pr != nil && pr.RateLimit != nil {
-		if held, until := c.held(pr, winner); held {
+		if held, until, approved := c.held(pr, winner); held {
+			rateHold = &csrwhy.RateHold{Policy: pr.Name, Approved: approved, Max: pr.RateLimit.MaxApprovals, Period: pr.RateLimit.Period}
 			return c.hold(obj, winner, pr, until)
 		}
 	}
-	if err := c.write(ctx, winner, v); err != nil {
+	if err := wrote(winner, v); err != nil {
 		return err
 	}
 	if v.Decision == csrpolicy.Approve && !c.o.DryRun {
@@ -228,7 +256,7 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 	for _, d := range superseded {
 		// Each older duplicate as the cache read it, by resourceVersion: one
 		// decided or changed meanwhile is skipped (409) and evaluated again.
-		if err := c.write(ctx, d, supersededVerdict(pr.Name, winner.Name)); err != nil {
+		if err := wrote(d, supersededVerdict(pr.Name, winner.Name)); err != nil {
 			var later *requeueAfter
 			if errors.As(err, &later) {
 				c.queue.AddAfter(itemOf(d), later.after)
@@ -239,50 +267,55 @@ func (c *Controller) Sync(ctx context.Context, name string) error {
 }
 
 // write sends one decision and answers its outcome: nil when decided (or,
-// in a dry run, reported), an error to try again.
-func (c *Controller) write(ctx context.Context, obj *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict) error {
+// in a dry run, reported), an error to try again; done when the request is
+// decided for real or gone (nothing pending to explain).
+func (c *Controller) write(ctx context.Context, obj *certificatesv1.CertificateSigningRequest, v csrpolicy.Verdict) (done bool, err error) {
 	name := obj.Name
 	// A dry run leaves the request pending, to be evaluated again at each
 	// policy change and resync: its would-be decision is sent and reported
 	// once.
 	if c.o.DryRun && !c.firstReport(obj.UID, "dry-run "+string(v.Decision)+" "+v.Policy+" "+v.Reason) {
-		return nil
+		return false, nil
 	}
-	stored, err := c.o.Decider.Decide(ctx, obj, v)
+	stored, werr := c.o.Decider.Decide(ctx, obj, v)
+	err = werr
 	if ctx.Err() != nil && err != nil {
-		return err // stopped mid-write: no verdict on what happened, nothing recorded
+		return false, err // stopped mid-write: no verdict on what happened, nothing recorded
 	}
 	c.audit(obj, stored, v, err)
 	superseded := v.Reason == csrpolicy.ReasonSuperseded
 	switch {
 	case err == nil && c.o.DryRun:
+		c.refusedSigner(obj.Spec.SignerName, false)
 		c.o.Metrics.decided(v.Policy, v.Decision, true)
 		c.o.Log.Info("approver (dry run): would decide", "csr", name, "decision", v.Decision, "policy", v.Policy, "superseded", superseded)
-		return nil
+		return false, nil
 	case err == nil:
+		c.refusedSigner(obj.Spec.SignerName, false)
 		c.Forget(obj.UID)
 		c.o.Metrics.decided(v.Policy, v.Decision, false)
 		if superseded {
 			c.o.Metrics.superseded.Inc()
 		}
 		c.o.Log.Info("approver: decided", "csr", name, "decision", v.Decision, "policy", v.Policy, "superseded", superseded)
-		return nil
+		return true, nil
 	case apierrors.IsConflict(err):
 		// The request changed since the cache read it (decided meanwhile, or
 		// relabelled): evaluate again once the cache holds the change.
 		c.o.Metrics.error(ErrConflict)
 		c.Forget(obj.UID) // a dry run reports it again then
-		return errRequeue
+		return false, errRequeue
 	case apierrors.IsNotFound(err):
-		return nil
+		return true, nil // deleted: nothing pending to explain
 	case apierrors.IsForbidden(err):
 		// Not granted `approve` on this signer: trying again at once would be
 		// refused the same way. The next resync, policy change or change of
 		// the request tries again.
+		c.refusedSigner(obj.Spec.SignerName, true)
 		c.o.Metrics.error(ErrForbidden)
 		c.o.Log.Error("approver: the API server refused the decision; grant the approver `approve` on this signer (its ClusterRole's signers resourceNames)",
 			"csr", name, "signer", obj.Spec.SignerName, "policy", v.Policy, "err", err)
-		return nil
+		return false, nil
 	}
 	c.Forget(obj.UID)
 	if after, ok := Throttled(err); ok {
@@ -291,11 +324,11 @@ func (c *Controller) write(ctx context.Context, obj *certificatesv1.CertificateS
 		c.o.Metrics.error(ErrThrottled)
 		c.o.Log.Warn("approver: the API server is throttling the approver; the request is tried again after its Retry-After",
 			"csr", name, "retry-after", after)
-		return &requeueAfter{after: after, why: "throttled"}
+		return false, &requeueAfter{after: after, why: "throttled"}
 	}
 	c.o.Metrics.error(ErrWrite)
 	c.o.Log.Error("approver: decision failed", "csr", name, "policy", v.Policy, "err", err)
-	return fmt.Errorf("deciding %s: %w", name, err)
+	return false, fmt.Errorf("deciding %s: %w", name, err)
 }
 
 // evaluate runs every policy on the request, the request decoded once and
@@ -345,4 +378,16 @@ func (c *Controller) audit(before, after *certificatesv1.CertificateSigningReque
 	}
 	rec.Finish(err)
 	c.o.Audit.Record(rec)
+}
+
+// covering keeps the programs whose spec.requesters cover the request's
+// requester (issue 47, item 2): a policy applies to whom it names.
+func covering(programs []*csrpolicy.Program, obj *certificatesv1.CertificateSigningRequest) []*csrpolicy.Program {
+	out := programs[:0:0]
+	for _, pr := range programs {
+		if pr.Covers(obj.Spec.Username, obj.Spec.Groups) {
+			out = append(out, pr)
+		}
+	}
+	return out
 }

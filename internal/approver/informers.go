@@ -158,6 +158,7 @@ func New(cfg Config) (*Approver, error) {
 			return out
 		},
 	})
+	a.Metrics.byReason = a.ctrl.pendingByReason
 
 	// Every change of a pending request queues it; decided ones are skipped
 	// when worked, so queueing them costs one lookup.

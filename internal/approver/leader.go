@@ -69,6 +69,8 @@ func (a *Approver) RunLeader(ctx context.Context, l Leader) error {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				a.Metrics.setLeader(true)
+				a.ctrl.o.RefusalsChanged = func() { go a.publishStatus(ctx, l.Namespace, l.Name) }
+				a.publishStatus(ctx, l.Namespace, l.Name)
 				a.cfg.Log.Info("approver: leading", "identity", l.Identity, "lease", l.Namespace+"/"+l.Name)
 				a.Run(ctx)
 			},

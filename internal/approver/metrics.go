@@ -12,6 +12,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+	"github.com/clusterdesk/clusterdesk/internal/csrwhy"
 )
 
 // The bounds of the metrics' free labels (see boundedLabels).
@@ -52,8 +53,11 @@ type Metrics struct {
 	// brokenPolicies counts the policies that cannot run (Policies.Broken),
 	// set once before the first scrape; nil: none.
 	brokenPolicies func() int
-	policies       *boundedLabels
-	signers        *boundedLabels
+	// byReason counts the pending requests by their last reason
+	// (Controller.pendingByReason), set once before the first scrape.
+	byReason func() map[csrwhy.Code]int
+	policies *boundedLabels
+	signers  *boundedLabels
 }
 
 // NewMetrics registers the approver's metrics. pending lists the requests
@@ -98,7 +102,7 @@ func NewMetrics(pending func() ([]*certificatesv1.CertificateSigningRequest, err
 		m.errors.WithLabelValues(k)
 	}
 	m.reg.MustRegister(m.decisions, m.undecided, m.superseded, m.errors, m.leader, m.broken,
-		&pendingCollector{list: pending, signers: signers, label: m.signerLabel},
+		&pendingCollector{list: pending, signers: signers, label: m.signerLabel}, &reasonCollector{m: m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -181,5 +185,25 @@ func (p *pendingCollector) Collect(ch chan<- prometheus.Metric) {
 	for l, n := range count {
 		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(n), l)
 		ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, now.Sub(oldest[l]).Seconds(), l)
+	}
+}
+
+// reasonCollector reports, at each scrape, the pending requests this replica
+// evaluated by why they are pending (csrwhy's codes: a bounded label, every
+// code reported, 0 included, so a query for one never finds nothing).
+type reasonCollector struct{ m *Metrics }
+
+var reasonDesc = prometheus.NewDesc("clusterdesk_approver_pending_by_reason",
+	"Pending requests the leading approver evaluated, by why no automation decided them (internal/csrwhy's codes: NoPolicy, NotForRequester, Superseded, PolicyError, Conflict, NodeMissing, ClauseFalse, Forbidden, RateLimited, DryRun, Deciding...). A standby reports what it saw while it last led.",
+	[]string{"reason"}, nil)
+
+func (r *reasonCollector) Describe(ch chan<- *prometheus.Desc) { ch <- reasonDesc }
+
+func (r *reasonCollector) Collect(ch chan<- prometheus.Metric) {
+	if r.m.byReason == nil {
+		return
+	}
+	for code, n := range r.m.byReason() {
+		ch <- prometheus.MustNewConstMetric(reasonDesc, prometheus.GaugeValue, float64(n), string(code))
 	}
 }

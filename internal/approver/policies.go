@@ -2,6 +2,7 @@ package approver
 
 import (
 	"cmp"
+	"errors"
 	"log/slog"
 	"slices"
 	"sync"
@@ -98,6 +99,23 @@ func (p *Policies) Signers() map[string]bool {
 	}
 	return out
 }
+
+// Entries are the policies as csrwhy reads them: each program, and each
+// policy that cannot run with its error (its signers, when they can be read).
+func (p *Policies) Entries() []csrpolicy.Entry {
+	set := p.current()
+	out := make([]csrpolicy.Entry, 0, len(set.programs)+len(set.broken))
+	for _, pr := range set.programs {
+		out = append(out, csrpolicy.Entry{Policy: pr.Policy, Program: pr})
+	}
+	for _, b := range set.broken {
+		out = append(out, csrpolicy.Entry{Policy: csrpolicy.Policy{Name: b.name, Signers: b.signers}, Err: errPolicyBroken})
+	}
+	return out
+}
+
+// errPolicyBroken is a broken policy's error as a pending reason words it.
+var errPolicyBroken = errors.New("it does not compile or read (see its page)")
 
 // Broken counts the policies that cannot run.
 func (p *Policies) Broken() int { return len(p.current().broken) }

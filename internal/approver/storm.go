@@ -103,14 +103,16 @@ func (c *Controller) duplicates(ctx context.Context, obj *certificatesv1.Certifi
 // held reports whether pr's rate limit holds the approval of r, counting
 // the requester's approvals in the cache and those this process wrote that
 // the cache does not show yet.
-func (c *Controller) held(pr *csrpolicy.Program, r *certificatesv1.CertificateSigningRequest) (bool, time.Time) {
+func (c *Controller) held(pr *csrpolicy.Program, r *certificatesv1.CertificateSigningRequest) (held bool, until time.Time, approved int) {
 	reqs := c.o.Requests(r.Spec.Username)
 	reqs = append(reqs, c.approved.unseen(r.Spec.Username, reqs)...)
-	held, until, err := csrpolicy.HeldByRateLimit(pr.RateLimit, r, reqs, c.o.Now())
+	now := c.o.Now()
+	held, until, err := csrpolicy.HeldByRateLimit(pr.RateLimit, r, reqs, now)
 	if err != nil {
 		c.o.Log.Debug("approver: rate limit", "csr", r.Name, "err", err)
 	}
-	return held, until
+	approved, _ = csrpolicy.RecentApprovals(reqs, r.Spec.Username, pr.RateLimit.Period, now)
+	return held, until, approved
 }
 
 // hold leaves obj pending (winner is the request the policy would approve,

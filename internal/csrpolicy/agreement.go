@@ -30,7 +30,7 @@ type Agreement struct {
 func (pr *Program) Compare(ctx context.Context, past []Past) Agreement {
 	var a Agreement
 	for _, p := range past {
-		if !pr.AppliesTo(p.CSR.Spec.SignerName) {
+		if !pr.AppliesTo(p.CSR.Spec.SignerName) || !pr.Covers(p.CSR.Spec.Username, p.CSR.Spec.Groups) {
 			continue
 		}
 		a.Checked++

@@ -43,7 +43,10 @@ func FromObject(u *unstructured.Unstructured) (Policy, error) {
 	if err != nil {
 		return p, fmt.Errorf("[spec supersedeDuplicates]: %w", err)
 	}
-	p.RateLimit, err = rateLimitOf(u)
+	if p.RateLimit, err = rateLimitOf(u); err != nil {
+		return p, err
+	}
+	p.Requesters, err = requestersOf(u)
 	return p, err
 }
 
@@ -80,6 +83,26 @@ func rateLimitOf(u *unstructured.Unstructured) (*RateLimit, error) {
 		return nil, fmt.Errorf("[spec rateLimit period]: %q is not a duration such as 1h or 30m: %w", period, err)
 	}
 	return rl, nil
+}
+
+// requestersOf reads spec.requesters (issue 47, item 2); nil when absent:
+// the policy covers every requester, as before the field.
+func requestersOf(u *unstructured.Unstructured) (*Requesters, error) {
+	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "requesters"); !found {
+		return nil, nil
+	}
+	r := &Requesters{}
+	for _, f := range []struct {
+		name string
+		to   *[]string
+	}{{"users", &r.Users}, {"groups", &r.Groups}, {"serviceAccounts", &r.ServiceAccounts}} {
+		v, _, err := unstructured.NestedStringSlice(u.Object, "spec", "requesters", f.name)
+		if err != nil {
+			return nil, fmt.Errorf("spec.requesters.%s: %w", f.name, err)
+		}
+		*f.to = v
+	}
+	return r, nil
 }
 
 // SignersOf reads the signers a policy object names, whatever else in it is

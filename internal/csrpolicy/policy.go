@@ -46,6 +46,73 @@ type Policy struct {
 	// SupersedeDuplicates: when the policy approves a request, the older
 	// pending duplicates (DuplicateKey) are denied with reason Superseded.
 	SupersedeDuplicates bool
+	// Requesters are the requesters the policy covers (spec.requesters);
+	// nil covers everyone, as a policy without the field always did.
+	Requesters *Requesters
+}
+
+// Requesters names who a policy applies to, as cert-manager's
+// approver-policy binds a policy to requesters: a request is covered when its
+// spec.username is one of Users or of ServiceAccounts ("<namespace>/<name>",
+// the username system:serviceaccount:<namespace>:<name>), or one of its
+// spec.groups is one of Groups.
+type Requesters struct {
+	Users, Groups, ServiceAccounts []string
+}
+
+// Covers reports whether the policy applies to a request of username in
+// groups (spec.username, spec.groups).
+func (p Policy) Covers(username string, groups []string) bool {
+	r := p.Requesters
+	if r == nil {
+		return true
+	}
+	for _, u := range r.Users {
+		if u == username {
+			return true
+		}
+	}
+	if ns, name, ok := strings.Cut(strings.TrimPrefix(username, "system:serviceaccount:"), ":"); ok && strings.HasPrefix(username, "system:serviceaccount:") {
+		for _, sa := range r.ServiceAccounts {
+			if sa == ns+"/"+name {
+				return true
+			}
+		}
+	}
+	for _, g := range r.Groups {
+		for _, have := range groups {
+			if g == have {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// String words the requesters for people ("everyone" when nil).
+func (r *Requesters) String() string {
+	if r == nil {
+		return "every requester"
+	}
+	var parts []string
+	add := func(what string, names []string) {
+		if len(names) == 0 {
+			return
+		}
+		shown := names[:min(len(names), 3)]
+		s := what + " " + strings.Join(shown, ", ")
+		if len(names) > 3 {
+			s += fmt.Sprintf(" and %d more", len(names)-3)
+		}
+		parts = append(parts, s)
+	}
+	add("users", r.Users)
+	add("groups", r.Groups)
+	add("service accounts", r.ServiceAccounts)
+	if len(parts) == 0 {
+		return "no requester"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // CompileError is a policy that cannot run: an expression that does not
@@ -82,6 +149,9 @@ type Program struct {
 	prg cel.Program
 	// EstimatedCost is CEL's static worst-case cost of the expression.
 	EstimatedCost uint64
+	// clauses is the expression split at its top level, made at the first
+	// Explain (clauses.go).
+	clauses *lazyClauses
 }
 
 // env is the API server's base CEL environment with the policy variables,
@@ -134,7 +204,7 @@ func Compile(p Policy) (*Program, error) {
 		return nil, &CompileError{Policy: p.Name, Field: "expression", Issues: err.Error()}
 	}
 	est, err := e.EstimateCost(ast, &library.CostEstimator{})
-	pr := &Program{Policy: p, prg: prg}
+	pr := &Program{Policy: p, prg: prg, clauses: &lazyClauses{}}
 	if err == nil {
 		pr.EstimatedCost = est.Max
 	}

@@ -111,6 +111,9 @@ func (c *Compiled) Evaluate(ctx context.Context, in Input) []Verdict {
 		if len(e.Policy.Signers) > 0 && !e.Policy.AppliesTo(signer) {
 			continue
 		}
+		if e.Err == nil && !e.Policy.Covers(in.CSR.Spec.Username, in.CSR.Spec.Groups) {
+			continue // spec.requesters: not this policy's requester
+		}
 		if e.Err != nil {
 			out = append(out, Verdict{Policy: e.Policy.Name, Err: e.Err})
 			continue

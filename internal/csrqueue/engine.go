@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+	"github.com/clusterdesk/clusterdesk/internal/csrwhy"
 )
 
 // PageSize is how many rows one page of the queue holds unless the view asks
@@ -42,6 +43,9 @@ type Env struct {
 	// Policies are the CSR approval policies whose verdicts the pending rows
 	// show and the policy filter reads (nil: none, the filter keeps nothing).
 	Policies *csrpolicy.Compiled
+	// Approver is what the console knows of `clusterdesk approver` (its
+	// Lease), for why each pending request is pending (Item.Why).
+	Approver csrwhy.Approver
 }
 
 // Result is one view of the queue.
@@ -104,6 +108,9 @@ type view struct {
 	storms *Storms
 	// policies are Env.Policies.
 	policies *csrpolicy.Compiled
+	// approver and now are Env.Approver and Env.Now, for Item.Why.
+	approver csrwhy.Approver
+	now      time.Time
 	// dupN and dupText are the last duplicates finding the text filter
 	// worded (dupWords): it depends on the count alone, and the requests of
 	// a storm, thousands, all have one count.

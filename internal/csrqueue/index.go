@@ -178,7 +178,7 @@ func (x *index) put(c *certificatesv1.CertificateSigningRequest, checks Checks) 
 	e.ident = id
 	if e.slot() == slotOf(Pending) {
 		m := Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
-			Requester: c.Spec.Username, Created: c.CreationTimestamp.Time}
+			Requester: c.Spec.Username, Created: c.CreationTimestamp.Time, Usages: usagesKey(c)}
 		if e.f.bad {
 			x.storms.addUnparsed(m)
 		} else {

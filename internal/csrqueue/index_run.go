@@ -18,7 +18,7 @@ import (
 func (c *Cache) run(q Query, env Env) Result {
 	x := c.index()
 	storms := c.stormsNow()
-	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies}
+	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies, approver: env.Approver, now: env.Now}
 	res := Result{Total: len(x.byName), Signers: x.signerCounts(), Storms: storms, Decidable: x.decidable(env.MayDecide)}
 	sortKey := cmp.Or(q.Sort, SortQueue)
 	limit, _ := ageLimit(q.Age)
@@ -26,7 +26,8 @@ func (c *Cache) run(q Query, env Env) Result {
 	requester := strings.ToLower(q.Requester)
 	byLabels := env.Labels != nil && !env.Labels.Empty()
 	byPolicy := q.Policy != "" || q.Verdict != ""
-	if !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == "" && !byPolicy {
+	byWhy := q.Why != ""
+	if !byWhy && !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == "" && !byPolicy {
 		if q.Signer == "" && sortKey != SortChecks {
 			return c.runOrdered(x, q, env, v, res)
 		}
@@ -34,12 +35,12 @@ func (c *Cache) run(q Query, env Env) Result {
 	tab := tabSlots(q.State)
 	// Only a signer filter: the other tabs' counts are the sizes of the
 	// signer's sets, and only the tab's CSRs are read.
-	bySignerOnly := q.Signer != "" && !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == "" && !byPolicy
+	bySignerOnly := q.Signer != "" && !byLabels && limit == 0 && requester == "" && q.Group == "" && needle == "" && !byPolicy && !byWhy
 	// each calls fn with the candidates of a state tab: every CSR the filters
 	// may keep is among them.
 	each := func(slot int, fn func(*entry)) {
 		switch {
-		case q.Group != "" || byPolicy: // only pending requests are in storms and duplicate sets, and have verdicts
+		case q.Group != "" || byPolicy || byWhy: // only pending requests are in storms and duplicate sets, and have verdicts
 			if slot != slotOf(Pending) {
 				return
 			}
@@ -103,6 +104,9 @@ func (c *Cache) run(q Query, env Env) Result {
 			}
 			cand := Item{CSR: c, State: e.f.state(), Decided: e.f.decided(c), Bad: e.f.bad, f: &e.f, v: v}
 			if byPolicy && !cand.policyMatches(q.Policy, q.Verdict) {
+				return
+			}
+			if byWhy && (cand.State != Pending || string(cand.Why(false).Code) != q.Why) {
 				return
 			}
 			if needle != "" && !cand.matches(needle, env.Now) {

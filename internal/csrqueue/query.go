@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/csrwhy"
 )
 
 // Query is what the browser asked of the queue.
@@ -26,6 +28,9 @@ type Query struct {
 	// (policy=, its name), Verdict those with that verdict (verdict=:
 	// approve, deny or error; alone: of any policy).
 	Policy, Verdict string
+	// Why keeps the pending requests pending for that reason (why=, a
+	// csrwhy code: issue 47).
+	Why string
 }
 
 // Sort keys: the queue's columns, in order. SortQueue, the first, is the
@@ -74,6 +79,7 @@ func ParseQuery(v url.Values) Query {
 		Page:      parsePage(v),
 		Policy:    v.Get("policy"),
 		Verdict:   v.Get("verdict"),
+		Why:       v.Get("why"),
 	}
 	if !slices.Contains(States, q.State) {
 		q.State = ""
@@ -86,6 +92,9 @@ func ParseQuery(v url.Values) Query {
 	}
 	if !ValidGroupID(q.Group) {
 		q.Group = ""
+	}
+	if !csrwhy.Known(q.Why) {
+		q.Why = ""
 	}
 	if !validPolicyName(q.Policy) {
 		q.Policy = ""
@@ -123,6 +132,7 @@ func (q Query) Values() url.Values {
 	set("group", q.Group)
 	set("policy", q.Policy)
 	set("verdict", q.Verdict)
+	set("why", q.Why)
 	set("sort", q.Sort)
 	if q.Desc {
 		v.Set("dir", "desc")

@@ -34,6 +34,8 @@ type Queue struct {
 	// policies are the CSR approval policies, compiled once per change of
 	// them and shared with the pages that read them (nil: none).
 	policies atomic.Pointer[csrpolicy.Set]
+	// approver is the approver's Lease the pending reasons read (approver.go).
+	approver atomic.Pointer[approverLease]
 	// warm is the generation of the policies every pending request was
 	// evaluated for outside the index's lock (verdicts_warm.go).
 	warm verdictWarmer
@@ -119,6 +121,9 @@ func (q *Queue) wire(env Env) Env {
 		env.Checks.Decode, env.Checks.Transient = own.Decode, own.Transient
 	}
 	env.PageSize = cmp.Or(env.PageSize, PageSize)
+	if env.Approver.Lease == "" {
+		env.Approver = q.Approver()
+	}
 	return env
 }
 

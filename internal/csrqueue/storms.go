@@ -17,6 +17,9 @@ type Member struct {
 	Subject   string // Request.Subject
 	Requester string // spec.username
 	Created   time.Time
+	// Usages are spec.usages, sorted and joined: a newer request of the
+	// storm's key supersedes only one asking for the same usages (NewerTwin).
+	Usages string
 }
 
 // StormKey is what a retrying client repeats: the signer, the subject and who
@@ -221,6 +224,28 @@ func (s *Storms) Duplicates(name string) (int, string) {
 		return 0, ""
 	}
 	return m.dup.n - 1, m.dup.id
+}
+
+// NewerTwin names the newest pending request of the same signer, subject
+// and requester as the pending request name, when it is another one asking
+// for the same usages (csrwhy.Superseded): O(log n), from the kept index,
+// never a scan of the storm. "" when name is its key's newest, alone, or
+// the newest asks for other usages.
+func (s *Storms) NewerTwin(name string) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m := s.members[name]
+	if m == nil || m.key == nil || m.key.tree.n < 2 {
+		return ""
+	}
+	n := last(m.key.tree.root)
+	if n.Name == name || n.Usages != m.m.Usages {
+		return ""
+	}
+	return n.Name
 }
 
 // InSet reports whether the pending request name is in the storm or the

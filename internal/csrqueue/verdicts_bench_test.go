@@ -91,6 +91,10 @@ func BenchmarkShadowQueue(b *testing.B) {
 		{"none/filter-signer", nil, Query{Signer: clientSigner}},
 		{"three/filter-policy", shadowPolicies(1), Query{Policy: "team-clients", Verdict: VerdictApprove}},
 		{"three/filter-deny", shadowPolicies(1), Query{Verdict: VerdictDeny}},
+		// Why pending (issue 47): the storm's 4,999 older retries are
+		// superseded, each found by a lookup in the storm index.
+		{"three/filter-why-superseded", shadowPolicies(1), Query{Why: "Superseded"}},
+		{"three/filter-why-not-installed", shadowPolicies(1), Query{Why: "NotInstalled"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			q := New(&source{items: items})
@@ -105,6 +109,28 @@ func BenchmarkShadowQueue(b *testing.B) {
 			}
 		})
 	}
+	// The reasons of a page's rows, worded (the clause evaluated): what the
+	// queue's "Why pending" column costs per render.
+	b.Run("three/why-column-first-page", func(b *testing.B) {
+		q := New(&source{items: items})
+		env := shadowEnv(q, shadowPolicies(1))
+		query := Query{Signer: clientSigner, State: Pending}
+		if _, err := q.Run(query, env); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := q.Run(query, env)
+			if err != nil || len(res.Items) == 0 {
+				b.Fatal(err, "no rows")
+			}
+			for _, it := range res.Items {
+				if it.Why(true).Code == "" {
+					b.Fatal("a pending row without a reason")
+				}
+			}
+		}
+	})
 	b.Run("three/filter-policy-changed", func(b *testing.B) {
 		q := New(&source{items: items})
 		pols := [2]*csrpolicy.Compiled{shadowPolicies(1), shadowPolicies(2)}

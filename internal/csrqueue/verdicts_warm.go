@@ -35,7 +35,7 @@ type pendingFacts struct {
 // warmVerdicts evaluates pol on every pending request outside the index's
 // lock, once per generation, when query filters by a policy or verdict.
 func (q *Queue) warmVerdicts(query Query, checks Checks, pol *csrpolicy.Compiled) {
-	if pol == nil || pol.Gen == 0 || (query.Policy == "" && query.Verdict == "") {
+	if pol == nil || pol.Gen == 0 || (query.Policy == "" && query.Verdict == "" && query.Why == "") {
 		return
 	}
 	w := &q.warm

@@ -294,7 +294,7 @@ var rootForbidden = func() []string {
 	var out []string
 	for _, p := range []string{
 		"editing", "decide", "issue", "cleanup", "flowschemaform", "intercept", // use cases
-		"attention", "apfload", "admission", "approvers", "celmatch", "apf", "csr", "edit", // engines and domains
+		"attention", "apfload", "admission", "approvers", "celmatch", "apf", "csr", "csrwhy", "edit", // engines and domains
 	} {
 		out = append(out, module+"/internal/"+p)
 	}

@@ -32,6 +32,9 @@ var csrQueueColumns = []column{
 	{csrqueue.SortSigner, "Signer", true},
 	{csrqueue.SortRequestor, "Requestor", true},
 	{csrqueue.SortDuration, "Requested duration", true},
+	// Why a pending request is pending (issue 47): not a sort key; the
+	// why= filter selects by it.
+	{"why", "Why pending", false},
 }
 
 // CSRQueueEnv is what the queue's page needs besides the engine's view
@@ -67,7 +70,7 @@ func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSR
 		Title:  "CertificateSigningRequests",
 		Action: action,
 		Filter: model.CSRFilter{Query: q.Filter, State: q.State, Signer: q.Signer, Requester: q.Requester, Age: q.Age, Group: q.Group, Selector: q.Selector,
-			Policy: q.Policy, Verdict: q.Verdict},
+			Policy: q.Policy, Verdict: q.Verdict, Why: q.Why},
 		Sort:    cmp.Or(q.Sort, csrqueue.SortQueue),
 		Desc:    q.Desc,
 		Total:   res.Total,
@@ -103,6 +106,7 @@ func CSRQueueOf(res csrqueue.Result, q CSRQueueQuery, env CSRQueueEnv) model.CSR
 	page.Signers = csrSignerOptions(q.Signer, res.Signers)
 	page.Ages = csrAgeOptions(q.Age)
 	policyFilter(&page, q, env)
+	whyFilter(&page, q)
 	page.Columns = csrQueueHeaders(q, page.Sort, action)
 	switch {
 	case res.Total == 0:
@@ -229,6 +233,7 @@ func queueRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 			{Text: c.Spec.SignerName, Mono: true},
 			requester,
 			{Text: dur},
+			whyCell(it),
 		},
 	}
 	return row

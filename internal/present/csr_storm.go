@@ -42,6 +42,7 @@ func groupRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 			{Text: st.Key.Signer, Mono: true},
 			{Text: st.Key.Requester, Mono: true},
 			{Text: dur},
+			whyCell(it),
 		},
 	}
 	return row

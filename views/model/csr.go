@@ -15,6 +15,9 @@ type CSRQueuePage struct {
 	// "any"); none when the user sees no policies.
 	Policies []CSROption
 	Verdicts []CSROption
+	// Whys are the "why pending" filter's choices (the first is "any"):
+	// internal/csrwhy's codes.
+	Whys []CSROption
 	// PolicyApproveHref previews "approve everything this policy approves"
 	// (the policy filter's policy); "" when not offered.
 	PolicyApproveHref string
@@ -73,6 +76,7 @@ type CSRFilter struct {
 	Selector  string // label selector, kubectl -l syntax, as typed
 	Policy    string // a CSR approval policy's name: the pending requests it matches
 	Verdict   string // "", approve, deny, error: the policies' verdict kept
+	Why       string // a csrwhy code: the pending requests pending for that reason
 	// SelectorError says why Selector is not one (the page answers 400, no rows).
 	SelectorError string
 }
@@ -195,6 +199,9 @@ type CSRDetailPage struct {
 	// NodeCheck loads the comparison of a kubelet-serving request's SANs with
 	// its Node after the page (a GET as the user); zero: none to load.
 	NodeCheck CSRNodeCheck
+	// Why says in one line why a pending request is pending (issue 47):
+	// WhyCode is internal/csrwhy's code, Why its message; "" when decided.
+	WhyCode, WhyShort, Why string
 	// Issue offers uploading the certificate an external CA issued, for an
 	// approved request of a custom signer; nil where none can be written.
 	Issue *CSRIssueForm
