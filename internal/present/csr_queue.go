@@ -28,13 +28,14 @@ var csrQueueColumns = []column{
 	{csrqueue.SortQueue, "Request", true},
 	{csrqueue.SortState, "State", true},
 	{csrqueue.SortChecks, "Checks", true},
+	// Why a pending request is pending (issue 47): not a sort key; the
+	// why= filter selects by it. Beside the checks, where a narrow window
+	// still shows it.
+	{"why", "Why pending", false},
 	{csrqueue.SortAge, "Age", true},
 	{csrqueue.SortSigner, "Signer", true},
 	{csrqueue.SortRequestor, "Requestor", true},
 	{csrqueue.SortDuration, "Requested duration", true},
-	// Why a pending request is pending (issue 47): not a sort key; the
-	// why= filter selects by it.
-	{"why", "Why pending", false},
 }
 
 // CSRQueueEnv is what the queue's page needs besides the engine's view
@@ -229,11 +230,11 @@ func queueRow(it *csrqueue.Item, env CSRQueueEnv) *model.CSRRow {
 			{Text: c.Name, Mono: true},
 			stateCell(it.State, it.Decided, env.Now),
 			{}, // checks: row.Findings
+			whyCell(it),
 			ageC,
 			{Text: c.Spec.SignerName, Mono: true},
 			requester,
 			{Text: dur},
-			whyCell(it),
 		},
 	}
 	return row
