@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,21 +81,27 @@ func findAuditEvent(t testing.TB, path string, match func(AuditEvent) bool) (Aud
 		t.Fatalf("audit log: %v", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	for sc.Scan() {
-		if isRead(sc.Bytes()) {
-			continue
+	// A bufio.Reader, not a Scanner: an event has no length limit (a
+	// deletecollection's RequestResponse event holds every deleted object),
+	// and a Scanner stops at the first line over its buffer, hiding every
+	// event after it (CI saw "no matching event" while the event was there).
+	r := bufio.NewReaderSize(f, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && !isRead(line) {
+			var ev AuditEvent
+			// A line that does not parse is the one being written.
+			if json.Unmarshal(line, &ev) == nil && match(ev) {
+				return ev, true
+			}
 		}
-		var ev AuditEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil {
-			continue // a line being written
+		if err == io.EOF {
+			return AuditEvent{}, false
 		}
-		if match(ev) {
-			return ev, true
+		if err != nil {
+			t.Fatalf("audit log %s: %v", path, err)
 		}
 	}
-	return AuditEvent{}, false
 }
 
 // readVerbs are how a read's event spells its verb: a quoted key and value

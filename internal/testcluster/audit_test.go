@@ -3,6 +3,7 @@ package testcluster
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +24,20 @@ func TestFindAuditEventPassesOverReads(t *testing.T) {
 	})
 	if !ok || ev.Verb != "create" || seen != 1 {
 		t.Errorf("found %v %+v after matching %d events, want the create alone", ok, ev, seen)
+	}
+}
+
+// An event after a line longer than any fixed buffer (a deletecollection's
+// RequestResponse event holds every deleted object) is still found.
+func TestFindAuditEventReadsPastAHugeLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	huge := `{"stage":"ResponseComplete","verb":"deletecollection","responseObject":{"items":"` + strings.Repeat("x", 9<<20) + `"}}`
+	wanted := `{"stage":"ResponseComplete","verb":"create","objectRef":{"resource":"configmaps","name":"after-the-huge-one"}}`
+	if err := os.WriteFile(path, []byte(huge+"\n"+`{"verb":"get"}`+"\n"+wanted+"\n"+`{"stage":"Resp`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, ok := findAuditEvent(t, path, func(e AuditEvent) bool { return e.ObjectRef != nil && e.ObjectRef.Name == "after-the-huge-one" })
+	if !ok || ev.Verb != "create" {
+		t.Fatalf("the event after a 9 MiB line was not found: %+v %v", ev, ok)
 	}
 }
