@@ -97,7 +97,9 @@ type queueSet struct {
 	seatDemand seatDemandStats
 	stats      levelStats
 	lastSample int
-	standing   Sample // the state as the last change left it
+	// sampleFrom and sampleTo bound lastSample's point in time.
+	sampleFrom, sampleTo int64
+	standing             Sample // the state as the last change left it
 }
 
 func newQueueSet(l *Level, index int) *queueSet {
@@ -156,6 +158,19 @@ func (qs *queueSet) shuffleShard(hash uint64, dealt []int) int {
 		}
 	}
 	return best
+}
+
+// idleShard is shuffleShard when no queue of the level has a waiting
+// request: every queue's waiting work is zero, so the hand's first queue
+// from the offset wins (the scan replaces only on less work).
+func (qs *queueSet) idleShard(hash uint64, dealt []int) int {
+	hand := dealt
+	if len(hand) != qs.lvl.HandSize {
+		hand = qs.dealer.DealIntoHand(hash, qs.hand)
+	}
+	offset := qs.enqueues % len(hand)
+	qs.enqueues++
+	return hand[offset]
 }
 
 // setActive keeps activeQueues after q's counts changed from wasActive.

@@ -1,6 +1,7 @@
 package apfsim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -189,4 +190,65 @@ func limited(name string, shares, lendable int32, borrowing *int32, queues int32
 		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: &shares,
 				LendablePercent: &lendable, BorrowingLimitPercent: borrowing, LimitResponse: lr}}}
+}
+
+// TestDispatchAtOnceIsEnqueueThenDispatch: traffic that swings between an
+// idle level and a flooded one (queues full, time-outs, borrowing), with
+// wide and narrow requests, ends exactly the same, every count and plot
+// point, whether a request arriving at a level where none waits takes the
+// short path (dispatchAtOnce) or goes through its queue.
+func TestDispatchAtOnceIsEnqueueThenDispatch(t *testing.T) {
+	plcs := []*flowcontrolv1.PriorityLevelConfiguration{
+		limited("lender", 10, 50, nil, 8),
+		limited("busy", 10, 20, ptr.To[int32](100), 16),
+		limited("reject", 5, 0, nil, 0),
+	}
+	levels, err := Levels(plcs, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(slow bool) (Result, int64) {
+		rng := rand.New(rand.NewPCG(46, 7))
+		s := New(levels, Options{Span: 3 * time.Minute, Samples: 120, PlotFrom: 10 * time.Second, Flows: 12,
+			WaitLimit: 40 * time.Millisecond})
+		s.slowPath = slow
+		var at time.Duration
+		for i := range 100000 {
+			// Bursts: 1 s of every 10 s, the gaps shrink tenfold.
+			gap := 40
+			if at%(10*time.Second) < time.Second {
+				gap = 4
+			}
+			at += time.Duration(rng.IntN(gap)) * 100 * time.Microsecond
+			l := rng.IntN(3)
+			flow := rng.IntN(12)
+			a := Arrival{At: at, Level: l, Hash: uint64(flow), Seats: 1 + rng.IntN(3), Flow: flow,
+				Service: time.Duration(1+rng.IntN(10)) * time.Millisecond, WarmUp: at < 10*time.Second}
+			if i%3 == 0 {
+				a.Hand = Hand(levels[l], a.Hash)
+			}
+			if err := s.Arrive(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s.Finish(at + time.Minute), s.atOnce
+	}
+	slow, none := run(true)
+	fast, atOnce := run(false)
+	if none != 0 || atOnce < 20000 {
+		t.Fatalf("the short path dispatched %d requests with it off and %d with it on", none, atOnce)
+	}
+	var queued, full, timedOut int64
+	for _, l := range slow.Levels {
+		queued += l.Queued
+		full += l.QueueFull
+		timedOut += l.TimeOut
+	}
+	if queued == 0 || full == 0 || timedOut == 0 {
+		t.Fatalf("the traffic never queued (%d), filled a queue (%d) or timed out (%d): it proves little", queued, full, timedOut)
+	}
+	if a, b := fmt.Sprintf("%+v", slow), fmt.Sprintf("%+v", fast); a != b {
+		t.Errorf("the short path changed the outcome:\nslow %s\nfast %s", a, b)
+	}
+	t.Logf("%d requests dispatched at once; %d queued, %d found their queue full, %d timed out", atOnce, queued, full, timedOut)
 }

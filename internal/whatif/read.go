@@ -50,8 +50,6 @@ type runner struct {
 	free     chan *batch
 
 	buckets, requests, skipped int64
-	// service is what each series' service estimate remembers.
-	service map[*seriesInfo]*serviceState
 	// dealt counts the requests of no named instance dealt round robin to
 	// Input.UnnamedSplit simulated servers.
 	dealt int
@@ -75,7 +73,6 @@ func (sp *spreader) at() int64 { return sp.start + int64((float64(sp.i)+0.5)*sp.
 // read scans the window and feeds the workers, in time order.
 func (r *runner) read(ctx context.Context, workers []*worker) error {
 	r.recorded = map[[2]int]*recordedCounts{}
-	r.service = map[*seriesInfo]*serviceState{}
 	r.free = make(chan *batch, 8)
 	for range 8 {
 		r.free <- &batch{items: make([]arrival, 0, batchSize)}
@@ -83,7 +80,10 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 	// The simulation's clock starts at the warm-up's start.
 	since := r.in.Since.Add(-r.in.warmUp())
 	span := float64(r.in.Until.Sub(since))
-	var heap []*spreader
+	// heap orders the spreaders by their next arrival, kept in the entry
+	// so that a sift compares without following a pointer (one sift per
+	// request: a busy day's hundred million).
+	var heap []spreading
 	// spares are spent spreaders, reused: one per bucket would be most of
 	// the run's garbage.
 	var spares []*spreader
@@ -111,7 +111,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 	}
 	emitBefore := func(t int64) error {
 		for len(heap) > 0 && heap[0].next < t {
-			sp := heap[0]
+			sp := heap[0].sp
 			inst := sp.info.instance
 			if sp.info.spread > 1 {
 				inst += r.dealt % sp.info.spread
@@ -125,6 +125,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 				spares = append(spares, sp)
 			} else {
 				sp.next = sp.at()
+				heap[0].next = sp.next
 			}
 			siftDown(heap)
 			if len(cur.items) == batchSize {
@@ -150,10 +151,14 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 			r.flowInWindow[info.flow] = true
 			r.buckets++
 			r.requests += b.Requests
-			rc := r.recorded[[2]int{info.flow, info.instance}]
+			rc := info.recorded
 			if rc == nil {
-				rc = &recordedCounts{}
-				r.recorded[[2]int{info.flow, info.instance}] = rc
+				rc = r.recorded[[2]int{info.flow, info.instance}]
+				if rc == nil {
+					rc = &recordedCounts{}
+					r.recorded[[2]int{info.flow, info.instance}] = rc
+				}
+				info.recorded = rc
 			}
 			rc.requests += b.Requests
 			rc.rejected += b.Rejected
@@ -174,7 +179,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 			*sp = spreader{start: start, step: float64(b.Width) / float64(b.Requests), n: b.Requests,
 				service: r.serviceOf(b, info), info: info, warmUp: warmUp}
 			sp.next = sp.at()
-			heap = append(heap, sp)
+			heap = append(heap, spreading{next: sp.next, sp: sp})
 			siftUp(heap, len(heap)-1)
 		}
 		if f := float64(start) / span; r.in.Progress != nil && f-lastReport >= 0.01 {
@@ -212,11 +217,7 @@ func (r *runner) read(ctx context.Context, workers []*worker) error {
 // second whose requests were all refused: the series' previous estimate.
 func (r *runner) serviceOf(b *ledger.TrafficBucket, info *seriesInfo) int64 {
 	served := b.Requests - b.Rejected
-	st := r.service[info]
-	if st == nil {
-		st = &serviceState{}
-		r.service[info] = st
-	}
+	st := &info.service
 	at := b.Start.Unix()
 	var svc int64 = -1
 	switch {
@@ -320,7 +321,13 @@ func (r *runner) info(b *ledger.TrafficBucket) *seriesInfo {
 	return in
 }
 
-func siftUp(h []*spreader, i int) {
+// spreading is a heap entry: a spreader and its next arrival.
+type spreading struct {
+	next int64
+	sp   *spreader
+}
+
+func siftUp(h []spreading, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
 		if h[p].next <= h[i].next {
@@ -331,7 +338,7 @@ func siftUp(h []*spreader, i int) {
 	}
 }
 
-func siftDown(h []*spreader) {
+func siftDown(h []spreading) {
 	i, n := 0, len(h)
 	for {
 		l := 2*i + 1

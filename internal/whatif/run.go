@@ -204,6 +204,11 @@ type seriesInfo struct {
 	skip     bool // long-running: APF does not hold it
 	spread   int  // > 1: dealt over that many simulated servers from instance on
 	plans    [2]seriesPlan
+	// recorded and service are the reader's per-series state, found once
+	// here rather than in a map for each of a day's tens of millions of
+	// buckets.
+	recorded *recordedCounts
+	service  serviceState
 }
 
 // classify places a series in p, as startRequest does: the first matching
