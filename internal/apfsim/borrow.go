@@ -21,7 +21,11 @@ func (g *integrator) set(t int64, x float64) {
 		g.last = t
 	}
 	g.x = x
-	g.max = math.Max(g.max, x)
+	// Not math.Max: x counts seats (never NaN nor -0), and this runs twice
+	// per simulated request.
+	if x > g.max {
+		g.max = x
+	}
 }
 
 // reset returns the period's results and starts the next one at the

@@ -179,7 +179,10 @@ func (s *Sim) Arrive(a Arrival) error {
 	r := s.newRequest()
 	*r = request{arrival: t, service: max(0, int64(a.Service)), seats: a.Seats, flow: a.Flow, queue: -1,
 		arrivalR: qs.currentR, work: float64(a.Seats) * estimatedServiceDuration, level: a.Level, warmUp: a.WarmUp}
-	s.count(r, func(c *Counts) { c.Arrived++ })
+	if f, l := s.counts(r); f != nil {
+		f.Arrived++
+		l.Arrived++
+	}
 	// Step 0 of StartRequest: a level that does not queue only applies its
 	// limit (exempt levels always dispatch).
 	if qs.lvl.Queues < 1 {
@@ -258,6 +261,15 @@ func (s *Sim) count(r *request, f func(*Counts)) {
 	f(&s.sets[r.level].stats.Counts)
 }
 
+// counts are r's flow and level counts, nil for a request of the warm-up:
+// count without a call through a closure, for what every request does.
+func (s *Sim) counts(r *request) (flow, level *Counts) {
+	if r.warmUp {
+		return nil, nil
+	}
+	return &s.flows[r.flow], &s.sets[r.level].stats.Counts
+}
+
 func (s *Sim) reject(r *request, reason string) {
 	r.done = true
 	s.count(r, func(c *Counts) {
@@ -290,7 +302,10 @@ func (s *Sim) execute(qs *queueSet, r *request, t int64) {
 			})
 		}
 	}
-	s.count(r, func(c *Counts) { c.Dispatched++ })
+	if f, l := s.counts(r); f != nil {
+		f.Dispatched++
+		l.Dispatched++
+	}
 	s.done.push(completion{at: t + r.service, r: r})
 	s.sample(qs, t)
 }
