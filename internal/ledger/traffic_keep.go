@@ -116,65 +116,51 @@ func (s *sqlStore) CoarsenTraffic(ctx context.Context, before time.Time) (int64,
 // coarsenPacked folds the packed minutes in [from, to) into minute
 // buckets (the seconds' sums added, the largest maximum and the smallest
 // positive served minimum kept, as coarsenSQL does), in one transaction.
-func (s *sqlStore) coarsenPacked(ctx context.Context, from, to int64) (n int64, err error) {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("ledger: traffic: coarsen: %w", err)
-	}
-	defer func() {
+func (s *sqlStore) coarsenPacked(ctx context.Context, from, to int64) (int64, error) {
+	return s.inPackedTx(ctx, "coarsen", func(tx *sql.Tx) (n int64, err error) {
+		type folded struct {
+			minute, series int64
+			sum            slot
+		}
+		var out []folded
+		rows, err := tx.QueryContext(ctx, s.d.bind("DELETE FROM traffic_minutes WHERE minute_s >= ? AND minute_s < ? RETURNING minute_s, series_id, slots"), from, to)
 		if err != nil {
-			_ = tx.Rollback()
-			err = fmt.Errorf("ledger: traffic: coarsen: %w", err)
-		}
-	}()
-	if err := s.lockPacked(ctx, tx); err != nil {
-		return 0, err
-	}
-	type folded struct {
-		minute, series int64
-		sum            slot
-	}
-	var out []folded
-	rows, err := tx.QueryContext(ctx, s.d.bind("DELETE FROM traffic_minutes WHERE minute_s >= ? AND minute_s < ? RETURNING minute_s, series_id, slots"), from, to)
-	if err != nil {
-		return 0, err
-	}
-	var slots []slot
-	for rows.Next() {
-		var f folded
-		var blob []byte
-		if err := rows.Scan(&f.minute, &f.series, &blob); err != nil {
-			rows.Close()
 			return 0, err
 		}
-		if slots, err = decodeSlots(slots[:0], blob); err != nil {
-			rows.Close()
+		var slots []slot
+		for rows.Next() {
+			var f folded
+			var blob []byte
+			if err := rows.Scan(&f.minute, &f.series, &blob); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			if slots, err = decodeSlots(slots[:0], blob); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			for i := range slots {
+				f.sum.add(&slots[i])
+			}
+			n += int64(len(slots))
+			out = append(out, f)
+		}
+		if err := rows.Close(); err != nil {
 			return 0, err
 		}
-		for i := range slots {
-			f.sum.add(&slots[i])
-		}
-		n += int64(len(slots))
-		out = append(out, f)
-	}
-	if err := rows.Close(); err != nil {
-		return 0, err
-	}
-	upsert, err := tx.PrepareContext(ctx, s.d.bind(upsertBucketSQL))
-	if err != nil {
-		return 0, err
-	}
-	defer upsert.Close()
-	for _, f := range out {
-		x := &f.sum
-		if _, err := upsert.ExecContext(ctx, f.minute, f.series, 60, x.requests, x.rejected, x.latSum, x.latMax, x.apfWait, x.servedSum, max(x.servedMin, 0)); err != nil {
+		upsert, err := tx.PrepareContext(ctx, s.d.bind(upsertBucketSQL))
+		if err != nil {
 			return 0, err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, err
-	}
-	return n, nil
+		defer upsert.Close()
+		for _, f := range out {
+			x := &f.sum
+			if _, err := upsert.ExecContext(ctx, f.minute, f.series, 60, x.requests, x.rejected, x.latSum, x.latMax, x.apfWait, x.servedSum, max(x.servedMin, 0)); err != nil {
+				return 0, err
+			}
+		}
+		return n, nil
+	})
 }
 
 func (s *sqlStore) coarsenRange(ctx context.Context, from, to int64) (n int64, err error) {
@@ -283,68 +269,54 @@ func (s *sqlStore) deletePacked(ctx context.Context, end int64) (int64, error) {
 
 // cutPackedMinute drops the seconds before offset keep of the packed rows
 // of minute, in one transaction, and counts them.
-func (s *sqlStore) cutPackedMinute(ctx context.Context, minute, keep int64) (n int64, err error) {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("ledger: traffic: prune: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
-			err = fmt.Errorf("ledger: traffic: prune: %w", err)
-		}
-	}()
-	if err := s.lockPacked(ctx, tx); err != nil {
-		return 0, err
-	}
-	rows, err := tx.QueryContext(ctx, s.d.bind("SELECT series_id, slots FROM traffic_minutes WHERE minute_s = ?"), minute)
-	if err != nil {
-		return 0, err
-	}
-	type cut struct {
-		id    int64
-		slots []slot
-	}
-	var cuts []cut
-	for rows.Next() {
-		var c cut
-		var blob []byte
-		if err := rows.Scan(&c.id, &blob); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		all, err := decodeSlots(nil, blob)
-		if err != nil {
-			rows.Close()
-			return 0, err
-		}
-		i := 0
-		for i < len(all) && all[i].off < keep {
-			i++
-		}
-		if i > 0 {
-			n += int64(i)
-			c.slots = all[i:]
-			cuts = append(cuts, c)
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return 0, err
-	}
-	for _, c := range cuts {
-		if len(c.slots) == 0 {
-			_, err = tx.ExecContext(ctx, s.d.bind("DELETE FROM traffic_minutes WHERE minute_s = ? AND series_id = ?"), minute, c.id)
-		} else {
-			_, err = tx.ExecContext(ctx, s.d.bind(upsertPackedSQL), minute, c.id, len(c.slots), encodeSlots(nil, c.slots))
-		}
+func (s *sqlStore) cutPackedMinute(ctx context.Context, minute, keep int64) (int64, error) {
+	return s.inPackedTx(ctx, "prune", func(tx *sql.Tx) (n int64, err error) {
+		rows, err := tx.QueryContext(ctx, s.d.bind("SELECT series_id, slots FROM traffic_minutes WHERE minute_s = ?"), minute)
 		if err != nil {
 			return 0, err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, err
-	}
-	return n, nil
+		type cut struct {
+			id    int64
+			slots []slot
+		}
+		var cuts []cut
+		for rows.Next() {
+			var c cut
+			var blob []byte
+			if err := rows.Scan(&c.id, &blob); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			all, err := decodeSlots(nil, blob)
+			if err != nil {
+				rows.Close()
+				return 0, err
+			}
+			i := 0
+			for i < len(all) && all[i].off < keep {
+				i++
+			}
+			if i > 0 {
+				n += int64(i)
+				c.slots = all[i:]
+				cuts = append(cuts, c)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return 0, err
+		}
+		for _, c := range cuts {
+			if len(c.slots) == 0 {
+				_, err = tx.ExecContext(ctx, s.d.bind("DELETE FROM traffic_minutes WHERE minute_s = ? AND series_id = ?"), minute, c.id)
+			} else {
+				_, err = tx.ExecContext(ctx, s.d.bind(upsertPackedSQL), minute, c.id, len(c.slots), encodeSlots(nil, c.slots))
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+		return n, nil
+	})
 }
 
 // trimTraffic enforces Options.MaxTrafficBuckets as trimWrites does its

@@ -40,6 +40,32 @@ func (s *sqlStore) lockPacked(ctx context.Context, tx *sql.Tx) error {
 }
 
 // packMark returns the pack's mark: every second bucket before it was
+// inPackedTx runs f in one write transaction holding the packed minutes'
+// lock (lockPacked): committed when f succeeds, rolled back otherwise, its
+// error prefixed "ledger: traffic: <what>:". Packing, coarsening and
+// pruning each rewrite packed rows this way.
+func (s *sqlStore) inPackedTx(ctx context.Context, what string, f func(tx *sql.Tx) (int64, error)) (int64, error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: traffic: %s: %w", what, err)
+	}
+	n, err := func() (int64, error) {
+		if err := s.lockPacked(ctx, tx); err != nil {
+			return 0, err
+		}
+		n, err := f(tx)
+		if err != nil {
+			return 0, err
+		}
+		return n, tx.Commit()
+	}()
+	if err != nil {
+		_ = tx.Rollback()
+		return 0, fmt.Errorf("ledger: traffic: %s: %w", what, err)
+	}
+	return n, nil
+}
+
 // packed by this store, except the late ones noted since (lateFrom).
 func (s *sqlStore) packMark(ctx context.Context) (int64, error) {
 	if _, err := s.coarseMark(ctx); err != nil {
@@ -117,90 +143,76 @@ const packSecondsSQL = "DELETE FROM traffic_buckets WHERE start_s >= ? AND start
 const upsertPackedSQL = "INSERT INTO traffic_minutes (minute_s, series_id, buckets, slots) VALUES (?, ?, ?, ?) " +
 	"ON CONFLICT (minute_s, series_id) DO UPDATE SET buckets = excluded.buckets, slots = excluded.slots"
 
-func (s *sqlStore) packMinute(ctx context.Context, minute int64) (n int64, err error) {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("ledger: traffic: pack: %w", err)
-	}
-	defer func() {
+func (s *sqlStore) packMinute(ctx context.Context, minute int64) (int64, error) {
+	return s.inPackedTx(ctx, "pack", func(tx *sql.Tx) (n int64, err error) {
+		bySeries := map[int64][]slot{}
+		rows, err := tx.QueryContext(ctx, s.d.bind(packSecondsSQL), minute, minute+60)
 		if err != nil {
-			_ = tx.Rollback()
-			err = fmt.Errorf("ledger: traffic: pack: %w", err)
-		}
-	}()
-	if err := s.lockPacked(ctx, tx); err != nil {
-		return 0, err
-	}
-	bySeries := map[int64][]slot{}
-	rows, err := tx.QueryContext(ctx, s.d.bind(packSecondsSQL), minute, minute+60)
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
-		var start, series int64
-		var sl slot
-		if err := rows.Scan(&start, &series, &sl.requests, &sl.rejected, &sl.latSum, &sl.latMax, &sl.apfWait, &sl.servedSum, &sl.servedMin); err != nil {
-			rows.Close()
 			return 0, err
 		}
-		sl.off = start - minute
-		bySeries[series] = append(bySeries[series], sl)
-		n++
-	}
-	if err := rows.Close(); err != nil {
-		return 0, err
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	// The minute's rows already packed: a late second merges into them.
-	stored := map[int64][]byte{}
-	rows, err = tx.QueryContext(ctx, s.d.bind("SELECT series_id, slots FROM traffic_minutes WHERE minute_s = ?"), minute)
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
-		var id int64
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		if _, ok := bySeries[id]; ok {
-			stored[id] = blob
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return 0, err
-	}
-	upsert, err := tx.PrepareContext(ctx, s.d.bind(upsertPackedSQL))
-	if err != nil {
-		return 0, err
-	}
-	defer upsert.Close()
-	ids := make([]int64, 0, len(bySeries))
-	for id := range bySeries {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	var blob []byte
-	var old []slot
-	for _, id := range ids {
-		slots := bySeries[id]
-		slices.SortFunc(slots, func(a, b slot) int { return int(a.off - b.off) })
-		if b, ok := stored[id]; ok {
-			if old, err = decodeSlots(old[:0], b); err != nil {
+		for rows.Next() {
+			var start, series int64
+			var sl slot
+			if err := rows.Scan(&start, &series, &sl.requests, &sl.rejected, &sl.latSum, &sl.latMax, &sl.apfWait, &sl.servedSum, &sl.servedMin); err != nil {
+				rows.Close()
 				return 0, err
 			}
-			slots = mergeSlots(old, slots)
+			sl.off = start - minute
+			bySeries[series] = append(bySeries[series], sl)
+			n++
 		}
-		blob = encodeSlots(blob, slots)
-		if _, err := upsert.ExecContext(ctx, minute, id, len(slots), blob); err != nil {
+		if err := rows.Close(); err != nil {
 			return 0, err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, err
-	}
-	return n, nil
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		// The minute's rows already packed: a late second merges into them.
+		stored := map[int64][]byte{}
+		rows, err = tx.QueryContext(ctx, s.d.bind("SELECT series_id, slots FROM traffic_minutes WHERE minute_s = ?"), minute)
+		if err != nil {
+			return 0, err
+		}
+		for rows.Next() {
+			var id int64
+			var blob []byte
+			if err := rows.Scan(&id, &blob); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			if _, ok := bySeries[id]; ok {
+				stored[id] = blob
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return 0, err
+		}
+		upsert, err := tx.PrepareContext(ctx, s.d.bind(upsertPackedSQL))
+		if err != nil {
+			return 0, err
+		}
+		defer upsert.Close()
+		ids := make([]int64, 0, len(bySeries))
+		for id := range bySeries {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		var blob []byte
+		var old []slot
+		for _, id := range ids {
+			slots := bySeries[id]
+			slices.SortFunc(slots, func(a, b slot) int { return int(a.off - b.off) })
+			if b, ok := stored[id]; ok {
+				if old, err = decodeSlots(old[:0], b); err != nil {
+					return 0, err
+				}
+				slots = mergeSlots(old, slots)
+			}
+			blob = encodeSlots(blob, slots)
+			if _, err := upsert.ExecContext(ctx, minute, id, len(slots), blob); err != nil {
+				return 0, err
+			}
+		}
+		return n, nil
+	})
 }
