@@ -85,6 +85,11 @@ func ApprovedAt(c *certificatesv1.CertificateSigningRequest) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// Holds reports whether approved approvals of a requester within Period
+// (RecentApprovals) leave rl no room for one more: the rule the approver
+// (HeldByRateLimit) and the console's queue (csrwhy's RateLimited) share.
+func (rl *RateLimit) Holds(approved int) bool { return rl != nil && approved >= rl.MaxApprovals }
+
 // HeldByRateLimit reports whether rl holds the approval of c: the requester
 // already has MaxApprovals approvals within Period before now among
 // requests (the requester's requests; c itself is not counted, being
@@ -97,7 +102,7 @@ func HeldByRateLimit(rl *RateLimit, c *certificatesv1.CertificateSigningRequest,
 		return true, time.Time{}, ErrNoRequester
 	}
 	n, _ := RecentApprovals(requests, c.Spec.Username, rl.Period, now)
-	if n < rl.MaxApprovals {
+	if !rl.Holds(n) {
 		return false, time.Time{}, nil
 	}
 	// The window frees once n-MaxApprovals+1 approvals have left it: the

@@ -108,9 +108,11 @@ type view struct {
 	storms *Storms
 	// policies are Env.Policies.
 	policies *csrpolicy.Compiled
-	// approver and now are Env.Approver and Env.Now, for Item.Why.
-	approver csrwhy.Approver
-	now      time.Time
+	// approver and now are Env.Approver and Env.Now, for Item.Why, and
+	// approvals the index's requesters' approvals (the rate limits' holds).
+	approver  csrwhy.Approver
+	now       time.Time
+	approvals *approvals
 	// dupN and dupText are the last duplicates finding the text filter
 	// worded (dupWords): it depends on the count alone, and the requests of
 	// a storm, thousands, all have one count.

@@ -91,13 +91,16 @@ type index struct {
 	// storms groups the pending requests that decode, kept per change
 	// like the rest (storms_kept.go).
 	storms *Storms
+	// approvals are each requester's approvals in time order, for the rate
+	// limits' holds (approvals.go).
+	approvals *approvals
 	// syncs counts the full syncs.
 	syncs uint64
 }
 
 func newIndex() *index {
 	x := &index{byName: map[string]*entry{}, orders: map[string]*[nStates]*ordered{},
-		signers: map[string]*members{}, idents: map[string]*identity{}, storms: newStorms(0)}
+		signers: map[string]*members{}, idents: map[string]*identity{}, storms: newStorms(0), approvals: newApprovals()}
 	x.order(SortQueue)
 	return x
 }
@@ -176,6 +179,7 @@ func (x *index) put(c *certificatesv1.CertificateSigningRequest, checks Checks) 
 	}
 	id.csrs.add(e)
 	e.ident = id
+	x.approvals.add(c) // approved, issued or not (ApprovedAt)
 	if e.slot() == slotOf(Pending) {
 		m := Member{Name: c.Name, UID: string(c.UID), Signer: c.Spec.SignerName,
 			Requester: c.Spec.Username, Created: c.CreationTimestamp.Time, Usages: usagesKey(c)}
@@ -207,6 +211,7 @@ func (x *index) remove(e *entry) {
 	if e.ident.csrs.len() == 0 {
 		delete(x.idents, identityKey(e.obj))
 	}
+	x.approvals.remove(e.obj)
 	if e.slot() == slotOf(Pending) {
 		if e.f.bad {
 			x.storms.removeUnparsed(e.obj.Name)

@@ -18,7 +18,8 @@ import (
 func (c *Cache) run(q Query, env Env) Result {
 	x := c.index()
 	storms := c.stormsNow()
-	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies, approver: env.Approver, now: env.Now}
+	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies, approver: env.Approver, now: env.Now,
+		approvals: x.approvals}
 	res := Result{Total: len(x.byName), Signers: x.signerCounts(), Storms: storms, Decidable: x.decidable(env.MayDecide)}
 	sortKey := cmp.Or(q.Sort, SortQueue)
 	limit, _ := ageLimit(q.Age)

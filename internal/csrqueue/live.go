@@ -47,7 +47,8 @@ func Live(items []*certificatesv1.CertificateSigningRequest, names []string, env
 func (c *Cache) live(names []string, env Env) Change {
 	x := c.index()
 	storms := c.stormsNow()
-	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies, approver: env.Approver, now: env.Now}
+	v := &view{checks: env.Checks, words: env.Words, storms: storms, policies: env.Policies, approver: env.Approver, now: env.Now,
+		approvals: x.approvals}
 	out := Change{Total: len(x.byName), Counts: x.stateCounts()}
 
 	sent := map[string]bool{} // storm IDs whose row is in out

@@ -137,3 +137,13 @@ func (q *Queue) Storms() *Storms {
 	}
 	return s
 }
+
+// approvals returns the index's requesters' approvals (nil when the CSRs
+// cannot be listed), for a request's page's rate-limit hold.
+func (q *Queue) approvals() *approvals {
+	var a *approvals
+	if err := q.with(q.Checks(), func(c *Cache) { a = c.index().approvals }); err != nil {
+		return nil
+	}
+	return a
+}

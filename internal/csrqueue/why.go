@@ -17,7 +17,9 @@ import (
 // in the request's facts; its newer twin, from the storm index (O(log n): a
 // storm of thousands of retries of one subject costs a lookup per row, and
 // the filter one per pending request, never a scan per row); the approver
-// as the console reads its Lease (Env.Approver). The queue watches no Nodes,
+// as the console reads its Lease (Env.Approver); each requester's approvals
+// in time order, kept per change (approvals.go), so that a rate limit's hold
+// is a binary search per row. The queue watches no Nodes,
 // so NodeMissing is said on a request's page, where the Node is read, and a
 // policy reading `node` names its clause here.
 
@@ -38,6 +40,9 @@ func (it *Item) Why(detail bool) csrwhy.Reason {
 		in.Verdicts, in.Evaluated = it.Verdicts(), true
 	}
 	in.Newer = it.v.storms.NewerTwin(it.CSR.Name)
+	if it.v.approvals != nil {
+		in.Approvals = it.v.approvals
+	}
 	return csrwhy.Explain(context.Background(), in)
 }
 
@@ -65,5 +70,8 @@ func (q *Queue) Why(c *certificatesv1.CertificateSigningRequest, pol *csrpolicy.
 		in.Policies = pol.Policies
 	}
 	in.Newer = q.Storms().NewerTwin(c.Name)
+	if a := q.approvals(); a != nil {
+		in.Approvals = a
+	}
 	return csrwhy.Explain(context.Background(), in)
 }

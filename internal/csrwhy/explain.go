@@ -32,8 +32,13 @@ type Input struct {
 	// Newer names a newer pending request of the same requester and subject
 	// (Duplicates.Newer), "" for none.
 	Newer string
-	// RateLimit, when set, is the rate limit holding the requester's approvals.
+	// RateLimit, when set, is the rate limit holding the requester's approvals
+	// (the approver's own count). Otherwise Approvals, when set, counts the
+	// requester's approvals after since (csrpolicy.RecentApprovals over the
+	// caller's index: the console's queue), and the engine works the hold out
+	// with the approving policy's rate limit (RateLimit.Holds).
 	RateLimit *RateHold
+	Approvals ApprovalCounter
 	Approver  Approver
 	Now       time.Time
 	// Detail asks for the message (the clause evaluation costs one CEL
@@ -49,6 +54,13 @@ type NodeState struct {
 	Known bool
 	// Node is the Node as policies see it, nil when it does not exist.
 	Node *csrpolicy.Node
+}
+
+// ApprovalCounter counts a requester's approvals after a time (an
+// interface, not a func: a method value would cost an allocation per row
+// of a storm's filter).
+type ApprovalCounter interface {
+	Since(username string, since time.Time) int
 }
 
 // RateHold is a rate limit holding the requester's next approval: Approved
@@ -134,6 +146,7 @@ func Explain(ctx context.Context, in Input) Reason {
 		return in.clauseFalse(ctx, covering)
 	}
 	a, would := in.Approver, fmt.Sprintf("the policy %s would %s it", first.Policy, verb(first.Decision))
+	hold := in.rateHold(first)
 	switch {
 	case !a.Installed:
 		return in.say(NotInstalled, first.Policy, "%s, and no approver is installed (no Lease %s)", would, a.Lease)
@@ -145,13 +158,33 @@ func Explain(ctx context.Context, in Input) Reason {
 			would, a.Lease, a.Holder, in.Now.Sub(a.RenewTime).Round(time.Second), a.LeaseDuration)
 	case a.Refused[signer]:
 		return in.say(Forbidden, first.Policy, "%s, and the API server refused the approver `approve` on the signer %s (403): grant it in its ClusterRole", would, signer)
-	case in.RateLimit != nil:
-		r := in.RateLimit
+	case hold != nil:
+		r := hold
 		return in.say(RateLimited, r.Policy, "held by the rate limit of the policy %s: %d of %d approvals for %s within %s", r.Policy, r.Approved, r.Max, user, r.Period)
 	case a.DryRun:
 		return in.say(DryRun, first.Policy, "%s; the approver runs in dry run and writes nothing", would)
 	}
 	return in.say(Deciding, first.Policy, "%s; the approver (%s) is deciding it", would, a.Holder)
+}
+
+// rateHold is the rate limit holding the approval v would make: the
+// caller's (Input.RateLimit), else the approving policy's rate limit over
+// the requester's approvals Input.Approvals counts; nil when none holds.
+func (in Input) rateHold(v *csrpolicy.Verdict) *RateHold {
+	if in.RateLimit != nil || in.Approvals == nil || v.Decision != csrpolicy.Approve {
+		return in.RateLimit
+	}
+	for _, e := range in.Policies {
+		rl := e.Policy.RateLimit
+		if e.Policy.Name != v.Policy || rl == nil {
+			continue
+		}
+		if n := in.Approvals.Since(in.CSR.Spec.Username, in.Now.Add(-rl.Period)); rl.Holds(n) {
+			return &RateHold{Policy: v.Policy, Approved: n, Max: rl.MaxApprovals, Period: rl.Period}
+		}
+		return nil
+	}
+	return nil
 }
 
 // evaluate runs the policies on the request, as Compiled.Evaluate does.
