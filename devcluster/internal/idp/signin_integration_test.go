@@ -4,6 +4,7 @@ package idp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -298,10 +299,19 @@ func (c *cluster) auditHas(t *testing.T, verb, name, user, group string) bool {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	lines := bufio.NewScanner(f)
-	lines.Buffer(make([]byte, 1<<20), 1<<20)
-	for lines.Scan() {
-		if !strings.Contains(lines.Text(), name) {
+	// A Reader, not a Scanner: a RequestResponse event has no length limit,
+	// and a Scanner stops at the first line over its buffer, hiding every
+	// event after it.
+	lines := bufio.NewReader(f)
+	for {
+		line, err := lines.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		if len(line) == 0 && err == io.EOF {
+			return false
+		}
+		if !bytes.Contains(line, []byte(name)) {
 			continue
 		}
 		var ev struct {
@@ -314,7 +324,7 @@ func (c *cluster) auditHas(t *testing.T, verb, name, user, group string) bool {
 			ObjectRef      struct{ Resource, Name string } `json:"objectRef"`
 			ResponseStatus struct{ Code int }              `json:"responseStatus"`
 		}
-		if json.Unmarshal(lines.Bytes(), &ev) != nil {
+		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
 		if ev.Verb == verb && ev.ObjectRef.Resource == "configmaps" && ev.ObjectRef.Name == name &&
@@ -322,7 +332,6 @@ func (c *cluster) auditHas(t *testing.T, verb, name, user, group string) bool {
 			return true
 		}
 	}
-	return false
 }
 
 func TestAPIServerRefusesAnotherAudience(t *testing.T) {
