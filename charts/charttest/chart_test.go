@@ -148,6 +148,16 @@ func TestChartRefusesBadValues(t *testing.T) {
 			[]string{"replica"}},
 		{"approver without signers", []string{"approver.enabled=true", "approver.signers=null"},
 			[]string{"/approver"}},
+		// An empty resourceNames grants every signer: the CSR approver's
+		// groups without signers is refused, saying so.
+		{"CSR approver bound without signers", []string{"roles.csrApprover.groups={oidc:oncall}"},
+			[]string{"roles.csrApprover.signers is empty", "every signer"}},
+		{"a role's groups as a string", []string{"roles.viewer.groups=oidc:sre"},
+			[]string{"/roles/viewer/groups", "want array"}},
+		{"a misspelt role", []string{"roles.viewr.groups={oidc:sre}"},
+			[]string{"/roles", "viewr"}},
+		{"a signer without its domain", []string{"roles.csrApprover.signers={kubelet-serving}", "roles.csrApprover.groups={g}"},
+			[]string{"/roles/csrApprover/signers/0"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

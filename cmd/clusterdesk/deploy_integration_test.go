@@ -65,7 +65,7 @@ func TestDeployManifestsServerDryRun(t *testing.T) {
 	})
 
 	// The sign-in mode each known variant runs; a new overlay must name one.
-	modes := map[string]string{"base": "--auth=token", "proxy": "--auth=proxy", "oidc": "--auth=oidc", "oauth2-proxy": "--auth=proxy", "approver": "--auth=token"}
+	modes := map[string]string{"base": "--auth=token", "proxy": "--auth=proxy", "oidc": "--auth=oidc", "oauth2-proxy": "--auth=proxy", "approver": "--auth=token", "roles": "--auth=token"}
 	dirs := overlayDirs(t)
 	for _, want := range []string{"base", "proxy", "oidc"} {
 		if !slices.Contains(dirs, want) {

@@ -31,6 +31,10 @@ var roleFiles = []struct {
 		"the console's service account, whose informers fill the shared cache"},
 	{"devcluster/internal/access/clusterroles.yaml", "clusterdesk:auditor",
 		"the devcluster's read-only user, with whom the integration and e2e tests read every kind"},
+	{"deploy/roles/roles.yaml", "clusterdesk-viewer",
+		"the viewer role by job, which the chart renders the same (charts/clusterdesk/templates/_helpers.tpl, viewerRules)"},
+	{"deploy/roles/roles.yaml", "clusterdesk-auditor",
+		"the auditor role by job, which the chart renders the same (charts/clusterdesk/templates/_helpers.tpl, viewerRules)"},
 }
 
 // TestEveryKindIsReadableUnderItsClusterRoles: every registered kind has a

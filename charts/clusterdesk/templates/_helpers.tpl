@@ -65,7 +65,56 @@ template that depends on them, so `helm template` and `helm install` fail alike.
 {{- if and (eq .Values.auth.mode "proxy") .Values.auth.proxy.oauth2Proxy.enabled (not (or .Values.auth.proxy.oauth2Proxy.redirectURL .Values.publicURL)) -}}
 {{- fail "auth.proxy.oauth2Proxy needs publicURL (or auth.proxy.oauth2Proxy.redirectURL): oauth2-proxy sends people back to <publicURL>/oauth2/callback after they sign in." -}}
 {{- end -}}
+{{- if and .Values.roles.csrApprover.groups (not .Values.roles.csrApprover.signers) -}}
+{{- fail "roles.csrApprover.groups is set but roles.csrApprover.signers is empty: the role grants `approve` on the signers it names, and a rule naming none would grant every signer. Name the signers the groups may approve for (e.g. kubernetes.io/kubelet-serving, or example.com/* for a domain)." -}}
+{{- end -}}
 {{- if and .Values.auth.proxy.oauth2Proxy.enabled (ne .Values.auth.mode "proxy") -}}
 {{- fail (printf "auth.proxy.oauth2Proxy.enabled needs auth.mode=proxy (it is %s): oauth2-proxy names the user to a console in proxy mode." .Values.auth.mode) -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The viewer's reads (roles.yaml): the kinds the console shows
+(internal/kube/kinds.go) and what its pages look up as the person
+(internal/kube/lookup.go): a webhook's Service and EndpointSlices, namespaces
+for namespaceSelector, a kubelet CSR's Node, a CSI driver's users.
+*/}}
+{{- define "clusterdesk.viewerRules" }}
+  - apiGroups: ["certificates.k8s.io"]
+    resources: ["certificatesigningrequests"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["flowcontrol.apiserver.k8s.io"]
+    resources: ["flowschemas", "prioritylevelconfigurations"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["apiextensions.k8s.io"]
+    resources: ["customresourcedefinitions"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["admissionregistration.k8s.io"]
+    resources: ["validatingwebhookconfigurations", "mutatingwebhookconfigurations",
+                "validatingadmissionpolicies", "validatingadmissionpolicybindings"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["storage.k8s.io"]
+    resources: ["csidrivers"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["scheduling.k8s.io"]
+    resources: ["priorityclasses"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["clusterdesk.io"]
+    resources: ["csrapprovalpolicies"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: [""]
+    resources: ["services", "nodes"]
+    verbs: ["get"]
+  - apiGroups: [""]
+    resources: ["namespaces"]
+    verbs: ["get", "list"]
+  - apiGroups: ["discovery.k8s.io"]
+    resources: ["endpointslices"]
+    verbs: ["list"]
+  - apiGroups: [""]
+    resources: ["persistentvolumes"]
+    verbs: ["list"]
+  - apiGroups: ["storage.k8s.io"]
+    resources: ["storageclasses", "csinodes", "volumeattachments"]
+    verbs: ["list"]
 {{- end -}}

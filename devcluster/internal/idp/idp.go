@@ -29,6 +29,18 @@ const (
 	GroupAuditors  = "clusterdesk-auditors"  // clusterdesk:auditor, like auditor
 )
 
+// Groups of the role users: the devcluster binds them to nothing. A test
+// binds the roles of the console's Helm chart (charts/clusterdesk, roles.*)
+// to them, so what such a user may do is exactly what the role grants
+// (handlers/roles_oidc_integration_test.go).
+const (
+	GroupRoleViewer         = "clusterdesk-role-viewer"
+	GroupRoleAuditor        = "clusterdesk-role-auditor"
+	GroupRoleCSRApprover    = "clusterdesk-role-csr-approver"
+	GroupRoleAPFAdmin       = "clusterdesk-role-apf-admin"
+	GroupRoleAdmissionAdmin = "clusterdesk-role-admission-admin"
+)
+
 // User is someone who signs in on the provider's login page.
 type User struct {
 	Username string
@@ -36,12 +48,18 @@ type User struct {
 }
 
 // Users are the OpenID identities; dave is in no group, so the API server
-// authenticates him and RBAC refuses him everything.
+// authenticates him and RBAC refuses him everything; erin to ivan are each in
+// one role group that nothing binds until a test does.
 var Users = []User{
 	{Username: "alice", Groups: []string{GroupAdmins}},
 	{Username: "bob", Groups: []string{GroupApprovers}},
 	{Username: "carol", Groups: []string{GroupAuditors}},
 	{Username: "dave"},
+	{Username: "erin", Groups: []string{GroupRoleViewer}},
+	{Username: "frank", Groups: []string{GroupRoleAuditor}},
+	{Username: "grace", Groups: []string{GroupRoleCSRApprover}},
+	{Username: "heidi", Groups: []string{GroupRoleAPFAdmin}},
+	{Username: "ivan", Groups: []string{GroupRoleAdmissionAdmin}},
 }
 
 // Client is an OAuth client registered at the provider.
