@@ -30,6 +30,11 @@ type batch struct {
 
 const batchSize = 4096
 
+// batchesInFlight bounds the arrivals read ahead of the slowest worker
+// (about 160 KiB a batch): enough that the reader and the workers, three
+// goroutines on two cores, rarely wait for one another.
+const batchesInFlight = 32
+
 // runner reads the window and spreads each bucket's requests over it.
 type runner struct {
 	in       Input
@@ -73,8 +78,8 @@ func (sp *spreader) at() int64 { return sp.start + int64((float64(sp.i)+0.5)*sp.
 // read scans the window and feeds the workers, in time order.
 func (r *runner) read(ctx context.Context, workers []*worker) error {
 	r.recorded = map[[2]int]*recordedCounts{}
-	r.free = make(chan *batch, 8)
-	for range 8 {
+	r.free = make(chan *batch, batchesInFlight)
+	for range batchesInFlight {
 		r.free <- &batch{items: make([]arrival, 0, batchSize)}
 	}
 	// The simulation's clock starts at the warm-up's start.

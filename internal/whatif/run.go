@@ -110,7 +110,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	workers := make([]*worker, len(plans))
 	var wg sync.WaitGroup
 	for i, p := range plans {
-		workers[i] = &worker{plan: p, which: i, opt: opt, in: make(chan *batch, 4)}
+		workers[i] = &worker{plan: p, which: i, opt: opt, in: make(chan *batch, batchesInFlight)}
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
