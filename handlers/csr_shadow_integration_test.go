@@ -5,8 +5,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -22,7 +20,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -63,18 +60,7 @@ func TestShadowModeInTheQueue(t *testing.T) {
 	bad := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "bad", Signer: signer, Organizations: []string{"it-bad"}})
 	other := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "other", Signer: signer, Organizations: []string{"it-other"}})
 
-	pc, err := kube.NewPolicyCache(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go pc.Run(ctx)
-	set := csrpolicy.NewSet(pc)
-	waitFor(t, "the policy cache to hold the test's policies", 20*time.Second, func() bool {
-		c := set.Current()
-		_, a := c.Lookup(approve)
-		_, b := c.Lookup(broken)
-		return c.Err == nil && a && b
-	})
+	set := watchedPolicies(t, ctx, cfg, approve, broken)
 	ls := newLiveServerWith(t, cfg, testcluster.Admin, false, func(d *Deps) { d.Policies = set })
 	sess := ls.login(t)
 	ls.waitCached(t, ok1, ok2, bad, other)

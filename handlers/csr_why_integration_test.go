@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/csrwhy"
@@ -82,24 +84,7 @@ func TestWhyPendingOnTheQueue(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond) // creationTimestamp has seconds
 	newer := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "dup2", Signer: signer, CommonName: "it-why-twin-" + run, Organizations: []string{"it-other"}})
 
-	pc, err := kube.NewPolicyCache(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go pc.Run(ctx)
-	set := csrpolicy.NewSet(pc)
-	waitFor(t, "the policy cache to hold the test's policies", 20*time.Second, func() bool {
-		c := set.Current()
-		_, a := c.Lookup("it-why-scoped-" + run)
-		_, b := c.Lookup("it-why-deny-" + run)
-		return c.Err == nil && a && b
-	})
-	cache := syncedCache(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	ls := newLiveServerWith(t, cfg, testcluster.Admin, false, func(d *Deps) {
-		d.Policies = set
-		d.ApproverLease, d.ReadApproverLease = "default/"+leaseName, cache.LeaseReader("default", leaseName)
-	})
-	sess := ls.login(t)
+	ls, sess := whyConsole(t, ctx, cfg, leaseName, "it-why-scoped-"+run, "it-why-deny-"+run)
 	ls.waitCached(t, ok, other, both, nopol, notfor, older, newer)
 
 	want := map[string]struct {
@@ -184,4 +169,41 @@ func TestWhyPendingOnTheQueue(t *testing.T) {
 			}
 		}
 	}
+}
+
+// whyConsole is an admin's console on the devcluster that runs the
+// CSRApprovalPolicies (once its policy cache holds the named ones) and
+// reads the approver's Lease default/leaseName, signed in.
+func whyConsole(t *testing.T, ctx context.Context, cfg *rest.Config, leaseName string, policies ...string) (*liveServer, *http.Cookie) {
+	t.Helper()
+	set := watchedPolicies(t, ctx, cfg, policies...)
+	cache := syncedCache(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ls := newLiveServerWith(t, cfg, testcluster.Admin, false, func(d *Deps) {
+		d.Policies = set
+		d.ApproverLease, d.ReadApproverLease = "default/"+leaseName, cache.LeaseReader("default", leaseName)
+	})
+	return ls, ls.login(t)
+}
+
+// watchedPolicies is the cluster's CSRApprovalPolicies as a console runs
+// them (a policy cache watching them until ctx ends), once they include
+// the named ones.
+func watchedPolicies(t *testing.T, ctx context.Context, cfg *rest.Config, names ...string) *csrpolicy.Set {
+	t.Helper()
+	pc, err := kube.NewPolicyCache(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go pc.Run(ctx)
+	set := csrpolicy.NewSet(pc)
+	waitFor(t, "the policy cache to hold the test's policies", 20*time.Second, func() bool {
+		c := set.Current()
+		for _, name := range names {
+			if _, ok := c.Lookup(name); !ok {
+				return false
+			}
+		}
+		return c.Err == nil
+	})
+	return set
 }

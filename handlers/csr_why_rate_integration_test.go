@@ -5,8 +5,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -68,23 +66,7 @@ func TestWhyPendingHeldByARateLimit(t *testing.T) {
 	first := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "first", Signer: signer, Client: client})
 	second := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "second", Signer: signer, Client: client})
 
-	pc, err := kube.NewPolicyCache(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go pc.Run(ctx)
-	set := csrpolicy.NewSet(pc)
-	waitFor(t, "the policy cache to hold the test's policy", 20*time.Second, func() bool {
-		c := set.Current()
-		_, ok := c.Lookup(policy)
-		return c.Err == nil && ok
-	})
-	cache := syncedCache(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	ls := newLiveServerWith(t, cfg, testcluster.Admin, false, func(d *Deps) {
-		d.Policies = set
-		d.ApproverLease, d.ReadApproverLease = "default/"+leaseName, cache.LeaseReader("default", leaseName)
-	})
-	sess := ls.login(t)
+	ls, sess := whyConsole(t, ctx, cfg, leaseName, policy)
 	ls.waitCached(t, first, second)
 
 	// whyOf is each named row's reason code and line on the pending tab.

@@ -144,12 +144,7 @@ func (qs *queueSet) canAccommodate(seats int) bool {
 // dealt before for the same hash), start at an offset that turns with every
 // enqueue, take the queue with the least waiting work.
 func (qs *queueSet) shuffleShard(hash uint64, dealt []int) int {
-	hand := dealt
-	if len(hand) != qs.lvl.HandSize {
-		hand = qs.dealer.DealIntoHand(hash, qs.hand)
-	}
-	offset := qs.enqueues % len(hand)
-	qs.enqueues++
+	hand, offset := qs.deal(hash, dealt)
 	best, bestWork := -1, 0.0
 	for i := range hand {
 		qi := hand[(offset+i)%len(hand)]
@@ -164,13 +159,21 @@ func (qs *queueSet) shuffleShard(hash uint64, dealt []int) int {
 // request: every queue's waiting work is zero, so the hand's first queue
 // from the offset wins (the scan replaces only on less work).
 func (qs *queueSet) idleShard(hash uint64, dealt []int) int {
-	hand := dealt
+	hand, offset := qs.deal(hash, dealt)
+	return hand[offset]
+}
+
+// deal is the hand the flow's hash deals (or the one dealt before for the
+// same hash) and the offset the scan starts at, which turns with every
+// enqueue.
+func (qs *queueSet) deal(hash uint64, dealt []int) (hand []int, offset int) {
+	hand = dealt
 	if len(hand) != qs.lvl.HandSize {
 		hand = qs.dealer.DealIntoHand(hash, qs.hand)
 	}
-	offset := qs.enqueues % len(hand)
+	offset = qs.enqueues % len(hand)
 	qs.enqueues++
-	return hand[offset]
+	return hand, offset
 }
 
 // setActive keeps activeQueues after q's counts changed from wasActive.

@@ -39,37 +39,41 @@ func compareApprovals(a, b approval) int {
 // add notes c's approval, if it is approved. Approvals come mostly in time
 // order, so the insertion is mostly an append.
 func (a *approvals) add(c *certificatesv1.CertificateSigningRequest) {
-	at, ok := csrpolicy.ApprovedAt(c)
-	if !ok {
-		return
-	}
-	x := approval{at: at.UnixNano(), name: c.Name}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	list := a.by[c.Spec.Username]
-	i, found := slices.BinarySearchFunc(list, x, compareApprovals)
-	if !found {
-		a.by[c.Spec.Username] = slices.Insert(list, i, x)
-	}
+	a.at(c, func(list []approval, i int, found bool, x approval) []approval {
+		if found {
+			return list
+		}
+		return slices.Insert(list, i, x)
+	})
 }
 
 // remove forgets c's approval (c as it was indexed).
 func (a *approvals) remove(c *certificatesv1.CertificateSigningRequest) {
-	at, ok := csrpolicy.ApprovedAt(c)
+	a.at(c, func(list []approval, i int, found bool, _ approval) []approval {
+		if !found {
+			return list
+		}
+		return slices.Delete(list, i, i+1)
+	})
+}
+
+// at finds where c's approval sits in its requester's list (nothing for a
+// request not approved) and stores what change makes of the list; an empty
+// list goes, so that the index holds only the requesters with approvals.
+func (a *approvals) at(c *certificatesv1.CertificateSigningRequest, change func(list []approval, i int, found bool, x approval) []approval) {
+	t, ok := csrpolicy.ApprovedAt(c)
 	if !ok {
 		return
 	}
-	x := approval{at: at.UnixNano(), name: c.Name}
+	x := approval{at: t.UnixNano(), name: c.Name}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	list := a.by[c.Spec.Username]
-	if i, found := slices.BinarySearchFunc(list, x, compareApprovals); found {
-		list = slices.Delete(list, i, i+1)
-		if len(list) == 0 {
-			delete(a.by, c.Spec.Username)
-		} else {
-			a.by[c.Spec.Username] = list
-		}
+	i, found := slices.BinarySearchFunc(list, x, compareApprovals)
+	if list = change(list, i, found, x); len(list) == 0 {
+		delete(a.by, c.Spec.Username)
+	} else {
+		a.by[c.Spec.Username] = list
 	}
 }
 
