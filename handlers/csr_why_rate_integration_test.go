@@ -100,7 +100,7 @@ func TestWhyPendingHeldByARateLimit(t *testing.T) {
 		_, ok := csrpolicy.ApprovedAt(c)
 		return ok
 	})
-	words := []string{"held by the rate limit of the policy " + policy, "1 of 1 approvals for " + requester}
+	words := []string{"held by the rate limit of the policy " + policy, "1 of 1 approvals for " + requester + " within 1h"}
 	got := whyOf(pending)[second]
 	if got[0] != csrwhy.RateLimited.Short() {
 		t.Errorf("after %s's approval, %s: %q (%s); want %q", first, second, got[0], got[1], csrwhy.RateLimited.Short())

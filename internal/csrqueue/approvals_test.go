@@ -77,7 +77,7 @@ func TestTheQueueSaysWhenARateLimitHoldsARequest(t *testing.T) {
 		return out
 	}
 	got := why(2)
-	if r := got["a-pending"]; r.Code != csrwhy.RateLimited || !strings.Contains(r.Message, "2 of 2 approvals for alice within 1h") {
+	if r := got["a-pending"]; r.Code != csrwhy.RateLimited || !strings.HasSuffix(r.Message, "2 of 2 approvals for alice within 1h") {
 		t.Errorf("alice's pending request, two approvals within the hour of two allowed: %+v", r)
 	}
 	if r := got["b-pending"]; r.Code != csrwhy.Deciding {

@@ -160,7 +160,7 @@ func Explain(ctx context.Context, in Input) Reason {
 		return in.say(Forbidden, first.Policy, "%s, and the API server refused the approver `approve` on the signer %s (403): grant it in its ClusterRole", would, signer)
 	case hold != nil:
 		r := hold
-		return in.say(RateLimited, r.Policy, "held by the rate limit of the policy %s: %d of %d approvals for %s within %s", r.Policy, r.Approved, r.Max, user, r.Period)
+		return in.say(RateLimited, r.Policy, "held by the rate limit of the policy %s: %d of %d approvals for %s within %s", r.Policy, r.Approved, r.Max, user, periodWords(r.Period))
 	case a.DryRun:
 		return in.say(DryRun, first.Policy, "%s; the approver runs in dry run and writes nothing", would)
 	}
@@ -185,6 +185,19 @@ func (in Input) rateHold(v *csrpolicy.Verdict) *RateHold {
 		return nil
 	}
 	return nil
+}
+
+// periodWords is a rate limit's period as the policy spells it: 1h, not
+// 1h0m0s.
+func periodWords(d time.Duration) string {
+	w := d.String()
+	if strings.HasSuffix(w, "m0s") {
+		w = strings.TrimSuffix(w, "0s")
+	}
+	if strings.HasSuffix(w, "h0m") {
+		w = strings.TrimSuffix(w, "0m")
+	}
+	return w
 }
 
 // evaluate runs the policies on the request, as Compiled.Evaluate does.

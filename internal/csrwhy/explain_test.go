@@ -167,7 +167,7 @@ func TestEveryReason(t *testing.T) {
 	t.Run("RateLimited", func(t *testing.T) {
 		in := base
 		in.RateLimit = &RateHold{Policy: "own-addresses", Approved: 3, Max: 3, Period: time.Hour}
-		want(t, explain(in), RateLimited, "3 of 3 approvals for system:node:n1 within 1h0m0s")
+		want(t, explain(in), RateLimited, "3 of 3 approvals for system:node:n1 within 1h")
 	})
 	t.Run("DryRun", func(t *testing.T) {
 		in := base
@@ -226,5 +226,14 @@ func TestValuesBounded(t *testing.T) {
 	want(t, got, ClauseFalse, "request.dnsNames = [")
 	if len(got.Message) > 600 {
 		t.Errorf("message of %d bytes: %s", len(got.Message), got.Message)
+	}
+}
+
+func TestPeriodWordsAreThePolicys(t *testing.T) {
+	for d, w := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 30 * time.Minute: "30m",
+		45 * time.Second: "45s", time.Hour + time.Second: "1h0m1s", 8784 * time.Hour: "8784h", 10 * time.Minute: "10m"} {
+		if got := periodWords(d); got != w {
+			t.Errorf("%v: %q, want %q", d, got, w)
+		}
 	}
 }
