@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,7 +76,7 @@ func BenchmarkPolicyVersions(b *testing.B) {
 				}
 			}
 			flush()
-			analyze(b, dsn)
+			vacuum(b, dsn)
 			b.ResetTimer()
 			for b.Loop() {
 				got, err := s.(ledger.PolicyStore).PolicyVersions(ctx, "kubelet-serving", 5)
@@ -92,5 +93,17 @@ func BenchmarkPolicyVersions(b *testing.B) {
 			}
 			b.ReportMetric(float64(n), "decisions")
 		})
+	}
+}
+
+// vacuum is what PostgreSQL's autovacuum does to a table that took many
+// inserts: the statistics, and the visibility map an index-only scan needs
+// (without it every row is read from the table as well).
+func vacuum(b *testing.B, dsn string) {
+	if strings.HasPrefix(dsn, "sqlite:") {
+		return
+	}
+	if _, err := rawDB(b, dsn).Exec("VACUUM ANALYZE ledger_entries"); err != nil {
+		b.Fatal(err)
 	}
 }
