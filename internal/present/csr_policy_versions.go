@@ -34,12 +34,18 @@ func PolicyVersionsSection(vs ledger.PolicyVersions, current int64, now time.Tim
 		}
 		var latest []string
 		for _, d := range v.Latest {
-			latest = append(latest, fmt.Sprintf("%s %s %s ago by %s", d.Name, d.Action+"d", ledgerAgo(now.Sub(d.Time)), d.User))
+			did := "approved"
+			if d.Action == ledger.ActionDeny {
+				did = "denied"
+			}
+			latest = append(latest, fmt.Sprintf("%s %s %s ago by %s", d.Name, did, ledgerAgo(now.Sub(d.Time)), d.User))
 		}
 		s.Rows = append(s.Rows, []string{gen, v.Hash, strconv.FormatInt(v.Approved, 10), strconv.FormatInt(v.Denied, 10), strings.Join(latest, "; ")})
 	}
+	s.Fields = []model.Field{{Label: "Counted", Value: "From the ledger: the decisions whose condition names a version of " +
+		"this policy (clusterdesk approver's, and people's following it here), each request once, as long as the ledger keeps them."}}
 	if vs.Older > 0 {
-		s.Fields = []model.Field{{Label: "Older versions", Value: fmt.Sprintf("%d older versions not shown", vs.Older)}}
+		s.Fields = append(s.Fields, model.Field{Label: "Older versions", Value: fmt.Sprintf("%d older versions not shown", vs.Older)})
 	}
 	return s
 }
