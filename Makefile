@@ -299,8 +299,9 @@ BENCH_PAGES_QUICK = main="$$DEVCLUSTER_DIR"; rm -rf $(CACHE)/devcluster-test-sha
 LEDGER_BENCH_RECORDS ?= 1000000
 
 .PHONY: bench-ledger
-bench-ledger: postgres ## The ledger's store on SQLite and PostgreSQL: LEDGER_BENCH_RECORDS (1,000,000) worst-shape entries, then one object's history, filtered and per-signer pages, ingestion in batches of 400, bytes per record, start-up
+bench-ledger: postgres ## The ledger's store on SQLite and PostgreSQL: LEDGER_BENCH_RECORDS (1,000,000) worst-shape entries, then one object's history, filtered and per-signer pages, ingestion in batches of 400, bytes per record, start-up; a policy's versions over 50,000 of its decisions
 	LEDGER_BENCH_RECORDS=$(LEDGER_BENCH_RECORDS) go test -count=1 -run '^$$' -bench BenchmarkLedger -timeout 90m ./internal/ledger
+	POLICY_BENCH_DECISIONS=50000 go test -count=1 -run '^$$' -bench BenchmarkPolicyVersions -timeout 30m ./internal/ledger
 
 # REPLAY_BENCH_WRITES are the sizes of the replay's benchmark (internal/replay,
 # BenchmarkReplay); make test's unit layer runs it once at 10,000, and

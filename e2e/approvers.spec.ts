@@ -11,6 +11,9 @@ test('from the queue to who approves each signer, and one signer\'s answer', asy
   await expect(page).toHaveURL(/\/csrs\/-\/approvers$/);
   const serving = page.locator('[data-testid="signer-row"][data-signer="kubernetes.io/kubelet-serving"]');
   await expect(serving.getByTestId('signer-only-admins')).toContainText('nobody is granted this one');
+  // The seeded policy naming the signer, and whom it covers (issue 47, item 2).
+  await expect(serving.locator('[data-testid="approver-policy"][data-policy="kubelet-serving-own-addresses"]'))
+    .toContainText('Approve, covers every requester');
   const client = page.locator('[data-testid="signer-row"][data-signer="kubernetes.io/kube-apiserver-client"]');
   await expect(client).toContainText('granted this signer');
   await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'approvers-overview.png'), fullPage: true });

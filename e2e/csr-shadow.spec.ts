@@ -73,7 +73,8 @@ test('policy verdicts show as chips, filter the queue, and drive a bulk approval
     await expect(page.getByText('Approved', { exact: false }).first()).toBeVisible();
     for (const name of ok) {
       expect(await conditions(name)).toContain(`Approved:Approved by`);
-      expect(await conditions(name)).toContain(`following policy ${approve} (shadow)`);
+      // The policy's version it evaluated (issue 47, item 4: csrpolicy.VersionText).
+      expect(await conditions(name)).toMatch(new RegExp(`following policy ${approve} \\(generation 1, expression [0-9a-f]{12}\\) \\(shadow\\)`));
     }
     expect(await conditions(bad)).toBe('');
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'csr-shadow-result.png'), fullPage: true });

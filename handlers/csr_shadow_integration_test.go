@@ -161,7 +161,10 @@ func TestShadowModeInTheQueue(t *testing.T) {
 	approved := false
 	for _, c := range got.Status.Conditions {
 		if c.Type == certificatesv1.CertificateApproved && c.Status == corev1.ConditionTrue {
-			approved = strings.Contains(c.Message, "following policy "+approve+" (shadow)") && strings.Contains(c.Message, testcluster.Admin)
+			// The policy's version it evaluated (issue 47, item 4).
+			v, traced := csrpolicy.ParseVersion(c.Message)
+			approved = traced && v.Policy == approve && v.Generation == 1 && strings.HasSuffix(c.Message, csrpolicy.VersionText(v)+" (shadow)") &&
+				strings.Contains(c.Message, testcluster.Admin)
 			if !approved {
 				t.Errorf("ok1's condition message %q", c.Message)
 			}

@@ -169,6 +169,31 @@ func TestWhyPendingOnTheQueue(t *testing.T) {
 			}
 		}
 	}
+
+	// Which requesters each policy covers (issue 47, item 2): the verdict
+	// panels, the agreement page and "who approves" say so.
+	scopedPolicy, covers := "it-why-scoped-"+run, "users it-nobody; groups it-nogroup"
+	text := func(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
+	_, doc, _ = ls.get(t, sess, urls.CSRPolicies(notfor))
+	if got := text(doc.Find(`[data-testid="csr-policy"][data-policy="` + scopedPolicy + `"]`)); !strings.Contains(got, "not this requester") || !strings.Contains(got, "covers "+covers) {
+		t.Errorf("the verdict panel of %s: %q, want the policy not covering it and whom it covers", notfor, got)
+	}
+	_, doc, _ = ls.get(t, sess, urls.CSRPolicies(ok))
+	if got := text(doc.Find(`[data-testid="csr-policy"][data-policy="it-why-approve-` + run + `"]`)); !strings.Contains(got, "would approve") || !strings.Contains(got, "covers every requester") {
+		t.Errorf("the verdict panel of %s: %q", ok, got)
+	}
+	_, doc, _ = ls.get(t, sess, urls.CSRPolicy(scopedPolicy))
+	if got := text(doc.Find(`[data-testid="agreement-requesters"]`)); !strings.Contains(got, covers) {
+		t.Errorf("the agreement page: %q, want %q", got, covers)
+	}
+	_, doc, _ = ls.get(t, sess, urls.CSRApprovers(scoped))
+	if got := text(doc.Find(`[data-testid="approver-policies"] [data-policy="` + scopedPolicy + `"]`)); !strings.Contains(got, "Approve, covers "+covers) {
+		t.Errorf("who approves %s: %q", scoped, got)
+	}
+	_, doc, _ = ls.get(t, sess, urls.CSRApproversRoute)
+	if got := text(doc.Find(`[data-testid="signer-row"][data-signer="` + scoped + `"] [data-policy="` + scopedPolicy + `"]`)); !strings.Contains(got, "covers "+covers) {
+		t.Errorf("who approves each signer, %s: %q", scoped, got)
+	}
 }
 
 // whyConsole is an admin's console on the devcluster that runs the

@@ -116,6 +116,7 @@ func whatIfFeature(h *Handlers) *whatifpage.Handlers {
 func approversFeature(h *Handlers) *approverspage.Handlers {
 	return approverspage.New(approverspage.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Lookup: h.deps.Lookup, LookupTimeout: lookupTimeout,
+		Policies: h.policies(), Access: h.deps.Access,
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/csrs"
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
+	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
 	"github.com/clusterdesk/clusterdesk/handlers/page"
@@ -61,6 +62,9 @@ type Handlers struct {
 	// pages (handlers/whatif).
 	whatIfJobs  *whatifpage.Jobs
 	whatIfPages *whatifpage.Handlers
+	// ledgerPages are the ledger's views (handlers/ledger), which add what
+	// each version of a CSR approval policy decided to the policy's page.
+	ledgerPages *ledgerpages.Handlers
 }
 
 // attentionStateOf is the home page's sources of attention items: the live

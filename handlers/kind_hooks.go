@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/handlers/flowschemas"
 	"github.com/clusterdesk/clusterdesk/handlers/insight"
+	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
 	"github.com/clusterdesk/clusterdesk/handlers/lists"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -34,6 +35,9 @@ type kindHooks struct {
 	// which users who may read /metrics receive on live.MetricsRowsTopic.
 	listMetrics   listMetricsFunc
 	detailMetrics func(*flowschemas.Handlers, echo.Context, kube.KindID, string, *model.DetailPage)
+	// detailHistory, when set, adds what the ledger says of the object
+	// (handlers/ledger).
+	detailHistory func(*ledgerpages.Handlers, echo.Context, string, *model.DetailPage)
 }
 
 // listMetricsFunc adds the load columns and the banner saying where they come
@@ -58,6 +62,8 @@ func init() {
 		kube.Webhooks:         withLookups(webhooks, (*insight.Handlers).WebhookDetail),
 		kube.MutatingWebhooks: withLookups(webhooks, (*insight.Handlers).MutatingWebhookDetail),
 		kube.CSIDrivers:       {live: (*insight.Handlers).CSIDriverDetail},
+		// What each version of a policy decided (issue 47, item 4).
+		kube.CSRApprovalPolicies: {detailHistory: (*ledgerpages.Handlers).AddPolicyVersions},
 	}
 }
 
@@ -85,6 +91,11 @@ func (h *Handlers) listHooks(id kube.KindID) lists.Hooks {
 			if st, shown := h.flowSchemaPages.Load(c); shown {
 				k.listMetrics(h.deps.Cluster, id, p, st) // handlers/flowschemas: metrics.go, webhook_health.go
 			}
+		}
+	}
+	if k.detailHistory != nil {
+		out.DetailHistory = func(c echo.Context, name string, p *model.DetailPage) {
+			k.detailHistory(h.ledgerPages, c, name, p)
 		}
 	}
 	if k.detailMetrics != nil {

@@ -38,6 +38,7 @@ func New(deps Deps) *echo.Echo {
 	h.listPages = listsFeature(h) // before the FlowSchema pages, which serve its detail page
 	h.csrPages, h.flowSchemaPages, h.insightPages = csrsFeature(h), flowSchemasFeature(h), insightFeature(h)
 	h.whatIfPages = whatIfFeature(h)
+	h.ledgerPages = ledgerFeature(h)
 	h.live.EndStreamsOfRemoteSignOuts() // handlers/live, signout.go
 	signIn := signInFeature(h)
 	e := echo.New()
@@ -124,7 +125,7 @@ func New(deps Deps) *echo.Echo {
 	// and every version the watch observed, its exports, and one object's
 	// history whether or not it exists (the activity view's URLs redirect
 	// there). GET only: nobody edits or deletes history through the console.
-	ledgerFeature(h).Register(e, ofKind)
+	h.ledgerPages.Register(e, ofKind)
 	// A large object's YAML, loaded on demand, a kind's list and one
 	// object's page (handlers/lists).
 	h.listPages.Register(e, listOfKind, ofKind)

@@ -19,6 +19,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/internal/approvers"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/present"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -34,6 +35,10 @@ type Deps struct {
 	// (no lookups configured) leaves the walk out and the page says so.
 	Lookup        ports.Lookup
 	LookupTimeout time.Duration
+	// Policies are the CSRApprovalPolicies compiled from the shared cache
+	// (nil: none served), shown to a user Access says may list them.
+	Policies func() *csrpolicy.Compiled
+	Access   ports.Access
 }
 
 // Handlers serves the page.
@@ -63,8 +68,12 @@ func (h *Handlers) approvers(c echo.Context) error {
 		return err
 	}
 	who, unreadable := h.walk(c)
+	policies := h.policies(c)
 	if all {
 		p := present.ApproversOverview(csrs, who, unreadable)
+		for i := range p.Signers {
+			p.Signers[i].Policies = present.ApproverPolicies(policies, p.Signers[i].Signer)
+		}
 		p.Chrome = h.d.Chrome(c, "Who approves each signer?", kube.CSRs,
 			model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs}, model.Crumb{Label: "Approvers"})
 		return page.Render(c, http.StatusOK, pages.ApproversOverview(p))
@@ -75,12 +84,31 @@ func (h *Handlers) approvers(c echo.Context) error {
 		answer = &a
 	}
 	p := present.ApproversPage(signer, answer, unreadable, csrs, time.Now())
+	p.Policies = present.ApproverPolicies(policies, signer)
 	if page.FragmentWanted(c) {
 		return page.Render(c, http.StatusOK, pages.ApproversPanel(p))
 	}
 	p.Chrome = h.d.Chrome(c, "Who approves "+signer+"?", kube.CSRs,
 		model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs}, model.Crumb{Label: "Approvers of " + signer})
 	return page.Render(c, http.StatusOK, pages.Approvers(p))
+}
+
+// policies are the CSRApprovalPolicies from the shared cache when the user
+// may list them; nil otherwise, or when none are served.
+func (h *Handlers) policies(c echo.Context) *csrpolicy.Compiled {
+	if h.d.Policies == nil || h.d.Access == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), h.d.LookupTimeout)
+	defer cancel()
+	gr := kube.CSRApprovalPolicyResource.GroupResource()
+	if ok, err := h.d.Access.Can(ctx, "list", gr.Group, gr.Resource, "", ""); err != nil || !ok {
+		return nil
+	}
+	if pol := h.d.Policies(); pol != nil && pol.Err == nil {
+		return pol
+	}
+	return nil
 }
 
 // walk lists the ClusterRoles and ClusterRoleBindings as the user, once per

@@ -105,7 +105,12 @@ func (h *Handlers) panel(ctx context.Context, signer string, in csrpolicy.Input)
 			continue
 		}
 		o := present.PolicyOutcome{Policy: e.Policy, Err: e.Err}
-		if e.Err == nil {
+		switch {
+		case e.Err != nil:
+		case !e.Policy.Covers(in.CSR.Spec.Username, in.CSR.Spec.Groups):
+			// spec.requesters: the approver would not evaluate it either.
+			o.NotCovered = true
+		default:
 			o.Verdict = e.Program.Evaluate(ctx, in)
 		}
 		outcomes = append(outcomes, o)

@@ -53,7 +53,7 @@ func (h *Handlers) csrPolicyApprovePreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := present.CSRPolicyApprovePage(prg.Name, h.user(c), items, total, h.d.Queue.Decode)
+	p := present.CSRPolicyApprovePage(prg.Version(), h.user(c), items, total, h.d.Queue.Decode)
 	p.Chrome = h.d.Chrome(c, p.Title, "csrs", model.Crumb{Label: "CertificateSigningRequests", Href: urls.CSRs},
 		model.Crumb{Label: "Policy " + prg.Name, Href: p.BackHref}, model.Crumb{Label: "Approve"})
 	c.Response().Header().Set("Cache-Control", "no-store")
@@ -95,13 +95,15 @@ func (h *Handlers) csrPolicyApprove(c echo.Context) error {
 			return false
 		}
 		e, ok := pol.Lookup(prg.Name)
-		if !ok || e.Err != nil || !e.Policy.AppliesTo(obj.Spec.SignerName) {
+		if !ok || e.Err != nil || !e.Policy.AppliesTo(obj.Spec.SignerName) || e.Program.Version() != prg.Version() {
+			// Changed since this request began: the message names prg's
+			// version, and only that version's approvals are written.
 			return false
 		}
 		v := e.Program.Evaluate(c.Request().Context(), in)
 		return v.Matched && v.Err == nil && v.Decision == csrpolicy.Approve
 	}
-	outcomes, skipped, err := h.decisions(c).FollowPolicy(c.Request().Context(), h.user(c), prg.Name, previewed, current, approves)
+	outcomes, skipped, err := h.decisions(c).FollowPolicy(c.Request().Context(), h.user(c), prg.Version(), previewed, current, approves)
 	if err != nil {
 		return invalidDecision(err)
 	}

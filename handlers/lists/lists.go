@@ -33,6 +33,9 @@ type Hooks struct {
 	// the user may see it.
 	ListMetrics   func(c echo.Context, id kube.KindID, p *model.ListPage)
 	DetailMetrics func(c echo.Context, id kube.KindID, name string, p *model.DetailPage)
+	// DetailHistory, when set, adds what the ledger says of the object
+	// (a CSR approval policy's decisions per version, handlers/ledger).
+	DetailHistory func(c echo.Context, name string, p *model.DetailPage)
 }
 
 // Deps are the generic pages' ports.

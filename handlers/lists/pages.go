@@ -97,6 +97,9 @@ func (h *Handlers) Detail(c echo.Context) error {
 	if hooks.DetailMetrics != nil {
 		hooks.DetailMetrics(c, kind.ID, name, &page)
 	}
+	if hooks.DetailHistory != nil {
+		hooks.DetailHistory(c, name, &page)
+	}
 	return handlerpage.Render(c, http.StatusOK, pages.Detail(page))
 }
 

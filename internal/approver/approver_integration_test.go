@@ -16,6 +16,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/approvers"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
@@ -46,11 +47,11 @@ func TestApproverDecidesWhatItsPoliciesDecide(t *testing.T) {
 	}
 
 	// The demo policy's rule on SANs, for this test's nodes only.
-	policy(t, label, "approve-serving-"+s, certificatesv1.KubeletServingSignerName, "Approve",
-		`request.subject.commonName.startsWith('system:node:approver-`+s+`') && node != null &&
-		 request.dnsNames.all(n, n in node.addresses) && request.ipAddresses.all(ip, ip in node.addresses)`)
-	policy(t, label, "deny-sa-names-"+s, certificatesv1.KubeAPIServerClientSignerName, "Deny",
-		`request.subject.commonName == 'system:serviceaccount:approver-`+s+`:x'`)
+	servingExpression := `request.subject.commonName.startsWith('system:node:approver-` + s + `') && node != null &&
+		 request.dnsNames.all(n, n in node.addresses) && request.ipAddresses.all(ip, ip in node.addresses)`
+	saExpression := `request.subject.commonName == 'system:serviceaccount:approver-` + s + `:x'`
+	policy(t, label, "approve-serving-"+s, certificatesv1.KubeletServingSignerName, "Approve", servingExpression)
+	policy(t, label, "deny-sa-names-"+s, certificatesv1.KubeAPIServerClientSignerName, "Deny", saExpression)
 	policy(t, label, "conflict-approve-"+s, certificatesv1.KubeAPIServerClientSignerName, "Approve",
 		`request.subject.commonName == 'conflict-`+s+`'`)
 	policy(t, label, "conflict-deny-"+s, certificatesv1.KubeAPIServerClientSignerName, "Deny",
@@ -89,13 +90,18 @@ func TestApproverDecidesWhatItsPoliciesDecide(t *testing.T) {
 	})
 
 	for name, want := range map[string]struct {
-		typ    certificatesv1.RequestConditionType
-		policy string
-	}{approved: {certificatesv1.CertificateApproved, "approve-serving-" + s}, denied: {certificatesv1.CertificateDenied, "deny-sa-names-" + s}} {
+		typ                certificatesv1.RequestConditionType
+		policy, expression string
+	}{approved: {certificatesv1.CertificateApproved, "approve-serving-" + s, servingExpression}, denied: {certificatesv1.CertificateDenied, "deny-sa-names-" + s, saExpression}} {
 		got := decisions(t, admin, name)
-		if len(got) != 1 || got[0].Type != want.typ || got[0].Reason != kube.ReasonPolicy ||
-			got[0].Message != "policy "+want.policy+": test policy "+want.policy {
+		if len(got) != 1 || got[0].Type != want.typ || got[0].Reason != kube.ReasonPolicy {
 			t.Errorf("%s: conditions %+v, want one %s by %s with reason %s", name, got, want.typ, want.policy, kube.ReasonPolicy)
+			continue
+		}
+		// The message traces the decision to the policy's version (issue 47, item 4).
+		if _, v, words, ok := csrpolicy.ParseDecisionMessage(got[0].Message); !ok || v.Policy != want.policy || v.Generation != 1 ||
+			v.Hash != csrpolicy.ExpressionHash(want.expression) || words != "test policy "+want.policy {
+			t.Errorf("%s: message %q, want %s's generation 1 and its expression's hash", name, got[0].Message, want.policy)
 		}
 	}
 	// "Who approves" and the agreement page name the approver as the decider.
@@ -124,7 +130,7 @@ func TestApproverDecidesWhatItsPoliciesDecide(t *testing.T) {
 	}
 	for _, rec := range recs {
 		if rec.Result != audit.ResultOK || rec.DryRun || rec.User != "system:serviceaccount:clusterdesk:clusterdesk-approver" ||
-			rec.Kind != "CertificateSigningRequest" || !strings.HasPrefix(rec.Reason, "policy ") || rec.RVAfter == "" {
+			rec.Kind != "CertificateSigningRequest" || (!strings.HasPrefix(rec.Reason, "approved by policy ") && !strings.HasPrefix(rec.Reason, "denied by policy ")) || rec.RVAfter == "" {
 			t.Errorf("audit record %+v", rec)
 		}
 		if (rec.Name == approved) != (rec.Verb == "approve") {

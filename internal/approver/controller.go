@@ -238,7 +238,7 @@ func (c *Controller) Sync(ctx context.Context, name string) (err error) {
 		winner, v, superseded, by = c.duplicates(ctx, obj, v, programs)
 		if by != nil {
 			// A newer duplicate is approved already: this one is superseded.
-			return wrote(obj, supersededVerdict(pr.Name, by.Name))
+			return wrote(obj, supersededVerdict(pr, by.Name))
 		}
 	}
 	if v.Decision == csrpolicy.Approve && pr != nil && pr.RateLimit != nil {
@@ -256,7 +256,7 @@ func (c *Controller) Sync(ctx context.Context, name string) (err error) {
 	for _, d := range superseded {
 		// Each older duplicate as the cache read it, by resourceVersion: one
 		// decided or changed meanwhile is skipped (409) and evaluated again.
-		if err := wrote(d, supersededVerdict(pr.Name, winner.Name)); err != nil {
+		if err := wrote(d, supersededVerdict(pr, winner.Name)); err != nil {
 			var later *requeueAfter
 			if errors.As(err, &later) {
 				c.queue.AddAfter(itemOf(d), later.after)

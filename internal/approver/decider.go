@@ -25,17 +25,16 @@ type Decider interface {
 
 // Condition is the condition the approver adds for a policy's verdict. The
 // reason is the approver's (kube.ReasonPolicy), so "who approves" tells the
-// approver's decisions from people's; the message names the policy, so the
-// agreement page and a person reading the request can tell which rule.
+// approver's decisions from people's; the message names the policy's
+// version, so the agreement page, the ledger and a person reading the request
+// can tell which rule, as it was written then (csrpolicy.DecisionMessage:
+// name, generation, the expression's hash).
 func Condition(v csrpolicy.Verdict) certificatesv1.CertificateSigningRequestCondition {
 	t := certificatesv1.CertificateApproved
 	if v.Decision == csrpolicy.Deny {
 		t = certificatesv1.CertificateDenied
 	}
-	msg := "policy " + v.Policy
-	if v.Message != "" {
-		msg += ": " + v.Message
-	}
+	msg := csrpolicy.DecisionMessage(v.Version, v.Decision, v.Message)
 	reason := kube.ReasonPolicy
 	if v.Decision == csrpolicy.Deny && v.Reason == csrpolicy.ReasonSuperseded {
 		// An older duplicate of a request the policy approved (SupersedeDuplicates).

@@ -110,14 +110,14 @@ func TestDecisionOnAStaleReadIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := APIDecider{Client: admin}
-	if _, err := d.Decide(ctx, stale, csrpolicy.Verdict{Policy: "first", Matched: true, Decision: csrpolicy.Deny}); err != nil {
+	if _, err := d.Decide(ctx, stale, csrpolicy.Verdict{Policy: "first", Version: csrpolicy.Version{Policy: "first", Generation: 1, Hash: csrpolicy.ExpressionHash("true")}, Matched: true, Decision: csrpolicy.Deny}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = d.Decide(ctx, stale, csrpolicy.Verdict{Policy: "second", Matched: true, Decision: csrpolicy.Deny})
 	if !apierrors.IsConflict(err) {
 		t.Errorf("a decision on the stale read: err = %v, want Conflict", err)
 	}
-	if got := decisions(t, admin, name); len(got) != 1 || got[0].Message != "policy first" {
+	if got := decisions(t, admin, name); len(got) != 1 || !strings.HasPrefix(got[0].Message, "denied by policy first (generation 1, ") {
 		t.Errorf("conditions %+v, want the first decision only", got)
 	}
 }

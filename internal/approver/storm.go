@@ -30,8 +30,8 @@ func programNamed(programs []*csrpolicy.Program, name string) *csrpolicy.Program
 }
 
 // supersededVerdict denies an older duplicate of the request by approved.
-func supersededVerdict(policy, by string) csrpolicy.Verdict {
-	return csrpolicy.Verdict{Policy: policy, Decision: csrpolicy.Deny, Matched: true, Reason: csrpolicy.ReasonSuperseded,
+func supersededVerdict(pr *csrpolicy.Program, by string) csrpolicy.Verdict {
+	return csrpolicy.Verdict{Policy: pr.Name, Version: pr.Version(), Decision: csrpolicy.Deny, Matched: true, Reason: csrpolicy.ReasonSuperseded,
 		Message: "superseded by the newer request " + by + " of the same requester and subject, which the policy approved"}
 }
 

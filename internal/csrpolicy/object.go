@@ -16,7 +16,7 @@ const CRD = "csrapprovalpolicies.clusterdesk.io"
 // object written before the schema, a wrong type) is an error here, which
 // the caller shows beside the policy.
 func FromObject(u *unstructured.Unstructured) (Policy, error) {
-	p := Policy{Name: u.GetName()}
+	p := Policy{Name: u.GetName(), Generation: u.GetGeneration()}
 	var err error
 	field := func(path ...string) string {
 		if err != nil {

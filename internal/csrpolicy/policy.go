@@ -33,6 +33,9 @@ const (
 // Policy is one approval policy as its object spells it.
 type Policy struct {
 	Name string
+	// Generation is the object's metadata.generation: with the expression's
+	// hash, the version a decision records (trace.go).
+	Generation int64
 	// Signers the policy decides for: exact names, or "<domain>/*".
 	Signers []string
 	// Expression is CEL and must be a bool: true when the policy decides.
@@ -152,7 +155,12 @@ type Program struct {
 	// clauses is the expression split at its top level, made at the first
 	// Explain (clauses.go).
 	clauses *lazyClauses
+	// version is the policy's Version, its hash computed once.
+	version Version
 }
+
+// Version is the compiled policy's version (trace.go).
+func (pr *Program) Version() Version { return pr.version }
 
 // env is the API server's base CEL environment with the policy variables,
 // built once (milliseconds).
@@ -204,7 +212,7 @@ func Compile(p Policy) (*Program, error) {
 		return nil, &CompileError{Policy: p.Name, Field: "expression", Issues: err.Error()}
 	}
 	est, err := e.EstimateCost(ast, &library.CostEstimator{})
-	pr := &Program{Policy: p, prg: prg, clauses: &lazyClauses{}}
+	pr := &Program{Policy: p, prg: prg, clauses: &lazyClauses{}, version: p.Version()}
 	if err == nil {
 		pr.EstimatedCost = est.Max
 	}
@@ -238,7 +246,10 @@ func (p Policy) AppliesTo(signer string) bool {
 
 // Verdict is one policy's answer for one request.
 type Verdict struct {
-	Policy   string
+	Policy string
+	// Version is the policy's version that gave the verdict (trace.go): the
+	// decision's condition and the ledger carry it.
+	Version  Version
 	Decision Decision // set when Matched
 	Reason   string
 	Message  string
@@ -255,7 +266,7 @@ var ErrUndecodable = errors.New("spec.request does not decode")
 // Evaluate runs the policy on one request. The caller checks AppliesTo first.
 func (pr *Program) Evaluate(ctx context.Context, in Input) Verdict {
 	if in.Request == nil {
-		return Verdict{Policy: pr.Name, Err: ErrUndecodable}
+		return Verdict{Policy: pr.Name, Version: pr.version, Err: ErrUndecodable}
 	}
 	return pr.evaluate(ctx, in.vars())
 }
@@ -263,7 +274,7 @@ func (pr *Program) Evaluate(ctx context.Context, in Input) Verdict {
 // evaluate runs the policy on a request's variables (Input.vars), which
 // several policies may share: converting 200 SANs is paid once per request.
 func (pr *Program) evaluate(ctx context.Context, vars map[string]any) Verdict {
-	v := Verdict{Policy: pr.Name}
+	v := Verdict{Policy: pr.Name, Version: pr.version}
 	out, _, err := pr.prg.ContextEval(ctx, vars)
 	if err != nil {
 		v.Err = err

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 )
 
 // Previewed is one request a policy's preview listed: the object shown (its
@@ -35,8 +37,9 @@ const (
 // deleted, replaced under its name, changed (another resourceVersion),
 // decided, or no longer approved is skipped and reported, never decided. The
 // others are approved like a bulk decision (Batch: each on the object with
-// the UID previewed, audited), the condition's message naming the policy.
-func (s Decisions) FollowPolicy(ctx context.Context, user, policy string, previewed []Previewed,
+// the UID previewed, audited), the condition's message naming the policy's
+// version (PolicyText): approves must run that version, and says no otherwise.
+func (s Decisions) FollowPolicy(ctx context.Context, user string, policy csrpolicy.Version, previewed []Previewed,
 	current func(name string) (*certificatesv1.CertificateSigningRequest, bool),
 	approves func(*certificatesv1.CertificateSigningRequest) bool) ([]Decision, []Skipped, error) {
 	if len(previewed) == 0 {
@@ -76,8 +79,12 @@ func (s Decisions) FollowPolicy(ctx context.Context, user, policy string, previe
 }
 
 // PolicyText is the approver's words a policy-following approval writes
-// into the condition's message ("Approved by <user> via clusterdesk: …").
-func PolicyText(policy string) string { return "following policy " + policy + " (shadow)" }
+// into the condition's message ("Approved by <user> via clusterdesk: …"):
+// the policy's version as csrpolicy.VersionText traces it (issue 47, item 4),
+// so the ledger counts the decision to that version of the policy.
+func PolicyText(policy csrpolicy.Version) string {
+	return "following " + csrpolicy.VersionText(policy) + " (shadow)"
+}
 
 func isDecided(c *certificatesv1.CertificateSigningRequest) bool {
 	for _, cond := range c.Status.Conditions {

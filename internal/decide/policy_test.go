@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 )
 
 // FollowPolicy writes only the previewed requests that are still what the
@@ -38,7 +40,7 @@ func TestFollowPolicySkipsWhatChanged(t *testing.T) {
 
 	w := &fakeWriter{errs: map[string]error{}}
 	rec := &recorder{}
-	out, skipped, err := Decisions{Writer: w, Audit: rec}.FollowPolicy(context.Background(), "alice", "p", previewed,
+	out, skipped, err := Decisions{Writer: w, Audit: rec}.FollowPolicy(context.Background(), "alice", csrpolicy.Version{Policy: "p", Generation: 2, Hash: csrpolicy.ExpressionHash("true")}, previewed,
 		func(name string) (*certificatesv1.CertificateSigningRequest, bool) { c, ok := live[name]; return c, ok },
 		func(c *certificatesv1.CertificateSigningRequest) bool { return c.Name != "unmatched" })
 	if err != nil {
@@ -47,7 +49,7 @@ func TestFollowPolicySkipsWhatChanged(t *testing.T) {
 	if len(out) != 1 || len(w.calls) != 1 || w.calls[0].name != "same" || !w.calls[0].approve || w.calls[0].uid != same.UID {
 		t.Fatalf("written %+v; want the one unchanged request approved", w.calls)
 	}
-	if !strings.Contains(w.calls[0].message, "alice") || !strings.Contains(w.calls[0].message, "following policy p (shadow)") {
+	if !strings.Contains(w.calls[0].message, "alice") || !strings.Contains(w.calls[0].message, "following policy p (generation 2, expression "+csrpolicy.ExpressionHash("true")+") (shadow)") {
 		t.Errorf("condition message %q", w.calls[0].message)
 	}
 	if len(rec.got) != 1 {
@@ -62,7 +64,7 @@ func TestFollowPolicySkipsWhatChanged(t *testing.T) {
 			t.Errorf("%s skipped because %q; want %q", s.Ref.Name, s.Why, want[s.Ref.Name])
 		}
 	}
-	if _, _, err := (Decisions{Writer: w}).FollowPolicy(context.Background(), "alice", "p", nil, nil, nil); err == nil {
+	if _, _, err := (Decisions{Writer: w}).FollowPolicy(context.Background(), "alice", csrpolicy.Version{Policy: "p", Generation: 2, Hash: csrpolicy.ExpressionHash("true")}, nil, nil, nil); err == nil {
 		t.Error("an empty confirmation was accepted")
 	}
 }

@@ -222,6 +222,9 @@ func ConsoleEntry(rec audit.Record) (ledger.Entry, bool) {
 	switch rec.Verb {
 	case "approve", "deny":
 		e.Verb, e.Subresource, e.Action = "update", "approval", rec.Verb
+		if rec.Result == audit.ResultOK {
+			e.Policy = policyOf(rec.Reason, rec.DryRun)
+		}
 	case "issue":
 		e.Verb, e.Subresource, e.Action = "update", "status", ledger.ActionIssue
 	case "create", "delete":

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 )
@@ -83,6 +84,7 @@ func Entry(ev *auditv1.Event, raw []byte) (ledger.Entry, bool) {
 	// the issue did not give.
 	if d, ok := resp.decision(); ok && e.Result == ledger.ResultOK && (e.Action == ledger.ActionApprove || e.Action == ledger.ActionDeny) {
 		e.Reason = d.words()
+		e.Policy = policyOf(d.Message, e.DryRun)
 	}
 	// The object as the write left it; a Status (a delete's or a refusal's
 	// answer) is no object.
@@ -250,4 +252,16 @@ func (c condition) words() string {
 		return c.Message
 	}
 	return c.Reason + ": " + c.Message
+}
+
+// policyOf is the CSR approval policy version an accepted decision's message
+// names (csrpolicy.VersionText: clusterdesk approver's conditions, a
+// person's "approve everything policy X approves"), for the policy's page
+// (issue 47, item 4); none for a dry run, which decided nothing.
+func policyOf(message string, dryRun bool) ledger.PolicyRef {
+	v, ok := csrpolicy.ParseVersion(message)
+	if !ok || dryRun {
+		return ledger.PolicyRef{}
+	}
+	return ledger.PolicyRef{Name: v.Policy, Generation: v.Generation, Hash: v.Hash}
 }

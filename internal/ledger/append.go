@@ -111,7 +111,7 @@ func placeholders(e Entry, cause error) []Entry {
 	long := short
 	long.User, long.Impersonator, long.Verb, long.Action = e.User, e.Impersonator, e.Verb, e.Action
 	long.APIGroup, long.APIVersion, long.Resource, long.Subresource = e.APIGroup, e.APIVersion, e.Resource, e.Subresource
-	long.Kind, long.Name, long.UID, long.Signer, long.DryRun = e.Kind, e.Name, e.UID, e.Signer, e.DryRun
+	long.Kind, long.Name, long.UID, long.Signer, long.DryRun, long.Policy = e.Kind, e.Name, e.UID, e.Signer, e.DryRun, e.Policy
 	return []Entry{long, short}
 }
 

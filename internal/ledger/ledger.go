@@ -108,6 +108,19 @@ type Entry struct {
 	RV string
 	// Manager is the field managers a watch entry credits, joined by ", ".
 	Manager string
+	// Policy is the CSR approval policy version an accepted decision names
+	// (csrpolicy.VersionText in its condition's message, parsed at
+	// ingestion; issue 47, item 4); zero for any other entry.
+	Policy PolicyRef
+}
+
+// PolicyRef is one version of a CSR approval policy: its name,
+// metadata.generation and the short hash of its expression
+// (csrpolicy.Version, spelled here so the ledger depends on no policy code).
+type PolicyRef struct {
+	Name       string
+	Generation int64
+	Hash       string
 }
 
 // Query selects entries. Zero fields do not filter.

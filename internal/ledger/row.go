@@ -15,7 +15,7 @@ var columns = []string{
 	"source", "id", "time_ns", "user_name", "groups_json", "impersonator", "user_agent", "source_ips",
 	"verb", "action", "api_group", "api_version", "resource", "subresource", "kind", "name", "uid", "signer",
 	"code", "result", "reason", "dry_run", "object", "object_dropped", "diff", "audit_id", "full_values",
-	"resource_version", "manager",
+	"resource_version", "manager", "policy", "policy_generation", "policy_hash",
 }
 
 var (
@@ -65,7 +65,7 @@ func entryArgs(e Entry) ([]any, error) {
 		e.Source, id, e.Time.UnixNano(), user, groups, e.Impersonator, e.UserAgent, ips,
 		e.Verb, e.Action, e.APIGroup, e.APIVersion, e.Resource, e.Subresource, e.Kind, name, e.UID, signer,
 		e.Code, e.Result, e.Reason, e.DryRun, object, e.ObjectDropped, e.Diff, e.AuditID, fullJSON,
-		e.RV, e.Manager,
+		e.RV, e.Manager, e.Policy.Name, e.Policy.Generation, e.Policy.Hash,
 	}, nil
 }
 
@@ -104,7 +104,8 @@ func scanEntry(s scanner) (Entry, int64, error) {
 	)
 	err := s.Scan(&seq, &e.Source, &e.ID, &timeNS, &e.User, &groups, &e.Impersonator, &e.UserAgent, &ips,
 		&e.Verb, &e.Action, &e.APIGroup, &e.APIVersion, &e.Resource, &e.Subresource, &e.Kind, &e.Name, &e.UID, &e.Signer,
-		&e.Code, &e.Result, &e.Reason, &dryRun, &object, &drop, &e.Diff, &e.AuditID, &full, &e.RV, &e.Manager)
+		&e.Code, &e.Result, &e.Reason, &dryRun, &object, &drop, &e.Diff, &e.AuditID, &full, &e.RV, &e.Manager,
+		&e.Policy.Name, &e.Policy.Generation, &e.Policy.Hash)
 	if err != nil {
 		return Entry{}, 0, err
 	}

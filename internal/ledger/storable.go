@@ -61,7 +61,7 @@ func queryKey(s string) string { return keyOf(textOf(s)) }
 func storable(e Entry) Entry {
 	for _, f := range []*string{&e.Source, &e.ID, &e.AuditID, &e.User, &e.Impersonator, &e.UserAgent, &e.Verb, &e.Action,
 		&e.APIGroup, &e.APIVersion, &e.Resource, &e.Subresource, &e.Kind, &e.Name, &e.UID, &e.Signer,
-		&e.Result, &e.Reason, &e.Diff, &e.RV, &e.Manager} {
+		&e.Result, &e.Reason, &e.Diff, &e.RV, &e.Manager, &e.Policy.Name, &e.Policy.Hash} {
 		*f = textOf(*f)
 	}
 	// Groups and source IPs are stored as JSON, whose escapes hold any

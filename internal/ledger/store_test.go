@@ -70,7 +70,7 @@ func TestAppendStoresEveryFieldAndIgnoresWhatIsStored(t *testing.T) {
 			Resource: "certificatesigningrequests", Subresource: "approval", Kind: "csrs", Name: "node-csr-x", UID: "u-1",
 			Signer: "kubernetes.io/kube-apiserver-client-kubelet", Code: 201, Result: ledger.ResultOK,
 			Reason: "KubeletApproved: auto", DryRun: true, Object: []byte(`{"kind":"CertificateSigningRequest"}`),
-			Diff: "--- a\n+++ b\n",
+			Diff: "--- a\n+++ b\n", Policy: ledger.PolicyRef{Name: "kubelet-serving", Generation: 3, Hash: "1a2b3c4d5e6f"},
 		}
 		dropped := entry("ev-2", 1, func(e *ledger.Entry) { e.Kind, e.ObjectDropped = "crds", true })
 		batch := []ledger.Entry{full, dropped, entry("ev-3", 2)}

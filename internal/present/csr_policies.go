@@ -19,6 +19,9 @@ type PolicyOutcome struct {
 	Policy  csrpolicy.Policy
 	Err     error // the object does not read or the policy does not compile
 	Verdict csrpolicy.Verdict
+	// NotCovered: the policy's spec.requesters do not name the request's
+	// requester (issue 47, item 2), so it was not evaluated.
+	NotCovered bool
 }
 
 // CSRPoliciesPanel presents the verdicts of the policies naming the
@@ -27,11 +30,13 @@ func CSRPoliciesPanel(outcomes []PolicyOutcome, others int) model.CSRPoliciesPan
 	p := model.CSRPoliciesPanel{ListHref: urls.List(csrPolicyKind)}
 	for _, o := range outcomes {
 		v := model.PolicyVerdict{Policy: o.Policy.Name, Href: urls.Object(csrPolicyKind, o.Policy.Name),
-			AgreementHref: urls.CSRPolicy(o.Policy.Name)}
+			AgreementHref: urls.CSRPolicy(o.Policy.Name), Requesters: o.Policy.Requesters.String()}
 		switch {
 		case o.Err != nil:
 			v.Badge = model.Badge{Text: "does not compile", Tone: model.ToneError}
 			v.Error = o.Err.Error()
+		case o.NotCovered:
+			v.Badge = model.Badge{Text: "not this requester", Tone: model.ToneNeutral, Hint: "the policy covers " + v.Requesters}
 		case o.Verdict.Err != nil:
 			v.Badge = model.Badge{Text: "error", Tone: model.ToneError}
 			v.Error = verdictError(o.Verdict.Err)
@@ -68,7 +73,7 @@ func verdictError(err error) string {
 // compared of the decided requests of its signers, the newest of decided.
 func PolicyAgreementPage(pol csrpolicy.Policy, polErr error, a csrpolicy.Agreement, compared, decided, automated int) model.PolicyAgreementPage {
 	p := model.PolicyAgreementPage{Policy: pol.Name, PolicyHref: urls.Object(csrPolicyKind, pol.Name),
-		Signers: strings.Join(pol.Signers, ", "), Decision: string(pol.Decision)}
+		Signers: strings.Join(pol.Signers, ", "), Decision: string(pol.Decision), Requesters: pol.Requesters.String()}
 	if polErr != nil {
 		p.Error = polErr.Error()
 		return p

@@ -72,8 +72,9 @@ func policyFilter(page *model.CSRQueuePage, q CSRQueueQuery, env CSRQueueEnv) {
 // CSRPolicyApprovePage lays out the preview of "approve everything policy
 // approves" for the requests it lists (total: how many it approves in all
 // that the user may decide); decode reads each request's subject.
-func CSRPolicyApprovePage(policy, user string, items []*certificatesv1.CertificateSigningRequest, total int, decode func([]byte) (*csr.Request, error)) model.CSRPolicyApprovePage {
-	_, _, msg := decide.Condition(user, true, decide.PolicyText(policy))
+func CSRPolicyApprovePage(version csrpolicy.Version, user string, items []*certificatesv1.CertificateSigningRequest, total int, decode func([]byte) (*csr.Request, error)) model.CSRPolicyApprovePage {
+	policy := version.Policy
+	_, _, msg := decide.Condition(user, true, decide.PolicyText(version))
 	p := model.CSRPolicyApprovePage{
 		Title: "Approve everything " + policy + " approves", Policy: policy, Reason: msg,
 		Action:   urls.CSRPolicyApprove(policy),

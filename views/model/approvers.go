@@ -23,7 +23,10 @@ type ApproversPage struct {
 	// policy that lets only those who may approve the signer write one.
 	PolicyWriters []PolicyWriterRow
 	Guard         string
-	Deciders      []DeciderRow
+	// Policies are the CSRApprovalPolicies naming the signer, with whom each
+	// covers (issue 47, item 2); nil when the user may not list them.
+	Policies []ApproverPolicy
+	Deciders []DeciderRow
 	// Pending counts the signer's requests waiting for a decision, and
 	// PendingHref lists them in the queue.
 	Pending     int
@@ -81,4 +84,15 @@ type SignerApprovers struct {
 	// Nobody: none but system:masters may.
 	Approvers, Admins int
 	Nobody            bool
+	// Policies are the CSRApprovalPolicies naming the signer.
+	Policies []ApproverPolicy
+}
+
+// ApproverPolicy is one CSRApprovalPolicy naming a signer: what it decides
+// and whom it covers (csrpolicy.Requesters.String: "every requester",
+// "users a, b; groups c").
+type ApproverPolicy struct {
+	Name, Href string
+	Decision   string // Approve, Deny, or "cannot run"
+	Requesters string
 }

@@ -18,7 +18,10 @@ type PolicyVerdict struct {
 	Href   string // the policy's object
 	// AgreementHref compares the policy with the decisions people made.
 	AgreementHref string
-	Badge         Badge // would approve / would deny / does not decide / error
+	Badge         Badge // would approve / would deny / does not decide / not this requester / error
+	// Requesters words whom the policy covers (csrpolicy.Requesters.String:
+	// "every requester", "users a, b; groups c").
+	Requesters string
 	// Reason and Message are what the decision's condition would carry.
 	Reason, Message string
 	// Error is why the policy could not decide: a compile error with its
@@ -34,6 +37,8 @@ type PolicyAgreementPage struct {
 	PolicyHref string // the policy's object, to edit it
 	Signers    string
 	Decision   string
+	// Requesters words whom the policy covers (issue 47, item 2).
+	Requesters string
 	// Error: the policy does not read or compile (and nothing was compared).
 	Error string
 	// Note qualifies the comparison: which requests, how many, what was left out.
