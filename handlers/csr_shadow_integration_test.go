@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
