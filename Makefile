@@ -326,7 +326,7 @@ bench-whatif: ## The APF what-if (issue 46): an hour and a day of a busy cluster
 STORM_NODES ?= 1000
 
 .PHONY: bench-approver-storm
-bench-approver-storm: devcluster ## The approver in a kubelet storm (issue 47): STORM_NODES (1,000) Nodes' requests within a minute, two replicas, the leader killed once; time until all issued, p50/p99, CPU, heap, API requests; beside the same storm with the approver off (an admin approving once it is in)
+bench-approver-storm: devcluster ## The approver in a kubelet storm (issue 47): STORM_NODES (1,000) Nodes' requests within a minute, two replicas, the leader killed once; time until all issued, p50/p99, CPU, heap, API requests, the console's pending queue and home page timed beside the raw LIST while the approver decides; beside the same storm with the approver off (an admin approving once it is in)
 	STORM_NODES=$(STORM_NODES) scripts/with-devcluster.sh $(CACHE)/devcluster-bench-storm \
 	  go test -tags integration -count=1 -run '^$$' -bench BenchmarkApproverStorm -benchtime 1x -timeout 30m ./internal/approver
 

@@ -84,7 +84,11 @@ func TestApproverStorm(t *testing.T) {
 func BenchmarkApproverStorm(b *testing.B) {
 	n := stormNodes(20)
 	for b.Loop() {
+		// The console's queue and home page, timed beside the raw LIST while
+		// the approver decides the storm.
+		stopPages := watchPagesDuringStorm(b)
 		on := runStorm(b, n, true)
+		pages := stopPages()
 		off := runStorm(b, n, false)
 		b.ReportMetric(float64(on.requests), "requests")
 		b.ReportMetric(on.createFor.Seconds(), "create-s")
@@ -103,6 +107,17 @@ func BenchmarkApproverStorm(b *testing.B) {
 		b.ReportMetric(off.approverCPU.Seconds(), "off-cpu-s")
 		b.ReportMetric(percentile(off.latencies, 50).Seconds(), "off-p50-s")
 		b.ReportMetric(on.allIssued.Seconds()/max(off.allIssued.Seconds(), 0.001), "on/off")
+		ms := func(d []time.Duration, p int) float64 { return float64(percentile(d, p)) / float64(time.Millisecond) }
+		b.ReportMetric(ms(pages.queue, 50), "queue-p50-ms")
+		b.ReportMetric(ms(pages.queue, 99), "queue-p99-ms")
+		b.ReportMetric(ms(pages.home, 50), "home-p50-ms")
+		b.ReportMetric(ms(pages.home, 99), "home-p99-ms")
+		b.ReportMetric(ms(pages.list, 50), "list-p50-ms")
+		b.ReportMetric(ms(pages.list, 99), "list-p99-ms")
+		b.ReportMetric(ms(pages.queue, 99)/max(ms(pages.list, 99), 0.001), "queue/list-p99")
+		b.Logf("during the storm (%d loads each): pending queue p50 %v p99 %v, home page p50 %v p99 %v; the raw LIST of CSRs p50 %v p99 %v",
+			len(pages.queue), percentile(pages.queue, 50), percentile(pages.queue, 99), percentile(pages.home, 50),
+			percentile(pages.home, 99), percentile(pages.list, 50), percentile(pages.list, 99))
 		b.Logf("approver on: %d requests in %v, all issued %v, p50 %v p99 %v, CPU %v, heap %.1f MB, API requests %v, %d superseded",
 			on.requests, on.createFor, on.allIssued, percentile(on.latencies, 50), percentile(on.latencies, 99), on.approverCPU, on.heapMB, on.apiRequests, on.superseded)
 		b.Logf("approver off (an admin approves every legitimate request once created): all issued %v after the first creation, p50 %v, CPU %v",
