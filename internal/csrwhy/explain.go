@@ -146,7 +146,6 @@ func Explain(ctx context.Context, in Input) Reason {
 		return in.clauseFalse(ctx, covering)
 	}
 	a, would := in.Approver, fmt.Sprintf("the policy %s would %s it", first.Policy, verb(first.Decision))
-	hold := in.rateHold(first)
 	switch {
 	case !a.Installed:
 		return in.say(NotInstalled, first.Policy, "%s, and no approver is installed (no Lease %s)", would, a.Lease)
@@ -158,10 +157,13 @@ func Explain(ctx context.Context, in Input) Reason {
 			would, a.Lease, a.Holder, in.Now.Sub(a.RenewTime).Round(time.Second), a.LeaseDuration)
 	case a.Refused[signer]:
 		return in.say(Forbidden, first.Policy, "%s, and the API server refused the approver `approve` on the signer %s (403): grant it in its ClusterRole", would, signer)
-	case hold != nil:
-		r := hold
+	}
+	// Only a request the approver would otherwise be deciding pays for the
+	// rate limit's count (a lookup in the requester's approvals).
+	if r := in.rateHold(first); r != nil {
 		return in.say(RateLimited, r.Policy, "held by the rate limit of the policy %s: %d of %d approvals for %s within %s", r.Policy, r.Approved, r.Max, user, periodWords(r.Period))
-	case a.DryRun:
+	}
+	if a.DryRun {
 		return in.say(DryRun, first.Policy, "%s; the approver runs in dry run and writes nothing", would)
 	}
 	return in.say(Deciding, first.Policy, "%s; the approver (%s) is deciding it", would, a.Holder)
