@@ -9,13 +9,24 @@
 # Needs a devcluster ($DEVCLUSTER_DIR); integration tests fail without one.
 # Packages run one at a time (-p 1): they share the one devcluster and some
 # count or change its objects. Extra `go test` flags come from $GO_TEST_FLAGS.
+#
+# $INTEGRATION_ONLY (package directories, e.g. "./internal/faults ./cmd/x")
+# runs only those packages; $INTEGRATION_EXCEPT runs all but those. make test
+# gives one list to both, so its two lanes (scripts/integration-lanes.sh), each
+# on its own devcluster, run every package exactly once between them. A name
+# that is not an integration package of the module fails, so a renamed
+# package cannot silently drop out of a lane.
 set -euo pipefail
 module=${1:-.}
 cd "$(dirname "$0")/.."
 # go test -json through scripts/testsummary: the plain output (ok/FAIL lines,
 # the output of failing tests), then the 15 slowest tests, so the log says
 # where CI's minutes go.
-summary=$PWD/.cache/bin/testsummary
+# Its own copy of the summary binary: two lanes run this script at once, and
+# go build does not replace its output atomically.
+summary_dir=$(mktemp -d)
+trap 'rm -rf "$summary_dir"' EXIT
+summary=$summary_dir/testsummary
 source scripts/test-build-flags.sh
 go build -o "$summary" ./scripts/testsummary
 cd "$module"
@@ -40,6 +51,20 @@ names() { grep -hoE "^func $1[A-Z0-9_][A-Za-z0-9_]*\(" "$@" 2>/dev/null | sed -E
 mapfile -t tests < <(names Test "${integration[@]}" | grep -vx TestMain)
 mapfile -t benches < <(names Benchmark "${integration[@]}")
 mapfile -t pkgs < <(printf '%s\n' "${integration[@]}" | sed -E 's|/[^/]*$||' | sort -u)
+
+if [ -n "${INTEGRATION_ONLY:-}${INTEGRATION_EXCEPT:-}" ]; then
+  for p in ${INTEGRATION_ONLY:-} ${INTEGRATION_EXCEPT:-}; do
+    if ! printf '%s\n' "${pkgs[@]}" | grep -qxF -- "$p"; then
+      echo "go-test-integration: $p (INTEGRATION_ONLY/INTEGRATION_EXCEPT) is not a package with integration tests in $module" >&2
+      exit 1
+    fi
+  done
+  if [ -n "${INTEGRATION_ONLY:-}" ]; then
+    mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | grep -xF -f <(printf '%s\n' $INTEGRATION_ONLY))
+  else
+    mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | grep -vxF -f <(printf '%s\n' $INTEGRATION_EXCEPT))
+  fi
+fi
 
 # One -run expression serves every package, so a unit test that shares its
 # name with an integration test anywhere in the module would run here again:
