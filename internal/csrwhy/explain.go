@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/csr"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
+	"github.com/clusterdesk/clusterdesk/internal/durationtext"
 )
 
 // Input is one pending request and what the engine needs to say why it is
@@ -161,7 +162,7 @@ func Explain(ctx context.Context, in Input) Reason {
 	// Only a request the approver would otherwise be deciding pays for the
 	// rate limit's count (a lookup in the requester's approvals).
 	if r := in.rateHold(first); r != nil {
-		return in.say(RateLimited, r.Policy, "held by the rate limit of the policy %s: %d of %d approvals for %s within %s", r.Policy, r.Approved, r.Max, user, periodWords(r.Period))
+		return in.say(RateLimited, r.Policy, "held by the rate limit of the policy %s: %d of %d approvals for %s within %s", r.Policy, r.Approved, r.Max, user, durationtext.Short(r.Period))
 	}
 	if a.DryRun {
 		return in.say(DryRun, first.Policy, "%s; the approver runs in dry run and writes nothing", would)
@@ -187,19 +188,6 @@ func (in Input) rateHold(v *csrpolicy.Verdict) *RateHold {
 		return nil
 	}
 	return nil
-}
-
-// periodWords is a rate limit's period as the policy spells it: 1h, not
-// 1h0m0s.
-func periodWords(d time.Duration) string {
-	w := d.String()
-	if strings.HasSuffix(w, "m0s") {
-		w = strings.TrimSuffix(w, "0s")
-	}
-	if strings.HasSuffix(w, "h0m") {
-		w = strings.TrimSuffix(w, "0m")
-	}
-	return w
 }
 
 // evaluate runs the policies on the request, as Compiled.Evaluate does.

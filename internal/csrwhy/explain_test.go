@@ -228,12 +228,3 @@ func TestValuesBounded(t *testing.T) {
 		t.Errorf("message of %d bytes: %s", len(got.Message), got.Message)
 	}
 }
-
-func TestPeriodWordsAreThePolicys(t *testing.T) {
-	for d, w := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 30 * time.Minute: "30m",
-		45 * time.Second: "45s", time.Hour + time.Second: "1h0m1s", 8784 * time.Hour: "8784h", 10 * time.Minute: "10m"} {
-		if got := periodWords(d); got != w {
-			t.Errorf("%v: %q, want %q", d, got, w)
-		}
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterdesk/clusterdesk/internal/durationtext"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/ledgerview"
 	"github.com/clusterdesk/clusterdesk/internal/urls"
@@ -209,7 +210,7 @@ func LedgerCSR(s ledgerview.CSRStory) *model.LedgerCSR {
 		model.Field{Label: "Requester", Value: orDash(s.Requester), Mono: true})
 	if s.ExpirationSeconds > 0 {
 		out.Request = append(out.Request, model.Field{Label: "Requested validity",
-			Value: shortDuration(time.Duration(s.ExpirationSeconds) * time.Second)})
+			Value: durationtext.Short(time.Duration(s.ExpirationSeconds) * time.Second)})
 	}
 	for _, d := range s.Decisions {
 		out.Decisions = append(out.Decisions, LedgerRow(d, ""))
@@ -240,16 +241,4 @@ func listField(label string, vals []string) model.Field {
 	}
 	f.Value = strings.Join(shown, ", ")
 	return f
-}
-
-// shortDuration drops a duration's zero tail: "1h", "90m" → "1h30m".
-func shortDuration(d time.Duration) string {
-	t := d.String()
-	if strings.HasSuffix(t, "m0s") {
-		t = strings.TrimSuffix(t, "0s")
-	}
-	if strings.HasSuffix(t, "h0m") {
-		t = strings.TrimSuffix(t, "0m")
-	}
-	return t
 }

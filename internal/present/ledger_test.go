@@ -72,14 +72,6 @@ func TestLedgerCSRListsManySANsBehindMore(t *testing.T) {
 	}
 }
 
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 10 * time.Minute: "10m", 45 * time.Second: "45s", 24 * time.Hour: "24h"} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("%v: %q, want %q", d, got, want)
-		}
-	}
-}
-
 // The fold line: hidden with a link that shows, shown with a link that
 // hides, none where nothing is folded; the links keep the rest of the filter.
 func TestLedgerFold(t *testing.T) {
