@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -21,7 +20,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/present"
 )
 
 // fixtureCluster serves the shared real-world manifests as if from the cache.
@@ -172,64 +170,6 @@ func newFixtureServer(t testing.TB) (*testServer, fixtureCluster) {
 	return newFakeConsole(t, fc, allowAll{}), fc
 }
 
-// TestInsightPagesOnEveryRealManifest renders every version's schema page of
-// every real-world CRD, and the detail page of every real-world webhook
-// configuration and CSI driver, without a cluster. (The CRD detail pages,
-// dominated by the generic YAML view, are walked by the integration test.)
-func TestInsightPagesOnEveryRealManifest(t *testing.T) {
-	ts, fc := newFixtureServer(t)
-	sess := ts.login(t)
-	var paths []string
-	for name, c := range fc.crds {
-		for _, v := range c.Spec.Versions {
-			if v.Schema != nil {
-				paths = append(paths, "/crds/"+name+"/schema/"+v.Name)
-			}
-		}
-	}
-	for name := range fc.webhooks {
-		paths = append(paths, "/validatingwebhooks/"+name)
-	}
-	for name := range fc.drivers {
-		paths = append(paths, "/csidrivers/"+name)
-	}
-	for name := range fc.mutating {
-		paths = append(paths, "/mutatingwebhooks/"+name)
-	}
-	var biggest struct {
-		path  string
-		bytes int
-		took  time.Duration
-	}
-	for _, p := range paths {
-		r := httptest.NewRequest(http.MethodGet, p, nil)
-		r.AddCookie(sess)
-		start := time.Now()
-		rec := ts.do(r)
-		took := time.Since(start)
-		body := rec.Body.String()
-		if rec.Code != http.StatusOK {
-			t.Errorf("%s: status %d", p, rec.Code)
-			continue
-		}
-		if !strings.Contains(body, `data-testid="detail-name"`) && !strings.Contains(body, `data-testid="schema-title"`) {
-			t.Errorf("%s: no title", p)
-		}
-		if strings.Contains(p, "/schema/") {
-			if n := strings.Count(body, `data-testid="schema-field"`); n == 0 || n > present.SchemaBudget {
-				t.Errorf("%s: %d schema fields rendered", p, n)
-			}
-			if len(body) > biggest.bytes {
-				biggest.path, biggest.bytes, biggest.took = p, len(body), took
-			}
-		}
-	}
-	if biggest.bytes > 1<<20 {
-		t.Errorf("largest schema page %s is %d bytes", biggest.path, biggest.bytes)
-	}
-	t.Logf("%d pages; largest schema page %s: %d bytes, rendered in %v", len(paths), biggest.path, biggest.bytes, biggest.took)
-}
-
 // BenchmarkLargestCRDSchemaPage serves the schema page of the CRD with the
 // biggest manifest among the fixtures (Argo's CronWorkflow, 2.9 MB of YAML).
 func BenchmarkLargestCRDSchemaPage(b *testing.B) {
@@ -265,65 +205,10 @@ func BenchmarkLargestCRDSchemaPage(b *testing.B) {
 	b.Logf("%s", path)
 }
 
-func TestSchemaPageAnswers404ForUnknownVersionsAndFields(t *testing.T) {
-	ts, fc := newFixtureServer(t)
-	sess := ts.login(t)
-	var name, version string
-	for n, c := range fc.crds {
-		if len(c.Spec.Versions) > 0 && c.Spec.Versions[0].Schema != nil && (name == "" || n < name) {
-			name, version = n, c.Spec.Versions[0].Name
-		}
-	}
-	for path, want := range map[string]int{
-		"/crds/" + name + "/schema/" + version:                      http.StatusOK,
-		"/crds/" + name + "/schema/" + version + "?path=spec":       http.StatusOK,
-		"/crds/" + name + "/schema/" + version + "?path=spec.nope9": http.StatusNotFound,
-		"/crds/" + name + "/schema/v999":                            http.StatusNotFound,
-		"/crds/no-such-crd.example.com/schema/v1":                   http.StatusNotFound,
-	} {
-		r := httptest.NewRequest(http.MethodGet, path, nil)
-		r.AddCookie(sess)
-		if rec := ts.do(r); rec.Code != want {
-			t.Errorf("%s: status %d, want %d", path, rec.Code, want)
-		}
-	}
-}
-
 func (f fixtureCluster) Webhooks() ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
 	out := make([]*admissionregistrationv1.ValidatingWebhookConfiguration, 0, len(f.webhooks))
 	for _, w := range f.webhooks {
 		out = append(out, w)
 	}
 	return out, nil
-}
-
-func TestInterceptFormValidatesAndAnswers(t *testing.T) {
-	ts, _ := newFixtureServer(t)
-	sess := ts.login(t)
-	get := func(query string) (int, string) {
-		r := httptest.NewRequest(http.MethodGet, "/validatingwebhooks/intercept"+query, nil)
-		r.AddCookie(sess)
-		rec := ts.do(r)
-		return rec.Code, rec.Body.String()
-	}
-	if code, body := get(""); code != http.StatusOK || !strings.Contains(body, `data-testid="intercept-form-el"`) || strings.Contains(body, `data-testid="intercept-result"`) {
-		t.Errorf("empty form: status %d", code)
-	}
-	code, body := get("?operation=PATCH&version=&resource=&labels=a%3Db%3Dc")
-	if code != http.StatusUnprocessableEntity {
-		t.Errorf("bad form: status %d", code)
-	}
-	for _, field := range []string{"operation", "version", "resource", "labels"} {
-		if !strings.Contains(body, `data-testid="intercept-`+field+`-error"`) {
-			t.Errorf("no error shown for %s", field)
-		}
-	}
-	// cert-manager's webhook covers every resource of its groups in v1.
-	code, body = get("?operation=CREATE&group=cert-manager.io&version=v1&resource=certificates&namespace=default")
-	if code != http.StatusOK || strings.Count(body, `data-testid="intercept-row"`) < 10 || !strings.Contains(body, "webhook.cert-manager.io") {
-		t.Fatalf("answer: status %d", code)
-	}
-	if !strings.Contains(body, "1 webhook would be called") {
-		t.Errorf("want exactly cert-manager's webhook called")
-	}
 }
