@@ -30,35 +30,58 @@ var (
 	fixtureOnce sync.Once
 	fixtureJSON [][]byte
 	fixtureErr  error
+
+	largestOnce sync.Once
+	largestJSON [][]byte
+	largestErr  error
 )
+
+// crdFixtureFiles are the shared real-world CRD fixture files.
+func crdFixtureFiles() ([]string, error) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "fixtures", "real", "customresourcedefinitions", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no CRD fixtures in ../shared (is it beside the repository?): %v", err)
+	}
+	return files, nil
+}
+
+// crdJSONOf returns the CRDs of one fixture file as JSON.
+func crdJSONOf(f string) ([][]byte, error) {
+	raw, err := os.ReadFile(f)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for doc := range strings.SplitSeq(string(raw), "\n---\n") {
+		j, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		var probe struct{ Kind string }
+		if json.Unmarshal(j, &probe) == nil && probe.Kind == "CustomResourceDefinition" {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
 
 // realCRDJSON returns every CRD among the shared real-world fixtures as JSON,
 // largest first.
 func realCRDJSON(tb testing.TB) [][]byte {
 	tb.Helper()
 	fixtureOnce.Do(func() {
-		files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "fixtures", "real", "customresourcedefinitions", "*.yaml"))
-		if err != nil || len(files) == 0 {
-			fixtureErr = fmt.Errorf("no CRD fixtures in ../shared (is it beside the repository?): %v", err)
+		files, err := crdFixtureFiles()
+		if err != nil {
+			fixtureErr = err
 			return
 		}
 		for _, f := range files {
-			raw, err := os.ReadFile(f)
+			crds, err := crdJSONOf(f)
 			if err != nil {
 				fixtureErr = err
 				return
 			}
-			for doc := range strings.SplitSeq(string(raw), "\n---\n") {
-				j, err := yaml.YAMLToJSON([]byte(doc))
-				if err != nil {
-					fixtureErr = fmt.Errorf("%s: %w", f, err)
-					return
-				}
-				var probe struct{ Kind string }
-				if json.Unmarshal(j, &probe) == nil && probe.Kind == "CustomResourceDefinition" {
-					fixtureJSON = append(fixtureJSON, j)
-				}
-			}
+			fixtureJSON = append(fixtureJSON, crds...)
 		}
 		slices.SortStableFunc(fixtureJSON, func(a, b []byte) int { return len(b) - len(a) })
 	})
@@ -66,6 +89,51 @@ func realCRDJSON(tb testing.TB) [][]byte {
 		tb.Fatal(fixtureErr)
 	}
 	return fixtureJSON
+}
+
+// largestCRDJSON returns at least two CRDs, those of the largest fixture
+// files on disk (megabyte schemas), largest first: for the tests that need a
+// big real CRD, not every one, and run under the race detector, where
+// converting all of the fixtures (realCRDJSON) took 21 s of CI's unit layer
+// and converting the largest files takes about one.
+func largestCRDJSON(tb testing.TB) [][]byte {
+	tb.Helper()
+	largestOnce.Do(func() {
+		files, err := crdFixtureFiles()
+		if err != nil {
+			largestErr = err
+			return
+		}
+		size := make(map[string]int64, len(files))
+		for _, f := range files {
+			fi, err := os.Stat(f)
+			if err != nil {
+				largestErr = err
+				return
+			}
+			size[f] = fi.Size()
+		}
+		slices.SortStableFunc(files, func(a, b string) int { return int(size[b] - size[a]) })
+		for _, f := range files {
+			if len(largestJSON) >= 2 {
+				break
+			}
+			crds, err := crdJSONOf(f)
+			if err != nil {
+				largestErr = err
+				return
+			}
+			largestJSON = append(largestJSON, crds...)
+		}
+		slices.SortStableFunc(largestJSON, func(a, b []byte) int { return len(b) - len(a) })
+		if len(largestJSON) < 2 {
+			largestErr = fmt.Errorf("%d CRDs among the fixtures, want at least 2", len(largestJSON))
+		}
+	})
+	if largestErr != nil {
+		tb.Fatal(largestErr)
+	}
+	return largestJSON
 }
 
 // estateCRD decodes fixture as the i-th CRD of an estate: its own group and

@@ -14,7 +14,7 @@ import (
 
 func TestCRDSchemasPack(t *testing.T) {
 	s := kube.NewCRDSchemas()
-	fixture := realCRDJSON(t)[0] // the largest
+	fixture := largestCRDJSON(t)[0] // the largest
 	c := estateCRD(t, fixture, 0)
 	c.Spec.Versions = append(c.Spec.Versions, *c.Spec.Versions[0].DeepCopy(), apiextensionsv1.CustomResourceDefinitionVersion{Name: "v0"})
 	c.Spec.Versions[1].Name = "v2"
@@ -65,7 +65,7 @@ func TestCRDSchemasPack(t *testing.T) {
 // TestCRDSchemasDropWithTheObject: a pack lives as long as its cached object.
 func TestCRDSchemasDropWithTheObject(t *testing.T) {
 	s := kube.NewCRDSchemas()
-	fixtures := realCRDJSON(t)
+	fixtures := largestCRDJSON(t)
 	kept := estateCRD(t, fixtures[1], 1)
 	s.Pack(kept)
 	held := s.Len()
@@ -95,7 +95,7 @@ func TestCRDSchemasDropWithTheObject(t *testing.T) {
 // shallowly; the copy unpacks.
 func TestCRDSchemasShallowCopies(t *testing.T) {
 	s := kube.NewCRDSchemas()
-	list := &apiextensionsv1.CustomResourceDefinitionList{Items: []apiextensionsv1.CustomResourceDefinition{*estateCRD(t, realCRDJSON(t)[0], 0)}}
+	list := &apiextensionsv1.CustomResourceDefinitionList{Items: []apiextensionsv1.CustomResourceDefinition{*estateCRD(t, largestCRDJSON(t)[0], 0)}}
 	want := list.Items[0].DeepCopy()
 	s.Pack(&list.Items[0])
 	items, err := meta.ExtractListWithAlloc(list)
