@@ -35,6 +35,9 @@ type sqlStore struct {
 	trafficRetention  time.Duration
 	maxTrafficBuckets int64
 	tc                trafficCounters
+	// pruneChunk bounds one delete transaction of Prune, the trim and the
+	// writes' prune (defaultPruneChunk; a test lowers it).
+	pruneChunk int64
 }
 
 // insertRows is how many entries one INSERT carries: one statement per 100
@@ -54,6 +57,7 @@ func newSQLStore(d dialect, w, r *sql.DB, o Options) *sqlStore {
 		d: d, w: w, r: r, retention: o.Retention, exportSlots: make(chan struct{}, exportConns),
 		insertChunk: insertSQL(d, insertRows), writeRetention: o.WriteRetention, maxWrites: o.MaxWrites,
 		trafficRetention: o.TrafficRetention, maxTrafficBuckets: o.MaxTrafficBuckets,
+		pruneChunk: defaultPruneChunk,
 	}
 	if o.MaxEntries > 0 {
 		s.trim = newTrimmer(o.MaxEntries)
@@ -202,16 +206,16 @@ func (s *sqlStore) exportPage(ctx context.Context, q Query) (Page, error) {
 	return s.Query(ctx, q)
 }
 
-// pruneChunk bounds one prune transaction: a million old rows go in many
-// short transactions, so Appends interleave and no transaction grows huge.
-const pruneChunk = 5000
+// defaultPruneChunk bounds one prune transaction: a million old rows go in
+// many short transactions, so Appends interleave and no transaction grows huge.
+const defaultPruneChunk = 5000
 
 // Prune deletes the entries older than before, oldest first, in chunks.
 func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {
 	del := s.d.bind("DELETE FROM ledger_entries WHERE seq IN (SELECT seq FROM ledger_entries WHERE time_ns < ? ORDER BY time_ns LIMIT ?)")
 	var total int64
 	for {
-		res, err := s.w.ExecContext(ctx, del, before.UnixNano(), pruneChunk)
+		res, err := s.w.ExecContext(ctx, del, before.UnixNano(), s.pruneChunk)
 		if err != nil {
 			return total, fmt.Errorf("ledger: prune: %w", err)
 		}
@@ -220,7 +224,7 @@ func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {
 			return total, fmt.Errorf("ledger: prune: %w", err)
 		}
 		total += n
-		if n < pruneChunk {
+		if n < s.pruneChunk {
 			return total, nil
 		}
 	}

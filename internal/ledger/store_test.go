@@ -337,25 +337,27 @@ func TestExportStreamsUntilAskedToStop(t *testing.T) {
 func TestPruneDeletesOnlyOlderEntries(t *testing.T) {
 	eachBackend(t, func(t *testing.T, dsn string) {
 		s := open(t, dsn, ledger.Options{})
-		// More than one prune chunk.
+		// Three prune chunks of 500 (500, 500, 100); the default chunk
+		// would need 12,000 entries for the same proof.
+		ledger.SetPruneChunk(s, 500)
 		var batch []ledger.Entry
-		for i := range 12_000 {
+		for i := range 1200 {
 			batch = append(batch, entry(fmt.Sprintf("e%05d", i), i))
-			if len(batch) == 2000 {
+			if len(batch) == 400 {
 				appendAll(t, s, batch...)
 				batch = batch[:0]
 			}
 		}
-		n, err := s.Prune(context.Background(), t0.Add(11_000*time.Second))
-		if err != nil || n != 11_000 {
-			t.Fatalf("Prune = %d, %v; want 11000", n, err)
+		n, err := s.Prune(context.Background(), t0.Add(1100*time.Second))
+		if err != nil || n != 1100 {
+			t.Fatalf("Prune = %d, %v; want 1100", n, err)
 		}
 		st, err := s.Stats(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Entries != 1000 || !st.Oldest.Equal(t0.Add(11_000*time.Second)) {
-			t.Errorf("after Prune: %d entries, oldest %s; want 1000 from %s", st.Entries, st.Oldest, t0.Add(11_000*time.Second))
+		if st.Entries != 100 || !st.Oldest.Equal(t0.Add(1100*time.Second)) {
+			t.Errorf("after Prune: %d entries, oldest %s; want 100 from %s", st.Entries, st.Oldest, t0.Add(1100*time.Second))
 		}
 		if n, err := s.Prune(context.Background(), t0); err != nil || n != 0 {
 			t.Errorf("Prune of nothing = %d, %v", n, err)

@@ -76,7 +76,7 @@ func (s *sqlStore) appended(n int) {
 }
 
 // trimToMax deletes the entries past the newest max, oldest first, in
-// chunks of pruneChunk as Prune does, and counts them.
+// chunks of s.pruneChunk as Prune does, and counts them.
 func (s *sqlStore) trimToMax(ctx context.Context) (int64, error) {
 	t := s.trim
 	var timeNS, seq int64
@@ -92,7 +92,7 @@ func (s *sqlStore) trimToMax(ctx context.Context) (int64, error) {
 	del := s.d.bind("DELETE FROM ledger_entries WHERE seq IN (SELECT seq FROM ledger_entries WHERE time_ns < ? OR (time_ns = ? AND seq <= ?) ORDER BY time_ns, seq LIMIT ?)")
 	var total int64
 	for {
-		res, err := s.w.ExecContext(ctx, del, timeNS, timeNS, seq, pruneChunk)
+		res, err := s.w.ExecContext(ctx, del, timeNS, timeNS, seq, s.pruneChunk)
 		if err != nil {
 			return total, fmt.Errorf("ledger: trim: %w", err)
 		}
@@ -102,7 +102,7 @@ func (s *sqlStore) trimToMax(ctx context.Context) (int64, error) {
 		}
 		total += n
 		t.pruned.Add(n)
-		if n < pruneChunk {
+		if n < s.pruneChunk {
 			return total, nil
 		}
 	}

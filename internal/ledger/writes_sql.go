@@ -308,13 +308,13 @@ func (s *sqlStore) PruneWrites(ctx context.Context, before time.Time) (int64, er
 	return n, err
 }
 
-// deleteWrites deletes the writes where cond holds, oldest first, pruneChunk
+// deleteWrites deletes the writes where cond holds, oldest first, s.pruneChunk
 // at a time so that the audit webhook's appends interleave.
 func (s *sqlStore) deleteWrites(ctx context.Context, cond string, arg int64) (int64, error) {
 	del := s.d.bind("DELETE FROM recorded_writes WHERE seq IN (SELECT seq FROM recorded_writes WHERE " + cond + " ORDER BY seq LIMIT ?)")
 	var total int64
 	for {
-		res, err := s.w.ExecContext(ctx, del, arg, pruneChunk)
+		res, err := s.w.ExecContext(ctx, del, arg, s.pruneChunk)
 		if err != nil {
 			return total, fmt.Errorf("ledger: recorded writes: prune: %w", err)
 		}
@@ -323,7 +323,7 @@ func (s *sqlStore) deleteWrites(ctx context.Context, cond string, arg int64) (in
 			return total, fmt.Errorf("ledger: recorded writes: prune: %w", err)
 		}
 		total += n
-		if n < pruneChunk {
+		if n < s.pruneChunk {
 			return total, nil
 		}
 	}
