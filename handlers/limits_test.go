@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clusterdesk/clusterdesk/internal/testcluster"
 )
 
 // mib is the request body limit, maxBody.
@@ -121,12 +123,7 @@ func TestBodyLimitBoundary(t *testing.T) {
 // reachable cluster, so no devcluster is needed.
 func TestSlowLorisHeadersTimeOut(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "clusterdesk")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/clusterdesk")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/clusterdesk: %v\n%s", err, out)
-	}
+	bin := testcluster.ConsoleBin(t)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	// Port 1 on loopback: nothing answers, and the console starts anyway.
 	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -31,10 +30,7 @@ import (
 func TestApproverBinaryLeadsAndReleasesItsLease(t *testing.T) {
 	admin := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
 	ctx := context.Background()
-	bin := filepath.Join(t.TempDir(), "clusterdesk")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testcluster.ConsoleBin(t)
 	help, _ := exec.Command(bin, "approver", "--help").CombinedOutput()
 	dep := find(t, renderOverlay(t, "approver"), "Deployment", "clusterdesk-approver")
 	c, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")

@@ -318,11 +318,7 @@ func TestInClusterServesAsServiceAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "clusterdesk")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testcluster.ConsoleBin(t)
 	// Every flag the Deployments pass is one the binary knows.
 	help, _ := exec.Command(bin, "--help").CombinedOutput()
 	deployments := []*unstructured.Unstructured{find(t, base, "Deployment", "clusterdesk"), find(t, proxy, "Deployment", "clusterdesk")}

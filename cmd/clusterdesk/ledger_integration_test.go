@@ -33,15 +33,6 @@ type ledgerConsole struct {
 	mu      sync.Mutex
 }
 
-func buildConsole(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "clusterdesk")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -161,7 +152,7 @@ func storedIDs(t *testing.T, dsn string) map[string]bool {
 // on the same file, it serves the ledger it had; the batches the API server
 // retries (here, all of them again) are stored once.
 func TestLedgerKeepsEveryAcknowledgedBatchAcrossAKill(t *testing.T) {
-	bin := buildConsole(t)
+	bin := testcluster.ConsoleBin(t)
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "ledger.db")
 	console := startLedgerConsole(t, bin, dsn)
 	client := apiServerClient(t)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,17 +28,13 @@ type pageTimes struct {
 	failures          []string
 }
 
-// watchPagesDuringStorm starts the console binary (make build's
-// bin/clusterdesk) as the admin, signs in, and from then on, every 250 ms
+// watchPagesDuringStorm starts the console binary (bin/clusterdesk,
+// testcluster.ConsoleBin) as the admin, signs in, and from then on, every 250 ms
 // until the returned stop is called, opens the pending queue and the home
 // page as a browser would and lists the CSRs straight from the API server.
 func watchPagesDuringStorm(tb testing.TB) (stop func() pageTimes) {
 	tb.Helper()
-	bin, err := filepath.Abs(filepath.Join("..", "..", "bin", "clusterdesk"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c := testcluster.StartConsoleBinary(tb, bin, []string{"--listen", "127.0.0.1:0",
+	c := testcluster.StartConsoleBinary(tb, testcluster.ConsoleBin(tb), []string{"--listen", "127.0.0.1:0",
 		"--kubeconfig", testcluster.Kubeconfig(tb, testcluster.Admin), "--data-dir", tb.TempDir()},
 		[]string{"HOME=" + tb.TempDir(), "PATH=" + os.Getenv("PATH")})
 	origin := c.Origin

@@ -43,7 +43,7 @@ const proxyIdleTimeout = 2 * time.Second
 // the deletions go on unreported.
 func TestLongCleanupThroughAProxyWithAnIdleTimeout(t *testing.T) {
 	testcluster.Require(t)
-	bin := buildConsole(t)
+	bin := testcluster.ConsoleBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	admin := testcluster.RestConfig(t, testcluster.Admin)

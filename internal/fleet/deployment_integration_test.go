@@ -47,7 +47,7 @@ const (
 func TestDocumentedDeployment(t *testing.T) {
 	testcluster.Require(t)
 	idp := testcluster.OIDC(t)
-	bin := buildConsole(t)
+	bin := testcluster.ConsoleBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))

@@ -45,7 +45,7 @@ const failoverSigner = "example.com/clusterdesk-replicas-failover"
 // sends it again through the balancer.
 func TestFailover(t *testing.T) {
 	testcluster.Require(t)
-	bin := buildConsole(t)
+	bin := testcluster.ConsoleBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	admin := testcluster.RestConfig(t, testcluster.Admin)

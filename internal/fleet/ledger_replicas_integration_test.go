@@ -51,7 +51,7 @@ func TestLedgerOnReplicas(t *testing.T) {
 	testcluster.Require(t)
 	hook := testcluster.RequireAuditWebhook(t)
 	started := time.Now()
-	bin := buildConsole(t)
+	bin := testcluster.ConsoleBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
