@@ -10,7 +10,8 @@
 # syncs, token expiries, proxies and fail-overs). A second cluster lets a
 # second package wait at the same time without seeing the first one's objects.
 #
-# Lane A: every package not in lane B, then the devcluster module's, on a
+# Lane A: every package not in lane B, then the devcluster module's (all of
+# them: lane B's list names packages of this module only), on a
 # cluster of $DEVCLUSTER_APISERVERS API servers (make test: two, the second a
 # standby, $DEVCLUSTER_STANDBY, resumed by the tests of the per-instance load:
 # internal/testcluster.APIServers); the packages with such tests stay in lane A. Lane B: the packages of $INTEGRATION_LANE_B
@@ -30,4 +31,4 @@ lane_b="XDG_STATE_HOME=$CACHE/test-state-b DEVCLUSTER_APISERVERS=1 DEVCLUSTER_ST
   env INTEGRATION_ONLY='$INTEGRATION_LANE_B' scripts/go-test-integration.sh"
 exec scripts/beside.sh "integration lane B" "$CACHE/test-integration-b.log" "$lane_b" "integration lane A" \
   scripts/with-devcluster.sh "$CACHE/devcluster-test" --seed \
-  env INTEGRATION_EXCEPT="$INTEGRATION_LANE_B" bash -c 'scripts/go-test-integration.sh && scripts/go-test-integration.sh devcluster'
+  env INTEGRATION_EXCEPT="$INTEGRATION_LANE_B" bash -c 'scripts/go-test-integration.sh && INTEGRATION_EXCEPT= scripts/go-test-integration.sh devcluster'
