@@ -65,32 +65,42 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 
 ## ---- test -----------------------------------------------------------------
 
-# make test is five layers, each test in exactly one of them: test-unit (no
-# cluster), then the Go integration tests on one seeded devcluster and, at the
-# same time, one after the other, the browser tests (e2e) on a second one, the
-# benchmark rounds on that second one, and test-compat on a third. Each layer
-# also runs alone; test-integration and e2e then start their own devcluster.
+# make test is five layers, each test in exactly one of them, all running at
+# the same time (scripts/beside.sh, each side's output printed when both end):
+# test-unit (no cluster, its consoles' state apart in .cache/test-state-unit);
+# the Go integration tests in two lanes, each on its own seeded devcluster
+# (scripts/integration-lanes.sh); and one after the other, on a third one,
+# the browser tests (e2e) and the benchmark rounds, with test-compat on a
+# fourth. Each layer also runs alone; test-integration and e2e then start
+# their own devcluster.
 #
-# The browser tests run beside the integration layer (scripts/beside.sh,
-# their output printed when both end) because neither keeps the 2 cores busy
-# alone: both mostly wait on API servers, informers, Chromium and polls (side
-# by side on a 2-core machine shared at load 17-33, the browser tests used
-# 265 s of CPU in 1,302 s, the integration layer 1,054 s in 1,476 s). They
-# need their own cluster: e2e/live.spec.ts stops its API server, and Go tests
-# count a kind's objects. The e2e cluster comes up while the rest of the unit
-# layer runs (DEVCLUSTER_MEANWHILE), the integration cluster while the browser
-# tests start.
+# Why side by side: no layer keeps the 2 cores busy alone. The cluster layers
+# mostly wait on API servers, informers, Chromium and polls (stop 57's CI: the
+# browser tests used 274 CPU-s in 863 s, each integration lane about 400 in
+# 830 s), and the unit layer, run first, kept the cluster layers waiting for
+# 7 minutes (438 s) while it used 1.1 cores. The layers need their own
+# clusters: e2e/live.spec.ts stops its API server, and Go tests count a
+# kind's objects.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps postgres helm ## Everything, each test once: test-unit, then test-integration beside the browser tests, the benchmark rounds and test-compat, each layer on its own devcluster
-	scripts/timed.sh "unit layer: go-test-unit.sh" scripts/go-test-unit.sh
+test: build devcluster devcluster-compat e2e-deps postgres helm ## Everything, each test once: test-unit beside test-integration (two lanes) beside the browser tests, the benchmark rounds and test-compat, each cluster layer on its own devcluster
 	rm -rf $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e
-	DEVCLUSTER_MEANWHILE='TIMEFORMAT="timed: unit layer, the rest (fuzz, devcluster modules) took %0R s wall, %0U s user + %0S s system CPU"; time { $(TEST_UNIT_REST); }' \
-	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) \
-	  scripts/timed.sh "integration layer beside the browser, benchmark-round and compat layers, with their devclusters' start" \
-	  scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
+	FIXTURES="$(FIXTURES)" \
+	  scripts/timed.sh "make test's layers side by side, with their devclusters' start" \
+	  scripts/beside.sh "unit layer" $(CACHE)/test-unit.log '$(UNIT_LAYER)' "cluster layers" \
+	  env DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
 	  scripts/beside.sh e2e $(CACHE)/test-e2e.log '$(BESIDE_INTEGRATION)' test-integration \
 	  env CACHE=$(abspath $(CACHE)) INTEGRATION_LANE_B="$(INTEGRATION_LANE_B)" \
 	    DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) DEVCLUSTER_STANDBY=1 scripts/integration-lanes.sh
+
+# UNIT_LAYER is make test's unit layer (TEST_UNIT, each part timed), its
+# consoles' default ledger apart from the integration layer's, which runs at
+# the same time. Both parts run even when the first failed.
+UNIT_LAYER = export XDG_STATE_HOME=$(abspath $(CACHE))/test-state-unit; rc=0; \
+	TIMEFORMAT="timed: unit layer: go-test-unit.sh took %0R s wall, %0U s user + %0S s system CPU"; \
+	time scripts/go-test-unit.sh || rc=1; \
+	TIMEFORMAT="timed: unit layer, the rest (fuzz, devcluster modules) took %0R s wall, %0U s user + %0S s system CPU"; \
+	time { $(TEST_UNIT_REST); } || rc=1; \
+	exit $$rc
 
 # INTEGRATION_LANE_B: the integration packages make test runs in its second
 # lane, on a devcluster of their own, while the rest run on the first

@@ -9,13 +9,7 @@
 # (devcluster up --standby) until a test resumes them (internal/testcluster.APIServers).
 # $DEVCLUSTER_TOOL and $DEVCLUSTER_BIN_DIR override the devcluster binary and the control-plane
 # binaries' directory (default: both in .cache/bin), e.g. to try a devcluster built from a branch.
-# $DEVCLUSTER_MEANWHILE, a shell command, runs while the cluster comes up (without DEVCLUSTER_DIR:
-# it must need no cluster); CMD starts after both, and only when it succeeded. make test runs the
-# last part of its unit layer there, so that no one only waits for the cluster's start-up (~1 min).
 set -euo pipefail
-# not passed on: a devcluster CMD starts (the benchmarks' second one) must not run it again
-meanwhile=${DEVCLUSTER_MEANWHILE:-}
-unset DEVCLUSTER_MEANWHILE
 dir=$(realpath -m "$1"); shift
 seed=()
 if [ "${1:-}" = "--seed" ]; then
@@ -58,9 +52,6 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT TERM
 
-if [ -n "$meanwhile" ]; then
-  bash -c "$meanwhile"
-fi
 for _ in $(seq 1 600); do
   [ -f "$dir/ready.json" ] && break
   if ! kill -0 "$pid" 2>/dev/null; then
