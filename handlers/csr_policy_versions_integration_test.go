@@ -4,10 +4,8 @@ package handlers
 
 import (
 	"context"
-	"crypto/x509"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,6 +23,7 @@ import (
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/csrpolicy"
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
+	"github.com/clusterdesk/clusterdesk/internal/ingest/ingesttest"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 	"github.com/clusterdesk/clusterdesk/internal/ledger"
 	"github.com/clusterdesk/clusterdesk/internal/present"
@@ -48,7 +47,7 @@ func TestEveryDecisionTracesToThePolicyVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	serveAuditWebhook(t, store)
+	ingesttest.ServeAuditWebhook(t, ingest.Options{Store: store})
 
 	s := strconv.FormatInt(time.Now().UnixNano(), 36)
 	signer, name, label := "example.com/it-trace-"+s, "it-trace-"+s, "it-trace-"+s
@@ -163,37 +162,4 @@ func TestEveryDecisionTracesToThePolicyVersion(t *testing.T) {
 			t.Errorf("row %d: %q, want generation %s, hash %s, 1 approved, 0 denied, %s", i, r, w.gen, w.hash, w.csr)
 		}
 	}
-}
-
-// serveAuditWebhook serves the ledger's audit webhook receiver into store at
-// the devcluster's audit webhook address, where its API servers send their
-// batches, until the test ends.
-func serveAuditWebhook(t *testing.T, store ledger.Store) {
-	t.Helper()
-	w := testcluster.RequireAuditWebhook(t)
-	pem, err := os.ReadFile(w.ClientCAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	senders := ingest.Senders{ClientCAs: x509.NewCertPool()}
-	senders.ClientCAs.AppendCertsFromPEM(pem)
-	rc, err := ingest.NewReceiver(ingest.Options{Store: store, Senders: senders})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var srv *ingest.Server
-	// Another test's listener may still be closing.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if srv, err = ingest.Listen(w.Listen, w.CertFile, w.KeyFile, rc, nil); err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("listen on the devcluster's audit webhook address: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 }
