@@ -65,25 +65,37 @@ func crdJSONOf(f string) ([][]byte, error) {
 	return out, nil
 }
 
+// crdJSONOfFiles converts files in order until it has at least want CRDs
+// (every file when want is 0) and returns them largest first.
+func crdJSONOfFiles(files []string, want int) ([][]byte, error) {
+	var out [][]byte
+	for _, f := range files {
+		if want > 0 && len(out) >= want {
+			break
+		}
+		crds, err := crdJSONOf(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crds...)
+	}
+	if len(out) < want {
+		return nil, fmt.Errorf("%d CRDs among the fixtures, want at least %d", len(out), want)
+	}
+	slices.SortStableFunc(out, func(a, b []byte) int { return len(b) - len(a) })
+	return out, nil
+}
+
 // realCRDJSON returns every CRD among the shared real-world fixtures as JSON,
 // largest first.
 func realCRDJSON(tb testing.TB) [][]byte {
 	tb.Helper()
 	fixtureOnce.Do(func() {
 		files, err := crdFixtureFiles()
-		if err != nil {
-			fixtureErr = err
-			return
+		if err == nil {
+			fixtureJSON, err = crdJSONOfFiles(files, 0)
 		}
-		for _, f := range files {
-			crds, err := crdJSONOf(f)
-			if err != nil {
-				fixtureErr = err
-				return
-			}
-			fixtureJSON = append(fixtureJSON, crds...)
-		}
-		slices.SortStableFunc(fixtureJSON, func(a, b []byte) int { return len(b) - len(a) })
+		fixtureErr = err
 	})
 	if fixtureErr != nil {
 		tb.Fatal(fixtureErr)
@@ -114,21 +126,7 @@ func largestCRDJSON(tb testing.TB) [][]byte {
 			size[f] = fi.Size()
 		}
 		slices.SortStableFunc(files, func(a, b string) int { return int(size[b] - size[a]) })
-		for _, f := range files {
-			if len(largestJSON) >= 2 {
-				break
-			}
-			crds, err := crdJSONOf(f)
-			if err != nil {
-				largestErr = err
-				return
-			}
-			largestJSON = append(largestJSON, crds...)
-		}
-		slices.SortStableFunc(largestJSON, func(a, b []byte) int { return len(b) - len(a) })
-		if len(largestJSON) < 2 {
-			largestErr = fmt.Errorf("%d CRDs among the fixtures, want at least 2", len(largestJSON))
-		}
+		largestJSON, largestErr = crdJSONOfFiles(files, 2)
 	})
 	if largestErr != nil {
 		tb.Fatal(largestErr)
