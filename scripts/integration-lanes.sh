@@ -15,10 +15,13 @@
 # cluster of $DEVCLUSTER_APISERVERS API servers (make test: two, the second a
 # standby, $DEVCLUSTER_STANDBY, resumed by the tests of the per-instance load:
 # internal/testcluster.APIServers); the packages with such tests stay in lane A. Lane B: the packages of $INTEGRATION_LANE_B
-# on a cluster of one API server, with its own console state
-# (XDG_STATE_HOME), so two consoles' default ledgers never meet.
+# on a cluster of one API server seeded with the demo data only (no
+# $FIXTURES: none of its tests reads the 180 real-world CRDs, which cost that
+# cluster's API server and every console a test starts there the CPU of their
+# megabyte schemas), with its own console state (XDG_STATE_HOME), so two
+# consoles' default ledgers never meet.
 #
-# Needs $CACHE (make's .cache) and passes $FIXTURES on to both clusters' seed.
+# Needs $CACHE (make's .cache); $FIXTURES seeds lane A's cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CACHE:?integration-lanes.sh: CACHE (make test's cache directory) is not set}"
@@ -26,7 +29,7 @@ cd "$(dirname "$0")/.."
 export CLEANUP_BENCH_SIZES=50 # the cleanup's deletion benchmark: one round of 50 objects, not 1,000
 
 rm -rf "$CACHE/devcluster-test-b"
-lane_b="XDG_STATE_HOME=$CACHE/test-state-b DEVCLUSTER_APISERVERS=1 DEVCLUSTER_STANDBY= \
+lane_b="XDG_STATE_HOME=$CACHE/test-state-b DEVCLUSTER_APISERVERS=1 DEVCLUSTER_STANDBY= FIXTURES= \
   scripts/with-devcluster.sh $CACHE/devcluster-test-b --seed \
   env INTEGRATION_ONLY='$INTEGRATION_LANE_B' scripts/go-test-integration.sh"
 exec scripts/beside.sh "integration lane B" "$CACHE/test-integration-b.log" "$lane_b" "integration lane A" \
