@@ -6,15 +6,12 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -97,50 +94,13 @@ func TestChartTokenValuesRun(t *testing.T) {
 	}
 
 	// A person signs in through the form with their own bearer token.
-	person := testcluster.RestConfig(t, testcluster.Auditor)
-	if person.BearerToken == "" {
-		t.Fatal("the devcluster's auditor has no bearer token")
-	}
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	resp, err := client.Get(origin + "/login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := goquery.NewDocumentFromReader(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	csrf, _ := doc.Find(`[data-testid="token-form"] input[name="_csrf"]`).Attr("value")
-	if csrf == "" {
-		fail("GET /login (%d): no token sign-in form", resp.StatusCode)
-	}
-	req, _ := http.NewRequest(http.MethodPost, origin+"/login", strings.NewReader(url.Values{"token": {person.BearerToken}, "_csrf": {csrf}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("Origin", origin)
-	if resp, err = client.Do(req); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp, err = client.Get(origin + "/"); err != nil {
-		t.Fatal(err)
-	}
-	doc, err = goquery.NewDocumentFromReader(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		fail("GET / after signing in: %d", resp.StatusCode)
-	}
-	who := strings.TrimSpace(doc.Find(`[data-testid="user"]`).First().Text())
+	client, who := signInWithToken(t, console, testcluster.Auditor)
 	if who == "" || strings.Contains(who, "serviceaccount") {
 		fail("signed in with the auditor's token, the page names %q", who)
 	}
 	// A page from the shared cache, filled with the service account's reads.
-	if resp, err = client.Get(origin + "/crds"); err != nil {
+	resp, err := client.Get(origin + "/crds")
+	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
