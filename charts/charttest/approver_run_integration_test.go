@@ -75,6 +75,9 @@ func TestChartApproverValuesRun(t *testing.T) {
 
 	// Leader election on the rendered Lease, in the pod's namespace.
 	lease := release + "-approver"
+	t.Cleanup(func() {
+		_ = cs.CoordinationV1().Leases(chartNamespace).Delete(context.Background(), lease, metav1.DeleteOptions{})
+	})
 	m := approver.WaitLog(t, regexp.MustCompile(`msg="approver: leading" identity=(\S+) lease=`+regexp.QuoteMeta(chartNamespace+"/"+lease)),
 		60*time.Second, "the approver leading on Lease "+chartNamespace+"/"+lease)
 	l, err := cs.CoordinationV1().Leases(chartNamespace).Get(ctx, lease, metav1.GetOptions{})

@@ -293,3 +293,16 @@ func freePort(t *testing.T) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// createSecret creates a Secret an example tells people to create first,
+// deleted at the test's end (the devcluster runs no namespace controller:
+// deleting the namespace leaves its objects behind).
+func createSecret(t *testing.T, cs kubernetes.Interface, ns, name string, data map[string][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: data}
+	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("Secret %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Secrets(ns).Delete(context.Background(), name, metav1.DeleteOptions{}) })
+}
