@@ -210,7 +210,6 @@ var listenArg = regexp.MustCompile(`^(--[a-z-]+)=:([0-9]+)$`)
 func (p *renderedPod) command(t *testing.T, name string, ports map[string]string) (args, env []string) {
 	t.Helper()
 	c := p.container(t, name)
-	listens := 0
 	for _, a := range c.Args {
 		if m := listenArg.FindStringSubmatch(a); m != nil {
 			port := ports[m[2]]
@@ -218,12 +217,8 @@ func (p *renderedPod) command(t *testing.T, name string, ports map[string]string
 				port = "0"
 			}
 			a = m[1] + "=127.0.0.1:" + port
-			listens++
 		}
 		args = append(args, p.localPaths(t, c, a))
-	}
-	if listens == 0 {
-		t.Fatalf("container %s's rendered args %q listen nowhere", name, c.Args)
 	}
 	u, _ := url.Parse(p.server)
 	host, port, err := net.SplitHostPort(u.Host)
@@ -259,6 +254,30 @@ func (p *renderedPod) command(t *testing.T, name string, ports map[string]string
 	return args, env
 }
 
+// rewriteFile rewrites a file of a volume container name mounts: its mount
+// paths to their directories (the file's own mount paths, as in args), then
+// each of pairs (old, new), every old required to occur.
+func (p *renderedPod) rewriteFile(t *testing.T, name, path string, pairs ...string) string {
+	t.Helper()
+	c := p.container(t, name)
+	local := p.localPaths(t, c, path)
+	raw, err := os.ReadFile(local)
+	if err != nil {
+		t.Fatalf("%s (%s in container %s): %v", local, path, name, err)
+	}
+	text := p.localPaths(t, c, string(raw))
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !strings.Contains(text, pairs[i]) {
+			t.Fatalf("%s as rendered holds no %q:\n%s", path, pairs[i], raw)
+		}
+		text = strings.ReplaceAll(text, pairs[i], pairs[i+1])
+	}
+	if err := os.WriteFile(local, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return local
+}
+
 // consoleBinary is make build's bin/clusterdesk (make test builds it first).
 func consoleBinary(t *testing.T) string {
 	t.Helper()
@@ -275,6 +294,9 @@ func consoleBinary(t *testing.T) string {
 func (p *renderedPod) startConsole(t *testing.T, ports map[string]string, extraEnv ...string) *testcluster.ConsoleBinary {
 	t.Helper()
 	args, env := p.command(t, "clusterdesk", ports)
+	if !strings.HasPrefix(strings.Join(args, " "), "--") || !strings.Contains(" "+strings.Join(args, " "), " --listen=127.0.0.1:") {
+		t.Fatalf("the rendered console's args %q: no --listen=:<port> rewritten to loopback", args)
+	}
 	args = append(args, "--in-cluster-dir", p.SADir)
 	return testcluster.StartConsoleBinary(t, consoleBinary(t), args, append(env, extraEnv...))
 }

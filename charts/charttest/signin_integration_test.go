@@ -55,6 +55,11 @@ func signInWithToken(t *testing.T, console *testcluster.ConsoleBinary, identity 
 	return client, signedInAs(doc)
 }
 
+// goqueryDoc parses a response's body.
+func goqueryDoc(resp *http.Response) (*goquery.Document, error) {
+	return goquery.NewDocumentFromReader(resp.Body)
+}
+
 // getPage GETs a page and parses it.
 func getPage(t *testing.T, client *http.Client, u string) (*goquery.Document, int) {
 	t.Helper()
