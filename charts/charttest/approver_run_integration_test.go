@@ -63,8 +63,6 @@ func TestChartApproverValuesRun(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = policies.Delete(context.Background(), policyName, metav1.DeleteOptions{}) })
 
-	console := preparePod(t, cs, objs, chartNamespace, release).startConsole(t, nil)
-
 	pod := preparePod(t, cs, objs, chartNamespace, release+"-approver")
 	args, env := pod.command(t, "approver", nil)
 	if args[0] != "approver" || !contains(args, "--dry-run") {
@@ -84,6 +82,10 @@ func TestChartApproverValuesRun(t *testing.T) {
 	if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != m[1] {
 		t.Fatalf("Lease %s/%s: %v, holder %v; want %s\n%s", chartNamespace, lease, err, l.Spec.HolderIdentity, m[1], approver.Logs())
 	}
+
+	// The console, started once the approver leads (it trusts a read of the
+	// Lease for 10 s, internal/csrqueue/approver.go).
+	console := preparePod(t, cs, objs, chartNamespace, release).startConsole(t, nil)
 
 	// The decision it would make, in its log, its audit lines (stdout) and
 	// its metrics; the request stays pending.
@@ -115,9 +117,13 @@ func TestChartApproverValuesRun(t *testing.T) {
 		t.Errorf("%s after the approver's dry run: %v, conditions %+v; want it pending", name, err, c.Status.Conditions)
 	}
 
-	// The console beside it shows the request to a person signed in.
+	// The console beside it tells a person signed in why the request is
+	// pending, from the approver's Lease (--approver-lease, rendered).
 	client, _ := signInWithToken(t, console, testcluster.Auditor)
-	if doc, code := getPage(t, client, console.Origin+"/csrs/"+name); code != http.StatusOK || !strings.Contains(doc.Text(), name) {
-		t.Errorf("the console beside the approver, GET /csrs/%s: %d\n%s", name, code, console.Logs())
+	doc, code := getPage(t, client, console.Origin+"/csrs/"+name)
+	why, _ := doc.Find(`[data-testid="csr-why"]`).Attr("data-why")
+	if code != http.StatusOK || why != "DryRun" {
+		t.Errorf("the console beside the approver, GET /csrs/%s: %d, why pending %q (%s); want DryRun\n%s", name, code, why,
+			strings.TrimSpace(doc.Find(`[data-testid="csr-why"]`).Text()), console.Logs())
 	}
 }
