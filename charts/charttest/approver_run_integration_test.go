@@ -5,6 +5,7 @@ package charttest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -27,7 +28,8 @@ import (
 // TestChartApproverValuesRun starts both Deployments the chart renders for
 // examples/approver-on.yaml (pod_integration_test.go): the console, and
 // `clusterdesk approver` with its rendered args (dry run, its Lease, its
-// metrics address) as its own rendered ServiceAccount, whose rendered RBAC
+// metrics address, the policy selector the test sets) as its own rendered
+// ServiceAccount, whose rendered RBAC
 // (approve for the example's signers, its Lease in the release's namespace)
 // is all it has. The approver takes the rendered Lease, and for a pending
 // CSR a CSRApprovalPolicy approves it logs, audits (as its service account)
@@ -40,20 +42,23 @@ func TestChartApproverValuesRun(t *testing.T) {
 	ctx := context.Background()
 	const release = "clusterdesk-chart"
 	restrictedNamespace(t, cs, chartNamespace)
-	objs := render(t, release, chartNamespace, []string{filepath.Join(chartDir, "examples", "approver-on.yaml")})
-	applyRendered(t, cs, objs)
-
 	// A pending request of one of the example's signers, and a policy
-	// approving exactly it (the demo policies stay: the approver runs all).
+	// approving exactly it. The one --set: approver.policySelector (a
+	// documented value), so that on a devcluster other tests share the
+	// approver runs this test's policy only, not the demo's or theirs.
 	name := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "chart-approver"})
 	policyName := "chart-approver-" + strings.ToLower(strings.TrimPrefix(name, "it-"))
 	if len(policyName) > 253 {
 		policyName = policyName[:253]
 	}
+	label := fmt.Sprintf("%d", time.Now().UnixNano())
+	objs := render(t, release, chartNamespace, []string{filepath.Join(chartDir, "examples", "approver-on.yaml")},
+		"--set", "approver.policySelector=clusterdesk-chart-test="+label)
+	applyRendered(t, cs, objs)
 	policies := dynamic.NewForConfigOrDie(admin).Resource(kube.CSRApprovalPolicyResource)
 	if _, err := policies.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "clusterdesk.io/v1alpha1", "kind": "CSRApprovalPolicy",
-		"metadata": map[string]any{"name": policyName},
+		"metadata": map[string]any{"name": policyName, "labels": map[string]any{"clusterdesk-chart-test": label}},
 		"spec": map[string]any{
 			"signerNames": []any{certificatesv1.KubeAPIServerClientSignerName}, "decision": "Approve", "reason": "ChartTest",
 			"message": "the chart's approver test", "expression": `request.subject.commonName == '` + name + `'`,
@@ -65,8 +70,8 @@ func TestChartApproverValuesRun(t *testing.T) {
 
 	pod := preparePod(t, cs, objs, chartNamespace, release+"-approver")
 	args, env := pod.command(t, "approver", nil)
-	if args[0] != "approver" || !contains(args, "--dry-run") {
-		t.Fatalf("the rendered approver's args %q: want `approver --dry-run ...` (approver.dryRun: true)", args)
+	if args[0] != "approver" || !contains(args, "--dry-run") || !contains(args, "--policy-selector=clusterdesk-chart-test="+label) {
+		t.Fatalf("the rendered approver's args %q: want `approver --dry-run ... --policy-selector=...` (approver.dryRun: true)", args)
 	}
 	args = append(args, "--in-cluster-dir", pod.SADir)
 	approver := testcluster.StartProcess(t, consoleBinary(t), args, env)
