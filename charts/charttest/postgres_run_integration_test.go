@@ -4,6 +4,7 @@ package charttest
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
@@ -75,6 +77,11 @@ func TestChartReplicasOnPostgresValuesRun(t *testing.T) {
 	}
 	createSecret(t, cs, chartNamespace, "clusterdesk-audit-webhook", files)
 	applyRendered(t, cs, objs)
+	// The replicas' shared sign-outs (their heartbeat Lease, any sign-out)
+	// go once they have stopped: no namespace controller deletes them.
+	t.Cleanup(func() {
+		_ = cs.CoordinationV1().Leases(chartNamespace).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+	})
 	var replicas []*testcluster.ConsoleBinary
 	for range *dep.Spec.Replicas {
 		replicas = append(replicas, preparePod(t, cs, objs, chartNamespace, release).startConsole(t, nil))
