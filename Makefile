@@ -82,7 +82,7 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 # clusters: e2e/live.spec.ts stops its API server, and Go tests count a
 # kind's objects.
 .PHONY: test
-test: build devcluster devcluster-compat e2e-deps postgres helm ## Everything, each test once: test-unit beside test-integration (two lanes) beside the browser tests, the benchmark rounds and test-compat, each cluster layer on its own devcluster
+test: build devcluster devcluster-compat e2e-deps postgres helm helm3 ## Everything, each test once: test-unit beside test-integration (two lanes) beside the browser tests, the benchmark rounds and test-compat, each cluster layer on its own devcluster
 	rm -rf $(CACHE)/devcluster-test $(CACHE)/devcluster-test-e2e
 	FIXTURES="$(FIXTURES)" \
 	  scripts/timed.sh "make test's layers side by side, with their devclusters' start" \
@@ -146,11 +146,11 @@ E2E_APISERVERS  := 1
 test test-unit test-integration e2e: export XDG_STATE_HOME = $(abspath $(CACHE))/test-state
 
 .PHONY: test-unit
-test-unit: assets postgres helm ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
+test-unit: assets postgres helm helm3 ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
 	$(TEST_UNIT)
 
 .PHONY: test-integration
-test-integration: build devcluster haproxy oauth2-proxy helm ## Go integration tests and integration benchmarks on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one), then short benchmark rounds
+test-integration: build devcluster haproxy oauth2-proxy helm helm3 ## Go integration tests and integration benchmarks on a seeded devcluster (its own, unless DEVCLUSTER_DIR has one), then short benchmark rounds
 	FIXTURES="$(FIXTURES)" DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) DEVCLUSTER_STANDBY=1 scripts/on-devcluster.sh $(CACHE)/devcluster-test bash -c '$(GO_INTEGRATION) && $(BENCH_ROUNDS)'
 
 .PHONY: e2e
@@ -290,10 +290,37 @@ helm: ## Install the helm CLI (HELM_VERSION, v4.3.2) into .cache/bin with go ins
 	  echo $(HELM_VERSION) > $(HELM).version; \
 	fi
 
+# HELM3 is helm v3, the other major release people install the chart with:
+# charts/charttest lints and renders with both (same assertions). Its newest
+# v3 release on the module proxy that the team approves (v3.22.0 is served but
+# not approved). Built with go install into a directory of its own (the
+# binary is named helm) and moved beside helm v4 as helm3.
+HELM3_VERSION := v3.21.4
+HELM3         := $(BIN)/helm3
+# What helm's own Makefile stamps into a release binary: its version, and the
+# Kubernetes version of its k8s.io modules (v0.36.2 in v3.21.4: 1.36) that
+# `helm template` and `helm lint` assume without a cluster. Unstamped, helm v3
+# assumes 1.20 and refuses the chart's kubeVersion (>=1.28).
+HELM3_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM3_VERSION) \
+  -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=36 \
+  -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=36
+
+.PHONY: helm3
+helm3: ## Install helm v3 (HELM3_VERSION, v3.21.4) into .cache/bin/helm3 with go install, once (first time: minutes); part of make test
+	@if [ -x $(HELM3) ] && [ "$$(cat $(HELM3).version 2>/dev/null)" = $(HELM3_VERSION) ]; then \
+	  echo "helm3 $(HELM3_VERSION) is up to date ($(HELM3))"; \
+	else \
+	  echo "installing helm $(HELM3_VERSION) into $(HELM3)"; \
+	  rm -rf $(BIN)/helm3.d && mkdir -p $(BIN)/helm3.d && \
+	  GOBIN=$(abspath $(BIN))/helm3.d go install -ldflags '$(HELM3_LDFLAGS)' helm.sh/helm/v3/cmd/helm@$(HELM3_VERSION) && \
+	  mv $(BIN)/helm3.d/helm $(HELM3) && rmdir $(BIN)/helm3.d && \
+	  echo $(HELM3_VERSION) > $(HELM3).version; \
+	fi
+
 .PHONY: chart-lint
-chart-lint: helm ## helm lint --strict the chart with its defaults and each example values file
-	$(HELM) lint --strict charts/clusterdesk
-	@for f in charts/clusterdesk/examples/*.yaml; do $(HELM) lint --strict charts/clusterdesk --values $$f || exit 1; done
+chart-lint: helm helm3 ## helm lint --strict the chart with its defaults and each example values file, with helm v4 and v3
+	@for h in $(HELM) $(HELM3); do $$h lint --strict charts/clusterdesk || exit 1; \
+	  for f in charts/clusterdesk/examples/*.yaml; do $$h lint --strict charts/clusterdesk --values $$f || exit 1; done; done
 
 .PHONY: bench-pages
 bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; then the worst shapes (50,000 CSRs with a 5,000 storm, 2,000 CRDs, long names, 200 SANs, 256 KiB annotations) on a second devcluster; pages vs raw LIST/GET, memory, targets (loopback; first run seeds for long)

@@ -24,32 +24,34 @@ import (
 // lists keyed by name compared as sets, embedded YAML parsed). A change to
 // one side without the other fails here.
 func TestChartRendersDeploy(t *testing.T) {
-	dirs := overlayDirs(t)
-	for _, dir := range dirs {
-		t.Run(dir, func(t *testing.T) {
-			values := filepath.Join("testdata", "deploy", dir+".yaml")
-			if _, err := os.Stat(values); err != nil {
-				t.Fatalf("deploy/%s has no chart values that render it (%v): add %s", dir, err, values)
-			}
-			compareObjects(t, "deploy/"+dir, testcluster.Kustomize(t, deployDir, dir),
-				render(t, releaseName, "clusterdesk", []string{values}))
-		})
-	}
-	// Every values file names an overlay that exists (none left behind).
-	files, _ := filepath.Glob(filepath.Join("testdata", "deploy", "*.yaml"))
-	for _, f := range files {
-		if name := strings.TrimSuffix(filepath.Base(f), ".yaml"); !contains(dirs, name) {
-			t.Errorf("%s renders deploy/%s, which has no kustomization", f, name)
+	eachHelm(t, func(t *testing.T, h helmCLI) {
+		dirs := overlayDirs(t)
+		for _, dir := range dirs {
+			t.Run(dir, func(t *testing.T) {
+				values := filepath.Join("testdata", "deploy", dir+".yaml")
+				if _, err := os.Stat(values); err != nil {
+					t.Fatalf("deploy/%s has no chart values that render it (%v): add %s", dir, err, values)
+				}
+				compareObjects(t, "deploy/"+dir, testcluster.Kustomize(t, deployDir, dir),
+					h.render(t, releaseName, "clusterdesk", []string{values}))
+			})
 		}
-	}
+		// Every values file names an overlay that exists (none left behind).
+		files, _ := filepath.Glob(filepath.Join("testdata", "deploy", "*.yaml"))
+		for _, f := range files {
+			if name := strings.TrimSuffix(filepath.Base(f), ".yaml"); !contains(dirs, name) {
+				t.Errorf("%s renders deploy/%s, which has no kustomization", f, name)
+			}
+		}
 
-	// deploy/approver/prometheusrule.yaml is an example applied by hand where
-	// the Prometheus Operator runs; the chart renders the same rule there.
-	t.Run("approver/prometheusrule.yaml", func(t *testing.T) {
-		want := testcluster.ReadManifests(t, filepath.Join(deployDir, "approver", "prometheusrule.yaml"))
-		got := byKind(render(t, releaseName, "clusterdesk", []string{filepath.Join("testdata", "deploy", "approver.yaml")},
-			"--api-versions", "monitoring.coreos.com/v1"), "PrometheusRule")
-		compareObjects(t, "deploy/approver/prometheusrule.yaml", want, got)
+		// deploy/approver/prometheusrule.yaml is an example applied by hand where
+		// the Prometheus Operator runs; the chart renders the same rule there.
+		t.Run("approver/prometheusrule.yaml", func(t *testing.T) {
+			want := testcluster.ReadManifests(t, filepath.Join(deployDir, "approver", "prometheusrule.yaml"))
+			got := byKind(h.render(t, releaseName, "clusterdesk", []string{filepath.Join("testdata", "deploy", "approver.yaml")},
+				"--api-versions", "monitoring.coreos.com/v1"), "PrometheusRule")
+			compareObjects(t, "deploy/approver/prometheusrule.yaml", want, got)
+		})
 	})
 }
 

@@ -117,6 +117,8 @@ func createForReal(t *testing.T, cs kubernetes.Interface, ap *testcluster.Applie
 			err = cs.RbacV1().RoleBindings(o.GetNamespace()).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
 		case "Secret":
 			err = cs.CoreV1().Secrets(o.GetNamespace()).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+		case "ConfigMap":
+			err = cs.CoreV1().ConfigMaps(o.GetNamespace()).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
 		default:
 			t.Errorf("createForReal: no cleanup for %s", o.GetKind())
 		}

@@ -22,30 +22,64 @@ const (
 	releaseName = "clusterdesk"
 )
 
-// helmBinary is the helm CLI built by `make helm` (Makefile, HELM_VERSION).
-func helmBinary(t testing.TB) string {
+// helmCLI is one helm binary the chart is tested with: helm v4 (`make
+// helm`, HELM_VERSION) and helm v3 (`make helm3`, HELM3_VERSION), the two
+// major releases people install it with.
+type helmCLI struct {
+	Name string // helm4, helm3: the subtests' names
+	bin  string
+}
+
+// helmCLIs are both, in that order; each is $HELM or $HELM3 when set.
+func helmCLIs(t testing.TB) []helmCLI {
 	t.Helper()
-	bin := os.Getenv("HELM")
+	return []helmCLI{helmAt(t, "helm4", "HELM", "helm", "make helm"), helmAt(t, "helm3", "HELM3", "helm3", "make helm3")}
+}
+
+func helmAt(t testing.TB, name, env, file, target string) helmCLI {
+	t.Helper()
+	bin := os.Getenv(env)
 	if bin == "" {
-		abs, err := filepath.Abs("../../.cache/bin/helm")
+		abs, err := filepath.Abs("../../.cache/bin/" + file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		bin = abs
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("no helm CLI at %s (%v): run `make helm`, which builds it from its Go module", bin, err)
+		t.Fatalf("no %s CLI at %s (%v): run `%s`, which builds it from its Go module", name, bin, err, target)
 	}
-	return bin
+	return helmCLI{Name: name, bin: bin}
 }
 
-// helm runs the helm CLI with its own empty config, cache and data
-// directories (nothing of the user's, no repository index) and returns its
-// stdout, stderr and error.
+// eachHelm runs f as a subtest with each helm CLI: the same assertions hold
+// for both.
+func eachHelm(t *testing.T, f func(t *testing.T, h helmCLI)) {
+	for _, h := range helmCLIs(t) {
+		t.Run(h.Name, func(t *testing.T) { f(t, h) })
+	}
+}
+
+// helm runs helm v4 (what the integration tests and the drift check render
+// with); helm3's are the lint and render tests through eachHelm.
 func helm(t testing.TB, args ...string) (string, string, error) {
 	t.Helper()
+	return helmCLIs(t)[0].run(t, args...)
+}
+
+// render is helm v4's render.
+func render(t testing.TB, name, ns string, valuesFiles []string, extra ...string) []*unstructured.Unstructured {
+	t.Helper()
+	return helmCLIs(t)[0].render(t, name, ns, valuesFiles, extra...)
+}
+
+// run runs the CLI with its own empty config, cache and data directories
+// (nothing of the user's, no repository index) and returns its stdout,
+// stderr and error.
+func (h helmCLI) run(t testing.TB, args ...string) (string, string, error) {
+	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(helmBinary(t), args...)
+	cmd := exec.Command(h.bin, args...)
 	cmd.Env = append(os.Environ(),
 		"HELM_CONFIG_HOME="+filepath.Join(home, "config"),
 		"HELM_CACHE_HOME="+filepath.Join(home, "cache"),
@@ -60,16 +94,16 @@ func helm(t testing.TB, args ...string) (string, string, error) {
 
 // render runs helm template on the chart as release name in namespace ns
 // with the values files and extra flags, and parses what it prints.
-func render(t testing.TB, name, ns string, valuesFiles []string, extra ...string) []*unstructured.Unstructured {
+func (h helmCLI) render(t testing.TB, name, ns string, valuesFiles []string, extra ...string) []*unstructured.Unstructured {
 	t.Helper()
 	args := []string{"template", name, chartDir, "--namespace", ns, "--include-crds"}
 	for _, f := range valuesFiles {
 		args = append(args, "--values", f)
 	}
 	args = append(args, extra...)
-	out, stderr, err := helm(t, args...)
+	out, stderr, err := h.run(t, args...)
 	if err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		t.Fatalf("%s %s: %v\n%s", h.Name, strings.Join(args, " "), err, stderr)
 	}
 	path := filepath.Join(t.TempDir(), "rendered.yaml")
 	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {

@@ -226,6 +226,7 @@ func run(args []string) error {
 	// Who people are and which clients act for them (signin.go): every
 	// per-user dependency picks its client from the request's identity.
 	user := identity(ctx, restCfg, log)
+	cfg.signIn.inClusterDir = cfg.inClusterDir
 	si, err := buildSignIn(cfg.signIn, restCfg, reg, user)
 	if err != nil {
 		return err

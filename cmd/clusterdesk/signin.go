@@ -41,6 +41,9 @@ type signInConfig struct {
 	sessionKeys string
 	// namespace is the console's own, where replicas share sign-outs.
 	namespace string
+	// inClusterDir is --in-cluster-dir (main.go): the pod's service-account
+	// files, whose namespace file is the default of namespace.
+	inClusterDir string
 	// publicURL is --public-url, the address people open (public_url.go).
 	publicURL string
 }
@@ -243,7 +246,7 @@ func (out *signIn) shareSignOuts(s signInConfig, restCfg *rest.Config) error {
 	}
 	ns := s.namespace
 	if ns == "" {
-		ns = podNamespace()
+		ns = podNamespace(s.inClusterDir)
 	}
 	if ns == "" {
 		return fmt.Errorf("--session-keys in %s mode: replicas share sign-outs as Leases in the console's namespace; set --namespace", out.mode)
@@ -257,12 +260,17 @@ func (out *signIn) shareSignOuts(s signInConfig, restCfg *rest.Config) error {
 	return nil
 }
 
-// podNamespace is the namespace of the pod the console runs in, "" outside
-// one (a variable: tests run where a pod's files may exist).
+// podNamespace is the namespace of the pod the console runs in, from the
+// service-account files in dir (--in-cluster-dir, as the token and CA are
+// read, and as `clusterdesk approver` reads it), "" outside one (a variable:
+// tests run where a pod's files may exist).
 var podNamespace = readPodNamespace
 
-func readPodNamespace() string {
-	b, err := os.ReadFile(filepath.Join(kube.ServiceAccountDir, "namespace"))
+func readPodNamespace(dir string) string {
+	if dir == "" {
+		dir = kube.ServiceAccountDir
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "namespace"))
 	if err != nil {
 		return ""
 	}

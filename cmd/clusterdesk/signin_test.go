@@ -289,10 +289,19 @@ func TestBuildSignInWithSessionKeys(t *testing.T) {
 	if _, err := buildSignIn(signInConfig{mode: "token", sessionKeys: weak, namespace: "clusterdesk"}, restCfg, nil, "admin"); err == nil || !strings.Contains(err.Error(), "--session-keys") {
 		t.Errorf("a 5-byte key: %v", err)
 	}
-	podNamespace = func() string { return "" } // as outside a pod
+	podNamespace = func(string) string { return "" } // as outside a pod
 	t.Cleanup(func() { podNamespace = readPodNamespace })
 	if _, err := buildSignIn(signInConfig{mode: "token", sessionKeys: keys}, restCfg, nil, "admin"); err == nil || !strings.Contains(err.Error(), "--namespace") {
 		t.Errorf("token mode with keys but no namespace: %v", err)
+	}
+	// In a pod: the namespace file beside the token --in-cluster-dir names.
+	podNamespace = readPodNamespace
+	saDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(saDir, "namespace"), []byte("from-the-pod\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if si, err := buildSignIn(signInConfig{mode: "token", sessionKeys: keys, inClusterDir: saDir}, restCfg, nil, "admin"); err != nil || si.revocations.Namespace() != "from-the-pod" {
+		t.Errorf("token mode with keys in a pod whose --in-cluster-dir says from-the-pod: %v", err)
 	}
 	si, err := buildSignIn(signInConfig{mode: "token", sessionKeys: keys, namespace: "clusterdesk"}, restCfg, nil, "admin")
 	if err != nil || si.revoker == nil || si.sessions.Revocations != si.revoker || si.revocations.Namespace() != "clusterdesk" {

@@ -46,11 +46,12 @@ func approverConfig(t testing.TB, ns string) *rest.Config {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		// The devcluster runs no namespace controller: the Role, binding and
-		// Leases go first (testcluster.DeleteNamespace).
+		// The devcluster runs no namespace controller: the Roles, bindings
+		// (deploy/approver's, all in ns) and Leases go first
+		// (testcluster.DeleteNamespace).
 		_ = cs.CoordinationV1().Leases(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
-		_ = cs.RbacV1().RoleBindings(ns).Delete(ctx, saName, metav1.DeleteOptions{})
-		_ = cs.RbacV1().Roles(ns).Delete(ctx, saName, metav1.DeleteOptions{})
+		_ = cs.RbacV1().RoleBindings(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = cs.RbacV1().Roles(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 		testcluster.DeleteNamespace(t, cs, ns)
 	})
 	for _, o := range testcluster.ReadManifests(t, "../../deploy/approver/approver.yaml") {
