@@ -278,14 +278,11 @@ func (p *renderedPod) rewriteFile(t *testing.T, name, path string, pairs ...stri
 	return local
 }
 
-// consoleBinary is make build's bin/clusterdesk (make test builds it first).
+// consoleBinary is bin/clusterdesk built from this tree (testcluster.ConsoleBin:
+// up to date under make test, which builds it first).
 func consoleBinary(t *testing.T) string {
 	t.Helper()
-	bin, err := filepath.Abs("../../bin/clusterdesk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return testcluster.ConsoleBin(t)
 }
 
 // startConsole starts the pod's clusterdesk container as rendered, its
