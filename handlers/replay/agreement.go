@@ -63,6 +63,9 @@ func (a *agreement) get(c echo.Context) error {
 // panel runs the comparison, bounded by RequestTimeout and the request, and words it.
 func (a *agreement) panel(c echo.Context, pol *admissionregistrationv1.ValidatingAdmissionPolicy) model.Insight {
 	d := a.h.d
+	if why := d.Refusal.Of(c); why != "" {
+		return present.AgreementMessage(why + " The comparison is not shown.")
+	}
 	if d.Writes == nil {
 		return present.AgreementMessage("This console records no writes (it runs without a ledger, or the API server's audit webhook is not configured), so there is nothing to compare.")
 	}

@@ -41,6 +41,11 @@ type Deps struct {
 	// MayList asks the API server whether the user may list k (the
 	// priority level page's backtest section).
 	MayList func(c echo.Context, k kube.Kind) bool
+	// Refusal says why the user may not read the recorded traffic at all
+	// (--ledger-readers granted: it is the ledger's, who sent which
+	// requests how often), "" when they may; nil refuses nobody. Every
+	// route and the backtest section ask it first.
+	Refusal page.LedgerRefusalFunc
 	// Jobs run the what-ifs, shared with the event stream.
 	Jobs *Jobs
 	// Timeout bounds one run (DefaultTimeout when 0).
@@ -73,6 +78,7 @@ func New(d Deps) *Handlers {
 // under both). Its POSTs change nothing in the cluster: readPOST marks
 // them so (handlers/read_post.go); the CSRF guard applies as to every POST.
 func (h *Handlers) Register(e *echo.Echo, readPOST func(path string) string, access ...echo.MiddlewareFunc) {
+	access = append(access, h.d.Refusal.Require) // --ledger-readers granted (handlers/page/ledger_gate.go)
 	e.GET(urls.WhatIf, h.form, access...)
 	e.POST(readPOST(urls.WhatIf), h.run, access...)
 	e.POST(readPOST(urls.WhatIfBacktest), h.runBacktest, access...)
