@@ -3,7 +3,10 @@
 // internal/replay): before the draft is applied, who would it have stopped,
 // warned or let through that the deployed version did not? The page changes
 // nothing in the cluster; it reads the recorded writes, and as the signed-in
-// user the namespaces, the params and which resources they may list.
+// user the namespaces, the params and which resources they may list. The
+// recorded writes are the ledger's: with --ledger-readers granted only users
+// granted get on clusterdesk.io/ledger replay (Deps.Refusal,
+// handlers/page/ledger_gate.go).
 package replay
 
 import (

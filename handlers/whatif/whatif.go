@@ -7,7 +7,9 @@
 // draft's objects are checked by the API server in a dry run as the user,
 // and the current configuration is the shared cache's, shown only to a
 // user who may list both FlowSchemas and priority levels (the routes'
-// access checks).
+// access checks). The recorded traffic names who sent what: with
+// --ledger-readers granted only users granted get on clusterdesk.io/ledger
+// run it (Deps.Refusal, handlers/page/ledger_gate.go).
 package whatif
 
 import (
