@@ -86,8 +86,9 @@ func checkLedger(t *testing.T, b *oidcBrowser, user, job, gone string, listsCSRs
 // checkLedgerTools: the replay of a policy (the recorded writes) and the
 // APF what-if (the recorded traffic) behind the same gate. The viewer lists
 // ValidatingAdmissionPolicies, FlowSchemas and priority levels, so only the
-// gate refuses it; the admission admin replays, the APF admin and the
-// auditor open the what-if.
+// gate refuses it; the admission admin replays (and reads the policy's
+// agreement with the API server, a replay of the deployed version), the APF
+// admin and the auditor open the what-if.
 func checkLedgerTools(t *testing.T, browsers map[string]*oidcBrowser, policy string) {
 	t.Helper()
 	for _, c := range []struct {
@@ -97,6 +98,8 @@ func checkLedgerTools(t *testing.T, browsers map[string]*oidcBrowser, policy str
 		{"viewer", urls.PolicyReplay(policy), http.StatusForbidden},
 		{"admissionAdmin", urls.PolicyReplay(policy), http.StatusOK},
 		{"auditor", urls.PolicyReplay(policy), http.StatusOK},
+		{"viewer", urls.PolicyAgreement(policy), http.StatusForbidden},
+		{"admissionAdmin", urls.PolicyAgreement(policy), http.StatusOK},
 		{"viewer", urls.WhatIf, http.StatusForbidden},
 		{"apfAdmin", urls.WhatIf, http.StatusOK},
 		{"auditor", urls.WhatIf, http.StatusOK},

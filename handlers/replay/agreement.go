@@ -46,6 +46,11 @@ func (a *agreement) register(e *echo.Echo, policies echo.MiddlewareFunc) {
 func (a *agreement) get(c echo.Context) error {
 	name := c.Param("name")
 	d := a.h.d
+	// Without the ledger's grant: the policy page's section says so (panel),
+	// the section's own page is a 403 naming it.
+	if why := d.Refusal.Of(c); why != "" && !page.IsHTMX(c) {
+		return echo.NewHTTPError(http.StatusForbidden, why)
+	}
 	o, err := d.Cluster.Get(kube.AdmissionPolicies, name)
 	pol, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicy)
 	if err != nil || !ok {
