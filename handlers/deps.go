@@ -12,6 +12,7 @@ import (
 	cleanuppages "github.com/clusterdesk/clusterdesk/handlers/cleanup"
 	ledgerpages "github.com/clusterdesk/clusterdesk/handlers/ledger"
 	liveupdates "github.com/clusterdesk/clusterdesk/handlers/live"
+	"github.com/clusterdesk/clusterdesk/handlers/page"
 	"github.com/clusterdesk/clusterdesk/handlers/ports"
 	"github.com/clusterdesk/clusterdesk/handlers/signin"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
@@ -54,6 +55,18 @@ type (
 	UserForgetter = signin.UserForgetter
 )
 
+// LedgerReaders is who reads the ledger's data (handlers/page/ledger_gate.go).
+type LedgerReaders = page.LedgerReaders
+
+// The values of --ledger-readers.
+const (
+	LedgerReadersListers = page.LedgerReadersListers
+	LedgerReadersGranted = page.LedgerReadersGranted
+)
+
+// ParseLedgerReaders reads --ledger-readers ("" is the default, listers).
+var ParseLedgerReaders = page.ParseLedgerReaders
+
 // LedgerExportLimits bound the ledger's exports (handlers/ledger).
 type LedgerExportLimits = ledgerpages.ExportLimits
 
@@ -95,6 +108,12 @@ type Deps struct {
 	// Ledger is the durable history of changes (internal/ledger, issue 29):
 	// the auditor's ledger pages read it; nil when the console runs without one.
 	Ledger ledger.Store
+	// LedgerReaders is who reads the ledger's data (--ledger-readers,
+	// handlers/page/ledger_gate.go): "" or LedgerReadersListers, anyone who
+	// may list the kind (the replay: the resource; the what-if: FlowSchemas
+	// and priority levels); LedgerReadersGranted, only users the API server
+	// allows get on clusterdesk.io/ledger, besides.
+	LedgerReaders LedgerReaders
 	// LedgerExports bound the ledger's exports; zero fields are
 	// DefaultLedgerExportLimits (handlers/ledger/export_limit.go).
 	LedgerExports LedgerExportLimits

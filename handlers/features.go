@@ -100,7 +100,7 @@ func insightFeature(h *Handlers) *insight.Handlers {
 func replayFeature(h *Handlers) *replaypage.Handlers {
 	writes, _ := h.deps.Ledger.(ledger.WriteStore)
 	return replaypage.New(replaypage.Deps{Base: h.base(), Cluster: h.deps.Cluster, Access: h.deps.Access, Lookup: h.deps.Lookup, Writes: writes,
-		Jobs: h.replayJobs})
+		Jobs: h.replayJobs, Refusal: h.rights.LedgerRefusal})
 }
 
 // whatIfFeature is the APF what-if on the recorded traffic (handlers/whatif,
@@ -109,7 +109,7 @@ func replayFeature(h *Handlers) *replaypage.Handlers {
 func whatIfFeature(h *Handlers) *whatifpage.Handlers {
 	traffic, _ := h.deps.Ledger.(ledger.TrafficStore)
 	return whatifpage.New(whatifpage.Deps{Base: h.base(), Cluster: h.deps.Cluster, Editor: h.deps.Editor, Traffic: traffic,
-		APFLoad: h.deps.APFLoad, MayList: h.rights.MayList, Jobs: h.whatIfJobs})
+		APFLoad: h.deps.APFLoad, MayList: h.rights.MayList, Jobs: h.whatIfJobs, Refusal: h.rights.LedgerRefusal})
 }
 
 // approversFeature is "who approves this signer?" (handlers/approvers).
@@ -153,6 +153,7 @@ func searchFeature(h *Handlers) *search.Handlers {
 func ledgerFeature(h *Handlers) *ledgerpages.Handlers {
 	return ledgerpages.New(ledgerpages.Deps{
 		Base: h.base(), Cluster: h.deps.Cluster, Store: h.deps.Ledger, MayList: h.rights.MayList, Timeout: lookupTimeout,
+		Refusal: h.rights.LedgerRefusal,
 		Exports: h.deps.LedgerExports,
 		Kind: func(c echo.Context) (kube.Kind, error) {
 			k, _, err := page.KindFor(c, h.deps.Cluster)

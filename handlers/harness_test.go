@@ -106,3 +106,6 @@ func withLookup(l Lookup) consoleOption { return func(d *Deps) { d.Lookup = l } 
 
 // withLedger gives the console a ledger.
 func withLedger(s ledger.Store) consoleOption { return func(d *Deps) { d.Ledger = s } }
+
+// withLedgerReaders sets who reads the ledger (--ledger-readers).
+func withLedgerReaders(r LedgerReaders) consoleOption { return func(d *Deps) { d.LedgerReaders = r } }

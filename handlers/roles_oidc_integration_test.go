@@ -48,7 +48,11 @@ const rolesSigner = "example.com/clusterdesk-roles-test"
 // group of the devcluster's OpenID provider; each role's person signs in
 // through the provider into the console, and every page and action of the
 // role works while every other is refused: by the console's access check of
-// the kind (403 before the page) or by the API server (its 403 shown).
+// the kind (403 before the page) or by the API server (its 403 shown). The
+// console runs as the chart runs it, with the ledger's own gate
+// (--ledger-readers granted): the viewer, who lists every kind, is refused
+// the ledger, its exports, the replay and the what-if; the auditor reads
+// them.
 func TestRolesByJobThroughOIDC(t *testing.T) {
 	admin := testcluster.RestConfig(t, testcluster.Admin)
 	cs := kubernetes.NewForConfigOrDie(admin)
@@ -67,7 +71,7 @@ func TestRolesByJobThroughOIDC(t *testing.T) {
 	if _, err := store.Append(ctx, story.Entries); err != nil {
 		t.Fatal(err)
 	}
-	oc := newOIDCReplica(t, testcluster.OIDCClientConsole, "", auth.NewSessions(), withLedger(store))
+	oc := newOIDCReplica(t, testcluster.OIDCClientConsole, "", auth.NewSessions(), withLedger(store), withLedgerReaders(LedgerReadersGranted))
 
 	// Pending requests: one of the role's signer, one of another.
 	ours := testcluster.CreateCSR(t, testcluster.CSR{Suffix: "ours", Signer: rolesSigner})
@@ -113,27 +117,7 @@ func TestRolesByJobThroughOIDC(t *testing.T) {
 				t.Errorf("%s (%s) opening %s: %d", u.user, u.job, ours, rec.Code)
 			}
 		}
-		// The ledger: a gone CSR's history for who may list CSRs, refused to
-		// the others, whose ledger page hides the CSRs' entries.
-		hist := b.get(urls.LedgerObject("csrs", gone, ""))
-		page := b.get(urls.Ledger)
-		if readers[u.job][kube.CSRs] {
-			doc := docOf(t, hist.Body.String())
-			if hist.Code != http.StatusOK || doc.Find(`[data-testid="ledger-step"]`).Length() != 4 {
-				t.Errorf("%s (%s) reading the history of a gone CSR: %d, %d steps, want 200 and 4",
-					u.user, u.job, hist.Code, doc.Find(`[data-testid="ledger-step"]`).Length())
-			}
-		} else {
-			doc := docOf(t, page.Body.String())
-			if hist.Code != http.StatusForbidden {
-				t.Errorf("%s (%s) reading the history of a CSR: %d, want 403", u.user, u.job, hist.Code)
-			}
-			if page.Code != http.StatusOK || doc.Find(`[data-testid="ledger-row"]`).Length() != 0 ||
-				!strings.Contains(doc.Find(`[data-testid="ledger-hidden"]`).Text(), "CertificateSigningRequests") {
-				t.Errorf("%s (%s) on the ledger page: %d, %d rows, hidden %q; want CSRs hidden and no row",
-					u.user, u.job, page.Code, doc.Find(`[data-testid="ledger-row"]`).Length(), doc.Find(`[data-testid="ledger-hidden"]`).Text())
-			}
-		}
+		checkLedger(t, b, u.user, u.job, gone, readers[u.job][kube.CSRs])
 	}
 
 	// Who may approve each signer reads RBAC as the person: the auditor's
@@ -217,6 +201,9 @@ func TestRolesByJobThroughOIDC(t *testing.T) {
 	if _, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, vap, metav1.GetOptions{}); err != nil {
 		t.Errorf("the admission admin's policy: %v", err)
 	}
+	// The recorded writes (the replay) and traffic (the what-if) are the
+	// ledger's too (roles_ledger_integration_test.go).
+	checkLedgerTools(t, browsers, vap)
 
 	// The API server's APF load and webhook health come from its /metrics:
 	// the admins may read them, the viewer not (the pages then leave the

@@ -21,7 +21,7 @@ func New(deps Deps) *echo.Echo {
 	h := &Handlers{deps: deps, gate: gateFor(deps), queue: csrQueueOf(deps), attention: attentionStateOf(deps)}
 	h.csrf = csrfSessions(deps, h.gate)
 	h.rights = page.Rights{Access: deps.Access, Cluster: deps.Cluster, Lookup: deps.Lookup, Log: deps.Log,
-		ReadOnly: deps.ReadOnly, Local: h.gate.Mode == auth.ModeLocal}
+		ReadOnly: deps.ReadOnly, Local: h.gate.Mode == auth.ModeLocal, LedgerReaders: deps.LedgerReaders}
 	h.trail = &writeaudit.Trail{Cache: deps.Cluster, Recorder: deps.Audit, Log: deps.Log, User: deps.User}
 	h.flash = page.Flash{Sessions: deps.Sessions}
 	h.pageChrome = &page.Chrome{Cluster: deps.Cluster, Rights: h.rights, Flash: h.flash, Console: deps.User}

@@ -145,6 +145,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 				[]string{"/auth/oidc/existingSecret"}},
 			{"proxy without its Secret", []string{"auth.mode=proxy"},
 				[]string{"/auth/proxy", "existingSecret"}},
+			{"an unknown ledger readers", []string{"ledger.readers=everyone"},
+				[]string{"/ledger/readers", "granted", "listers"}},
 			{"postgres without its Secret", []string{"ledger.type=postgres"},
 				[]string{"/ledger/postgres", "existingSecret"}},
 			{"audit webhook without its Secret", []string{"auditWebhook.enabled=true"},

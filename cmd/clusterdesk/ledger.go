@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterdesk/clusterdesk/handlers"
 	"github.com/clusterdesk/clusterdesk/internal/audit"
 	"github.com/clusterdesk/clusterdesk/internal/ingest"
 	"github.com/clusterdesk/clusterdesk/internal/kube"
@@ -38,7 +39,11 @@ type ledgerConfig struct {
 	maxWritesText      string
 	// The recorded traffic (issue 46, internal/ledger/traffic.go).
 	traffic trafficConfig
-	webhook webhookConfig
+	// readers is who reads the ledger's data (handlers/page/ledger_gate.go);
+	// readersText is the flag, parsed by finish.
+	readers     handlers.LedgerReaders
+	readersText string
+	webhook     webhookConfig
 }
 
 // webhookConfig is the audit webhook's listener.
@@ -69,6 +74,7 @@ func (l *ledgerConfig) register(fs *flag.FlagSet) (retention *string) {
 	fs.StringVar(&l.maxEntriesText, "ledger-max-entries", env("LEDGER_MAX_ENTRIES", strconv.Itoa(DefaultLedgerMaxEntries)), "how many entries the ledger keeps at most: past it the oldest are pruned as entries come in; 0 for no bound")
 	fs.StringVar(&l.writeRetentionText, "recorded-writes-retention", env("RECORDED_WRITES_RETENTION", ledger.DefaultWriteRetention.String()), "how long the writes the audit webhook reports (replayed against admission changes) are kept; 0 keeps them forever")
 	fs.StringVar(&l.maxWritesText, "recorded-writes-max", env("RECORDED_WRITES_MAX", strconv.Itoa(DefaultMaxWrites)), "how many recorded writes are kept at most: past it the oldest are pruned as writes come in; 0 for no bound")
+	fs.StringVar(&l.readersText, "ledger-readers", env("LEDGER_READERS", string(handlers.LedgerReadersListers)), "who reads the ledger (its pages, object histories, exports, a CSR policy's decisions), the recorded writes (the replay) and the recorded traffic (the APF what-if): listers (anyone for the kinds they may list) or granted (besides, only users the API server allows verb get on resource ledger in API group clusterdesk.io)")
 	l.traffic.register(fs)
 	fs.StringVar(&l.webhook.listen, "audit-webhook-listen", env("AUDIT_WEBHOOK_LISTEN", ""), "address of the audit webhook that receives the API server's audit events into the ledger (TLS; empty: none)")
 	fs.StringVar(&l.webhook.certFile, "audit-webhook-tls-cert", env("AUDIT_WEBHOOK_TLS_CERT", ""), "the audit webhook's serving certificate (PEM)")
@@ -93,6 +99,9 @@ func (l *ledgerConfig) finish(retention string) error {
 	}
 	if l.maxWrites, err = strconv.ParseInt(l.maxWritesText, 10, 64); err != nil || l.maxWrites < 0 {
 		return fmt.Errorf("--recorded-writes-max (CLUSTERDESK_RECORDED_WRITES_MAX) must be a count of writes, or 0 for no bound, not %q", l.maxWritesText)
+	}
+	if l.readers, err = handlers.ParseLedgerReaders(l.readersText); err != nil {
+		return fmt.Errorf("--ledger-readers (CLUSTERDESK_LEDGER_READERS): %w", err)
 	}
 	if err := l.traffic.finish(); err != nil {
 		return err

@@ -272,7 +272,7 @@ func run(args []string) error {
 		Issuer: kube.UserWriter{Users: si.users}, Editor: kube.UserEditor{Users: si.users}, Docs: edit.NewDocs(openAPI, present.DocTree),
 		Sessions: si.sessions, Logins: logins, Gate: si.gate, TokenReview: si.review, Users: si.users,
 		User: user, ReadOnly: cfg.readOnly, DevUI: cfg.devUI, Lookup: kube.UserLookup{Users: si.users},
-		Live: updates, Metrics: reg, Audit: trail.recorder, Ledger: ledgerRun.Store(),
+		Live: updates, Metrics: reg, Audit: trail.recorder, Ledger: ledgerRun.Store(), LedgerReaders: cfg.ledger.readers,
 		APFLoad: apfLoad, URLAccess: kube.UserAccess{Users: si.users}, CleanupProgressAfter: cfg.cleanupProgressAfter,
 		PublicOrigin: si.public.origin, Policies: policies,
 		ApproverLease: cfg.approverLease, ReadApproverLease: cache.LeaseReader(approverLeaseName(cfg.approverLease)),

@@ -7,7 +7,9 @@
 //
 // Every route is a GET: no route can edit or delete history, and the pages
 // work under --read-only. Entries are limited to the kinds the viewer may
-// list, asked per kind with the access check of every kind route.
+// list, asked per kind with the access check of every kind route; with
+// --ledger-readers granted, only to users the API server allows get on
+// clusterdesk.io/ledger (Deps.Refusal), refused with 403 on every route.
 package ledger
 
 import (
@@ -46,6 +48,11 @@ type Deps struct {
 	Timeout time.Duration
 	// Exports bound the exports (zero fields: DefaultExportLimits).
 	Exports ExportLimits
+	// Refusal says why the request's user may not read the ledger at all
+	// (--ledger-readers granted: the grant of get on clusterdesk.io/ledger,
+	// asked as the user), "" when they may; nil refuses nobody. Every route
+	// here and the policy's section ask it before any entry is read.
+	Refusal page.LedgerRefusalFunc
 }
 
 // DefaultTimeout is Deps.Timeout when zero.
@@ -76,10 +83,11 @@ func New(d Deps) *Handlers {
 // behind ofKind (the :kind access check). GET only: history is read here,
 // never written.
 func (h *Handlers) Register(e *echo.Echo, ofKind echo.MiddlewareFunc) {
-	e.GET(urls.Ledger, h.page)
-	e.GET(urls.LedgerCSV, h.exportCSV)
-	e.GET(urls.LedgerNDJSON, h.exportNDJSON)
-	e.GET(urls.LedgerObjectRoute, h.history, ofKind)
+	granted := h.d.Refusal.Require // --ledger-readers granted (handlers/page/ledger_gate.go)
+	e.GET(urls.Ledger, h.page, granted)
+	e.GET(urls.LedgerCSV, h.exportCSV, granted)
+	e.GET(urls.LedgerNDJSON, h.exportNDJSON, granted)
+	e.GET(urls.LedgerObjectRoute, h.history, ofKind, granted)
 	// The activity view's URLs (redirects.go).
 	e.GET(urls.Activity, activityRedirect(urls.Activity))
 	e.GET(urls.ActivityCSV, activityRedirect(urls.LedgerCSV))

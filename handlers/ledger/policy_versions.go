@@ -37,6 +37,10 @@ func (h *Handlers) AddPolicyVersions(c echo.Context, policy string, p *model.Det
 	case !ok:
 		return
 	}
+	if why := h.d.Refusal.Of(c); why != "" {
+		say(why + " The decisions are not shown.")
+		return
+	}
 	if !h.mayListCSRs(c) {
 		say("You may not list CertificateSigningRequests, so the decisions are not shown.")
 		return

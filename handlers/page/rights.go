@@ -25,6 +25,9 @@ type Rights struct {
 	ReadOnly bool
 	// Local is local mode: the cache's identity is the user's.
 	Local bool
+	// LedgerReaders is who reads the ledger's data (ledger_gate.go);
+	// "" is LedgerReadersListers.
+	LedgerReaders LedgerReaders
 }
 
 // MayList checks the signed-in user's right to list a kind before anything

@@ -46,6 +46,11 @@ func (a *agreement) register(e *echo.Echo, policies echo.MiddlewareFunc) {
 func (a *agreement) get(c echo.Context) error {
 	name := c.Param("name")
 	d := a.h.d
+	// Without the ledger's grant: the policy page's section says so (panel),
+	// the section's own page is a 403 naming it.
+	if why := d.Refusal.Of(c); why != "" && !page.IsHTMX(c) {
+		return echo.NewHTTPError(http.StatusForbidden, why)
+	}
 	o, err := d.Cluster.Get(kube.AdmissionPolicies, name)
 	pol, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicy)
 	if err != nil || !ok {
@@ -63,6 +68,9 @@ func (a *agreement) get(c echo.Context) error {
 // panel runs the comparison, bounded by RequestTimeout and the request, and words it.
 func (a *agreement) panel(c echo.Context, pol *admissionregistrationv1.ValidatingAdmissionPolicy) model.Insight {
 	d := a.h.d
+	if why := d.Refusal.Of(c); why != "" {
+		return present.AgreementMessage(why + " The comparison is not shown.")
+	}
 	if d.Writes == nil {
 		return present.AgreementMessage("This console records no writes (it runs without a ledger, or the API server's audit webhook is not configured), so there is nothing to compare.")
 	}

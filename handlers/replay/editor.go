@@ -34,6 +34,10 @@ func (h *Handlers) EditorWindows(kind kube.KindID, selected string) ([]model.Opt
 // that cannot be replayed is the outcome's Error, and nothing ran.
 func (h *Handlers) ReplayEditorText(c echo.Context, kind kube.KindID, text, window string, chrome model.Chrome) model.ReplayPage {
 	p := model.ReplayPage{Windows: windowOptions(window), Draft: text}
+	if why := h.d.Refusal.Of(c); why != "" {
+		p.Error = why
+		return p
+	}
 	if h.d.Writes == nil {
 		p.Error = noWrites
 		return p

@@ -3,7 +3,10 @@
 // internal/replay): before the draft is applied, who would it have stopped,
 // warned or let through that the deployed version did not? The page changes
 // nothing in the cluster; it reads the recorded writes, and as the signed-in
-// user the namespaces, the params and which resources they may list.
+// user the namespaces, the params and which resources they may list. The
+// recorded writes are the ledger's: with --ledger-readers granted only users
+// granted get on clusterdesk.io/ledger replay (Deps.Refusal,
+// handlers/page/ledger_gate.go).
 package replay
 
 import (
@@ -38,6 +41,11 @@ type Deps struct {
 	// Timeout bounds one replay job, the policy page's (DefaultTimeout
 	// when 0).
 	Timeout time.Duration
+	// Refusal says why the user may not read the recorded writes at all
+	// (--ledger-readers granted: they are the ledger's, every write's user
+	// and object), "" when they may; nil refuses nobody. Every route, the
+	// agreement section and the editor's replay ask it first.
+	Refusal page.LedgerRefusalFunc
 	// RequestTimeout bounds a replay that holds its request: the webhook
 	// configurations' page and the policy page's agreement
 	// (DefaultRequestTimeout when 0).
@@ -75,10 +83,12 @@ func New(d Deps) *Handlers {
 // cancelling a replay): readPOST marks them so in the route table
 // (handlers/read_post.go); the CSRF guard applies as to every POST.
 func (h *Handlers) Register(e *echo.Echo, policies echo.MiddlewareFunc, readPOST func(path string) string) {
-	e.GET(urls.PolicyReplayRoute, h.form, policies)
-	e.POST(readPOST(urls.PolicyReplayRoute), h.replay, policies)
-	// The policy page's agreement with the API server (agreement.go).
+	granted := h.d.Refusal.Require // --ledger-readers granted (handlers/page/ledger_gate.go)
+	e.GET(urls.PolicyReplayRoute, h.form, policies, granted)
+	e.POST(readPOST(urls.PolicyReplayRoute), h.replay, policies, granted)
+	// The policy page's agreement with the API server (agreement.go): a
+	// section, which says so itself when the user lacks the grant.
 	newAgreement(h).register(e, policies)
-	e.GET(urls.PolicyReplayJobRoute, h.job, policies)
-	e.POST(readPOST(urls.PolicyReplayCancelRoute), h.cancel, policies)
+	e.GET(urls.PolicyReplayJobRoute, h.job, policies, granted)
+	e.POST(readPOST(urls.PolicyReplayCancelRoute), h.cancel, policies, granted)
 }

@@ -24,8 +24,8 @@ func (h *Handlers) RegisterWebhooks(e *echo.Echo, validating, mutating echo.Midd
 		webhookKind
 		access echo.MiddlewareFunc
 	}{{validatingKind, validating}, {mutatingKind, mutating}} {
-		e.GET(k.route, func(c echo.Context) error { return h.webhookForm(c, k.webhookKind) }, k.access)
-		e.POST(readPOST(k.route), func(c echo.Context) error { return h.webhookReplay(c, k.webhookKind) }, k.access)
+		e.GET(k.route, func(c echo.Context) error { return h.webhookForm(c, k.webhookKind) }, k.access, h.d.Refusal.Require)
+		e.POST(readPOST(k.route), func(c echo.Context) error { return h.webhookReplay(c, k.webhookKind) }, k.access, h.d.Refusal.Require)
 	}
 }
 

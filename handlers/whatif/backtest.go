@@ -98,9 +98,10 @@ func (h *Handlers) AddBacktest(c echo.Context, id kube.KindID, name string, p *m
 		URL: urls.WhatIfBacktest + "?level=" + name, TestID: "whatif-backtest-run"})
 }
 
-// mayRun: the user may list both kinds the what-if reads.
+// mayRun: the user may list both kinds the what-if reads, and read the
+// recorded traffic (Deps.Refusal).
 func (h *Handlers) mayRun(c echo.Context) bool {
-	if h.d.MayList == nil {
+	if h.d.MayList == nil || h.d.Refusal.Of(c) != "" {
 		return false
 	}
 	for _, id := range []kube.KindID{kube.FlowSchemas, kube.PriorityLevels} {

@@ -7,7 +7,9 @@
 // draft's objects are checked by the API server in a dry run as the user,
 // and the current configuration is the shared cache's, shown only to a
 // user who may list both FlowSchemas and priority levels (the routes'
-// access checks).
+// access checks). The recorded traffic names who sent what: with
+// --ledger-readers granted only users granted get on clusterdesk.io/ledger
+// run it (Deps.Refusal, handlers/page/ledger_gate.go).
 package whatif
 
 import (
@@ -41,6 +43,11 @@ type Deps struct {
 	// MayList asks the API server whether the user may list k (the
 	// priority level page's backtest section).
 	MayList func(c echo.Context, k kube.Kind) bool
+	// Refusal says why the user may not read the recorded traffic at all
+	// (--ledger-readers granted: it is the ledger's, who sent which
+	// requests how often), "" when they may; nil refuses nobody. Every
+	// route and the backtest section ask it first.
+	Refusal page.LedgerRefusalFunc
 	// Jobs run the what-ifs, shared with the event stream.
 	Jobs *Jobs
 	// Timeout bounds one run (DefaultTimeout when 0).
@@ -73,6 +80,7 @@ func New(d Deps) *Handlers {
 // under both). Its POSTs change nothing in the cluster: readPOST marks
 // them so (handlers/read_post.go); the CSRF guard applies as to every POST.
 func (h *Handlers) Register(e *echo.Echo, readPOST func(path string) string, access ...echo.MiddlewareFunc) {
+	access = append(access, h.d.Refusal.Require) // --ledger-readers granted (handlers/page/ledger_gate.go)
 	e.GET(urls.WhatIf, h.form, access...)
 	e.POST(readPOST(urls.WhatIf), h.run, access...)
 	e.POST(readPOST(urls.WhatIfBacktest), h.runBacktest, access...)
