@@ -72,7 +72,11 @@ func (ch *Chrome) Build(c echo.Context, title string, active kube.KindID, crumbs
 	}
 	// The durable ledger (handlers/ledger), after the kinds: the one
 	// history (the activity view is its observed versions, source=watch).
-	m.Nav = append(m.Nav, model.NavItem{Label: "Ledger", Href: urls.Ledger, Active: c.Path() == urls.Ledger})
+	// Offered only to whom it opens for (--ledger-readers granted: one more
+	// cached access review), not as a link to a 403.
+	if ch.Rights.LedgerRefusal(c) == "" {
+		m.Nav = append(m.Nav, model.NavItem{Label: "Ledger", Href: urls.Ledger, Active: c.Path() == urls.Ledger})
+	}
 	m.Live = ch.Live(c, active) // handlers/live
 	if !ready && !ch.Cluster.Ready() {
 		m.Banners = append(m.Banners, clusterBanner(ch.Cluster.Statuses()))
