@@ -106,7 +106,7 @@ UNIT_LAYER = export XDG_STATE_HOME=$(abspath $(CACHE))/test-state-unit; rc=0; \
 	TIMEFORMAT="timed: unit layer: go-test-unit.sh took %0R s wall, %0U s user + %0S s system CPU"; \
 	time scripts/go-test-unit.sh || rc=1; \
 	wait $$rest || rc=1; \
-	echo "---- output of the unit layer's rest ($(CACHE)/test-unit-rest.log) ----"; cat $(CACHE)/test-unit-rest.log; \
+	echo "---- output of the rest of the unit layer ($(CACHE)/test-unit-rest.log) ----"; cat $(CACHE)/test-unit-rest.log; \
 	exit $$rc
 
 # INTEGRATION_LANE_B: the integration packages make test runs in its second
