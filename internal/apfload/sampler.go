@@ -167,6 +167,9 @@ func (s *Sampler) scrapeOnce(ctx context.Context) {
 	s.err = err
 	s.instances = nil
 	if err == nil {
+		if s.spansIdle(s.prevAt, at) {
+			s.prev = nil
+		}
 		ld := loadOf(s.prev, s.prevAt, totals, at)
 		ld.Dump, ld.DumpErr = dump, dumpErr
 		ld.Fallback = fallback
@@ -176,6 +179,16 @@ func (s *Sampler) scrapeOnce(ctx context.Context) {
 	}
 	close(s.updated)
 	s.updated = make(chan struct{})
+}
+
+// spansIdle tells whether rates from a sample taken at prevAt to one taken
+// at at would span an idle spell (nobody looked for longer than Idle). The
+// loop drops its samples when it finds itself idle, but a look that comes
+// after the spell and before the loop's next check keeps it scraping: its
+// first scrape must then start afresh too, or its rates would average the
+// quiet spell (TestSamplerRatesNeverSpanAnIdleSpell).
+func (s *Sampler) spansIdle(prevAt, at time.Time) bool {
+	return !prevAt.IsZero() && at.Sub(prevAt) > s.opt.Idle
 }
 
 func (s *Sampler) read(ctx context.Context, fetch Fetch) (Totals, error) {

@@ -97,7 +97,7 @@ func (s *Sampler) storeInstances(reads []instanceRead, start time.Time) {
 	cost := Cost{Duration: took}
 	for _, r := range reads {
 		st := s.instances[r.name]
-		if st == nil {
+		if st == nil || s.spansIdle(st.prevAt, at) {
 			st = &instanceState{}
 		}
 		states[r.name] = st

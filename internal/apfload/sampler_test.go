@@ -87,6 +87,34 @@ func TestSamplerScrapesOnlyWhileLooked(t *testing.T) {
 	}
 }
 
+// TestSamplerRatesNeverSpanAnIdleSpell: a look that comes after an idle
+// spell but before the loop noticed it (CI's loaded machine found this in
+// TestSamplerScrapesOnlyWhileLooked) keeps the loop scraping; its next
+// scrape still starts afresh, without rates averaged over the spell. The
+// scrapes are called in turn here, so no goroutine's timing decides.
+func TestSamplerRatesNeverSpanAnIdleSpell(t *testing.T) {
+	f := &counterFetch{}
+	clk := &clock{t: time.Unix(1000, 0)}
+	s := New(f.fetch, Options{Interval: time.Hour, Idle: time.Minute, Now: clk.now})
+	s.scrapeOnce(t.Context())
+	clk.add(10 * time.Second)
+	s.scrapeOnce(t.Context())
+	ld, err := s.Latest()
+	if err != nil || !ld.HasRates() || ld.Window != 10*time.Second {
+		t.Fatalf("two scrapes 10 s apart: window %v, rates %v, %v", ld.Window, ld.HasRates(), err)
+	}
+	clk.add(2 * time.Minute)
+	s.scrapeOnce(t.Context())
+	if ld, err = s.Latest(); err != nil || ld.HasRates() {
+		t.Errorf("the first scrape after a 2-minute spell (Idle 1 min): rates over a window of %v, %v", ld.Window, err)
+	}
+	clk.add(10 * time.Second)
+	s.scrapeOnce(t.Context())
+	if ld, err = s.Latest(); err != nil || ld.Window != 10*time.Second {
+		t.Errorf("the scrape after it: window %v, %v; want 10s", ld.Window, err)
+	}
+}
+
 func TestSamplerReportsScrapeError(t *testing.T) {
 	s := New(func(context.Context) (io.ReadCloser, error) { return nil, fmt.Errorf("forbidden") }, Options{Interval: time.Hour})
 	ctx, cancel := context.WithCancel(t.Context())
