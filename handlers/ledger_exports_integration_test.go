@@ -24,15 +24,7 @@ import (
 // the ledger page, /readyz and the webhook's Append answering, and those
 // that ran are cut off once a write has waited Stall.
 func TestStalledLedgerExportsOnTheDevcluster(t *testing.T) {
-	pg, err := testpg.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Stop() })
-	pgDSN, err := pg.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pgDSN := testpg.Database(t)
 	cache, cfg := sharedCache(t, testcluster.Auditor), testcluster.RestConfig(t, testcluster.Auditor)
 	for _, backend := range []struct{ name, dsn string }{
 		{"sqlite", "sqlite:" + filepath.Join(t.TempDir(), "ledger.db")},

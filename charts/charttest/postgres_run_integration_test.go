@@ -41,15 +41,7 @@ import (
 func TestChartReplicasOnPostgresValuesRun(t *testing.T) {
 	testcluster.Require(t)
 	hook := testcluster.RequireAuditWebhook(t)
-	pg, err := testpg.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	dsn, err := pg.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn := testpg.Database(t)
 	cs := kubernetes.NewForConfigOrDie(testcluster.RestConfig(t, testcluster.Admin))
 	const release = "clusterdesk-chart"
 	restrictedNamespace(t, cs, chartNamespace)
@@ -71,6 +63,7 @@ func TestChartReplicasOnPostgresValuesRun(t *testing.T) {
 	createSecret(t, cs, chartNamespace, "clusterdesk-ledger", map[string][]byte{"dsn": []byte(dsn)})
 	files := map[string][]byte{}
 	for name, path := range map[string]string{"tls.crt": hook.CertFile, "tls.key": hook.KeyFile, "client-ca.crt": hook.ClientCAFile} {
+		var err error
 		if files[name], err = os.ReadFile(path); err != nil {
 			t.Fatal(err)
 		}

@@ -55,15 +55,7 @@ func TestLedgerOnReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	pg, err := testpg.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	dsn, err := pg.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn := testpg.Database(t)
 
 	// The admin's writes, each with the audit ID the API server answered:
 	// what the ledger must hold once each.
