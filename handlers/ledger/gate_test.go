@@ -77,19 +77,11 @@ func gatedServer(t *testing.T, store ledger.Store, access *reviews, readers page
 		ok, _ := access.Can(c.Request().Context(), "list", k.Group, k.Resource, "", "")
 		return ok
 	}
-	kindOf := func(c echo.Context) (kube.Kind, error) {
-		for _, st := range (cluster{}).Statuses() {
-			if string(st.Kind.ID) == c.Param("kind") {
-				return st.Kind, nil
-			}
-		}
-		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, "no such kind")
-	}
 	h := New(Deps{
 		Base: page.Base{Log: log, Chrome: func(_ echo.Context, title string, _ kube.KindID, crumbs ...model.Crumb) model.Chrome {
 			return model.Chrome{Title: title, Breadcrumbs: crumbs}
 		}},
-		Cluster: cluster{existing: map[string]bool{}}, Store: store, MayList: mayList, Kind: kindOf,
+		Cluster: cluster{existing: map[string]bool{}}, Store: store, MayList: mayList, Kind: testKindOf,
 		Refusal: rights.LedgerRefusal,
 	})
 	e := echo.New()
@@ -106,7 +98,7 @@ func gatedServer(t *testing.T, store ledger.Store, access *reviews, readers page
 	}
 	ofKind := func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			k, err := kindOf(c)
+			k, err := testKindOf(c)
 			if err != nil {
 				return err
 			}

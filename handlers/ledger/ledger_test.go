@@ -51,6 +51,17 @@ func (c cluster) Meta(id kube.KindID, name string) (metav1.Object, error) {
 	return nil, errors.New("not found")
 }
 
+// testKindOf is the route's :kind among the test cluster's kinds, as the
+// handlers' kind registry answers it; 404 for any other.
+func testKindOf(c echo.Context) (kube.Kind, error) {
+	for _, st := range (cluster{}).Statuses() {
+		if string(st.Kind.ID) == c.Param("kind") {
+			return st.Kind, nil
+		}
+	}
+	return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, "no such kind")
+}
+
 // newServer is the ledger's routes on echo with the kind check the console
 // puts in front of :kind routes; mayList says which kinds the viewer may list.
 func newServer(t *testing.T, store ledger.Store, mayList func(kube.Kind) bool) *echo.Echo {
@@ -58,26 +69,18 @@ func newServer(t *testing.T, store ledger.Store, mayList func(kube.Kind) bool) *
 	if mayList == nil {
 		mayList = func(kube.Kind) bool { return true }
 	}
-	kindOf := func(c echo.Context) (kube.Kind, error) {
-		for _, st := range (cluster{}).Statuses() {
-			if string(st.Kind.ID) == c.Param("kind") {
-				return st.Kind, nil
-			}
-		}
-		return kube.Kind{}, echo.NewHTTPError(http.StatusNotFound, "no such kind")
-	}
 	h := New(Deps{
 		Base: page.Base{Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Chrome: func(_ echo.Context, title string, _ kube.KindID, crumbs ...model.Crumb) model.Chrome {
 				return model.Chrome{Title: title, Breadcrumbs: append([]model.Crumb{{Label: "Home", Href: "/"}}, crumbs...)}
 			}},
 		Cluster: cluster{existing: map[string]bool{"flowschemas/exempt": true}}, Store: store,
-		MayList: func(_ echo.Context, k kube.Kind) bool { return mayList(k) }, Kind: kindOf,
+		MayList: func(_ echo.Context, k kube.Kind) bool { return mayList(k) }, Kind: testKindOf,
 	})
 	e := echo.New()
 	ofKind := func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			k, err := kindOf(c)
+			k, err := testKindOf(c)
 			if err != nil {
 				return err
 			}
