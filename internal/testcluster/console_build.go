@@ -1,9 +1,11 @@
 package testcluster
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -21,29 +23,44 @@ import (
 // second go build must not replace the file while the first one writes it.
 func ConsoleBin(tb testing.TB) string {
 	tb.Helper()
+	// Once per test binary: the tree does not change while its tests run,
+	// and charttest alone asks once per pod it starts.
+	consoleBuild.once.Do(func() { consoleBuild.path, consoleBuild.err = buildConsoleBin() })
+	if consoleBuild.err != nil {
+		tb.Fatal(consoleBuild.err)
+	}
+	return consoleBuild.path
+}
+
+var consoleBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func buildConsoleBin() (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
 	bin := filepath.Join(root, "bin", "clusterdesk")
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
 	lock, err := os.OpenFile(filepath.Join(root, "bin", ".clusterdesk.build.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
-	defer lock.Close()
+	defer lock.Close() // closing releases the lock
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		tb.Fatalf("lock the console build: %v", err)
+		return "", fmt.Errorf("lock the console build: %w", err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/clusterdesk")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build ./cmd/clusterdesk: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/clusterdesk: %w\n%s", err, out)
 	}
-	return bin
+	return bin, nil
 }
 
 // moduleRoot is the directory of the repository's go.mod, found from the
