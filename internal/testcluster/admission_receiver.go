@@ -23,6 +23,18 @@ type AdmissionReceiver struct {
 	delay    time.Duration
 	mu       sync.Mutex
 	got      map[string]int
+	receipts []Receipt
+}
+
+// Receipt is one review the receiver answered: its ReceivedKey and the
+// resourceVersion of the oldObject the API server sent ("" for a create).
+// An update or delete whose storage write the API server retries is
+// reviewed once per attempt, and an attempt made on a stale cached object
+// carries that stale object: its OldResourceVersion is not the one the
+// committed write replaced.
+type Receipt struct {
+	Key                string
+	OldResourceVersion string
 }
 
 // ReceivedKey is the key Received counts a request under.
@@ -65,12 +77,39 @@ func (rc *AdmissionReceiver) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	key := ReceivedKey(string(rq.Operation), rq.Namespace, rq.Name, rq.UserInfo.Username)
+	oldRV := oldResourceVersion(rq.OldObject.Raw)
 	rc.mu.Lock()
-	rc.got[ReceivedKey(string(rq.Operation), rq.Namespace, rq.Name, rq.UserInfo.Username)]++
+	rc.got[key]++
+	rc.receipts = append(rc.receipts, Receipt{Key: key, OldResourceVersion: oldRV})
 	rc.mu.Unlock()
 	review.Response = &admissionv1.AdmissionResponse{UID: rq.UID, Allowed: true}
 	review.Request = nil
 	_ = json.NewEncoder(w).Encode(review)
+}
+
+// oldResourceVersion is metadata.resourceVersion of a review's oldObject;
+// "" when there is none.
+func oldResourceVersion(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var o struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	return o.Metadata.ResourceVersion
+}
+
+// Receipts is every review the receiver answered so far, in order.
+func (rc *AdmissionReceiver) Receipts() []Receipt {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]Receipt(nil), rc.receipts...)
 }
 
 // Received is how many requests of each key the receiver got so far.
