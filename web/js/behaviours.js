@@ -90,6 +90,11 @@ export function install(doc, htmx) {
   });
   // Runs for the initial page and for every fragment htmx swaps in.
   htmx.onLoad(reveal);
+  htmx.onLoad((root) => {
+    const table = root.id === 'list-table' ? root : root.querySelector && root.querySelector('#list-table');
+    // The same function twice on one element is one listener.
+    if (table) table.addEventListener('htmx:beforeSwap', dropAnswerForReplacedTable);
+  });
   // htmx does not swap an error answer (a 403, a 500, an expired session's
   // login page), which would leave the page silently stale: load the same URL
   // as a page instead, so the server's error page shows.
@@ -117,3 +122,18 @@ document.addEventListener('htmx:beforeSwap', (e) => {
     e.detail.isError = false;
   }
 });
+// Two requests for the list can be in flight at once (a live refetch,
+// web/js/live.js, and the filter form's): the first answer replaces the
+// table, and the second then fires its events on the detached old one, where
+// no listener of the document hears them, so a 400 there was reported as an
+// error (CI saw it: a refetch of a selector that does not parse). Each table
+// carries its own listener that drops an answer for a table no longer shown
+// (swapping into a detached table would show nothing anyway).
+function dropAnswerForReplacedTable(e) {
+  const { target } = e.detail;
+  if (target && !target.isConnected) {
+    e.detail.shouldSwap = false;
+    e.detail.isError = false;
+  }
+}
+

@@ -72,9 +72,12 @@ function refetch() {
   if (refetchTimer) return;
   refetchTimer = setTimeout(() => {
     refetchTimer = 0;
-    if (!document.getElementById(TABLE_ID)) return;
+    const table = document.getElementById(TABLE_ID);
+    if (!table) return;
     const form = document.getElementById('filter-form');
-    if (form && form.classList.contains('htmx-request')) {
+    // The filter form names the table its hx-indicator, so htmx marks the
+    // table (not the form) while the form's request is under way.
+    if (table.classList.contains('htmx-request') || (form && form.classList.contains('htmx-request'))) {
       refetch();
       return;
     }
