@@ -18,7 +18,8 @@ while read -r pkg dir; do
   if grep -qE "$concurrent" "$dir"/*.go 2>/dev/null; then
     race+=("$pkg")
     # A third go test, built without -race, runs the benchmarks of these
-    # packages and their tests that run on one goroutine alone, in files
+    # packages and their tests (and fuzz targets' seeds) that run on one
+    # goroutine alone, in files
     # built with `//go:build !race` (so the -race pass does not build them):
     # whole-estate computations the race detector only slows down (internal/
     # kube's CRD heap and schema round trip over every real CRD took 76 s
@@ -27,7 +28,7 @@ while read -r pkg dir; do
     mapfile -t own < <(awk 'FNR == 1 && $0 == "//go:build !race" { norace = 1 } FNR == 1 && $0 != "//go:build !race" { norace = 0 }
       FNR == 1 && $0 == "//go:build integration" { nextfile }
       /^func Benchmark/ { print "bench" }
-      norace && /^func Test[A-Z0-9_]/ { sub(/^func /, ""); sub(/\(.*/, ""); print }' "$dir"/*_test.go 2>/dev/null | sort -u)
+      norace && /^func (Test|Fuzz)[A-Z0-9_]/ { sub(/^func /, ""); sub(/\(.*/, ""); print }' "$dir"/*_test.go 2>/dev/null | sort -u)
     if [ ${#own[@]} -gt 0 ]; then
       third+=("$pkg")
       for n in "${own[@]}"; do [ "$n" = bench ] || norace_tests+=("$n"); done
@@ -59,8 +60,8 @@ fi
 # elsewhere would run twice: refuse that.
 run='^$'
 if [ ${#norace_tests[@]} -gt 0 ]; then
-  clash=$(grep -hoE '^func (Test[A-Za-z0-9_]+)\(' $(go list -f '{{$d := .Dir}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' "${race[@]}") |
-    sed -E 's/^func (Test[A-Za-z0-9_]+)\(/\1/' | sort | uniq -d | grep -xF -f <(printf '%s\n' "${norace_tests[@]}") || true)
+  clash=$(grep -hoE '^func ((Test|Fuzz)[A-Za-z0-9_]+)\(' $(go list -f '{{$d := .Dir}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' "${race[@]}") |
+    sed -E 's/^func ((Test|Fuzz)[A-Za-z0-9_]+)\(/\1/' | sort | uniq -d | grep -xF -f <(printf '%s\n' "${norace_tests[@]}") || true)
   if [ -n "$clash" ]; then
     echo "go-test-unit: these //go:build !race tests share a name with another test; rename one:" >&2
     echo "$clash" >&2

@@ -1,3 +1,10 @@
+//go:build !race
+
+// The fuzz targets run on one goroutine: scripts/go-test-unit.sh runs their
+// seed corpora in its pass without the race detector (under it, the seeds'
+// 118 real-world manifests took 66 s of CI's unit layer), and fuzz-short
+// fuzzes them (scripts/fuzz.sh, never with -race).
+
 package edit
 
 import (
