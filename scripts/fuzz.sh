@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh FUZZTIME PKG:FUZZFUNC...
-# Runs each fuzz target for FUZZTIME (an execution count like 20000x, or a
+# Runs each fuzz target for FUZZTIME (an execution count like 5000x, or a
 # duration), building each package's instrumented test binary once: `go test
 # -fuzz` takes one target per run and builds and links the binary each time,
 # and a second target of the same package would wait for that again.
