@@ -124,19 +124,6 @@ func worstWebhookShape(tb testing.TB) []byte {
 	return b.Bytes()
 }
 
-func TestParseWorstWebhookShape(t *testing.T) {
-	got, err := Parse(bytes.NewReader(worstWebhookShape(t)), DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Webhooks) < 500 {
-		t.Errorf("webhooks %d, want ≥ 500", len(got.Webhooks))
-	}
-	if got.KeptBytes > int64(DefaultLimits.MaxKeptBytes) {
-		t.Errorf("kept %d bytes, over the limit %d", got.KeptBytes, DefaultLimits.MaxKeptBytes)
-	}
-}
-
 // BenchmarkScrapeWorstWebhooks is one scrape's parse and rates with 500
 // webhooks × 4 operations × 2 outcomes × 9 buckets.
 func BenchmarkScrapeWorstWebhooks(b *testing.B) {

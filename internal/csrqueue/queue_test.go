@@ -94,52 +94,6 @@ func (plainWords) Moment(*certificatesv1.CertificateSigningRequest, string, time
 	return "", ""
 }
 
-// A decided request is decoded when a view needs it (its row, its search
-// text, its findings) and not kept decoded: its facts keep the text and the
-// findings' rank, not the findings; the large memo holds only the pending
-// requests, and the decided ones' memo stays small however many a text
-// filter or the sort by checks read.
-func TestDecidedRequestsAreNotKeptDecoded(t *testing.T) {
-	src := &gettingSource{}
-	g := newPropGen(t, 7)
-	for range 3 * DecidedDecodesKept {
-		c := g.csr()
-		c.Spec.Request = testfixtures.SubjectPEM(t, c.Name) // each its own body, as in a cluster
-		src.items = append(src.items, c)
-	}
-	q := New(src)
-	env := Env{Now: g.now, Checks: q.Checks(), Words: propWords{}, PageSize: 25}
-	if _, err := q.Run(Query{Sort: SortChecks}, env); err != nil { // ranks every request's findings
-		t.Fatal(err)
-	}
-	res, err := q.Run(Query{Filter: "csr-"}, env) // reads every request's text
-	if err != nil || res.Matched != len(src.items) {
-		t.Fatalf("the filter matches every CSR: %d of %d, %v", res.Matched, len(src.items), err)
-	}
-	for _, it := range res.Items {
-		if req, err := it.Request(); req == nil && err == nil {
-			t.Errorf("%s: a shown row's request is decoded on demand", it.CSR.Name)
-		}
-	}
-	var pending, decided int
-	for _, e := range q.facts.x.byName {
-		if e.f.state() == Pending {
-			pending++
-			continue
-		}
-		decided++
-		if e.f.pending != nil || e.f.shared == "" {
-			t.Fatalf("%s (%s): decoded request and findings kept %v, text %q", e.obj.Name, e.f.state(), e.f.pending != nil, e.f.own+e.f.shared)
-		}
-	}
-	if decided < DecidedDecodesKept || q.decodes.Len() > pending {
-		t.Errorf("%d decided, %d pending: the large memo holds %d decodings", decided, pending, q.decodes.Len())
-	}
-	if q.decided.Len() > DecidedDecodesKept {
-		t.Errorf("the decided requests' memo holds %d, more than %d", q.decided.Len(), DecidedDecodesKept)
-	}
-}
-
 // A queue over a source that reports changes and reads one CSR lists it for
 // its first view only: a change is read by name (a deleted one is gone), and
 // a status change of the kind (a watch lost or recovered, after which the
