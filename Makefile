@@ -69,9 +69,9 @@ run: build ## Run the console: on your kubeconfig's cluster, or on a seeded loca
 # the same time (scripts/beside.sh, each side's output printed when both end):
 # test-unit (no cluster, its consoles' state apart in .cache/test-state-unit);
 # the Go integration tests in two lanes, each on its own seeded devcluster
-# (scripts/integration-lanes.sh); and one after the other, on a third one,
-# the browser tests (e2e) and the benchmark rounds, with test-compat on a
-# fourth. Each layer also runs alone; test-integration and e2e then start
+# (scripts/integration-lanes.sh), the second followed by the live-update
+# benchmark rounds; and one after the other, on a third one, the browser
+# tests (e2e) and the page benchmark's round, with test-compat on a fourth. Each layer also runs alone; test-integration and e2e then start
 # their own devcluster.
 #
 # Why side by side: no layer keeps the 2 cores busy alone. The cluster layers
@@ -89,7 +89,7 @@ test: build devcluster devcluster-compat e2e-deps postgres helm helm3 ## Everyth
 	  scripts/beside.sh "unit layer" $(CACHE)/test-unit.log '$(UNIT_LAYER)' "cluster layers" \
 	  env DEVCLUSTER_APISERVERS=$(E2E_APISERVERS) scripts/with-devcluster.sh $(CACHE)/devcluster-test-e2e --seed \
 	  scripts/beside.sh e2e $(CACHE)/test-e2e.log '$(BESIDE_INTEGRATION)' test-integration \
-	  env CACHE=$(abspath $(CACHE)) INTEGRATION_LANE_B="$(INTEGRATION_LANE_B)" \
+	  env CACHE=$(abspath $(CACHE)) INTEGRATION_LANE_B="$(INTEGRATION_LANE_B)" LANE_B_AFTER='$(LANE_B_ROUNDS)' \
 	    DEVCLUSTER_APISERVERS=$(TEST_APISERVERS) DEVCLUSTER_STANDBY=1 scripts/integration-lanes.sh
 
 # UNIT_LAYER is make test's unit layer (TEST_UNIT, each part timed), its
@@ -122,16 +122,16 @@ INTEGRATION_LANE_B = ./internal/faults ./internal/approver ./internal/fleet ./ha
 # BESIDE_INTEGRATION is what runs beside the Go integration tests: the compat
 # layer (its own devcluster, its output in its own log, printed at the end)
 # from the start, and meanwhile, one after the other on the browser tests'
-# devcluster, the browser tests and then the benchmark rounds (they need a
-# seeded cluster, not the integration tests' one). Each runs even when another
-# failed, so one CI run reports every failure. Why: the browser tests ended
-# ~190 s before the Go integration tests, and the rounds (~150 s, much of it
-# a devcluster start and waits) and then the compat layer (~60 s) used to run
-# after the integration tests, on cores left half idle.
+# devcluster, the browser tests and then the page benchmark's round (it needs
+# the real-world CRDs, which lane B's cluster lacks). Each runs even when
+# another failed, so one CI run reports every failure. Why: the browser tests
+# ended ~190 s before the Go integration tests, and the rounds (~150 s, much
+# of it a devcluster start and waits) and then the compat layer (~60 s) used
+# to run after the integration tests, on cores left half idle.
 BESIDE_INTEGRATION = rc=0; \
 	{ TIMEFORMAT="timed: compat layer took %0R s wall, %0U s user + %0S s system CPU"; time { $(COMPAT_RUN); }; } >$(CACHE)/test-compat.log 2>&1 & compat=$$!; \
 	TIMEFORMAT="timed: browser layer took %0R s wall, %0U s user + %0S s system CPU"; time { $(E2E_RUN); } || rc=1; \
-	TIMEFORMAT="timed: benchmark rounds took %0R s wall, %0U s user + %0S s system CPU"; time { $(BENCH_ROUNDS); } || rc=1; \
+	TIMEFORMAT="timed: page benchmark round took %0R s wall, %0U s user + %0S s system CPU"; time { $(BENCH_PAGES_ROUND); } || rc=1; \
 	wait $$compat || rc=1; \
 	echo "---- output of the compat layer ($(CACHE)/test-compat.log) ----"; cat $(CACHE)/test-compat.log; \
 	exit $$rc
@@ -187,10 +187,20 @@ GO_INTEGRATION = CLEANUP_BENCH_SIZES=50 scripts/go-test-integration.sh && script
 # integration layer's consoles, which run at the same time in make test.
 E2E_RUN = XDG_STATE_HOME=$(abspath $(CACHE))/test-state-e2e npm run --silent e2e
 
-# BENCH_ROUNDS: short rounds of the three benchmark drivers, timing nothing.
-BENCH_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
-	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages && \
-	$(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && $(BENCH_QUEUE_SHORT) && { $(BENCH_PAGES_QUICK); }
+# BENCH_ROUNDS: short rounds of the benchmark drivers, timing nothing: the
+# live updates' three (BENCH_LIVE_ROUNDS), then the pages' (BENCH_PAGES_ROUND,
+# which needs the real-world CRDs seeded).
+BENCH_ROUNDS = $(BENCH_LIVE_ROUNDS) && $(BENCH_PAGES_ROUND)
+BENCH_LIVE_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
+	$(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && $(BENCH_QUEUE_SHORT)
+BENCH_PAGES_ROUND = go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages && { $(BENCH_PAGES_QUICK); }
+
+# LANE_B_ROUNDS: make test runs the live updates' rounds on integration lane
+# B's cluster once its Go tests end (scripts/integration-lanes.sh). Why: after
+# the browser tests they made the browser tests' side make test's longest
+# chain (stop 58's CI: 988 s of browser tests, then 153 s of rounds), while
+# lane B ended 415 s before the rest.
+LANE_B_ROUNDS = TIMEFORMAT="timed: live-update benchmark rounds took %0R s wall, %0U s user + %0S s system CPU"; time { $(BENCH_LIVE_ROUNDS); }
 
 # BENCH_SHORT is a short round of the live-update benchmark, run by make test so
 # that a change breaking it fails CI: 50 tabs (each its own session) for 5 s; it

@@ -21,6 +21,9 @@
 # megabyte schemas), with its own console state (XDG_STATE_HOME), so two
 # consoles' default ledgers never meet.
 #
+# Then, on lane B's cluster, $LANE_B_AFTER when set (a shell command: make
+# test's live-update benchmark rounds), also when lane B's tests failed.
+#
 # Needs $CACHE (make's .cache); $FIXTURES seeds lane A's cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +34,7 @@ export CLEANUP_BENCH_SIZES=50 # the cleanup's deletion benchmark: one round of 5
 rm -rf "$CACHE/devcluster-test-b"
 lane_b="XDG_STATE_HOME=$CACHE/test-state-b DEVCLUSTER_APISERVERS=1 DEVCLUSTER_STANDBY= FIXTURES= \
   scripts/with-devcluster.sh $CACHE/devcluster-test-b --seed \
-  env INTEGRATION_ONLY='$INTEGRATION_LANE_B' scripts/go-test-integration.sh"
+  env INTEGRATION_ONLY='$INTEGRATION_LANE_B' scripts/and-after.sh \"\${LANE_B_AFTER:-}\" scripts/go-test-integration.sh"
 exec scripts/beside.sh "integration lane B" "$CACHE/test-integration-b.log" "$lane_b" "integration lane A" \
   scripts/with-devcluster.sh "$CACHE/devcluster-test" --seed \
   env INTEGRATION_EXCEPT="$INTEGRATION_LANE_B" bash -c 'scripts/go-test-integration.sh && INTEGRATION_EXCEPT= scripts/go-test-integration.sh devcluster'
