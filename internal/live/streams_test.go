@@ -258,7 +258,11 @@ func TestStalledClientIsEvictedOthersKeepReceiving(t *testing.T) {
 		// The queue fills first: eviction on publish.
 		{"queue full", Options{Queue: 2, WriteTimeout: time.Minute}},
 		// The queue never fills: the write deadline cuts the stalled write.
-		{"write deadline", Options{Queue: maxQueue, WriteTimeout: 300 * time.Millisecond}},
+		// A second, not less: a healthy reader starved of the CPU for longer
+		// than the deadline is cut off too, as it should be, and CI's race
+		// pass on 2 loaded cores starved one for 300 ms (stop 58). Publishing
+		// is paced (below) so the deadline comes before maxQueue messages.
+		{"write deadline", Options{Queue: maxQueue, WriteTimeout: time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.opts, topics("rows"), smallBuffers)
@@ -273,6 +277,9 @@ func TestStalledClientIsEvictedOthersKeepReceiving(t *testing.T) {
 			// received the one before) until the stalled one is gone, then some more.
 			after := 0
 			for after < 20 {
+				if tc.name == "write deadline" {
+					time.Sleep(tc.opts.WriteTimeout / 20)
+				}
 				s.streams.Publish(Message{Topic: "rows", Event: "rows", Data: payload})
 				sent++
 				eventually(t, "healthy clients keep receiving", func() bool {
