@@ -2,7 +2,6 @@ package kube_test
 
 import (
 	"runtime"
-	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -11,56 +10,6 @@ import (
 
 	"github.com/clusterdesk/clusterdesk/internal/kube"
 )
-
-func TestCRDSchemasPack(t *testing.T) {
-	s := kube.NewCRDSchemas()
-	fixture := largestCRDJSON(t)[0] // the largest
-	c := estateCRD(t, fixture, 0)
-	c.Spec.Versions = append(c.Spec.Versions, *c.Spec.Versions[0].DeepCopy(), apiextensionsv1.CustomResourceDefinitionVersion{Name: "v0"})
-	c.Spec.Versions[1].Name = "v2"
-	want := c.DeepCopy()
-	s.Pack(c)
-	stub := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Description
-	if !strings.HasPrefix(stub, kube.SchemaStubPrefix) || !strings.Contains(stub, "bytes of JSON, sha256 ") {
-		t.Errorf("stub says %q", stub)
-	}
-	if c.Spec.Versions[1].Schema.OpenAPIV3Schema.Description != stub || c.Spec.Versions[2].Schema != nil {
-		t.Errorf("same schema, same stub; no schema stays none: %+v", c.Spec.Versions[1:])
-	}
-
-	// Idempotent: a second pass changes nothing and keeps the pack.
-	again := c.DeepCopy()
-	s.Pack(c)
-	if !equality.Semantic.DeepEqual(again, c) {
-		t.Error("a second Pack changed the object")
-	}
-	if got, err := s.Unpack(c); err != nil || !equality.Semantic.DeepEqual(got, want) {
-		t.Errorf("unpack after a second Pack: %v", err)
-	}
-
-	// A copy of the cached object has stubs but no pack: an error, not stubs shown as schemas.
-	if _, err := s.Unpack(c.DeepCopy()); err == nil {
-		t.Error("unpacking a copy succeeded")
-	}
-
-	// A changed schema changes the cached object (the activity pages diff the stubs).
-	changed := estateCRD(t, fixture, 0)
-	changed.Spec.Versions[0].Schema.OpenAPIV3Schema.Description += " (edited)"
-	s.Pack(changed)
-	if changed.Spec.Versions[0].Schema.OpenAPIV3Schema.Description == stub {
-		t.Error("a changed schema leaves the same stub")
-	}
-
-	// Not a CRD, or a CRD without schemas: nothing packed, nothing to unpack.
-	bare := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1"}}}}
-	n := s.Len()
-	s.Pack(bare)
-	if got, err := s.Unpack(bare); err != nil || s.Len() != n || !equality.Semantic.DeepEqual(got, bare) {
-		t.Errorf("a CRD without schemas: %v, %d packs (was %d)", err, s.Len(), n)
-	}
-	runtime.KeepAlive(c)
-	runtime.KeepAlive(changed)
-}
 
 // TestCRDSchemasDropWithTheObject: a pack lives as long as its cached object.
 func TestCRDSchemasDropWithTheObject(t *testing.T) {

@@ -4,18 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
-
-	"github.com/clusterdesk/clusterdesk/internal/kube"
-	"github.com/clusterdesk/clusterdesk/internal/managedfields"
 )
 
 // crdFixture reads a real-world CRD from the shared fixtures when they are
@@ -70,65 +63,6 @@ func fieldsOf(v any) map[string]any {
 		out["."] = map[string]any{}
 	}
 	return out
-}
-
-func TestStripForCache(t *testing.T) {
-	c := crdFixture(t)
-	whole, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var asMap map[string]any
-	if err := json.Unmarshal(whole, &asMap); err != nil {
-		t.Fatal(err)
-	}
-	full, err := json.Marshal(fieldsOf(asMap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Annotations = map[string]string{kube.LastAppliedAnnotation: string(whole), "team": "a"}
-	c.ManagedFields = []metav1.ManagedFieldsEntry{
-		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: full}},
-		{Manager: "kube-apiserver", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:acceptedNames":{"f:kind":{}}}}`)}},
-	}
-	before := managedfields.FieldPaths(full)
-	spec := c.Spec.DeepCopy()
-
-	out, err := kube.StripForCache(c)
-	if err != nil || out != any(c) {
-		t.Fatalf("StripForCache = %v, %v", out, err)
-	}
-	got := c.Annotations[kube.LastAppliedAnnotation]
-	if !strings.HasPrefix(got, kube.StrippedPrefix) || len(got) > 200 || c.Annotations["team"] != "a" {
-		t.Errorf("last-applied annotation kept as %.200q, others %v", got, c.Annotations)
-	}
-	if !strings.Contains(got, "bytes") {
-		t.Errorf("the placeholder says the size: %q", got)
-	}
-	if trimmed := c.ManagedFields[0].FieldsV1.Raw; len(trimmed) >= len(full) {
-		t.Errorf("managedFields not trimmed: %d of %d bytes", len(trimmed), len(full))
-	}
-	if after := managedfields.FieldPaths(c.ManagedFields[0].FieldsV1.Raw); !slices.Equal(after, before) {
-		t.Errorf("the history's field paths changed:\n%v\n%v", after, before)
-	}
-	if string(c.ManagedFields[1].FieldsV1.Raw) != `{"f:status":{"f:acceptedNames":{"f:kind":{}}}}` || c.ManagedFields[0].Manager != "kubectl" {
-		t.Errorf("shallow entries and managers stay: %+v", c.ManagedFields[1])
-	}
-	if !equalJSON(t, spec, &c.Spec) {
-		t.Error("the spec (schemas) is kept whole")
-	}
-
-	// Idempotent: a second pass changes nothing.
-	again := c.DeepCopy()
-	if _, err := kube.StripForCache(again); err != nil || !equalJSON(t, again, c) {
-		t.Error("a second pass changes the object")
-	}
-	// Not an object: left alone.
-	tomb := cache.DeletedFinalStateUnknown{Key: "x", Obj: c}
-	if out, err := kube.StripForCache(tomb); err != nil || out != any(tomb) {
-		t.Errorf("tombstone: %v %v", out, err)
-	}
 }
 
 func equalJSON(t *testing.T, a, b any) bool {
