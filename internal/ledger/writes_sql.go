@@ -205,15 +205,23 @@ func (s *sqlStore) ScanWrites(ctx context.Context, q WriteQuery, each func(*Writ
 		for {
 			page := make([]scanRow, 0, scanPage)
 			more, err := s.scanPage(readCtx, query, after, since, until, &page)
+			if err != nil || !more || len(page) == 0 {
+				more = false
+			} else {
+				// Read before the page is handed over: from then on its
+				// rows are the consumer's, which clears each it is done
+				// with (inflateAndHand). Reading the last one after the
+				// send was a data race (CI's race pass caught it).
+				after = page[len(page)-1].w.Seq
+			}
 			select {
 			case pages <- read{page, more, err}:
 			case <-readCtx.Done():
 				return
 			}
-			if err != nil || !more {
+			if !more {
 				return
 			}
-			after = page[len(page)-1].w.Seq
 		}
 	}()
 	for {
