@@ -267,10 +267,15 @@ func TestWebhookFloodIsRefusedWithBoundedMemory(t *testing.T) {
 	c.Transport.(*http.Transport).MaxIdleConnsPerHost = flood
 	var wg sync.WaitGroup
 	codes := make(chan int, flood)
+	var mu sync.Mutex
+	var failures []error
 	for range flood {
 		wg.Go(func() {
 			resp, err := c.Post("https://"+w.Listen+"/", "application/json", bytes.NewReader(batch))
 			if err != nil {
+				mu.Lock()
+				failures = append(failures, err)
+				mu.Unlock()
 				codes <- 0
 				return
 			}
@@ -292,8 +297,16 @@ func TestWebhookFloodIsRefusedWithBoundedMemory(t *testing.T) {
 	}
 	t.Logf("flood of %d batches of %d KiB, %d in flight: answers %v; heap after GC %d KiB before, %d KiB during (%+d KiB)",
 		flood, len(batch)>>10, inFlight, count, before>>10, during>>10, (int64(during)-int64(before))>>10)
-	if count[http.StatusTooManyRequests] != flood-inFlight || count[http.StatusOK] != inFlight {
-		t.Errorf("answers %v, want %d × 200 and %d × 429", count, inFlight, flood-inFlight)
+	// A refused sender may see its connection reset instead of the 429: the
+	// webhook answers without reading the 1.2 MiB body and closes, and a
+	// client still writing it can lose the answer to the reset (4 in 200 on
+	// CI's loaded cores). The webhook's own count says each was refused, and
+	// no sender got any other answer; the API server retries either way.
+	for _, err := range failures {
+		t.Logf("a sender got no answer: %v", err)
+	}
+	if refused := rc.Counts().Refused[RefusedBusy]; count[http.StatusOK] != inFlight || count[http.StatusTooManyRequests]+count[0] != flood-inFlight || refused != flood-inFlight {
+		t.Errorf("answers %v (0: no answer), %d refused as busy; want %d × 200 and %d refused, each a 429 or no answer", count, refused, inFlight, flood-inFlight)
 	}
 	// The batches in flight hold their bodies and decoded events (about 2×
 	// each); the refused ones hold nothing.
