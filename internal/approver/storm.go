@@ -105,7 +105,7 @@ func (c *Controller) duplicates(ctx context.Context, obj *certificatesv1.Certifi
 // the cache does not show yet.
 func (c *Controller) held(pr *csrpolicy.Program, r *certificatesv1.CertificateSigningRequest) (held bool, until time.Time, approved int) {
 	reqs := c.o.Requests(r.Spec.Username)
-	reqs = append(reqs, c.approved.unseen(r.Spec.Username, reqs)...)
+	reqs = append(reqs, c.approved.unseen(r.Spec.Username, reqs, c.o.Now())...)
 	now := c.o.Now()
 	held, until, err := csrpolicy.HeldByRateLimit(pr.RateLimit, r, reqs, now)
 	if err != nil {
@@ -155,13 +155,15 @@ func (a *recentApprovals) add(r *certificatesv1.CertificateSigningRequest, at ti
 }
 
 // unseen are username's approvals not yet approved in cached, as requests
-// approved at the time they were written.
-func (a *recentApprovals) unseen(username string, cached []*certificatesv1.CertificateSigningRequest) []*certificatesv1.CertificateSigningRequest {
+// approved at the time they were written. now is the controller's clock,
+// the one add was given: the real clock here dropped every approval of a
+// test whose clock was set 10 minutes before the real one.
+func (a *recentApprovals) unseen(username string, cached []*certificatesv1.CertificateSigningRequest, now time.Time) []*certificatesv1.CertificateSigningRequest {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []*certificatesv1.CertificateSigningRequest
 	for uid, l := range a.m {
-		if time.Since(l.at) > 10*time.Minute {
+		if now.Sub(l.at) > 10*time.Minute {
 			delete(a.m, uid)
 			continue
 		}
