@@ -22,7 +22,6 @@ type AdmissionReceiver struct {
 	CABundle []byte
 	delay    time.Duration
 	mu       sync.Mutex
-	got      map[string]int
 	receipts []Receipt
 }
 
@@ -54,7 +53,7 @@ func NewAdmissionReceiver(t testing.TB) *AdmissionReceiver {
 // costs the API server no CPU (the APF floods of internal/apfflood).
 func NewSlowAdmissionReceiver(t testing.TB, delay time.Duration) *AdmissionReceiver {
 	t.Helper()
-	rc := &AdmissionReceiver{got: map[string]int{}, delay: delay}
+	rc := &AdmissionReceiver{delay: delay}
 	// httptest's certificate is for 127.0.0.1 and self-signed: its own CA.
 	srv := httptest.NewTLSServer(http.HandlerFunc(rc.serve))
 	t.Cleanup(srv.Close)
@@ -80,7 +79,6 @@ func (rc *AdmissionReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	key := ReceivedKey(string(rq.Operation), rq.Namespace, rq.Name, rq.UserInfo.Username)
 	oldRV := oldResourceVersion(rq.OldObject.Raw)
 	rc.mu.Lock()
-	rc.got[key]++
 	rc.receipts = append(rc.receipts, Receipt{Key: key, OldResourceVersion: oldRV})
 	rc.mu.Unlock()
 	review.Response = &admissionv1.AdmissionResponse{UID: rq.UID, Allowed: true}
@@ -116,9 +114,9 @@ func (rc *AdmissionReceiver) Receipts() []Receipt {
 func (rc *AdmissionReceiver) Received() map[string]int {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	out := make(map[string]int, len(rc.got))
-	for k, v := range rc.got {
-		out[k] = v
+	out := map[string]int{}
+	for _, r := range rc.receipts {
+		out[r.Key]++
 	}
 	return out
 }
