@@ -283,14 +283,8 @@ OAUTH2_PROXY_VERSION := v7.15.6
 OAUTH2_PROXY         := $(BIN)/oauth2-proxy
 
 .PHONY: oauth2-proxy
-oauth2-proxy: ## Install oauth2-proxy (OAUTH2_PROXY_VERSION, v7.15.6) into .cache/bin with go install, once (first time: minutes); part of make test
-	@if [ -x $(OAUTH2_PROXY) ] && [ "$$(cat $(OAUTH2_PROXY).version 2>/dev/null)" = $(OAUTH2_PROXY_VERSION) ]; then \
-	  echo "oauth2-proxy $(OAUTH2_PROXY_VERSION) is up to date ($(OAUTH2_PROXY))"; \
-	else \
-	  echo "installing oauth2-proxy $(OAUTH2_PROXY_VERSION) into $(BIN)"; \
-	  mkdir -p $(BIN) && GOBIN=$(BIN) go install github.com/oauth2-proxy/oauth2-proxy/v7@$(OAUTH2_PROXY_VERSION) && \
-	  echo $(OAUTH2_PROXY_VERSION) > $(OAUTH2_PROXY).version; \
-	fi
+oauth2-proxy: ## Install oauth2-proxy (OAUTH2_PROXY_VERSION, v7.15.6) into .cache/bin with go install, once (first time: minutes; scripts/go-install-tool.sh); part of make test
+	@scripts/go-install-tool.sh $(OAUTH2_PROXY) $(OAUTH2_PROXY_VERSION) github.com/oauth2-proxy/oauth2-proxy/v7
 
 # HELM is the helm CLI the chart's tests run (charts/charttest: lint, template,
 # the drift from deploy/, the dry run on the devcluster), built from its Go
@@ -303,13 +297,7 @@ HELM         := $(BIN)/helm
 
 .PHONY: helm
 helm: ## Install the helm CLI (HELM_VERSION, v4.3.2) into .cache/bin with go install, once (first time: minutes); part of make test
-	@if [ -x $(HELM) ] && [ "$$(cat $(HELM).version 2>/dev/null)" = $(HELM_VERSION) ]; then \
-	  echo "helm $(HELM_VERSION) is up to date ($(HELM))"; \
-	else \
-	  echo "installing helm $(HELM_VERSION) into $(BIN)"; \
-	  mkdir -p $(BIN) && GOBIN=$(abspath $(BIN)) go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION) && \
-	  echo $(HELM_VERSION) > $(HELM).version; \
-	fi
+	@scripts/go-install-tool.sh $(HELM) $(HELM_VERSION) helm.sh/helm/v4/cmd/helm
 
 # HELM3 is helm v3, the other major release people install the chart with:
 # charts/charttest lints and renders with both (same assertions). Its newest
@@ -328,15 +316,7 @@ HELM3_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM3_VERSION) \
 
 .PHONY: helm3
 helm3: ## Install helm v3 (HELM3_VERSION, v3.21.4) into .cache/bin/helm3 with go install, once (first time: minutes); part of make test
-	@if [ -x $(HELM3) ] && [ "$$(cat $(HELM3).version 2>/dev/null)" = $(HELM3_VERSION) ]; then \
-	  echo "helm3 $(HELM3_VERSION) is up to date ($(HELM3))"; \
-	else \
-	  echo "installing helm $(HELM3_VERSION) into $(HELM3)"; \
-	  rm -rf $(BIN)/helm3.d && mkdir -p $(BIN)/helm3.d && \
-	  GOBIN=$(abspath $(BIN))/helm3.d go install -ldflags '$(HELM3_LDFLAGS)' helm.sh/helm/v3/cmd/helm@$(HELM3_VERSION) && \
-	  mv $(BIN)/helm3.d/helm $(HELM3) && rmdir $(BIN)/helm3.d && \
-	  echo $(HELM3_VERSION) > $(HELM3).version; \
-	fi
+	@scripts/go-install-tool.sh $(HELM3) $(HELM3_VERSION) helm.sh/helm/v3/cmd/helm '$(HELM3_LDFLAGS)'
 
 .PHONY: chart-lint
 chart-lint: helm helm3 ## helm lint --strict the chart with its defaults and each example values file, with helm v4 and v3

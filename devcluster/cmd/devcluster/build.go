@@ -32,7 +32,7 @@ func runBuild(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := build.Options{ModuleDir: moduleDir, BinDir: abs, Out: os.Stdout, Release: rel}
+	opts := build.Options{ModuleDir: moduleDir, BinDir: abs, Out: os.Stdout, Release: rel, SharedDir: build.DefaultSharedDir()}
 	if err := build.Ensure(ctx, opts); err != nil {
 		return err
 	}

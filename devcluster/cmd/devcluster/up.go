@@ -41,7 +41,7 @@ func runUp(args []string) error {
 	outages := catchSignals(ctx, cancel)
 
 	c := &cluster{dir: opts.dir, binDir: opts.release.BinDir(opts.binDir), release: opts.release}
-	buildOpts := build.Options{ModuleDir: opts.moduleDir, BinDir: opts.binDir, Out: os.Stdout, Release: opts.release}
+	buildOpts := build.Options{ModuleDir: opts.moduleDir, BinDir: opts.binDir, Out: os.Stdout, Release: opts.release, SharedDir: build.DefaultSharedDir()}
 	err = build.Ensure(ctx, buildOpts)
 	if err == nil && opts.release.AuthenticationConfig {
 		c.oidcBin, err = build.EnsureProvider(ctx, buildOpts)

@@ -35,6 +35,9 @@ type Options struct {
 	Out       io.Writer // progress messages
 	// Release is what to build; the zero value means Default.
 	Release Release
+	// SharedDir keeps built binaries for other checkouts, keyed by stamp
+	// (DefaultSharedDir); "" builds in BinDir only.
+	SharedDir string
 }
 
 func (o Options) release() Release {
@@ -69,6 +72,9 @@ func Ensure(ctx context.Context, opts Options) error {
 			fmt.Fprintf(opts.Out, "%s %s is up to date (%s)\n", name, rel.Version, bin)
 			continue
 		}
+		if fromShared(opts.SharedDir, name, stamp, bin, opts.Out) {
+			continue
+		}
 		fmt.Fprintf(opts.Out, "building %s %s from source (first build ~5 min on 2 cores, later builds seconds)…\n", name, rel.Version)
 		if err := goBuild(ctx, opts.Out, moduleDir, "k8s.io/kubernetes/cmd/"+name, rel.ldflags(), bin); err != nil {
 			return err
@@ -76,6 +82,7 @@ func Ensure(ctx context.Context, opts Options) error {
 		if err := os.WriteFile(bin+".stamp", []byte(stamp+"\n"), 0o644); err != nil {
 			return err
 		}
+		toShared(opts.SharedDir, name, stamp, bin, opts.Out)
 	}
 	return nil
 }

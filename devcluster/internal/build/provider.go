@@ -40,14 +40,18 @@ func EnsureProvider(ctx context.Context, opts Options) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(opts.BinDir, ProviderCommand)
-	if fresh(bin, stamp) {
+	if fresh(bin, stamp) || fromShared(opts.SharedDir, ProviderCommand, stamp, bin, opts.Out) {
 		return bin, nil
 	}
 	fmt.Fprintf(opts.Out, "building %s from %s (seconds)…\n", ProviderCommand, moduleDir)
 	if err := goBuild(ctx, opts.Out, moduleDir, ".", "", bin); err != nil {
 		return "", err
 	}
-	return bin, os.WriteFile(bin+".stamp", []byte(stamp+"\n"), 0o644)
+	if err := os.WriteFile(bin+".stamp", []byte(stamp+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	toShared(opts.SharedDir, ProviderCommand, stamp, bin, opts.Out)
+	return bin, nil
 }
 
 // sourceStamp hashes what the provider binary is built from: unlike the
