@@ -152,6 +152,13 @@ E2E_APISERVERS  := 1
 # $XDG_STATE_HOME/clusterdesk) under .cache, not in the home directory.
 test test-unit test-integration e2e: export XDG_STATE_HOME = $(abspath $(CACHE))/test-state
 
+# The tests' devclusters run their API servers with GOGC=200 (devcluster's
+# internal/plane, APIServerGOGCEnv): make test runs five beside each other on
+# 2 cores, and a CPU profile of one under the tests spent 23-30% of its CPU
+# marking its heap of megabyte CRD schemas. make run and the benchmarks keep
+# Go's default, as a real cluster does.
+test test-integration e2e test-compat: export DEVCLUSTER_APISERVER_GOGC = 200
+
 .PHONY: test-unit
 test-unit: assets postgres helm helm3 ## Unit tests (with the race detector where code runs on several goroutines), every Go benchmark once (timing nothing), every fuzz target for FUZZTIME runs, the devcluster modules' unit tests
 	$(TEST_UNIT)

@@ -18,6 +18,9 @@ type Proc struct {
 	Path    string
 	Args    []string
 	LogPath string // stdout and stderr are appended here
+	// Env is added to devcluster's own environment for the process
+	// (KEY=VALUE; a later one wins over devcluster's).
+	Env []string
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -35,6 +38,9 @@ func (p *Proc) Start() error {
 	}
 	fmt.Fprintf(log, "\n==== devcluster: starting %s at %s ====\n", p.Name, time.Now().Format(time.RFC3339))
 	cmd := exec.Command(p.Path, p.Args...)
+	if len(p.Env) > 0 {
+		cmd.Env = append(os.Environ(), p.Env...)
+	}
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.SysProcAttr = sysProcAttr()

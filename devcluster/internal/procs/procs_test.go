@@ -47,3 +47,25 @@ func TestStopKillsProcessIgnoringSIGTERM(t *testing.T) {
 		t.Errorf("Stop took %s", elapsed)
 	}
 }
+
+// A process gets devcluster's environment with its own Env on top.
+func TestEnvIsAddedToDevclustersOwn(t *testing.T) {
+	t.Setenv("DEVCLUSTER_PROCS_TEST_INHERITED", "inherited")
+	t.Setenv("GOGC", "100")
+	logPath := filepath.Join(t.TempDir(), "child.log")
+	p := &Proc{Name: "env", Path: "/bin/sh", Args: []string{"-c", `echo "gogc=$GOGC $DEVCLUSTER_PROCS_TEST_INHERITED"`}, LogPath: logPath, Env: []string{"GOGC=200"}}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "gogc=200 inherited") {
+		t.Errorf("log = %q, want GOGC from Env and the rest inherited", data)
+	}
+}
