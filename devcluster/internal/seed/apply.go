@@ -59,6 +59,14 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 			continue
 		}
 		_, err = dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
+		for retries := 0; transient(err) && retries < transientRetries; retries++ {
+			// A starved API server gave up (CI1 of stop 59: creating a CRD
+			// with a megabyte schema timed out after 60 s while the machine
+			// compiled beside it); the object may or may not have been
+			// written, and AlreadyExists below covers the case it was.
+			time.Sleep(time.Second)
+			_, err = dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
+		}
 		for deadline := time.Now().Add(20 * time.Second); k.custom && apierrors.IsNotFound(err) && time.Now().Before(deadline); {
 			// The CRD was created a moment ago and is not served yet.
 			time.Sleep(200 * time.Millisecond)
@@ -82,4 +90,16 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 			res.warn("%s: %s %s: %v", it.source, it.obj.GetKind(), it.obj.GetName(), err)
 		}
 	}
+}
+
+// transientRetries is how many times a create the API server could not
+// finish (a timeout, 429, 5xx) is tried again before it becomes a warning.
+const transientRetries = 3
+
+// transient tells the API server's "try again" answers from a refusal of the
+// object: a warning there would leave a seeded cluster silently short of an
+// object that tests count on.
+func transient(err error) bool {
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err)
 }

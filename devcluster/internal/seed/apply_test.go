@@ -56,3 +56,58 @@ func TestCreateAllFallsBackToV1beta3(t *testing.T) {
 		t.Error("the fallback changed the manifest's own object")
 	}
 }
+
+// TestCreateAllRetriesAServerThatGaveUp: an API server too starved to finish
+// a create in time answers 504; the object is tried again, not left out with a
+// warning. A refusal of the object itself (422) is not retried.
+func TestCreateAllRetriesAServerThatGaveUp(t *testing.T) {
+	items, err := demoItems()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flow []item
+	for _, it := range items {
+		if it.obj.GroupVersionKind().Group == "flowcontrol.apiserver.k8s.io" {
+			flow = append(flow, it)
+		}
+	}
+	fsV1 := schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"}
+	plV1 := fsV1.GroupVersion().WithResource("prioritylevelconfigurations")
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		fsV1: "FlowSchemaList", plV1: "PriorityLevelConfigurationList",
+	})
+	invalid := ""
+	for _, it := range flow {
+		if it.obj.GetName() != "clusterdesk-auditor-reads" {
+			invalid = it.obj.GetName()
+		}
+	}
+	attempts := map[string]int{}
+	dyn.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		name := a.(k8stesting.CreateAction).GetObject().(metav1.Object).GetName()
+		attempts[name]++
+		switch {
+		case name == "clusterdesk-auditor-reads" && attempts[name] <= 2:
+			return true, nil, apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
+		case name == "clusterdesk-auditor-reads":
+			return false, nil, nil
+		case name == invalid:
+			return true, nil, apierrors.NewInvalid(schema.GroupKind{Group: fsV1.Group, Kind: "FlowSchema"}, name, nil)
+		}
+		return false, nil, nil
+	})
+
+	var res Result
+	createAll(context.Background(), dyn, flow, &res)
+	if attempts["clusterdesk-auditor-reads"] != 3 {
+		t.Errorf("the timed-out object was tried %d times, want 3", attempts["clusterdesk-auditor-reads"])
+	}
+	if res.Created != len(flow)-1 || len(res.Warnings) != 1 {
+		t.Fatalf("created %d, warnings %v; want %d and the invalid one", res.Created, res.Warnings, len(flow)-1)
+	}
+	for name, n := range attempts {
+		if name != "clusterdesk-auditor-reads" && n != 1 {
+			t.Errorf("%s was tried %d times, want once", name, n)
+		}
+	}
+}
