@@ -15,16 +15,7 @@ import (
 // TestCreateAllFallsBackToV1beta3 plays a Kubernetes 1.28 server, which has no
 // flowcontrol v1: the demo's v1 FlowSchemas and priority level must load as v1beta3.
 func TestCreateAllFallsBackToV1beta3(t *testing.T) {
-	items, err := demoItems()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flow []item
-	for _, it := range items {
-		if it.obj.GroupVersionKind().Group == "flowcontrol.apiserver.k8s.io" {
-			flow = append(flow, it)
-		}
-	}
+	flow := demoFlowcontrolItems(t)
 	if len(flow) != 4 {
 		t.Fatalf("demo has %d flowcontrol objects, want 4", len(flow))
 	}
@@ -61,16 +52,7 @@ func TestCreateAllFallsBackToV1beta3(t *testing.T) {
 // a create in time answers 504; the object is tried again, not left out with a
 // warning. A refusal of the object itself (422) is not retried.
 func TestCreateAllRetriesAServerThatGaveUp(t *testing.T) {
-	items, err := demoItems()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flow []item
-	for _, it := range items {
-		if it.obj.GroupVersionKind().Group == "flowcontrol.apiserver.k8s.io" {
-			flow = append(flow, it)
-		}
-	}
+	flow := demoFlowcontrolItems(t)
 	fsV1 := schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"}
 	plV1 := fsV1.GroupVersion().WithResource("prioritylevelconfigurations")
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
@@ -110,4 +92,20 @@ func TestCreateAllRetriesAServerThatGaveUp(t *testing.T) {
 			t.Errorf("%s was tried %d times, want once", name, n)
 		}
 	}
+}
+
+// demoFlowcontrolItems is the demo set's FlowSchemas and priority levels.
+func demoFlowcontrolItems(t *testing.T) []item {
+	t.Helper()
+	items, err := demoItems()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flow []item
+	for _, it := range items {
+		if it.obj.GroupVersionKind().Group == "flowcontrol.apiserver.k8s.io" {
+			flow = append(flow, it)
+		}
+	}
+	return flow
 }
