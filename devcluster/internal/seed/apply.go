@@ -12,7 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 )
 
 // fieldManager names devcluster in managedFields of what it creates.
@@ -58,15 +60,14 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 			res.warn("%s: %v", it.source, err)
 			continue
 		}
-		_, err = dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
-		for retries := 0; transient(err) && retries < transientRetries; retries++ {
-			// A starved API server gave up (CI1 of stop 59: creating a CRD
-			// with a megabyte schema timed out after 60 s while the machine
-			// compiled beside it); the object may or may not have been
-			// written, and AlreadyExists below covers the case it was.
-			time.Sleep(time.Second)
-			_, err = dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
-		}
+		// A starved API server may give up on a create (CI1 of stop 59:
+		// a CRD with a megabyte schema timed out after 60 s while the
+		// machine compiled beside it): try again. The object may or may not
+		// have been written; AlreadyExists below covers the case it was.
+		err = retry.OnError(transientBackoff, transient, func() error {
+			_, err := dyn.Resource(gvr).Create(ctx, it.obj, metav1.CreateOptions{FieldManager: fieldManager})
+			return err
+		})
 		for deadline := time.Now().Add(20 * time.Second); k.custom && apierrors.IsNotFound(err) && time.Now().Before(deadline); {
 			// The CRD was created a moment ago and is not served yet.
 			time.Sleep(200 * time.Millisecond)
@@ -92,9 +93,10 @@ func createAll(ctx context.Context, dyn dynamic.Interface, items []item, res *Re
 	}
 }
 
-// transientRetries is how many times a create the API server could not
-// finish (a timeout, 429, 5xx) is tried again before it becomes a warning.
-const transientRetries = 3
+// transientBackoff: a create the API server could not finish (a timeout,
+// 429, 5xx) is tried 4 times in all, a second apart, before it becomes a
+// warning.
+var transientBackoff = wait.Backoff{Steps: 4, Duration: time.Second, Factor: 1}
 
 // transient tells the API server's "try again" answers from a refusal of the
 // object: a warning there would leave a seeded cluster silently short of an
