@@ -2,8 +2,11 @@ package apfload
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"sync"
 	"time"
@@ -26,9 +29,11 @@ type instanceRead struct {
 // scrapeInstances reads every instance at its own address and stores their
 // load and its sum. done is false when the sampler must read through the
 // fallback fetch instead, and fallback says why: the instances cannot be
-// listed, or none of them answered (the console runs outside the cluster),
-// which is then remembered for DirectRetry so every scrape does not wait
-// for unroutable addresses first.
+// listed, or none of them can be reached from here (the console runs outside
+// the cluster), which is then remembered for DirectRetry so every scrape
+// does not wait for unroutable addresses first. Instances that were reached
+// but did not answer in time are stored as such: a flooded cluster slows
+// every instance at once, and that is when the per-instance view matters.
 func (s *Sampler) scrapeInstances(ctx context.Context, start time.Time) (done bool, fallback string) {
 	if s.opt.Now().Before(s.directRetryAt) {
 		return false, s.fallbackWhy
@@ -59,11 +64,30 @@ func (s *Sampler) scrapeInstances(ctx context.Context, start time.Time) (done bo
 		}()
 	}
 	wg.Wait()
-	if !slices.ContainsFunc(reads, func(r instanceRead) bool { return r.err == nil }) {
+	if !slices.ContainsFunc(reads, func(r instanceRead) bool { return r.err == nil || !cannotReach(r.err) }) {
 		return s.fallBack(fmt.Sprintf("no API server instance answered at its own address (%s: %v)", reads[0].name, reads[0].err))
 	}
 	s.storeInstances(reads, start)
 	return true, ""
+}
+
+// cannotReach tells whether a read's error says the instance's address
+// cannot be reached from here: the connection was refused or never made
+// (kube's instance dialer gives up on a connect before a scrape's deadline,
+// so an unroutable address ends in a dial error, not the scrape's timeout),
+// or the instance's certificate is not trusted. Any other error (a timeout
+// after the connection was made, an error status, a body that does not
+// parse) came from an instance that is there.
+func cannotReach(err error) bool {
+	var dial *net.OpError
+	if errors.As(err, &dial) && dial.Op == "dial" {
+		return true
+	}
+	var verify *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid)
 }
 
 func (s *Sampler) fallBack(why string) (bool, string) {

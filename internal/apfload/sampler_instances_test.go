@@ -2,11 +2,16 @@ package apfload
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,13 +22,19 @@ type fakeInstance struct {
 	rejected, dispatched int
 	start                int
 	down                 bool
+	slow                 bool // it connects, then does not answer before the scrape's deadline
 	reads                int
 }
 
-func (f *fakeInstance) fetch(context.Context) (io.ReadCloser, error) {
+func (f *fakeInstance) fetch(ctx context.Context) (io.ReadCloser, error) {
 	f.reads++
 	if f.down {
-		return nil, errors.New("dial tcp: connection refused")
+		// What kube's instance client returns for a refused connect.
+		return nil, &url.Error{Op: "Get", URL: "https://10.96.0.5:6443/metrics", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	}
+	if f.slow {
+		<-ctx.Done()
+		return nil, &url.Error{Op: "Get", URL: "https://10.96.0.5:6443/metrics", Err: ctx.Err()}
 	}
 	body := fmt.Sprintf(rejectedText, f.rejected, 0, f.dispatched) +
 		fmt.Sprintf("# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %d\n", f.start)
@@ -152,6 +163,63 @@ func TestSamplerFallsBackWhenNoInstanceAnswers(t *testing.T) {
 	ld, _ = listFails.Latest()
 	if !strings.Contains(ld.Fallback, "cannot be listed") || !strings.Contains(ld.Fallback, "forbidden") {
 		t.Errorf("fallback %q", ld.Fallback)
+	}
+}
+
+// Instances that connect and then do not answer before the scrape's deadline
+// are busy, not unroutable: a flooded cluster slows every instance at once,
+// and one such scrape must not turn the per-instance view off for
+// DirectRetry (it did: TestAPFLoadPerInstance lost its instances under a
+// loaded CI). They are listed as not answering, the next scrape reads them.
+func TestSamplerKeepsToTheInstancesWhenAllAreSlowOnce(t *testing.T) {
+	a := &fakeInstance{dispatched: 100, start: 1}
+	b := &fakeInstance{rejected: 1000, start: 2}
+	clk := &clock{t: time.Unix(1000, 0)}
+	s := New(failingFetch, Options{Now: clk.now, Timeout: 50 * time.Millisecond, Instances: instancesOf(map[string]*fakeInstance{"10.0.0.2:6443": a, "10.0.0.3:6443": b})})
+	for _, firstScrape := range []bool{true, false} {
+		a.slow, b.slow = true, true
+		s.scrapeOnce(t.Context())
+		ld, err := s.Latest()
+		if err != nil {
+			t.Fatalf("first scrape %v: %v (the fallback was read)", firstScrape, err)
+		}
+		if ld.Fallback != "" || len(ld.Unreachable()) != 2 {
+			t.Fatalf("first scrape %v: fallback %q, unreachable %v; want both instances listed as not answering", firstScrape, ld.Fallback, ld.Unreachable())
+		}
+		a.slow, b.slow = false, false
+		clk.add(10 * time.Second)
+		s.scrapeOnce(t.Context())
+		ld, _ = s.Latest()
+		if ld.Fallback != "" || len(ld.Instances) != 2 || len(ld.Unreachable()) != 0 {
+			t.Fatalf("first scrape %v: the scrape after the slow one: fallback %q, instances %+v", firstScrape, ld.Fallback, ld.Instances)
+		}
+		clk.add(10 * time.Second)
+	}
+}
+
+// cannotReach is what decides the fallback: errors that say the address
+// cannot be reached from here, as client-go wraps them, against those of an
+// instance that is there.
+func TestCannotReach(t *testing.T) {
+	wrap := func(err error) error {
+		return fmt.Errorf("read the API server's /metrics: %w", &url.Error{Op: "Get", URL: "https://10.96.0.5:6443/metrics", Err: err})
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"refused", wrap(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), true},
+		{"dial timeout", wrap(&net.OpError{Op: "dial", Net: "tcp", Err: context.DeadlineExceeded}), true},
+		{"untrusted certificate", wrap(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), true},
+		{"wrong name", wrap(x509.HostnameError{Certificate: &x509.Certificate{}, Host: "kubernetes.default.svc"}), true},
+		{"slow after connect", wrap(context.DeadlineExceeded), false},
+		{"reset while reading", wrap(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}), false},
+		{"error status", errors.New("the server is currently unable to handle the request"), false},
+	} {
+		if got := cannotReach(tc.err); got != tc.want {
+			t.Errorf("%s: cannotReach = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -33,7 +33,9 @@ type APIServerInstance struct {
 // verified under this name, with the kubeconfig's CA.
 const APIServerServerName = "kubernetes.default.svc"
 
-// instanceDialTimeout bounds the TCP connect to one instance: from outside
+// instanceDialTimeout bounds the TCP connect to one instance, and is shorter
+// than a scrape's deadline so an unroutable address ends in a dial error,
+// which the sampler tells from a slow instance (apfload.cannotReach): from outside
 // the cluster the instances' addresses are often unroutable, and a connect
 // that hangs until the scrape's deadline would hold every scrape that long.
 const instanceDialTimeout = 2 * time.Second
