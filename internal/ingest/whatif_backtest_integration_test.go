@@ -19,13 +19,19 @@ import (
 )
 
 // calmFor is each flood's calm lead-in.
-const calmFor = 3 * time.Second
+const calmFor = 4 * time.Second
 
 // floodAfterCalm sends the calm lead-in, then the flood, and returns the
-// window of both.
+// window of both. The lead-in runs at a sixth of what the level can serve:
+// at a third, a loaded CI machine (each request served slower, the sender
+// late by up to 338 ms and then sending its backlog at once) filled the
+// level's 3 seats and 2-long queues, and one of the lead-in's 36 requests
+// was refused (stop 60's CI). The model takes the flow's service time from
+// its latest second without refusals, queue waits under 500 ms included
+// (whatif's serviceOf): a calmer lead-in also gives it a truer one.
 func floodAfterCalm(t *testing.T, target testcluster.APIServer, user string, seats, rate float64, d time.Duration, req apfflood.Request) (calm, flood apfflood.Result) {
 	t.Helper()
-	calm = apfflood.Flood(t.Context(), t, target, user, math.Max(1, math.Floor(seats/whatIfDelay.Seconds()/3)), calmFor, req)
+	calm = apfflood.Flood(t.Context(), t, target, user, math.Max(1, math.Floor(seats/whatIfDelay.Seconds()/6)), calmFor, req)
 	if calm.TooMany != 0 {
 		t.Fatalf("the calm lead-in was refused: %s", calm)
 	}
@@ -49,7 +55,7 @@ const agreement = 0.25
 // recording test's, so that three times a level's capacity is about a
 // hundred requests a second (the API servers' CPU is the suite's).
 //
-// Each flood follows a calm lead-in (calmFor at a third of the level's
+// Each flood follows a calm lead-in (calmFor at a sixth of the level's
 // capacity), as a client's storm follows its normal traffic: the model
 // takes a flooding flow's service time from its calm seconds, and from
 // the fastest served request of its saturated seconds only without any.
