@@ -17,7 +17,10 @@ func TestStopEndsProcessAndLogsOutput(t *testing.T) {
 	if !p.Running() {
 		t.Fatal("not running after Start")
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Its output reaches the log while it runs. Waited for, not slept on: a
+	// loaded CI machine took longer than the 200 ms this test slept to run
+	// the shell's echo, and Stop then ended it first (stop 60).
+	waitForLog(t, logPath, "hello")
 	if err := p.Stop(2 * time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -34,17 +37,36 @@ func TestStopEndsProcessAndLogsOutput(t *testing.T) {
 }
 
 func TestStopKillsProcessIgnoringSIGTERM(t *testing.T) {
-	p := &Proc{Name: "stubborn", Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; while :; do sleep 0.05; done"}, LogPath: filepath.Join(t.TempDir(), "log")}
+	logPath := filepath.Join(t.TempDir(), "log")
+	p := &Proc{Name: "stubborn", Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; echo trapped; while :; do sleep 0.05; done"}, LogPath: logPath}
 	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Only once the shell ignores SIGTERM does Stop have to kill it: before,
+	// SIGTERM alone would end it and this test would prove nothing.
+	waitForLog(t, logPath, "trapped")
 	start := time.Now()
 	if err := p.Stop(300 * time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
 		t.Errorf("Stop took %s", elapsed)
+	}
+}
+
+// waitForLog waits up to 10 s for the log at path to contain want.
+func waitForLog(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(data), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not contain %q after 10 s: %q (%v)", path, want, data, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
