@@ -52,8 +52,8 @@ const ownShares = 2
 const agreement = 0.25
 
 // whatIfDelay is the service time of the what-if's floods: longer than the
-// recording test's, so that three times a level's capacity is about a
-// hundred requests a second (the API servers' CPU is the suite's).
+// recording test's, so that three times a level's capacity is a hundred or
+// two requests a second (3 and 5 seats; the API servers' CPU is the suite's).
 //
 // Each flood follows a calm lead-in (calmFor at a sixth of the level's
 // capacity), as a client's storm follows its normal traffic: the model
@@ -97,9 +97,10 @@ func TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft(t *testing.T)
 	seats := before.Levels[name].NominalSeats
 	shares := apfflood.Shares(t, admin)
 	serverCL, hi := apfflood.ConcurrencyLimit(before, shares)
-	// Both floods at three times what their level can serve: the draft's
-	// level (2 shares) has more seats than the live one, and at the live
-	// level's three times it was flooded at only 1.8 times its own, where
+	// Both floods at three times what the larger of the two levels can
+	// serve (five times the live level's): the draft's level (2 shares) has
+	// more seats than the live one, and at the live level's three times it
+	// was flooded at only 1.8 times its own, where
 	// the rejections are the small difference of two large numbers: a
 	// second flood on a busier machine (each request served 20% slower)
 	// then moved the API server's count 27% from the prediction (CI2).
