@@ -42,10 +42,7 @@ func Shares(t testing.TB, cfg *rest.Config) map[string]int32 {
 // ((nominal-1) * sum / shares, nominal * sum / shares]. lo > hi when the
 // shares changed between the read of c and that of shares.
 func ConcurrencyLimit(c Counters, shares map[string]int32) (lo, hi int) {
-	var sum int
-	for _, s := range shares {
-		sum += int(s)
-	}
+	sum := int(SharesSum(shares))
 	lo, hi = 1, math.MaxInt
 	for name, s := range shares {
 		l, ok := c.Levels[name]
@@ -57,6 +54,16 @@ func ConcurrencyLimit(c Counters, shares map[string]int32) (lo, hi int) {
 		hi = min(hi, nominal*sum/int(s))
 	}
 	return lo, hi
+}
+
+// SharesSum is the sum of the levels' shares, which the API server divides
+// its concurrency limit by.
+func SharesSum(shares map[string]int32) int32 {
+	var sum int32
+	for _, s := range shares {
+		sum += s
+	}
+	return sum
 }
 
 // NominalSeats is what the API server gives a level of shares shares out

@@ -96,11 +96,7 @@ func commons(spec flowcontrolv1.PriorityLevelConfigurationSpec) specCommons {
 // (apf_controller.go) sets them for serverCL and these shares.
 func expectedShape(spec flowcontrolv1.PriorityLevelConfigurationSpec, serverCL int, shares map[string]int32) levelShape {
 	c := commons(spec)
-	var sum int32
-	for _, s := range shares {
-		sum += s
-	}
-	nominal := NominalSeats(serverCL, c.shares, sum)
+	nominal := NominalSeats(serverCL, c.shares, SharesSum(shares))
 	lendable, borrowing := 0, serverCL
 	if c.lendable != nil {
 		lendable = int(math.Round(float64(nominal) * float64(*c.lendable) / 100))

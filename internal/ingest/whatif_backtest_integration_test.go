@@ -104,11 +104,7 @@ func TestWhatIfPredictsTheAPIServersRejectionsBeforeAndAfterADraft(t *testing.T)
 	// the rejections are the small difference of two large numbers: a
 	// second flood on a busier machine (each request served 20% slower)
 	// then moved the API server's count 27% from the prediction (CI2).
-	var sum int32
-	for _, s := range shares {
-		sum += s
-	}
-	ownSeats := apfflood.NominalSeats(serverCL, ownShares, sum+ownShares)
+	ownSeats := apfflood.NominalSeats(serverCL, ownShares, apfflood.SharesSum(shares)+ownShares)
 	rate := math.Ceil(3 * math.Max(seats, float64(ownSeats)) / whatIfDelay.Seconds())
 	calm, first := floodAfterCalm(t, target, user, seats, rate, floodFor, slow.Request)
 	counted := apfflood.Metrics(t, target).Since(t, before).Levels[name]
