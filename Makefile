@@ -9,6 +9,14 @@ SHARED      ?= $(abspath $(CURDIR)/../shared)
 FIXTURES    := $(SHARED)/fixtures/real
 LISTEN      ?= 127.0.0.1:8080
 GO_PKGS     := ./...
+# GO_BUILD_FLAGS: every go build and go vet of make (the test scripts use the
+# same, scripts/test-build-flags.sh). -trimpath: a compiled package's cache key
+# no longer holds the checkout's directory, so a clean clone elsewhere reuses
+# the Go build cache instead of compiling the module again for make check, for
+# make build and for the tests, each in its own way. internal/testcluster's
+# ConsoleBin builds bin/clusterdesk with the same flags, so that it finds make
+# build's binary up to date.
+GO_BUILD_FLAGS := -trimpath
 
 .PHONY: help
 help: ## Show this help
@@ -33,11 +41,11 @@ assets: deps ## Build the JS and CSS bundle into static/dist
 
 .PHONY: build
 build: generate assets ## Build bin/clusterdesk
-	go build -o bin/clusterdesk ./cmd/clusterdesk
+	go build $(GO_BUILD_FLAGS) -o bin/clusterdesk ./cmd/clusterdesk
 
 .PHONY: devcluster
 devcluster: ## Build the devcluster tool and the kube-apiserver/controller-manager it runs (first time: minutes)
-	cd devcluster && go build -o $(BIN)/devcluster ./cmd/devcluster
+	cd devcluster && go build $(GO_BUILD_FLAGS) -o $(BIN)/devcluster ./cmd/devcluster
 	$(BIN)/devcluster build --bin-dir $(BIN)
 
 # The oldest Kubernetes release the console is tested on: 1.28 serves
@@ -182,7 +190,8 @@ e2e: build devcluster e2e-deps ## Browser tests (Playwright, Debian's Chromium) 
 # the idle cluster would cost about 10% of a core for 10 minutes.
 TEST_UNIT = scripts/go-test-unit.sh && $(TEST_UNIT_REST)
 TEST_UNIT_REST = $(MAKE) --no-print-directory fuzz-short && \
-	(cd devcluster && go test -count=1 ./...) && (cd devcluster/oidc && go test -count=1 ./...)
+	(cd devcluster && ../scripts/go-test-kept.sh devcluster-unit -count=1 -- ./...) && \
+	(cd devcluster/oidc && ../../scripts/go-test-kept.sh devcluster-oidc-unit -count=1 -- ./...)
 
 # GO_INTEGRATION runs only the tests and benchmarks of the files built with the
 # integration tag (scripts/go-test-integration.sh), in this module and in
@@ -198,9 +207,9 @@ E2E_RUN = XDG_STATE_HOME=$(abspath $(CACHE))/test-state-e2e npm run --silent e2e
 # live updates' three (BENCH_LIVE_ROUNDS), then the pages' (BENCH_PAGES_ROUND,
 # which needs the real-world CRDs seeded).
 BENCH_ROUNDS = $(BENCH_LIVE_ROUNDS) && $(BENCH_PAGES_ROUND)
-BENCH_LIVE_ROUNDS = go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
+BENCH_LIVE_ROUNDS = go build $(GO_BUILD_FLAGS) -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench && \
 	$(BENCH_SHORT) && $(BENCH_REPLICAS_SHORT) && $(BENCH_QUEUE_SHORT)
-BENCH_PAGES_ROUND = go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages && { $(BENCH_PAGES_QUICK); }
+BENCH_PAGES_ROUND = go build $(GO_BUILD_FLAGS) -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages && { $(BENCH_PAGES_QUICK); }
 
 # LANE_B_ROUNDS: make test runs the live updates' rounds on integration lane
 # B's cluster once its Go tests end (scripts/integration-lanes.sh). Why: after
@@ -332,7 +341,7 @@ chart-lint: helm helm3 ## helm lint --strict the chart with its defaults and eac
 
 .PHONY: bench-pages
 bench-pages: build devcluster ## Page benchmark: 5,000 CSRs, real CRDs, 500 FlowSchemas, 200 webhooks; then the worst shapes (50,000 CSRs with a 5,000 storm, 2,000 CRDs, long names, 200 SANs, 256 KiB annotations) on a second devcluster; pages vs raw LIST/GET, memory, targets (loopback; first run seeds for long)
-	go build -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages
+	go build $(GO_BUILD_FLAGS) -o $(BIN)/clusterdesk-bench-pages ./cmd/clusterdesk-bench-pages
 	FIXTURES="$(FIXTURES)" scripts/with-devcluster.sh $(CACHE)/devcluster-bench-pages --seed \
 	  bash -c 'main="$$DEVCLUSTER_DIR"; exec scripts/with-devcluster.sh $(CACHE)/devcluster-bench-shapes \
 	    env DEVCLUSTER_DIR="$$main" $(BIN)/clusterdesk-bench-pages --binary bin/clusterdesk --shapes-dir $(CACHE)/devcluster-bench-shapes $(BENCH_SHAPES)'
@@ -387,7 +396,7 @@ bench-approver-storm: devcluster ## The approver in a kubelet storm (issue 47): 
 
 .PHONY: bench
 bench: build devcluster haproxy bench-pages bench-ledger bench-replay bench-whatif bench-approver-storm ## Live-update benchmark: 1, 100, 1,000 and 5,000 SSE clients (each its own session), then 1,000 tabs over 1 and 3 replicas behind HAProxy, on a fresh devcluster (loopback, ~5 min)
-	go build -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
+	go build $(GO_BUILD_FLAGS) -o $(BIN)/clusterdesk-bench ./cmd/clusterdesk-bench
 	rm -rf $(CACHE)/devcluster-bench
 	scripts/with-devcluster.sh $(CACHE)/devcluster-bench \
 	  bash -c '$(BIN)/clusterdesk-bench && $(BIN)/clusterdesk-bench -replicas 1,3 -clients 1000 -binary bin/clusterdesk'
@@ -402,9 +411,9 @@ check: ## Static checks: gofmt, go mod tidy diff, vet, templ generate + git diff
 	@for m in $(GO_MODULES); do \
 	  (cd $$m && go mod tidy -diff) || { echo "$$m: go.mod/go.sum are not tidy: run go mod tidy there and commit"; exit 1; }; \
 	done
-	go vet $(GO_PKGS)
-	cd devcluster && go vet ./...
-	cd devcluster/oidc && go vet ./...
+	go vet $(GO_BUILD_FLAGS) $(GO_PKGS)
+	cd devcluster && go vet $(GO_BUILD_FLAGS) ./...
+	cd devcluster/oidc && go vet $(GO_BUILD_FLAGS) ./...
 	go tool templ generate
 	git diff --exit-code -- '*_templ.go' || { echo "generated templ code is out of date: run make generate and commit"; exit 1; }
 

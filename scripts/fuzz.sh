@@ -13,8 +13,13 @@ cd "$(dirname "$0")/.."
 fuzztime=$1; shift
 root=$PWD
 source scripts/test-build-flags.sh
-bins=$(mktemp -d)
-trap 'rm -rf "$bins"' EXIT
+source scripts/test-binaries.sh
+# The fuzzing binaries (built with -fuzz's instrumentation) are kept between
+# runs, as go test's are (test-binaries.sh): go test -c -o FILE links only
+# when the binary in FILE is not up to date.
+keep_binaries_in fuzz
+trap release_kept_dir EXIT
+bins=$kept_dir
 cache=$(go env GOCACHE)/fuzz
 declare -A built=()
 for t in "$@"; do

@@ -28,7 +28,8 @@ summary_dir=$(mktemp -d)
 trap 'rm -rf "$summary_dir"' EXIT
 summary=$summary_dir/testsummary
 source scripts/test-build-flags.sh
-go build -o "$summary" ./scripts/testsummary
+source scripts/test-binaries.sh # go_test_kept: each binary linked only when its inputs changed
+go build "${test_build_flags[@]}" -o "$summary" ./scripts/testsummary
 cd "$module"
 
 # Test files of this module (not of nested modules), and which of them are
@@ -89,4 +90,4 @@ if [ ${#benches[@]} -gt 0 ]; then
 fi
 echo "go-test-integration: ${#tests[@]} tests and ${#benches[@]} benchmarks in ${#pkgs[@]} packages of $module"
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
-go test -json "${args[@]}" ${GO_TEST_FLAGS:-} "${pkgs[@]}" | "$summary" -top 15
+go_test_kept "integration-${module//[^a-z]/}" -json "${args[@]}" ${GO_TEST_FLAGS:-} -- "${pkgs[@]}" | "$summary" -top 15

@@ -55,16 +55,17 @@ echo "go-test-unit: ${#race[@]} packages with -race, ${#plain[@]} without (they 
 # run prints the 15 slowest tests of all three, so the log says where the
 # minutes go.
 summary=$PWD/.cache/bin/testsummary
-go build -o "$summary" ./scripts/testsummary
+source scripts/test-build-flags.sh
+source scripts/test-binaries.sh # go_test_kept: each binary linked only when its inputs changed
+go build "${test_build_flags[@]}" -o "$summary" ./scripts/testsummary
 times=$(mktemp)
 trap 'rm -f "$times"' EXIT
-source scripts/test-build-flags.sh
 flags=(-count=1 -json "${test_build_flags[@]}")
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
-go test -race "${flags[@]}" ${GO_TEST_FLAGS:-} "${race[@]}" | "$summary" -top 0 -times "$times"
+go_test_kept unit-race -race "${flags[@]}" ${GO_TEST_FLAGS:-} -- "${race[@]}" | "$summary" -top 0 -times "$times"
 if [ ${#plain[@]} -gt 0 ]; then
   # shellcheck disable=SC2086
-  go test "${flags[@]}" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${plain[@]}" | "$summary" -top 0 -times "$times"
+  go_test_kept unit-plain "${flags[@]}" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} -- "${plain[@]}" | "$summary" -top 0 -times "$times"
 fi
 # The third pass: the benchmarks of the -race packages and their one-goroutine
 # tests (see above), without -race. Its -run list is the names of those tests
@@ -82,4 +83,4 @@ if [ ${#norace_tests[@]} -gt 0 ]; then
   run="^($(IFS='|'; echo "${norace_tests[*]}"))\$"
 fi
 # shellcheck disable=SC2086
-go test "${flags[@]}" -run "$run" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} "${third[@]}" | "$summary" -top 15 -times "$times"
+go_test_kept unit-third "${flags[@]}" -run "$run" -bench . -benchtime 1x ${GO_TEST_FLAGS:-} -- "${third[@]}" | "$summary" -top 15 -times "$times"

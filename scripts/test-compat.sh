@@ -22,6 +22,12 @@ tests=(
   handlers:TestFlowSchemaFormCreateThenEdit
 )
 
+# The build flags and kept binaries of the other layers (test-build-flags.sh,
+# test-binaries.sh): with -trimpath a clean clone reuses the compiled packages,
+# and a binary whose inputs did not change is not linked again.
+source scripts/test-build-flags.sh
+source scripts/test-binaries.sh
+
 declare -A byPkg=()
 for t in "${tests[@]}"; do
   byPkg[${t%%:*}]+="${byPkg[${t%%:*}]:+|}${t#*:}"
@@ -31,7 +37,7 @@ log=$DEVCLUSTER_DIR/test-compat.log
 status=0
 for pkg in "${!byPkg[@]}"; do
   out=$DEVCLUSTER_DIR/test-compat.${pkg//\//-}.log
-  go test -count=1 -tags integration -p 1 -v -run "^(${byPkg[$pkg]})\$" "./$pkg" >"$out" 2>&1 || status=1
+  go_test_kept compat "${test_build_flags[@]}" -count=1 -tags integration -p 1 -v -run "^(${byPkg[$pkg]})\$" -- "./$pkg" >"$out" 2>&1 || status=1
   cat "$out" >>"$log"
   # the verdicts and failures, without the passing tests' chatter
   grep -E '^\s*(--- (PASS|FAIL)|ok |FAIL|panic:|# )|\.go:[0-9]+:' "$out" | grep -v -- '--- PASS: .*/' || true

@@ -11,8 +11,8 @@ import (
 )
 
 // ConsoleBin returns the path of bin/clusterdesk built from this tree, as
-// `make build` builds it (`go build -o bin/clusterdesk ./cmd/clusterdesk`,
-// the same flags): the tests that run the real binary never run a stale one,
+// `make build` builds it (`go build -trimpath -o bin/clusterdesk
+// ./cmd/clusterdesk`, the same flags: the Makefile's GO_BUILD_FLAGS): the tests that run the real binary never run a stale one,
 // and yet it is linked once, not once per test package. Under make test,
 // which builds it first, every call finds it up to date and the go command
 // links nothing (about 1 s instead of 10–20 s of link CPU on CI's 2 cores,
@@ -55,7 +55,7 @@ func buildConsoleBin() (string, error) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return "", fmt.Errorf("lock the console build: %w", err)
 	}
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/clusterdesk")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/clusterdesk")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/clusterdesk: %w\n%s", err, out)
