@@ -1,6 +1,6 @@
 // Signing in with the one-time URL; no page without a session.
 import { KINDS } from './support/env';
-import { claimLoginURL, expect, signIn, test } from './support/fixtures';
+import { claimLoginURL, expect, signInInBrowser, test } from './support/fixtures';
 
 test.use({ autoLogin: false });
 
@@ -47,7 +47,7 @@ test('without a session every page answers 401 with the login page', async ({ pa
 // that clicked it: another tab's live updates are told session-expired within
 // seconds (and stop), and the cookie they share no longer opens a page.
 test('logging out ends the session in every tab of it', async ({ page, context }) => {
-  await signIn(page, 'admin');
+  await signInInBrowser(page, 'admin');
   const other = await context.newPage();
   await other.goto('/csrs');
   await expect(other.locator('body')).toHaveAttribute('data-live-state', 'connected');
