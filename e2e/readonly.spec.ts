@@ -7,6 +7,7 @@ import { deleteCSR } from './support/kube';
 test.use({ instance: 'readonly' });
 
 test('read-only: badge, no action forms, forged POSTs refused with 403', async ({ page }, info) => {
+  expect((await page.goto('/'))!.status()).toBe(200);
   await expect(page.getByTestId('readonly-badge')).toBeVisible();
   await expect(page.getByTestId('readonly-badge')).toContainText(/read-only/i);
 
