@@ -89,7 +89,7 @@ if [ ${#benches[@]} -gt 0 ]; then
   args+=(-bench "^($(join "${benches[@]}"))\$" -benchtime 1x)
 fi
 echo "go-test-integration: ${#tests[@]} tests and ${#benches[@]} benchmarks in ${#pkgs[@]} packages of $module"
-# shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
 kept_name=integration-clusterdesk
 [ "$module" = . ] || kept_name=integration-${module//[^a-z0-9]/-}
+# shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
 go_test_kept "$kept_name" -json "${args[@]}" ${GO_TEST_FLAGS:-} -- "${pkgs[@]}" | "$summary" -top 15
