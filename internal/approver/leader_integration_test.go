@@ -124,17 +124,59 @@ func TestApproverLeaderKilledMidRun(t *testing.T) {
 			byOther++
 		}
 	}
+	var inFlight []string
 	for _, n := range names {
 		got := all[n]
 		if len(got) != 1 || got[0].Type != want[n] {
 			t.Errorf("%s: decisions %+v, want exactly one %s", n, got, want[n])
 		}
-		if accepted[n] != 1 {
+		switch accepted[n] {
+		case 1:
+		case 0:
+			inFlight = append(inFlight, n)
+		default:
 			t.Errorf("%s: %d accepted writes in the audit lines, want 1", n, accepted[n])
 		}
 	}
-	t.Logf("after %v: %d requests: %d decided by the killed leader, %d by the replica that took over", time.Since(began).Round(time.Millisecond), len(names), byFirst, byOther)
+	checkWritesInFlightAtTheKill(t, admin, ns, lease.Name, leader.cfg.Workers, inFlight)
+	t.Logf("after %v: %d requests: %d decided by the killed leader, %d by the replica that took over, %d by the leader's writes in flight at the kill",
+		time.Since(began).Round(time.Millisecond), len(names), byFirst, byOther, len(inFlight))
 	if byOther == 0 {
 		t.Error("the replica that took over decided nothing: the kill was not mid-run")
+	}
+}
+
+// checkWritesInFlightAtTheKill accounts for the requests decided with no
+// accepted write in either replica's audit lines. A process killed while it
+// sends a decision records nothing of it (the controller's write: "stopped
+// mid-write"), as a crashed one could not, yet the API server may have
+// applied it: CI saw one such request among 134 (stop 61). Each is allowed
+// only when the API server's own audit log shows its decision received
+// before the other replica acquired the Lease, so the killed leader sent it,
+// and when there are no more of them than the leader's workers, each of
+// which holds at most one write. A decision written by the replica that took
+// over and left out of its audit lines fails here.
+func checkWritesInFlightAtTheKill(t *testing.T, admin kubernetes.Interface, ns, lease string, workers int, names []string) {
+	t.Helper()
+	if len(names) == 0 {
+		return
+	}
+	if len(names) > workers {
+		t.Errorf("%d requests decided with no accepted write in the audit lines, more than the killed leader's %d workers could have had in flight: %v", len(names), workers, names)
+	}
+	l, err := admin.CoordinationV1().Leases(ns).Get(context.Background(), lease, metav1.GetOptions{})
+	if err != nil || l.Spec.AcquireTime == nil {
+		t.Fatalf("the Lease's acquire time: %v", err)
+	}
+	takeover := l.Spec.AcquireTime.Time
+	for _, name := range names {
+		ev := testcluster.WaitAuditEvent(t, 10*time.Second, func(e testcluster.AuditEvent) bool {
+			return e.Verb == "update" && e.ObjectRef != nil && e.ObjectRef.Resource == "certificatesigningrequests" &&
+				e.ObjectRef.Name == name && e.ObjectRef.Subresource == "approval"
+		})
+		if !ev.RequestReceivedTimestamp.Before(takeover) {
+			t.Errorf("%s: no accepted write in the replicas' audit lines, and the API server received its decision at %v, not before the other replica acquired the Lease at %v: the replica that decided it left it out of its audit lines",
+				name, ev.RequestReceivedTimestamp.Format(time.RFC3339Nano), takeover.Format(time.RFC3339Nano))
+		}
 	}
 }

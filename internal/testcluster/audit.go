@@ -31,6 +31,8 @@ type AuditEvent struct {
 	// Annotations are the event's audit annotations (a
 	// ValidatingAdmissionPolicy's auditAnnotations among them).
 	Annotations map[string]string `json:"annotations"`
+	// RequestReceivedTimestamp is when the API server received the request.
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
 }
 
 // AuditUser is an audit event's user or impersonated user.
