@@ -89,7 +89,12 @@ if [ ${#benches[@]} -gt 0 ]; then
   args+=(-bench "^($(join "${benches[@]}"))\$" -benchtime 1x)
 fi
 echo "go-test-integration: ${#tests[@]} tests and ${#benches[@]} benchmarks in ${#pkgs[@]} packages of $module"
+# The kept binaries' name (test-binaries.sh): one per module and lane, since
+# make test's lanes run at the same time (INTEGRATION_ONLY is lane B's list,
+# INTEGRATION_EXCEPT lane A's).
 kept_name=integration-clusterdesk
 [ "$module" = . ] || kept_name=integration-${module//[^a-z0-9]/-}
+[ -z "${INTEGRATION_ONLY:-}" ] || kept_name+=-only
+[ -z "${INTEGRATION_EXCEPT:-}" ] || kept_name+=-except
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
 go_test_kept "$kept_name" -json "${args[@]}" ${GO_TEST_FLAGS:-} -- "${pkgs[@]}" | "$summary" -top 15

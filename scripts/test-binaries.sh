@@ -15,12 +15,14 @@
 #
 # The binaries live outside the checkout (a clean clone finds them), in
 # $CLUSTERDESK_TEST_BINARIES or the user's cache directory, one directory per
-# list of packages. go test -o DIR/ names a binary after the last element of
-# its package's path, so packages that share one (internal/csr and
-# handlers/csr) go to separate groups, each group its own go test and its own
-# directory. A directory is locked while its go test runs: a second checkout
-# testing at the same time uses a temporary one instead of overwriting a
-# binary the first is running.
+# pass (the caller's NAME) and group. go test -o DIR/ names a binary after the
+# last element of its package's path, so packages that share one
+# (internal/ledger and handlers/ledger) go to separate groups, each group its
+# own go test and its own directory, NAME-1, NAME-2 and so on. Named by pass
+# and group, not by the list of packages: a package added to a pass links its
+# own binary, not the pass's again. A directory is locked while its go test
+# runs: a second checkout testing at the same time uses a temporary one
+# instead of overwriting a binary the first is running.
 
 kept_binaries_root=${CLUSTERDESK_TEST_BINARIES:-${XDG_CACHE_HOME:-$HOME/.cache}/clusterdesk-test-binaries}
 
@@ -29,8 +31,8 @@ kept_binaries_root=${CLUSTERDESK_TEST_BINARIES:-${XDG_CACHE_HOME:-$HOME/.cache}/
 # removed by release_kept_dir, when another run holds it.
 keep_binaries_in() {
   mkdir -p "$kept_binaries_root"
-  # Directories of package lists not tested for two weeks (a package added,
-  # moved or removed since): their binaries would never be run again.
+  # Directories not tested from for two weeks (a pass renamed or gone):
+  # their binaries would never be run again.
   find "$kept_binaries_root" -mindepth 1 -maxdepth 1 -mtime +14 -exec rm -rf {} + 2>/dev/null || true
   kept_dir=$kept_binaries_root/$1
   mkdir -p "$kept_dir"
@@ -53,8 +55,9 @@ release_kept_dir() {
 }
 
 # go_test_kept NAME GO_TEST_ARGS... -- PACKAGES...: go test GO_TEST_ARGS
-# PACKAGES, keeping the binaries in directories named NAME-<hash of the
-# group's packages>. Runs every group even when one fails; fails when any did.
+# PACKAGES, keeping the binaries in the directories NAME-<group>. Runs every
+# group even when one fails; fails when any did. Two runs at the same time
+# (make test's passes and lanes) must have different NAMEs.
 go_test_kept() {
   local name=$1 args=() groups=() rc=0 i
   shift
@@ -66,7 +69,7 @@ go_test_kept() {
   mapfile -t groups < <(printf '%s\n' "$@" | awk '{ base = $0; sub(/.*\//, "", base); n = ++seen[base]; group[n] = group[n] " " $0; if (n > max) max = n }
     END { for (i = 1; i <= max; i++) print substr(group[i], 2) }')
   for i in "${!groups[@]}"; do
-    keep_binaries_in "$name-$(printf '%s\n' "${groups[$i]}" | sha256sum | cut -c1-16)"
+    keep_binaries_in "$name-$((i + 1))"
     # shellcheck disable=SC2086 # a group is a list of packages
     go test -o "$kept_dir/" "${args[@]}" ${groups[$i]} || rc=1
     release_kept_dir

@@ -49,11 +49,14 @@ func write(t *testing.T, path, body string) {
 	}
 }
 
-// keptTest runs go_test_kept in dir with the kept binaries under root and
-// returns its output; it fails the test when the run fails.
-func keptTest(t *testing.T, dir, root string, extra ...string) string {
+// packages are the module's packages the runs test (more in one test).
+var packages = []string{"./a/x", "./b/x", "./c/only"}
+
+// keptTest runs go_test_kept on pkgs in dir with the kept binaries under
+// root and returns its output; it fails the test when the run fails.
+func keptTest(t *testing.T, dir, root string, pkgs ...string) string {
 	t.Helper()
-	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; go_test_kept kept -count=1 -v -- ./a/x ./b/x ./c/only`, script(t)}, extra...)...)
+	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; go_test_kept kept -count=1 -v -- "$@"`, script(t)}, pkgs...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CLUSTERDESK_TEST_BINARIES="+root, "GOFLAGS=-trimpath")
 	out, err := cmd.CombinedOutput()
@@ -94,17 +97,18 @@ func mustRun(t *testing.T, out string, tests ...string) {
 }
 
 // A second run links nothing that did not change and still runs every test;
-// a change to one package links that package's binary again, and only it.
+// a change to one package links that package's binary again, and only it; a
+// package added links its own.
 func TestKeptBinariesAreLinkedOnlyWhenTheirInputsChange(t *testing.T) {
 	dir, root := module(t), t.TempDir()
 
-	mustRun(t, keptTest(t, dir, root), "TestA", "TestB")
+	mustRun(t, keptTest(t, dir, root, packages...), "TestA", "TestB")
 	first := binaries(t, root)
 	if len(first) != 2 {
 		t.Fatalf("want a/x's and b/x's x.test in two directories under %s, found %v", root, first)
 	}
 
-	mustRun(t, keptTest(t, dir, root), "TestA", "TestB")
+	mustRun(t, keptTest(t, dir, root, packages...), "TestA", "TestB")
 	second := binaries(t, root)
 	for path, file := range first {
 		if second[path] == nil || !os.SameFile(second[path], file) {
@@ -113,7 +117,7 @@ func TestKeptBinariesAreLinkedOnlyWhenTheirInputsChange(t *testing.T) {
 	}
 
 	write(t, filepath.Join(dir, "a/x/x.go"), "package x\n\nfunc Name() string { return \"a, changed\" }\n")
-	out := keptTest(t, dir, root)
+	out := keptTest(t, dir, root, packages...)
 	mustRun(t, out, "TestA", "TestB")
 	if !strings.Contains(out, "ran a a, changed") {
 		t.Errorf("the changed package's test did not run the changed code:\n%s", out)
@@ -127,6 +131,16 @@ func TestKeptBinariesAreLinkedOnlyWhenTheirInputsChange(t *testing.T) {
 	if changed != 1 {
 		t.Errorf("%d binaries were linked again after a change to one package, want 1", changed)
 	}
+
+	// A package added to the run links its own binary only.
+	before := binaries(t, root)
+	write(t, filepath.Join(dir, "d/y/y_test.go"), "package y\n\nimport \"testing\"\n\nfunc TestD(t *testing.T) {}\n")
+	mustRun(t, keptTest(t, dir, root, append(packages, "./d/y")...), "TestA", "TestB", "TestD")
+	for path, file := range binaries(t, root) {
+		if !os.SameFile(file, before[path]) {
+			t.Errorf("%s was linked again when a package was added to the run", path)
+		}
+	}
 }
 
 // While another run holds a kept directory, go_test_kept links into a
@@ -134,7 +148,7 @@ func TestKeptBinariesAreLinkedOnlyWhenTheirInputsChange(t *testing.T) {
 // and removes it afterwards.
 func TestKeptDirectoryInUseFallsBackToATemporaryOne(t *testing.T) {
 	dir, root := module(t), t.TempDir()
-	keptTest(t, dir, root)
+	keptTest(t, dir, root, packages...)
 	locks, err := filepath.Glob(filepath.Join(root, "*.lock"))
 	if err != nil || len(locks) != 2 {
 		t.Fatalf("want two lock files under %s, got %v (%v)", root, locks, err)
