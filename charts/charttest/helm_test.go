@@ -60,14 +60,8 @@ func eachHelm(t *testing.T, f func(t *testing.T, h helmCLI)) {
 	}
 }
 
-// helm runs helm v4 (what the integration tests and the drift check render
-// with); helm3's are the lint and render tests through eachHelm.
-func helm(t testing.TB, args ...string) (string, string, error) {
-	t.Helper()
-	return helmCLIs(t)[0].run(t, args...)
-}
-
-// render is helm v4's render.
+// render is helm v4's render (what the integration tests and the drift
+// check render with); helm3's are the lint and render tests through eachHelm.
 func render(t testing.TB, name, ns string, valuesFiles []string, extra ...string) []*unstructured.Unstructured {
 	t.Helper()
 	return helmCLIs(t)[0].render(t, name, ns, valuesFiles, extra...)
