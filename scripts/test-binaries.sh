@@ -36,7 +36,8 @@ keep_binaries_in() {
   find "$kept_binaries_root" -mindepth 1 -maxdepth 1 -mtime +14 -exec rm -rf {} + 2>/dev/null || true
   kept_dir=$kept_binaries_root/$1
   mkdir -p "$kept_dir"
-  touch "$kept_dir"
+  # Both fresh, so that no other run's pruning takes them while in use.
+  touch "$kept_dir" "$kept_dir.lock"
   kept_tmp=
   exec {kept_lock}>>"$kept_dir.lock"
   if ! flock -n "$kept_lock"; then

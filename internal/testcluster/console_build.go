@@ -12,11 +12,12 @@ import (
 
 // ConsoleBin returns the path of bin/clusterdesk built from this tree, as
 // `make build` builds it (`go build -trimpath -o bin/clusterdesk
-// ./cmd/clusterdesk`, the same flags: the Makefile's GO_BUILD_FLAGS): the tests that run the real binary never run a stale one,
-// and yet it is linked once, not once per test package. Under make test,
-// which builds it first, every call finds it up to date and the go command
-// links nothing (about 1 s instead of 10–20 s of link CPU on CI's 2 cores,
-// for each of the six packages that used to build their own copy).
+// ./cmd/clusterdesk`, the same flags: the Makefile's GO_BUILD_FLAGS): the
+// tests that run the real binary never run a stale one, and yet it is linked
+// once, not once per test package. Under make test, which builds it first,
+// every call finds it up to date and the go command links nothing (about 1 s
+// instead of 10–20 s of link CPU on CI's 2 cores, for each of the six
+// packages that used to build their own copy).
 //
 // Builds are serialised by a lock file beside the binary: make test's two
 // integration lanes and the browser tests run at the same time, and a
