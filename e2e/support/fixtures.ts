@@ -52,8 +52,9 @@ export async function claimLoginURL(instance: Instance, timeoutMs = 10_000): Pro
  * mode). The page stays where it was (a new page: about:blank).
  *
  * Why not open the URL in the page: the console's answer is a 303 to the home
- * page, and drawing that page cost Chromium about 2 CPU-s per test on CI's
- * 2 cores, for a page most tests leave at once (stop 61). The request shares
+ * page, which most tests leave at once; drawing it cost Chromium about
+ * 0.3 CPU-s a test (lists and auth specs, 23 tests: 53 CPU-s before, 45-49
+ * after, stop 61), on the CI's 2 cores that every layer shares. The request shares
  * the context's cookie jar, so the session cookie it gets is the one the
  * page's later navigations send. signInInBrowser is the flow as a person
  * goes through it; auth.spec.ts tests that one. */
