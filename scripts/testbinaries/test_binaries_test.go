@@ -143,6 +143,26 @@ func TestKeptBinariesAreLinkedOnlyWhenTheirInputsChange(t *testing.T) {
 	}
 }
 
+// A clean clone elsewhere runs the binaries another clone linked: with
+// -trimpath (make test's scripts build with it), no build ID holds the
+// checkout's directory.
+func TestKeptBinariesServeACloneInAnotherDirectory(t *testing.T) {
+	first, root := module(t), t.TempDir()
+	mustRun(t, keptTest(t, first, root, packages...), "TestA", "TestB")
+	linked := binaries(t, root)
+
+	clone := module(t) // the same files, in another directory
+	if clone == first {
+		t.Fatal("the clone is not in another directory")
+	}
+	mustRun(t, keptTest(t, clone, root, packages...), "TestA", "TestB")
+	for path, file := range binaries(t, root) {
+		if !os.SameFile(file, linked[path]) {
+			t.Errorf("%s was linked again for a clone of the same sources in another directory", path)
+		}
+	}
+}
+
 // While another run holds a kept directory, go_test_kept links into a
 // temporary one instead of overwriting binaries the other run may be running,
 // and removes it afterwards.
